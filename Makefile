@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# zram-recompd — see README.md. `make`, `make check`, `make install`, `make demo`.
+
+VERSION := 0.1.0
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+DESTDIR ?=
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := libsystemd liblz4 libzstd lzo2 inih zlib
+
+ifeq ($(SANITIZE),1)
+BUILDDIR ?= build-san
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT := -O1 -g
+else
+BUILDDIR ?= build
+SAN_FLAGS :=
+OPT := -O2 -g
+endif
+
+WARN := -Wall -Wextra -Werror -Wformat=2 -Wformat-security -Wshadow -Wpointer-arith \
+	-Wcast-qual -Wstrict-prototypes -Wmissing-prototypes -Wsign-compare -Wvla \
+	-Wundef -Wwrite-strings -Wno-unused-parameter
+HARDEN := -fstack-protector-strong -fcf-protection -fPIE
+ifneq ($(SANITIZE),1)
+HARDEN += -D_FORTIFY_SOURCE=2
+endif
+
+CPPFLAGS += -Iinclude -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
+	-DSYSCONFDIR='"$(SYSCONFDIR)"' $(shell $(PKG_CONFIG) --cflags $(PKGS))
+CFLAGS ?= $(OPT)
+CFLAGS += -std=gnu11 $(WARN) $(HARDEN) $(SAN_FLAGS) -pthread -MMD -MP
+LDFLAGS += -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_FLAGS) -pthread
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+
+SRCS := $(wildcard src/*.c)
+OBJS := $(SRCS:src/%.c=$(BUILDDIR)/obj/%.o)
+LIB_OBJS := $(filter-out $(BUILDDIR)/obj/main.o,$(OBJS))
+BIN := $(BUILDDIR)/zram-recompd
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
+# Helper programs used by the fake-sysfs and VM tiers (page generator etc.).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
+
+.PHONY: all check check-unit check-fakesys check-vm check-san test install uninstall clean \
+	format deps demo bench
+
+all: $(BIN)
+
+$(BUILDDIR)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BIN): $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# A test may need extra link flags (e.g. -Wl,--wrap=sysfs_write to inject errnos):
+# put them in tests/unit/<test>.ldflags.
+$(BUILDDIR)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(shell $(PKG_CONFIG) --cflags cmocka) \
+		$(LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		$(shell cat tests/unit/$*.ldflags 2>/dev/null) \
+		$(LDLIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+
+$(BUILDDIR)/tools/%: tests/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+tools: $(TOOL_BINS)
+
+# Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers,
+# the same two under ASan+UBSan, then the real-kernel VM tier.
+check: all $(UNIT_BINS) $(TOOL_BINS)
+	@$(MAKE) --no-print-directory SANITIZE=1 all unit-bins tools
+	@tests/check.sh all
+
+test: check
+
+check-unit: all $(UNIT_BINS)
+	@tests/check.sh unit
+
+check-fakesys: all $(TOOL_BINS)
+	@tests/check.sh fakesys
+
+check-san:
+	@$(MAKE) --no-print-directory SANITIZE=1 all unit-bins tools
+	@tests/check.sh san
+
+check-vm: all $(TOOL_BINS)
+	@tests/check.sh vm
+
+unit-bins: $(UNIT_BINS)
+
+deps:
+	@tests/deps.sh
+
+demo: all $(TOOL_BINS)
+	@tests/vm/demo.sh
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/zram-recompd
+	install -D -m 0644 docs/zram-recompd.8 $(DESTDIR)$(MANDIR)/man8/zram-recompd.8
+	install -D -m 0644 docs/zram-recompd.conf.5 $(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
+	install -D -m 0644 etc/zram-recompd.conf $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf.d
+	for u in systemd/*.service systemd/*.timer; do \
+		[ -e "$$u" ] || continue; \
+		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' "$$u" > "$$u.tmp" && \
+		install -D -m 0644 "$$u.tmp" $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename "$$u") && rm -f "$$u.tmp"; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/zram-recompd $(DESTDIR)$(MANDIR)/man8/zram-recompd.8 \
+		$(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
+	for u in systemd/*.service systemd/*.timer; do \
+		rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename "$$u"); done
+
+format:
+	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
+
+clean:
+	rm -rf build build-san
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_BLOCKSTATE_H
+#define ZRAM_RECOMPD_BLOCKSTATE_H
+
+/*
+ * debugfs /sys/kernel/debug/zram/zramN/block_state (CONFIG_ZRAM_MEMORY_TRACKING).
+ * One 40-byte line per allocated slot:
+ *   6.2-6.19: "%12zd %12lld.%06lu %c%c%c%c%c%c\n"  (index, ac_time s.us, flags s w h i r n)
+ *   7.0:      "%12zd %12u.%06d %c%c%c%c%c%c\n"     (u32 seconds, fraction always .000000)
+ * A flag column holds its letter or '.'.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bs_counts {
+	uint64_t allocated;	 /* lines */
+	uint64_t same;		 /* 's' */
+	uint64_t written_back;	 /* 'w' */
+	uint64_t huge;		 /* 'h' */
+	uint64_t idle;		 /* 'i' */
+	uint64_t recompressed;	 /* 'r' */
+	uint64_t incompressible; /* 'n' */
+};
+
+/* One bit per slot index. */
+struct bs_bitmap {
+	uint64_t *words;
+	uint64_t nbits;
+};
+
+int bs_bitmap_alloc(struct bs_bitmap *b, uint64_t nbits); /* zeroed; -ENOMEM */
+void bs_bitmap_free(struct bs_bitmap *b);
+bool bs_bitmap_test(const struct bs_bitmap *b, uint64_t bit);
+/* Number of bits set in now but not in before (bitmaps may differ in size). */
+uint64_t bs_bitmap_count_new(const struct bs_bitmap *before, const struct bs_bitmap *now);
+uint64_t bs_bitmap_count(const struct bs_bitmap *b);
+
+/*
+ * Streaming parser: feed arbitrary chunks (lines may straddle chunk boundaries).
+ * incomp/recomp, when non-NULL, get the bit of every 'n' / 'r' slot set (slots past
+ * nbits are counted but not recorded).
+ */
+struct bs_parser {
+	struct bs_counts counts;
+	struct bs_bitmap *incomp;
+	struct bs_bitmap *recomp;
+	char partial[64];
+	size_t partial_len;
+	uint64_t line; /* lines seen, for error reports */
+	int error;     /* first error (-EINVAL malformed line), sticky */
+};
+
+void bs_parser_init(struct bs_parser *p, struct bs_bitmap *incomp, struct bs_bitmap *recomp);
+/* Returns 0 or -EINVAL (malformed line; the parser stops counting). */
+int bs_parser_feed(struct bs_parser *p, const char *buf, size_t len);
+/* End of input: a trailing partial line is an error. */
+int bs_parser_finish(struct bs_parser *p);
+
+/* Convenience: parse a whole buffer. */
+int blockstate_parse(const char *buf, size_t len, struct bs_counts *ret, struct bs_bitmap *incomp,
+		     struct bs_bitmap *recomp);
+
+/*
+ * Read zramN's block_state through the sysfs layer (root_fd-relative
+ * sys/kernel/debug/zram/zramN/block_state) with large reads and parse it.
+ * -ENOENT: no debugfs/block_state; -EACCES etc. as the open/read fails; -EINVAL malformed.
+ */
+int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_bitmap *incomp,
+		    struct bs_bitmap *recomp);
+
+#endif

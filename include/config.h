@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_CONFIG_H
+#define ZRAM_RECOMPD_CONFIG_H
+
+/*
+ * Configuration: /etc/zram-recompd.conf, then <main>.d/*.conf in lexical order (later
+ * wins), parsed with inih. Section [global] holds defaults; [zramN] sections override
+ * the keys they set for that device only. See docs/zram-recompd.conf.5.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CFG_MAX_ALGOS 3	    /* the kernel has secondary priorities 1..3 */
+#define CFG_ALGO_NAME_MAX 32 /* longest kernel backend name is 7; keep room */
+#define CFG_MAX_PASSES 8
+#define CFG_MAX_DEVICES 64
+#define CFG_MAX_ERRORS 32
+
+enum pass_type {
+	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
+	PASS_IDLE = 1,	    /* kernel "idle" */
+	PASS_HUGE = 2,	    /* kernel "huge" */
+};
+
+enum compact_mode {
+	COMPACT_AUTO = 0,
+	COMPACT_ALWAYS = 1,
+	COMPACT_NEVER = 2,
+};
+
+/* Bits of dev_config.set: which keys a section set explicitly. */
+enum cfg_key {
+	CFG_K_ALGOS = 1u << 0,
+	CFG_K_PARAMS = 1u << 1,
+	CFG_K_PASSES = 1u << 2,
+	CFG_K_THRESHOLD = 1u << 3,
+	CFG_K_BATCH = 1u << 4,
+	CFG_K_PASS_PAGES = 1u << 5,
+	CFG_K_AGE_MIN = 1u << 6,
+	CFG_K_AGE_MAX = 1u << 7,
+	CFG_K_COMPACT = 1u << 8,
+};
+
+struct dev_config {
+	/* recompress-algorithms: secondary list in priority order (index 0 = priority 1). */
+	unsigned n_algos;
+	char algos[CFG_MAX_ALGOS][CFG_ALGO_NAME_MAX];
+	/*
+	 * algorithm-params: compression level per priority (index 0 = priority 1), resolved
+	 * from "NAME:level=N" (every priority holding NAME) or "P:level=N" tokens.
+	 */
+	bool has_level[CFG_MAX_ALGOS];
+	int level[CFG_MAX_ALGOS];
+	/* passes: kernel recompress types, run in this order. */
+	unsigned n_passes;
+	enum pass_type passes[CFG_MAX_PASSES];
+	uint32_t threshold_bytes;     /* 0 = no threshold= key */
+	uint64_t max_pages_per_batch; /* >= 1 */
+	uint64_t max_pages_per_pass;  /* 0 = unlimited */
+	uint64_t idle_age_min_sec;
+	uint64_t idle_age_max_sec; /* 0 = mark "all" */
+	enum compact_mode compact;
+	uint32_t set; /* enum cfg_key bits */
+};
+
+struct dev_section {
+	unsigned id; /* N of [zramN] */
+	struct dev_config cfg;
+};
+
+struct config {
+	struct dev_config global;
+	unsigned n_sections;
+	struct dev_section sections[CFG_MAX_DEVICES];
+	/* devices = all | zramN ...: which devices to manage. */
+	bool devices_all;
+	unsigned n_devices;
+	unsigned devices[CFG_MAX_DEVICES];
+};
+
+struct config_errors {
+	unsigned n;	  /* errors stored (at most CFG_MAX_ERRORS) */
+	unsigned dropped; /* further errors not stored */
+	char msg[CFG_MAX_ERRORS][256]; /* "FILE:LINE: message" */
+};
+
+/* Compiled-in defaults (the values etc/zram-recompd.conf shows commented out). */
+void config_init(struct config *c);
+
+/*
+ * Load main_path, then every "*.conf" regular file in dropin_dir in lexical (strcmp)
+ * order. A missing main file or directory is not an error. Returns 0, -EINVAL when any
+ * error was recorded in errs (c then holds what parsed), or -errno when a file exists but
+ * cannot be read (also recorded in errs).
+ */
+int config_load(struct config *c, const char *main_path, const char *dropin_dir,
+		struct config_errors *errs);
+
+/* Parse one file into c (used by config_load and by tests). Same return convention. */
+int config_load_file(struct config *c, const char *path, struct config_errors *errs);
+
+/* Effective settings for device id: global overridden by the keys its section set. */
+void config_effective(const struct config *c, unsigned id, struct dev_config *ret);
+
+/* Whether device id is to be managed (devices = all, or listed). */
+bool config_device_selected(const struct config *c, unsigned id);
+
+/* Kernel name of a pass type ("huge_idle", "idle", "huge"). */
+const char *pass_type_name(enum pass_type t);
+const char *compact_mode_name(enum compact_mode m);
+
+/* Print the effective configuration as a valid config file (--print-config). */
+void config_print(const struct config *c, FILE *f);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_SYSFS_H
+#define ZRAM_RECOMPD_SYSFS_H
+
+/*
+ * All file I/O on kernel files goes through here, relative to an injected root
+ * directory fd ("/" in production, a fake tree in tests: --sysroot or
+ * $ZRAM_RECOMPD_SYSROOT). Paths are relative ("sys/block/zram0/mm_stat") and are
+ * resolved with openat2(RESOLVE_IN_ROOT), so even an absolute symlink inside a fake
+ * root cannot escape it. Every function returns 0 or -errno and never logs.
+ *
+ * Writes are allowed only to sys/block/zramN/{recomp_algorithm, algorithm_params,
+ * recompress, idle, compact}; anything else is refused with -EPERM before open().
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Open a root directory (O_PATH|O_DIRECTORY|O_CLOEXEC). */
+int sysfs_open_root(const char *path, int *ret_fd);
+
+/* Open a file for reading (O_RDONLY|O_CLOEXEC). Caller closes. */
+int sysfs_open_read(int root_fd, const char *relpath, int *ret_fd);
+
+/*
+ * Read a whole small file into buf (NUL-terminated). -EFBIG if it does not fit,
+ * ret_len may be NULL.
+ */
+int sysfs_read(int root_fd, const char *relpath, char *buf, size_t size, size_t *ret_len);
+
+/* Read a decimal u64 file ("%llu\n"). */
+int sysfs_read_u64(int root_fd, const char *relpath, uint64_t *ret);
+
+/* 0 when the path exists, -ENOENT when not, other -errno on failure. */
+int sysfs_exists(int root_fd, const char *relpath);
+
+/* True when relpath is a permitted write target (the allowlist). */
+bool sysfs_write_allowed(const char *relpath);
+
+/*
+ * Write the whole command string with a single write(2) (O_WRONLY|O_APPEND|O_CLOEXEC).
+ * A short write is -EIO. O_APPEND is ignored by sysfs attributes and makes a fake tree
+ * record each command as a line, so tests can check the exact sequence.
+ */
+int sysfs_write(int root_fd, const char *relpath, const char *data);
+
+/*
+ * List zram device ids present under sys/block (names matching zram[0-9]+), sorted
+ * ascending. Returns the count (>= 0) or -errno; at most max ids are stored.
+ */
+int sysfs_list_zram(int root_fd, unsigned *ids, size_t max);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_UTIL_H
+#define ZRAM_RECOMPD_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Saturating arithmetic: budgets and clocks never wrap (ChromeOS's unsigned max(a - b, 0) did). */
+static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static inline uint64_t sat_sub_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static inline uint64_t sat_mul_u64(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* Signed difference b - a of two counters, clamped to the int64_t range. */
+static inline int64_t delta_i64(uint64_t before, uint64_t after)
+{
+	if (after >= before)
+		return after - before > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(after - before);
+	return before - after > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(before - after);
+}
+
+/*
+ * Strict decimal parse of a whole string (optional trailing '\n'): no sign, no
+ * leading/trailing garbage, no empty string, no overflow. Returns 0 or -EINVAL/-ERANGE.
+ */
+int parse_u64(const char *s, uint64_t *ret);
+
+/* True when name is "zram" followed by 1-9 decimal digits without a leading zero (zram0 ok). */
+bool zram_name_valid(const char *name);
+
+/* Parse "zramN" into N; -EINVAL when the name is not valid. */
+int zram_name_to_id(const char *name, unsigned *ret_id);
+
+/* Monotonic and boottime clocks in nanoseconds. */
+uint64_t now_monotonic_ns(void);
+uint64_t now_boottime_ns(void);
+
+/* snprintf that reports truncation: returns 0, or -ENOBUFS when out was too small. */
+int str_printf(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static enum log_level max_level = LOG_LVL_INFO;
+static int to_journal = -1;
+
+void log_set_max_level(enum log_level lvl)
+{
+	max_level = lvl;
+}
+
+enum log_level log_get_max_level(void)
+{
+	return max_level;
+}
+
+/* $JOURNAL_STREAM is "DEV:INO" of the journal socket; compare it with stderr (sd-daemon(3)). */
+static int stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2)
+		return 0;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void log_setup(void)
+{
+	to_journal = stderr_is_journal();
+}
+
+static const char *level_name(enum log_level lvl)
+{
+	switch (lvl) {
+	case LOG_LVL_ERR:
+		return "error";
+	case LOG_LVL_WARNING:
+		return "warning";
+	case LOG_LVL_NOTICE:
+		return "notice";
+	case LOG_LVL_INFO:
+		return "info";
+	case LOG_LVL_DEBUG:
+		return "debug";
+	}
+	return "log";
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	int saved = errno;
+	char buf[1024];
+	va_list ap;
+
+	if (lvl > max_level)
+		goto out;
+	if (to_journal < 0)
+		log_setup();
+
+	va_start(ap, fmt);
+	errno = saved; /* so that %m works */
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+
+	/* One fprintf per line keeps lines whole when several threads log. */
+	if (to_journal)
+		fprintf(stderr, "<%d>%s\n", (int)lvl, buf);
+	else if (lvl == LOG_LVL_INFO || lvl == LOG_LVL_NOTICE)
+		fprintf(stderr, "zram-recompd: %s\n", buf);
+	else
+		fprintf(stderr, "zram-recompd: %s: %s\n", level_name(lvl), buf);
+out:
+	errno = saved;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int parse_u64(const char *s, uint64_t *ret)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (!s || !*s || *s == '\n')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+			return -ERANGE;
+	}
+	if (*p == '\n')
+		p++;
+	if (*p)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+bool zram_name_valid(const char *name)
+{
+	size_t n;
+
+	if (!name || strncmp(name, "zram", 4) != 0)
+		return false;
+	name += 4;
+	n = strlen(name);
+	if (n < 1 || n > 9)
+		return false;
+	if (n > 1 && name[0] == '0')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] < '0' || name[i] > '9')
+			return false;
+	return true;
+}
+
+int zram_name_to_id(const char *name, unsigned *ret_id)
+{
+	uint64_t v;
+
+	if (!zram_name_valid(name))
+		return -EINVAL;
+	if (parse_u64(name + 4, &v) < 0 || v > 999999999)
+		return -EINVAL;
+	*ret_id = (unsigned)v;
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) < 0)
+		return 0;
+	return sat_add_u64(sat_mul_u64((uint64_t)ts.tv_sec, 1000000000ULL), (uint64_t)ts.tv_nsec);
+}
+
+uint64_t now_monotonic_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t now_boottime_ns(void)
+{
+	return clock_ns(CLOCK_BOOTTIME);
+}
+
+int str_printf(char *out, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= size)
+		return -ENOBUFS;
+	return 0;
+}
