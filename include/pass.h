@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_PASS_H
+#define ZRAM_RECOMPD_PASS_H
+
+/*
+ * One maintenance pass over one device: the idle mark, the configured recompress types
+ * in max_pages batches, compaction, and the accounting of what it saved. `--once` runs
+ * it directly; the daemon runs the same code in its worker thread. The kernel writes here
+ * block (a recompress write returns when its whole batch is done), so this never runs on
+ * an event loop. Errors are logged here, once, with device, attribute and reason: this is
+ * the layer that knows what the write was for.
+ */
+
+#include "config.h"
+#include "zram.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct pass_ctx {
+	int root_fd;
+	bool dry_run;
+	FILE *out;		       /* dry-run commands and reports (stdout) */
+	unsigned eagain_retries;       /* per write; 6.12.y/6.13-6.19 concurrent writeback */
+	unsigned eagain_delay_ms;      /* first retry delay, doubled each time */
+	const volatile sig_atomic_t *stop; /* set asynchronously to end a pass early; may be NULL */
+	uint64_t mem_total, mem_available; /* for the idle age; 0 = unknown */
+};
+
+void pass_ctx_init(struct pass_ctx *ctx, int root_fd);
+
+struct pass_report {
+	enum pass_type type;
+	unsigned commands;	/* recompress writes that succeeded */
+	unsigned eagain;	/* EAGAIN retries */
+	uint64_t pages_charged; /* sum of max_pages written */
+	int64_t compr_saved;	/* compr_data_size before - after */
+	int64_t mem_freed;	/* mem_used_total before - after (compaction comes later) */
+	int64_t huge_delta;	/* huge_pages after - before */
+	uint64_t kernel_ns;	/* time spent inside recompress writes */
+	enum batch_stop {
+		STOP_NONE,
+		STOP_NO_PROGRESS,
+		STOP_BUDGET,
+		STOP_UNBATCHED,
+		STOP_ERROR,
+		STOP_SIGNAL,
+	} stop;
+	int error; /* -errno of the write that failed, 0 */
+};
+
+struct device_report {
+	char name[ZRAM_NAME_MAX];
+	bool initialized;
+	bool skipped; /* nothing was attempted; reason logged */
+	int error;    /* first error, 0 */
+
+	bool algorithms_written; /* uninitialized device: secondary list applied */
+	bool idle_marked;
+	uint64_t idle_age_sec; /* 0 = "all" */
+	uint64_t idle_ns;
+
+	unsigned n_passes;
+	struct pass_report passes[CFG_MAX_PASSES];
+
+	bool compacted;
+	int64_t compact_freed;
+	uint64_t compact_ns;
+
+	struct zram_mm_stat before, after;
+
+	bool have_block_state;
+	uint64_t incompressible_before, incompressible_after;
+	uint64_t new_incompressible;
+	uint64_t recompressed_before, recompressed_after;
+};
+
+/*
+ * Uninitialized device: write the configured secondary list ("algo=NAME priority=I",
+ * contiguous from 1) and levels ("priority=I level=N"). Initialized device: compare the
+ * kernel's list with the configuration and warn when they differ (the kernel's list is
+ * used: it cannot change after disksize). Returns 0 or -errno (logged).
+ */
+int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
+			      const struct dev_config *cfg, struct device_report *rep);
+
+/* The whole pass on an initialized device. Returns 0 or the first -errno (logged). */
+int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
+	     struct device_report *rep);
+
+/* Human-readable report, one line per step. */
+void pass_print_report(FILE *f, const struct device_report *rep);
+
+/* "10.7 MiB" style, for reports; buf of at least 32 bytes. */
+const char *format_bytes(char *buf, size_t size, int64_t bytes);
+
+#endif

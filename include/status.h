@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_STATUS_H
+#define ZRAM_RECOMPD_STATUS_H
+
+#include "zram.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* `status`: what each device holds and can do, as text or one JSON object. */
+void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
+		  const struct zram_dev *devs, unsigned n, bool json);
+
+/* JSON string literal with escaping (control characters, quotes, backslash). */
+void json_print_string(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_ZRAM_H
+#define ZRAM_RECOMPD_ZRAM_H
+
+/*
+ * The zram device model: parsers for the attribute formats, the capability table keyed
+ * on files present plus kernel version, and validated command builders. Only strings
+ * built here are ever written to the kernel (the kernel accepts typos silently:
+ * "type=idel" recompresses every slot). No logging; -errno returns.
+ */
+
+#include "config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZRAM_NAME_MAX 16
+#define ZRAM_ALGO_MAX 32
+#define ZRAM_MAX_AVAIL 16
+#define ZRAM_MAX_PRIO 3	      /* secondary priorities 1..3 (ZRAM_MAX_COMPS 4 incl. primary) */
+#define ZRAM_PAGE_SIZE 4096u  /* the ABI counts 4 KiB units; larger pages are not handled yet */
+
+struct kver {
+	unsigned major, minor, sub;
+};
+
+/* Parse "6.12.118-amd64", "7.0", "6.15.0-rc3+" (sub defaults to 0). -EINVAL otherwise. */
+int kver_parse(const char *s, struct kver *ret);
+/* v >= major.minor.sub */
+bool kver_ge(const struct kver *v, unsigned major, unsigned minor, unsigned sub);
+
+enum mm_field {
+	MM_ORIG_DATA_SIZE,
+	MM_COMPR_DATA_SIZE,
+	MM_MEM_USED_TOTAL,
+	MM_MEM_LIMIT,
+	MM_MEM_USED_MAX,
+	MM_SAME_PAGES,
+	MM_PAGES_COMPACTED,
+	MM_HUGE_PAGES,
+	MM_HUGE_PAGES_SINCE,
+	MM_NR_FIELDS,
+};
+
+struct zram_mm_stat {
+	uint64_t v[MM_NR_FIELDS];
+	unsigned nfields; /* fields present in the kernel's line (older kernels print fewer) */
+};
+
+const char *mm_field_name(enum mm_field f);
+/* Whitespace-separated, never fixed columns; 3..9+ fields accepted (extra ignored). */
+int zram_parse_mm_stat(const char *s, struct zram_mm_stat *ret);
+
+/* comp_algorithm: "lzo-rle lzo lz4 [zstd] deflate \n" */
+struct zram_algo_list {
+	unsigned n;
+	int selected; /* index into name[], -1 when none is bracketed */
+	char name[ZRAM_MAX_AVAIL][ZRAM_ALGO_MAX];
+};
+int zram_parse_algo_list(const char *line, size_t len, struct zram_algo_list *ret);
+bool zram_algo_list_has(const struct zram_algo_list *l, const char *name);
+
+/*
+ * recomp_algorithm listing, one line per configured priority: "#1: lzo lz4 [zstd] \n".
+ * Empty text = nothing configured. Lines must be "#P: " with P in 1..3, strictly
+ * increasing, each with exactly one bracketed name; anything else is -EINVAL.
+ */
+struct zram_recomp {
+	char name[ZRAM_MAX_PRIO + 1][ZRAM_ALGO_MAX]; /* [1..3]; [0] unused */
+	bool set[ZRAM_MAX_PRIO + 1];
+	unsigned count;	  /* priorities that have a name */
+	unsigned highest; /* highest priority with a name, 0 when none */
+	bool gap;	  /* a priority below highest is empty (6.15+ trap, ABI pitfall 2) */
+	struct zram_algo_list avail; /* the list shown on the first line */
+};
+int zram_parse_recomp_listing(const char *s, struct zram_recomp *ret);
+/* Priority holding name, searching upwards from 1 like the kernel's algo= lookup; 0 if none. */
+unsigned zram_recomp_find(const struct zram_recomp *r, const char *name);
+
+/* Tri-state for capabilities that can only be known by trying. */
+enum tri { TRI_NO = 0, TRI_YES = 1, TRI_UNKNOWN = -1 };
+
+struct zram_caps {
+	bool multi_comp;       /* recomp_algorithm + recompress exist (CONFIG_ZRAM_MULTI_COMP, 6.2+) */
+	bool max_pages;	       /* recompress max_pages= (6.10+) */
+	bool priority;	       /* recompress priority= (6.12+) */
+	bool algorithm_params; /* algorithm_params attribute (6.12+) */
+	enum tri idle_age;     /* "echo N > idle" (TRACK_ENTRY_ACTIME 6.8+, MEMORY_TRACKING before) */
+	bool block_state;      /* debugfs block_state readable (MEMORY_TRACKING + DEBUG_FS) */
+	bool eagain;	       /* concurrent recompress/writeback gets -EAGAIN (6.12.y, 6.13-6.19) */
+	bool prio_max_active;  /* 6.15+: prio_max = number of active algorithms */
+	bool writeback;	       /* CONFIG_ZRAM_WRITEBACK */
+	bool threshold_pagesize; /* 6.2-6.4: threshold bound is PAGE_SIZE, not huge_class_size */
+};
+
+struct zram_dev {
+	unsigned id;
+	char name[ZRAM_NAME_MAX];
+	bool initialized;
+	uint64_t disksize;
+	struct zram_algo_list comp; /* comp_algorithm; comp.selected is the primary */
+	struct zram_recomp recomp;  /* the kernel's secondary list (the user-space mirror) */
+	struct zram_mm_stat mm;
+	struct zram_caps caps;
+};
+
+/* Primary algorithm name ("" when unknown). */
+const char *zram_primary(const struct zram_dev *d);
+
+/*
+ * Capabilities from files present plus kernel version. config_idle_age is what the
+ * kernel config says about TRACK_ENTRY_ACTIME (TRI_UNKNOWN when no config is readable).
+ */
+void zram_caps_derive(struct zram_caps *ret, const struct kver *kv, bool has_recomp_files,
+		      bool has_algorithm_params, bool has_block_state, bool has_writeback,
+		      enum tri config_idle_age);
+
+/*
+ * Explain each missing capability in one sentence (which option or version). Returns the
+ * number of lines written into out[max].
+ */
+unsigned zram_caps_explain(const struct zram_caps *c, const struct kver *kv,
+			   char out[][256], unsigned max);
+
+/*
+ * Read everything about zramN under root_fd. -ENODEV when the device is gone; on other
+ * errors *ret_attr names the attribute that could not be read or parsed.
+ */
+int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, unsigned id,
+	       struct zram_dev *ret, const char **ret_attr);
+int zram_read_mm_stat(int root_fd, unsigned id, struct zram_mm_stat *ret);
+int zram_read_initstate(int root_fd, unsigned id, bool *ret);
+
+/* Kernel release from <root>/proc/sys/kernel/osrelease. */
+int zram_read_kver(int root_fd, struct kver *ret, char *release, size_t size);
+
+/*
+ * TRACK_ENTRY_ACTIME (6.8+) or MEMORY_TRACKING (6.2-6.7) from /proc/config.gz or
+ * /boot/config-<release>: TRI_YES/TRI_NO, TRI_UNKNOWN when neither is readable.
+ */
+enum tri zram_kconfig_idle_age(int root_fd, const struct kver *kv, const char *release);
+
+/* MemTotal and MemAvailable (bytes) from <root>/proc/meminfo. */
+int zram_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available);
+
+/* ---- command builders: validate, then format; the only strings ever written ---- */
+
+struct recompress_cmd {
+	enum pass_type type;
+	uint32_t threshold; /* bytes; 0 = no threshold= key */
+	uint64_t max_pages; /* 0 = no max_pages= key (unbounded) */
+	const char *algo;   /* NULL = no algo= key */
+	unsigned priority;  /* 0 = no priority= key */
+};
+
+/*
+ * recompress command for device d. -EOPNOTSUPP: no MULTI_COMP, or a key the kernel
+ * would silently ignore (max_pages < 6.10, priority < 6.12); -EINVAL: invalid value
+ * (unknown type, threshold >= PAGE_SIZE, algo not in the mirror list, priority out of
+ * range or empty); -ENOBUFS: buffer too small.
+ */
+int zram_build_recompress(const struct zram_dev *d, const struct recompress_cmd *c, char *buf,
+			  size_t size);
+/* "algo=NAME priority=P" (P 1..3; NAME a plausible kernel name, and in comp list when known). */
+int zram_build_recomp_algorithm(const struct zram_dev *d, const char *name, unsigned prio,
+				char *buf, size_t size);
+/* "priority=P level=L" (6.12+, uninitialized devices only, P must hold a name). */
+int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int level, char *buf,
+				size_t size);
+/* "all" for age 0, else the age in decimal (never a leading zero: the kernel parses base 0). */
+int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_t size);
+
+/* Plausible kernel compressor name: [a-z0-9-], 1..31 chars. */
+bool zram_algo_name_valid(const char *name);
+
+/*
+ * Write a built command to sys/block/zramN/<attr> (a '\n' is appended, as echo(1)
+ * does; the kernel strips it). Allowlisted attributes only (sysfs.h).
+ */
+int zram_write(int root_fd, unsigned id, const char *attr, const char *cmd);
+
+#endif

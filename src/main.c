@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zram-recompd: argv, configuration, and the one-shot and status commands. The daemon's
+ * event loop lives in manager.c; everything here runs once and exits.
+ */
+#include "config.h"
+#include "log.h"
+#include "pass.h"
+#include "status.h"
+#include "sysfs.h"
+#include "util.h"
+#include "zram.h"
+
+/* TEMPORARY until src/advise.c lands (in progress). */
+int advise_main(int argc, char **argv, int root_fd) __attribute__((weak));
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Documented in zram-recompd(8), EXIT STATUS. */
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2,
+	EXIT_NO_DEVICE = 3,
+	EXIT_UNSUPPORTED = 4,
+};
+
+#define MAX_DEVICES CFG_MAX_DEVICES
+
+struct args {
+	const char *config;
+	const char *sysroot;
+	bool once, dry_run, check_config, print_config, status, json;
+	unsigned n_devices;
+	unsigned devices[MAX_DEVICES];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: zram-recompd [OPTIONS] --once [--dry-run] [--device zramN]...\n"
+		"       zram-recompd [OPTIONS] status [--json] [--device zramN]...\n"
+		"       zram-recompd [OPTIONS] advise [ADVISE OPTIONS]  (see zram-recompd(8))\n"
+		"       zram-recompd [OPTIONS] --check-config | --print-config\n"
+		"\n"
+		"Drives zram recompression: marks idle pages, recompresses them with the\n"
+		"secondary algorithms in bounded batches, compacts, and reports the savings.\n"
+		"\n"
+		"  --once            run one pass over each selected device and exit\n"
+		"  --dry-run         with --once: print the commands, write nothing\n"
+		"  --device zramN    only this device (repeatable; default: config 'devices')\n"
+		"  status            show devices, savings, capabilities (--json for JSON)\n"
+		"  --check-config    validate the configuration and exit\n"
+		"  --print-config    print the effective configuration and exit\n"
+		"  --config FILE     configuration file (default %s/zram-recompd.conf;\n"
+		"                    drop-ins are read from FILE.d/*.conf)\n"
+		"  --sysroot DIR     root for /sys, /proc and /dev (env ZRAM_RECOMPD_SYSROOT)\n"
+		"  -v, --verbose     debug messages\n"
+		"  -h, --help        this text\n"
+		"      --version     print the version\n",
+		SYSCONFDIR);
+}
+
+enum {
+	OPT_ONCE = 0x100,
+	OPT_DRY_RUN,
+	OPT_DEVICE,
+	OPT_CHECK_CONFIG,
+	OPT_PRINT_CONFIG,
+	OPT_CONFIG,
+	OPT_SYSROOT,
+	OPT_JSON,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 },
+};
+
+/* Returns -1 to continue, or an exit code. *advise_at gets the index of "advise". */
+static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
+{
+	int c, r;
+
+	*advise_at = 0;
+	/* "advise" hands the rest of the line to its own parser. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "advise") == 0) {
+			*advise_at = i;
+			argc = i;
+			break;
+		}
+		if (strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--sysroot") == 0 ||
+		    strcmp(argv[i], "--device") == 0)
+			i++;
+	}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ONCE:
+			a->once = true;
+			break;
+		case OPT_DRY_RUN:
+			a->dry_run = true;
+			break;
+		case OPT_DEVICE: {
+			unsigned id;
+
+			r = zram_name_to_id(optarg, &id);
+			if (r < 0) {
+				log_error("--device: '%s' is not a zram device name (zramN)", optarg);
+				return EXIT_USAGE;
+			}
+			if (a->n_devices >= MAX_DEVICES) {
+				log_error("--device: at most %d devices", MAX_DEVICES);
+				return EXIT_USAGE;
+			}
+			a->devices[a->n_devices++] = id;
+			break;
+		}
+		case OPT_CHECK_CONFIG:
+			a->check_config = true;
+			break;
+		case OPT_PRINT_CONFIG:
+			a->print_config = true;
+			break;
+		case OPT_CONFIG:
+			a->config = optarg;
+			break;
+		case OPT_SYSROOT:
+			a->sysroot = optarg;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case 'v':
+			log_set_max_level(LOG_LVL_DEBUG);
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case OPT_VERSION:
+			printf("zram-recompd %s\n", VERSION);
+			return EXIT_OK;
+		case '?':
+		default:
+			if (optopt)
+				log_error("unknown or incomplete option '-%c'; see --help", optopt);
+			else
+				log_error("unknown or incomplete option '%s'; see --help",
+					  argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (strcmp(argv[i], "status") == 0 && !a->status) {
+			a->status = true;
+			continue;
+		}
+		log_error("unexpected argument '%s'; see --help", argv[i]);
+		return EXIT_USAGE;
+	}
+	int modes = a->once + a->status + a->check_config + a->print_config + (*advise_at > 0);
+	if (modes > 1) {
+		log_error("choose one of --once, status, advise, --check-config, --print-config");
+		return EXIT_USAGE;
+	}
+	if (a->dry_run && !a->once) {
+		log_error("--dry-run goes with --once");
+		return EXIT_USAGE;
+	}
+	if (a->json && !a->status) {
+		log_error("--json goes with status");
+		return EXIT_USAGE;
+	}
+	if (modes == 0) {
+		/* The long-running daemon is a separate piece of work (manager.c). */
+		log_error("daemon mode is not available in this version; use --once or status");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int load_config(const struct args *a, struct config *cfg, bool report_ok)
+{
+	char main_path[4096], dropins[4096];
+	struct config_errors errs = { 0 };
+	int r;
+
+	if (a->config)
+		r = str_printf(main_path, sizeof(main_path), "%s", a->config);
+	else
+		r = str_printf(main_path, sizeof(main_path), "%s/zram-recompd.conf", SYSCONFDIR);
+	if (r < 0 || str_printf(dropins, sizeof(dropins), "%s.d", main_path) < 0) {
+		log_error("--config: path too long");
+		return -ENAMETOOLONG;
+	}
+	config_init(cfg);
+	r = config_load(cfg, main_path, dropins, &errs);
+	for (unsigned i = 0; i < errs.n; i++)
+		fprintf(stderr, "%s\n", errs.msg[i]);
+	if (errs.dropped)
+		fprintf(stderr, "(%u more errors)\n", errs.dropped);
+	if (r < 0 || errs.n) {
+		if (!errs.n)
+			log_error("%s: %s", main_path, strerror(-r));
+		return r < 0 ? r : -EINVAL;
+	}
+	if (report_ok)
+		printf("configuration OK\n");
+	return 0;
+}
+
+static int open_root(const struct args *a, int *root_fd)
+{
+	const char *root = a->sysroot ? a->sysroot : secure_getenv("ZRAM_RECOMPD_SYSROOT");
+	int r;
+
+	if (!root || !*root)
+		root = "/";
+	r = sysfs_open_root(root, root_fd);
+	if (r < 0)
+		log_error("sysroot %s: %s", root, strerror(-r));
+	return r;
+}
+
+/* Devices to act on: --device wins over the config's `devices`. */
+static int select_devices(int root_fd, const struct args *a, const struct config *cfg,
+			  unsigned *ids, unsigned *n)
+{
+	unsigned present[MAX_DEVICES];
+	int np = sysfs_list_zram(root_fd, present, MAX_DEVICES);
+
+	*n = 0;
+	if (np == -ENOENT)
+		np = 0;
+	if (np < 0) {
+		log_error("/sys/block: %s", strerror(-np));
+		return EXIT_RUNTIME;
+	}
+	if (np == 0) {
+		log_error("no zram device found (load the module: modprobe zram, or set up "
+			  "zram-generator)");
+		return EXIT_NO_DEVICE;
+	}
+	if (a->n_devices) {
+		for (unsigned i = 0; i < a->n_devices; i++) {
+			bool found = false;
+
+			for (int j = 0; j < np; j++)
+				found |= present[j] == a->devices[i];
+			if (!found) {
+				log_error("zram%u: no such device", a->devices[i]);
+				return EXIT_NO_DEVICE;
+			}
+			ids[(*n)++] = a->devices[i];
+		}
+		return -1;
+	}
+	for (int j = 0; j < np; j++)
+		if (config_device_selected(cfg, present[j]))
+			ids[(*n)++] = present[j];
+	if (*n == 0) {
+		log_error("none of the zram devices present is selected by 'devices'");
+		return EXIT_NO_DEVICE;
+	}
+	return -1;
+}
+
+static void log_probe_error(unsigned id, int r, const char *attr)
+{
+	if (r == -ENODEV)
+		log_error("zram%u: device disappeared while reading it, skipping", id);
+	else if (r == -EINVAL && attr)
+		log_error("zram%u: %s: malformed contents, skipping the device", id, attr);
+	else
+		log_error("zram%u: %s: %s, skipping the device", id, attr ? attr : "sysfs",
+			  strerror(-r));
+}
+
+static int run(const struct args *a)
+{
+	struct zram_dev devs[MAX_DEVICES];
+	unsigned ids[MAX_DEVICES], n = 0, ndev = 0, unsupported = 0;
+	static struct config cfg;
+	char release[128];
+	struct kver kv;
+	enum tri kconf;
+	int root_fd, r, ret = EXIT_OK;
+
+	if (a->check_config || a->print_config || a->once) {
+		r = load_config(a, &cfg, a->check_config);
+		if (a->check_config)
+			return r < 0 ? EXIT_RUNTIME : EXIT_OK;
+		if (r < 0)
+			return EXIT_USAGE;
+		if (a->print_config) {
+			config_print(&cfg, stdout);
+			return EXIT_OK;
+		}
+	} else {
+		config_init(&cfg);
+	}
+
+	if (open_root(a, &root_fd) < 0)
+		return EXIT_RUNTIME;
+	r = zram_read_kver(root_fd, &kv, release, sizeof(release));
+	if (r < 0) {
+		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
+			  strerror(-r));
+		close(root_fd);
+		return EXIT_RUNTIME;
+	}
+	r = select_devices(root_fd, a, &cfg, ids, &n);
+	if (r >= 0) {
+		close(root_fd);
+		return r;
+	}
+	kconf = zram_kconfig_idle_age(root_fd, &kv, release);
+
+	for (unsigned i = 0; i < n; i++) {
+		const char *attr = NULL;
+
+		r = zram_probe(root_fd, &kv, kconf, ids[i], &devs[ndev], &attr);
+		if (r < 0) {
+			log_probe_error(ids[i], r, attr);
+			ret = EXIT_RUNTIME;
+			continue;
+		}
+		if (!devs[ndev].caps.multi_comp)
+			unsupported++;
+		ndev++;
+	}
+
+	if (a->status) {
+		status_print(stdout, root_fd, &kv, release, devs, ndev, a->json);
+		close(root_fd);
+		return ret;
+	}
+
+	struct pass_ctx ctx;
+	pass_ctx_init(&ctx, root_fd);
+	ctx.dry_run = a->dry_run;
+	if (zram_read_meminfo(root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
+		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
+
+	for (unsigned i = 0; i < ndev; i++) {
+		struct zram_dev *d = &devs[i];
+		struct device_report rep;
+		struct dev_config dc;
+
+		memset(&rep, 0, sizeof(rep));
+		config_effective(&cfg, d->id, &dc);
+		if (!d->caps.multi_comp) {
+			log_error("%s: recompression unsupported: kernel built without "
+				  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
+				  d->name);
+			continue;
+		}
+		r = pass_configure_algorithms(&ctx, d, &dc, &rep);
+		if (r < 0) {
+			ret = EXIT_RUNTIME;
+			continue;
+		}
+		r = pass_run(&ctx, d, &dc, &rep);
+		if (!ctx.dry_run)
+			pass_print_report(stdout, &rep);
+		if (r < 0)
+			ret = EXIT_RUNTIME;
+		fflush(stdout);
+	}
+	close(root_fd);
+	if (ndev > 0 && unsupported == ndev)
+		return EXIT_UNSUPPORTED;
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int advise_at, r;
+
+	log_setup();
+	r = parse_args(argc, argv, &a, &advise_at);
+	if (r >= 0)
+		return r;
+	if (advise_at) {
+		int root_fd;
+
+		if (!advise_main) {
+			log_error("advise is not built in");
+			return EXIT_USAGE;
+		}
+		if (open_root(&a, &root_fd) < 0)
+			return EXIT_RUNTIME;
+		r = advise_main(argc - advise_at, argv + advise_at, root_fd);
+		close(root_fd);
+		return r;
+	}
+	return run(&a);
+}

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "pass.h"
+
+#include "blockstate.h"
+#include "log.h"
+#include "policy.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->root_fd = root_fd;
+	ctx->out = stdout;
+	ctx->eagain_retries = 5;
+	ctx->eagain_delay_ms = 100;
+}
+
+const char *format_bytes(char *buf, size_t size, int64_t bytes)
+{
+	uint64_t a = bytes < 0 ? (uint64_t)(-(bytes + 1)) + 1 : (uint64_t)bytes;
+	const char *sign = bytes < 0 ? "-" : "";
+
+	if (a < 1024)
+		(void)snprintf(buf, size, "%s%" PRIu64 " B", sign, a);
+	else if (a < 1024 * 1024)
+		(void)snprintf(buf, size, "%s%.1f KiB", sign, (double)a / 1024.0);
+	else if (a < 1024ULL * 1024 * 1024)
+		(void)snprintf(buf, size, "%s%.1f MiB", sign, (double)a / 1048576.0);
+	else
+		(void)snprintf(buf, size, "%s%.2f GiB", sign, (double)a / 1073741824.0);
+	return buf;
+}
+
+static bool stop_requested(const struct pass_ctx *ctx)
+{
+	return ctx->stop && *ctx->stop;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	/* A signal cuts the wait short; the caller checks ctx->stop. */
+	(void)nanosleep(&ts, NULL);
+}
+
+/*
+ * Write one command, or print it in dry-run mode. EAGAIN (6.12.y, 6.13-6.19: a writeback
+ * or another recompression holds the device's post-processing slot) is retried with a
+ * doubling delay. ret_ns gets the time spent inside write() calls.
+ */
+static int write_cmd(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+		     const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain)
+{
+	unsigned delay = ctx->eagain_delay_ms, tries = 0;
+	int r;
+
+	if (ctx->dry_run) {
+		fprintf(ctx->out, "%s: would write '%s' to %s\n", d->name, cmd, attr);
+		return 0;
+	}
+	for (;;) {
+		uint64_t t0 = now_monotonic_ns();
+
+		r = zram_write(ctx->root_fd, d->id, attr, cmd);
+		if (ret_ns)
+			*ret_ns = sat_add_u64(*ret_ns, sat_sub_u64(now_monotonic_ns(), t0));
+		if (r != -EAGAIN || tries >= ctx->eagain_retries || stop_requested(ctx))
+			return r;
+		tries++;
+		if (ret_eagain)
+			(*ret_eagain)++;
+		log_notice("%s: %s busy (EAGAIN: writeback or recompression already running), "
+			   "retrying in %u ms (%u/%u)",
+			   d->name, attr, delay, tries, ctx->eagain_retries);
+		sleep_ms(delay);
+		if (delay < 5000)
+			delay *= 2;
+	}
+}
+
+/* One line naming device, attribute and reason for a failed write. */
+static void log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+			    const char *cmd, int r, uint32_t threshold)
+{
+	bool init = true;
+
+	switch (-r) {
+	case EINVAL:
+		if (strcmp(attr, "recompress") == 0 && threshold) {
+			log_error("%s: recompress: kernel rejected threshold=%u (EINVAL): the "
+				  "threshold must be below huge_class_size (about 3 KiB for 4 KiB "
+				  "pages); lower threshold-bytes",
+				  d->name, threshold);
+			return;
+		}
+		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && !init) {
+			log_error("%s: %s: device is not initialized (reset during the pass?) "
+				  "(EINVAL)",
+				  d->name, attr);
+			return;
+		}
+		log_error("%s: %s: kernel rejected '%s' (EINVAL)", d->name, attr, cmd);
+		return;
+	case ENODEV:
+	case ENOENT:
+		log_error("%s: %s: device disappeared (hot-removed?): %s", d->name, attr,
+			  strerror(-r));
+		return;
+	case EAGAIN:
+		log_warning("%s: %s: still busy after %u retries (EAGAIN: writeback or "
+			    "recompression running); try again later",
+			    d->name, attr, ctx->eagain_retries);
+		return;
+	case ENOMEM:
+		log_error("%s: %s: kernel out of memory for recompression (ENOMEM)", d->name,
+			  attr);
+		return;
+	case EBUSY:
+		log_error("%s: %s: device busy (EBUSY): '%s'", d->name, attr, cmd);
+		return;
+	case EROFS:
+	case EACCES:
+	case EPERM:
+		log_error("%s: %s: not writable (%s); needs root, and under systemd "
+			  "ProtectKernelTunables= must stay off",
+			  d->name, attr, strerror(-r));
+		return;
+	default:
+		log_error("%s: %s: write of '%s' failed: %s", d->name, attr, cmd, strerror(-r));
+	}
+}
+
+int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
+			      const struct dev_config *cfg, struct device_report *rep)
+{
+	char want[128] = "", have[128] = "", cmd[128];
+	bool differs = false;
+	int r;
+
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		size_t o = strlen(want);
+		(void)snprintf(want + o, sizeof(want) - o, "%s%s", i ? " " : "", cfg->algos[i]);
+	}
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
+		size_t o = strlen(have);
+		if (d->recomp.set[p])
+			(void)snprintf(have + o, sizeof(have) - o, "%s#%u:%s", o ? " " : "", p,
+				       d->recomp.name[p]);
+	}
+	for (unsigned i = 0; i < CFG_MAX_ALGOS; i++) {
+		bool in_cfg = i < cfg->n_algos;
+		unsigned p = i + 1;
+
+		if (in_cfg != d->recomp.set[p] ||
+		    (in_cfg && strcmp(cfg->algos[i], d->recomp.name[p]) != 0))
+			differs = true;
+	}
+
+	if (d->initialized) {
+		/* The list is fixed once disksize is set (-EBUSY); use what the kernel has. */
+		if (differs && cfg->n_algos > 0)
+			log_warning("%s: kernel secondary algorithms [%s] differ from the "
+				    "configuration [%s]; using the kernel's (they can only be set "
+				    "before disksize: run zram-recompd --once before zram setup)",
+				    d->name, *have ? have : "none", want);
+		return 0;
+	}
+	if (cfg->n_algos == 0)
+		return 0;
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		if (strcmp(cfg->algos[i], zram_primary(d)) == 0)
+			log_warning("%s: secondary algorithm %s is the primary too: recompressing "
+				    "with it cannot win unless its level differs",
+				    d->name, cfg->algos[i]);
+	}
+	/* Contiguous from priority 1: a gap makes 6.15+ mark every scanned slot
+	 * incompressible (ABI pitfall 2). */
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		r = zram_build_recomp_algorithm(d, cfg->algos[i], i + 1, cmd, sizeof(cmd));
+		if (r == -ENOENT) {
+			log_error("%s: recomp_algorithm: '%s' is not a compressor this kernel offers "
+				  "(available: see comp_algorithm)",
+				  d->name, cfg->algos[i]);
+			return -EINVAL;
+		}
+		if (r < 0) {
+			log_error("%s: recomp_algorithm: cannot build command for '%s': %s", d->name,
+				  cfg->algos[i], strerror(-r));
+			return r;
+		}
+		r = write_cmd(ctx, d, "recomp_algorithm", cmd, NULL, NULL);
+		if (r < 0) {
+			log_write_error(ctx, d, "recomp_algorithm", cmd, r, 0);
+			return r;
+		}
+		if (!ctx->dry_run) {
+			memcpy(d->recomp.name[i + 1], cfg->algos[i], ZRAM_ALGO_MAX);
+			if (!d->recomp.set[i + 1])
+				d->recomp.count++;
+			d->recomp.set[i + 1] = true;
+			if (d->recomp.highest < i + 1)
+				d->recomp.highest = i + 1;
+		}
+	}
+	if (d->recomp.highest > cfg->n_algos)
+		log_warning("%s: recomp_algorithm keeps priorities above %u from earlier writes "
+			    "(only a reset removes them)",
+			    d->name, cfg->n_algos);
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		if (!cfg->has_level[i])
+			continue;
+		r = zram_build_algorithm_params(d, i + 1, cfg->level[i], cmd, sizeof(cmd));
+		if (r == -EOPNOTSUPP) {
+			log_warning("%s: algorithm_params needs Linux 6.12; level for %s ignored",
+				    d->name, cfg->algos[i]);
+			continue;
+		}
+		if (r < 0)
+			return r;
+		r = write_cmd(ctx, d, "algorithm_params", cmd, NULL, NULL);
+		if (r < 0) {
+			log_write_error(ctx, d, "algorithm_params", cmd, r, 0);
+			return r;
+		}
+	}
+	rep->algorithms_written = true;
+	return 0;
+}
+
+/* Count of slots marked recompressed or incompressible (0 without block_state). */
+static int read_marks(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t *ret)
+{
+	struct bs_counts c;
+	int r;
+
+	if (!d->caps.block_state) {
+		*ret = 0;
+		return 0;
+	}
+	r = blockstate_read(ctx->root_fd, d->id, &c, NULL, NULL);
+	if (r < 0)
+		return r;
+	*ret = c.recompressed + c.incompressible;
+	return 0;
+}
+
+static bool is_fatal_for_device(int r)
+{
+	return r == -ENODEV || r == -ENOENT || r == -ENOMEM || r == -EROFS || r == -EACCES ||
+	       r == -EPERM;
+}
+
+static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
+			const struct dev_config *cfg, enum pass_type type, struct pass_report *pr,
+			uint64_t *marks)
+{
+	struct batch_state st = {
+		.pages_budget = cfg->max_pages_per_pass,
+		.batched = d->caps.max_pages,
+	};
+	struct zram_mm_stat start = d->mm;
+	int r = 0;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->type = type;
+	for (;;) {
+		struct recompress_cmd c = { .type = type, .threshold = cfg->threshold_bytes };
+		struct zram_mm_stat before = d->mm, after;
+		uint64_t marks_now;
+		char cmd[160];
+		bool progress;
+		enum batch_verdict v;
+
+		if (stop_requested(ctx)) {
+			pr->stop = STOP_SIGNAL;
+			break;
+		}
+		if (st.batched)
+			c.max_pages = policy_batch_pages(&st, cfg->max_pages_per_batch);
+		r = zram_build_recompress(d, &c, cmd, sizeof(cmd));
+		if (r < 0) {
+			log_error("%s: recompress: invalid command for pass %s: %s", d->name,
+				  pass_type_name(type), strerror(-r));
+			pr->stop = STOP_ERROR;
+			pr->error = r;
+			break;
+		}
+		if (ctx->dry_run) {
+			(void)write_cmd(ctx, d, "recompress", cmd, NULL, NULL);
+			if (st.batched)
+				fprintf(ctx->out,
+					"%s:   (repeated while batches make progress, %s)\n",
+					d->name,
+					cfg->max_pages_per_pass ? "up to max-pages-per-pass pages"
+								: "no page limit");
+			break;
+		}
+		r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
+		if (r < 0) {
+			log_write_error(ctx, d, "recompress", cmd, r, cfg->threshold_bytes);
+			pr->stop = STOP_ERROR;
+			pr->error = r;
+			break;
+		}
+		pr->commands++;
+		st.pages_charged = sat_add_u64(st.pages_charged, c.max_pages);
+		pr->pages_charged = st.pages_charged;
+
+		r = zram_read_mm_stat(ctx->root_fd, d->id, &after);
+		if (r < 0) {
+			log_error("%s: mm_stat: %s", d->name, strerror(-r));
+			pr->stop = STOP_ERROR;
+			pr->error = r == -ENOENT ? -ENODEV : r;
+			break;
+		}
+		d->mm = after;
+		progress = policy_batch_progress(&before, &after, 0, 0);
+		/*
+		 * Failed attempts change no mm_stat figure, and 6.13+ tries the largest
+		 * objects first, so a batch of incompressible huge pages looks like "nothing
+		 * left". Newly marked 'n' or 'r' slots in block_state are progress too. The
+		 * count is only read when mm_stat shows nothing (a read walks every slot).
+		 */
+		if (!progress && st.batched && marks && read_marks(ctx, d, &marks_now) == 0) {
+			/* After batches with mm_stat progress *marks is stale (lower): that
+			 * costs at most one extra batch. */
+			progress = policy_batch_progress(&before, &after, *marks, marks_now);
+			*marks = marks_now;
+		}
+		v = policy_batch_next(&st, progress);
+		if (v != BATCH_CONTINUE) {
+			pr->stop = v == BATCH_STOP_NO_PROGRESS ? STOP_NO_PROGRESS
+				   : v == BATCH_STOP_BUDGET  ? STOP_BUDGET
+							     : STOP_UNBATCHED;
+			break;
+		}
+	}
+	pr->compr_saved = -delta_i64(start.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
+	pr->mem_freed = -delta_i64(start.v[MM_MEM_USED_TOTAL], d->mm.v[MM_MEM_USED_TOTAL]);
+	pr->huge_delta = delta_i64(start.v[MM_HUGE_PAGES], d->mm.v[MM_HUGE_PAGES]);
+	return pr->error;
+}
+
+static const char *stop_name(enum batch_stop s)
+{
+	switch (s) {
+	case STOP_NONE:
+		return "-";
+	case STOP_NO_PROGRESS:
+		return "no progress";
+	case STOP_BUDGET:
+		return "page budget spent";
+	case STOP_UNBATCHED:
+		return "single write (no max_pages before 6.10)";
+	case STOP_ERROR:
+		return "error";
+	case STOP_SIGNAL:
+		return "interrupted";
+	}
+	return "?";
+}
+
+static bool pass_needs_idle(const struct dev_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->n_passes; i++)
+		if (cfg->passes[i] == PASS_IDLE || cfg->passes[i] == PASS_HUGE_IDLE)
+			return true;
+	return false;
+}
+
+static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
+		     struct device_report *rep)
+{
+	uint64_t age = policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec,
+				       ctx->mem_total, ctx->mem_available);
+	char cmd[32];
+	int r;
+
+	if (age && d->caps.idle_age == TRI_NO) {
+		/* Without ac-time tracking only "all" exists; a user-run pass accepts that. */
+		log_info("%s: kernel has no idle ages (no CONFIG_ZRAM_TRACK_ENTRY_ACTIME): "
+			 "marking all pages idle",
+			 d->name);
+		age = 0;
+	}
+	r = zram_build_idle(d, age, cmd, sizeof(cmd));
+	if (r < 0) {
+		log_error("%s: idle: cannot build command for age %" PRIu64 " s: %s", d->name, age,
+			  strerror(-r));
+		return r;
+	}
+	r = write_cmd(ctx, d, "idle", cmd, &rep->idle_ns, NULL);
+	if (r == -EINVAL && age && d->caps.idle_age == TRI_UNKNOWN) {
+		bool init = false;
+
+		/* The kernel takes only "all" without ac-time tracking (ABI §2.5). */
+		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && init) {
+			log_info("%s: kernel rejected an idle age (no ac-time tracking): marking "
+				 "all pages idle",
+				 d->name);
+			d->caps.idle_age = TRI_NO;
+			age = 0;
+			(void)zram_build_idle(d, 0, cmd, sizeof(cmd));
+			r = write_cmd(ctx, d, "idle", cmd, &rep->idle_ns, NULL);
+		}
+	}
+	if (r < 0) {
+		log_write_error(ctx, d, "idle", cmd, r, 0);
+		return r;
+	}
+	if (age && d->caps.idle_age == TRI_UNKNOWN)
+		d->caps.idle_age = TRI_YES;
+	rep->idle_marked = true;
+	rep->idle_age_sec = age;
+	return 0;
+}
+
+static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct bs_counts *c,
+		    struct bs_bitmap *incomp, bool *ok)
+{
+	int r;
+
+	*ok = false;
+	if (!d->caps.block_state)
+		return;
+	r = blockstate_read(ctx->root_fd, d->id, c, incomp, NULL);
+	if (r < 0) {
+		log_warning("%s: block_state unreadable (%s); incompressible pages are estimated "
+			    "from huge-page deltas",
+			    d->name, strerror(-r));
+		return;
+	}
+	*ok = true;
+}
+
+int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
+	     struct device_report *rep)
+{
+	struct bs_bitmap inc_before = { 0 }, inc_after = { 0 };
+	struct bs_counts bs0 = { 0 }, bs1 = { 0 };
+	uint64_t nslots = d->disksize / ZRAM_PAGE_SIZE, marks = 0;
+	bool bs_ok = false, bs_ok_after = false;
+	int r = 0;
+
+	memcpy(rep->name, d->name, sizeof(rep->name));
+	rep->initialized = d->initialized;
+	rep->before = rep->after = d->mm;
+	if (!d->caps.multi_comp) {
+		log_error("%s: recompression unsupported: kernel built without "
+			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
+			  d->name);
+		rep->skipped = true;
+		return rep->error = -EOPNOTSUPP;
+	}
+	if (!d->initialized) {
+		log_info("%s: not initialized (no disksize yet): nothing to recompress", d->name);
+		rep->skipped = true;
+		return 0;
+	}
+	if (d->recomp.count == 0) {
+		log_warning("%s: no secondary algorithm configured in the kernel; it can only be "
+			    "set before disksize (recompress-algorithms, zram-recompd --once "
+			    "before zram setup); skipping",
+			    d->name);
+		rep->skipped = true;
+		return 0;
+	}
+	if (d->recomp.gap) {
+		if (d->caps.prio_max_active) {
+			/* 6.15+: prio_max counts names, so the top priority is never tried and
+			 * every scanned slot would be marked incompressible (ABI pitfall 2). */
+			log_error("%s: recomp_algorithm has a priority gap (highest #%u, %u set): on "
+				  "6.15+ every scanned page would be marked incompressible; "
+				  "refusing to recompress (reset the device and configure "
+				  "priorities contiguously from 1)",
+				  d->name, d->recomp.highest, d->recomp.count);
+			rep->skipped = true;
+			return rep->error = -EINVAL;
+		}
+		log_warning("%s: recomp_algorithm has a priority gap (highest #%u, %u set); "
+			    "harmless before 6.15 but breaks recompression on 6.15+",
+			    d->name, d->recomp.highest, d->recomp.count);
+	}
+
+	if (!ctx->dry_run && nslots && bs_bitmap_alloc(&inc_before, nslots) == 0)
+		read_bs(ctx, d, &bs0, &inc_before, &bs_ok);
+	if (bs_ok) {
+		rep->incompressible_before = bs0.incompressible;
+		rep->recompressed_before = bs0.recompressed;
+		marks = bs0.incompressible + bs0.recompressed;
+	}
+
+	if (pass_needs_idle(cfg)) {
+		r = mark_idle(ctx, d, cfg, rep);
+		if (r < 0) {
+			rep->error = r;
+			if (is_fatal_for_device(r))
+				goto out;
+		}
+	}
+
+	for (unsigned i = 0; i < cfg->n_passes; i++) {
+		struct pass_report *pr = &rep->passes[rep->n_passes++];
+
+		r = run_one_type(ctx, d, cfg, cfg->passes[i], pr, bs_ok ? &marks : NULL);
+		if (r < 0 && !rep->error)
+			rep->error = r;
+		if (r < 0 && is_fatal_for_device(r))
+			goto out;
+		if (pr->stop == STOP_SIGNAL)
+			goto out;
+	}
+
+	if (ctx->dry_run) {
+		if (cfg->compact == COMPACT_ALWAYS)
+			(void)write_cmd(ctx, d, "compact", "1", NULL, NULL);
+		else if (cfg->compact == COMPACT_AUTO)
+			fprintf(ctx->out,
+				"%s: would write '1' to compact if fragmentation after the passes "
+				"is at least %u.%u%% (now %u.%u%%)\n",
+				d->name, POLICY_COMPACT_FRAG_PERMILLE / 10,
+				POLICY_COMPACT_FRAG_PERMILLE % 10,
+				policy_fragmentation_permille(&d->mm) / 10,
+				policy_fragmentation_permille(&d->mm) % 10);
+		goto out;
+	}
+	if (policy_should_compact(cfg->compact, &d->mm)) {
+		struct zram_mm_stat before = d->mm;
+
+		r = write_cmd(ctx, d, "compact", "1", &rep->compact_ns, NULL);
+		if (r < 0) {
+			log_write_error(ctx, d, "compact", "1", r, 0);
+			if (!rep->error)
+				rep->error = r;
+		} else {
+			rep->compacted = true;
+			if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0)
+				rep->compact_freed = -delta_i64(before.v[MM_MEM_USED_TOTAL],
+								d->mm.v[MM_MEM_USED_TOTAL]);
+		}
+	}
+
+out:
+	if (!ctx->dry_run) {
+		(void)zram_read_mm_stat(ctx->root_fd, d->id, &d->mm);
+		if (bs_ok && bs_bitmap_alloc(&inc_after, nslots) == 0)
+			read_bs(ctx, d, &bs1, &inc_after, &bs_ok_after);
+	}
+	rep->after = d->mm;
+	if (bs_ok && bs_ok_after) {
+		rep->have_block_state = true;
+		rep->incompressible_after = bs1.incompressible;
+		rep->recompressed_after = bs1.recompressed;
+		rep->new_incompressible = bs_bitmap_count_new(&inc_before, &inc_after);
+	}
+	bs_bitmap_free(&inc_before);
+	bs_bitmap_free(&inc_after);
+	return rep->error;
+}
+
+void pass_print_report(FILE *f, const struct device_report *rep)
+{
+	char a[32], b[32], c[32], e[32], g[32];
+
+	if (rep->skipped || !rep->initialized)
+		return;
+	if (rep->idle_marked) {
+		if (rep->idle_age_sec)
+			fprintf(f, "%s: idle: marked pages unused for more than %" PRIu64 " s\n",
+				rep->name, rep->idle_age_sec);
+		else
+			fprintf(f, "%s: idle: marked all pages\n", rep->name);
+	}
+	for (unsigned i = 0; i < rep->n_passes; i++) {
+		const struct pass_report *p = &rep->passes[i];
+
+		fprintf(f,
+			"%s: pass %s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
+			", %.3f s in kernel, stop: %s%s\n",
+			rep->name, pass_type_name(p->type), p->commands, p->commands == 1 ? "" : "s",
+			format_bytes(a, sizeof(a), p->compr_saved),
+			format_bytes(b, sizeof(b), -p->mem_freed), p->huge_delta,
+			(double)p->kernel_ns / 1e9, stop_name(p->stop),
+			p->eagain ? " (EAGAIN retries)" : "");
+	}
+	if (rep->compacted)
+		fprintf(f, "%s: compact: freed %s in %.3f s\n", rep->name,
+			format_bytes(a, sizeof(a), rep->compact_freed), (double)rep->compact_ns / 1e9);
+	fprintf(f, "%s: total: compr_data_size %s -> %s, mem_used_total %s -> %s (freed %s)",
+		rep->name, format_bytes(a, sizeof(a), (int64_t)rep->before.v[MM_COMPR_DATA_SIZE]),
+		format_bytes(b, sizeof(b), (int64_t)rep->after.v[MM_COMPR_DATA_SIZE]),
+		format_bytes(c, sizeof(c), (int64_t)rep->before.v[MM_MEM_USED_TOTAL]),
+		format_bytes(e, sizeof(e), (int64_t)rep->after.v[MM_MEM_USED_TOTAL]),
+		format_bytes(g, sizeof(g),
+			     -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
+					rep->after.v[MM_MEM_USED_TOTAL])));
+	fprintf(f, ", huge pages %" PRIu64 " -> %" PRIu64, rep->before.v[MM_HUGE_PAGES],
+		rep->after.v[MM_HUGE_PAGES]);
+	if (rep->have_block_state)
+		fprintf(f,
+			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64
+			" -> %" PRIu64 " (%" PRIu64 " new)\n",
+			rep->recompressed_before, rep->recompressed_after,
+			rep->incompressible_before, rep->incompressible_after,
+			rep->new_incompressible);
+	else
+		fprintf(f, " (no block_state: pages still huge after the passes may be "
+			   "incompressible)\n");
+}

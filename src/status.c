@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "status.h"
+
+#include "blockstate.h"
+#include "pass.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void json_print_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Effective ratio: what the data would take uncompressed over the memory the pool uses. */
+static double ratio(const struct zram_mm_stat *mm)
+{
+	if (mm->v[MM_MEM_USED_TOTAL] == 0)
+		return 0.0;
+	return (double)mm->v[MM_ORIG_DATA_SIZE] / (double)mm->v[MM_MEM_USED_TOTAL];
+}
+
+static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d)
+{
+	const struct zram_caps *c = &d->caps;
+	char why[8][256];
+	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
+	struct bs_counts bs;
+	bool first = true;
+
+	fprintf(f, "{\"name\":\"%s\",\"initialized\":%s,\"disksize\":%" PRIu64 ",\"primary\":",
+		d->name, d->initialized ? "true" : "false", d->disksize);
+	json_print_string(f, zram_primary(d));
+	fputs(",\"recomp_algorithms\":[", f);
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
+		if (!d->recomp.set[p])
+			continue;
+		fprintf(f, "%s", first ? "" : ",");
+		json_print_string(f, d->recomp.name[p]);
+		first = false;
+	}
+	fprintf(f, "],\"priority_gap\":%s,\"mm_stat\":{", d->recomp.gap ? "true" : "false");
+	for (unsigned i = 0; i < MM_NR_FIELDS; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", mm_field_name(i), d->mm.v[i]);
+	fprintf(f, "},\"ratio\":%.2f,\"block_state\":", ratio(&d->mm));
+	if (d->initialized && c->block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0)
+		fprintf(f,
+			"{\"allocated\":%" PRIu64 ",\"same\":%" PRIu64 ",\"written_back\":%" PRIu64
+			",\"huge\":%" PRIu64 ",\"idle\":%" PRIu64 ",\"recompressed\":%" PRIu64
+			",\"incompressible\":%" PRIu64 "}",
+			bs.allocated, bs.same, bs.written_back, bs.huge, bs.idle, bs.recompressed,
+			bs.incompressible);
+	else
+		fputs("null", f);
+	fprintf(f,
+		",\"capabilities\":{\"multi_comp\":%s,\"max_pages\":%s,\"priority\":%s,"
+		"\"algorithm_params\":%s,\"idle_age\":%s,\"block_state\":%s,"
+		"\"eagain_on_concurrent\":%s,\"prio_max_active\":%s,\"writeback\":%s},\"missing\":[",
+		c->multi_comp ? "true" : "false", c->max_pages ? "true" : "false",
+		c->priority ? "true" : "false", c->algorithm_params ? "true" : "false",
+		c->idle_age == TRI_YES ? "true" : c->idle_age == TRI_NO ? "false" : "null",
+		c->block_state ? "true" : "false", c->eagain ? "true" : "false",
+		c->prio_max_active ? "true" : "false", c->writeback ? "true" : "false");
+	for (unsigned i = 0; i < nwhy; i++) {
+		if (i)
+			fputc(',', f);
+		json_print_string(f, why[i]);
+	}
+	fputs("]}", f);
+}
+
+static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d)
+{
+	const struct zram_caps *c = &d->caps;
+	char why[8][256], a[32], b[32], e[32];
+	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
+	struct bs_counts bs;
+
+	fprintf(f, "%s: %s, disksize %s\n", d->name,
+		d->initialized ? "initialized" : "not initialized",
+		format_bytes(a, sizeof(a), (int64_t)d->disksize));
+	if (!c->multi_comp) {
+		for (unsigned i = 0; i < nwhy; i++)
+			fprintf(f, "%s: %s\n", d->name, why[i]);
+		fprintf(f, "  primary:        %s\n", *zram_primary(d) ? zram_primary(d) : "?");
+		return;
+	}
+	fprintf(f, "  primary:        %s\n", *zram_primary(d) ? zram_primary(d) : "?");
+	fprintf(f, "  secondary:     ");
+	if (d->recomp.count == 0)
+		fprintf(f, " none");
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
+		if (d->recomp.set[p])
+			fprintf(f, " #%u %s", p, d->recomp.name[p]);
+	fprintf(f, "%s\n", d->recomp.gap ? " (priority gap!)" : "");
+	if (d->initialized) {
+		fprintf(f, "  data:           orig %s, compr %s, mem_used %s, ratio %.2f\n",
+			format_bytes(a, sizeof(a), (int64_t)d->mm.v[MM_ORIG_DATA_SIZE]),
+			format_bytes(b, sizeof(b), (int64_t)d->mm.v[MM_COMPR_DATA_SIZE]),
+			format_bytes(e, sizeof(e), (int64_t)d->mm.v[MM_MEM_USED_TOTAL]),
+			ratio(&d->mm));
+		fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
+			   "\n",
+			d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
+		if (c->block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0) {
+			fprintf(f, "  slots:          allocated %" PRIu64 ", idle %" PRIu64
+				   ", huge %" PRIu64 ", same %" PRIu64 ", written back %" PRIu64 "\n",
+				bs.allocated, bs.idle, bs.huge, bs.same, bs.written_back);
+			fprintf(f, "  recompressed:   %" PRIu64 " pages\n", bs.recompressed);
+			fprintf(f, "  incompressible: %" PRIu64 " pages\n", bs.incompressible);
+		} else {
+			fprintf(f, "  incompressible: unknown (no block_state; %" PRIu64
+				   " huge pages are candidates)\n",
+				d->mm.v[MM_HUGE_PAGES]);
+		}
+	}
+	fprintf(f, "  capabilities:  %s%s%s%s%s%s%s\n", " multi_comp",
+		c->max_pages ? " max_pages" : "", c->priority ? " priority" : "",
+		c->algorithm_params ? " algorithm_params" : "",
+		c->idle_age == TRI_YES ? " idle_age" : "", c->block_state ? " block_state" : "",
+		c->eagain ? " eagain_on_concurrent" : "");
+	for (unsigned i = 0; i < nwhy; i++)
+		fprintf(f, "  missing:        %s\n", why[i]);
+}
+
+void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
+		  const struct zram_dev *devs, unsigned n, bool json)
+{
+	if (json) {
+		fputs("{\"kernel\":", f);
+		json_print_string(f, release);
+		fputs(",\"devices\":[", f);
+		for (unsigned i = 0; i < n; i++) {
+			if (i)
+				fputc(',', f);
+			print_json_dev(f, root_fd, kv, &devs[i]);
+		}
+		fputs("]}\n", f);
+		return;
+	}
+	fprintf(f, "kernel %s\n", release);
+	for (unsigned i = 0; i < n; i++)
+		print_text_dev(f, root_fd, kv, &devs[i]);
+}

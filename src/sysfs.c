@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "sysfs.h"
+
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * RESOLVE_IN_ROOT makes "/" and ".." stop at root_fd, so an absolute symlink inside a fake
+ * tree (or a hostile one) resolves inside it. /sys/block/zramN itself is a symlink into
+ * /sys/devices/virtual/block, so symlinks must be followed, just never out of the root.
+ * Magic links (/proc/self/fd/…) are never followed.
+ */
+static int open_in_root(int root_fd, const char *relpath, int flags, int *ret_fd)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if (!relpath || !*relpath || relpath[0] == '/')
+		return -EINVAL;
+	do
+		fd = (int)syscall(SYS_openat2, root_fd, relpath, &how, sizeof(how));
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0 && errno == ENOSYS) {
+		/* Kernels before 5.6 have no openat2; they cannot recompress either, but
+		 * `status` should still explain that. */
+		do
+			fd = openat(root_fd, relpath, flags | O_CLOEXEC);
+		while (fd < 0 && errno == EINTR);
+	}
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+int sysfs_open_root(const char *path, int *ret_fd)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+int sysfs_open_read(int root_fd, const char *relpath, int *ret_fd)
+{
+	return open_in_root(root_fd, relpath, O_RDONLY | O_NOCTTY, ret_fd);
+}
+
+int sysfs_read(int root_fd, const char *relpath, char *buf, size_t size, size_t *ret_len)
+{
+	size_t len = 0;
+	int fd, r;
+
+	if (size < 2)
+		return -EINVAL;
+	r = sysfs_open_read(root_fd, relpath, &fd);
+	if (r < 0)
+		return r;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == size - 1) {
+			char c;
+
+			/* Full buffer: only fine if the file ends exactly here. */
+			n = read(fd, &c, 1);
+			if (n != 0)
+				r = n < 0 ? -errno : -EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[len] = '\0';
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+int sysfs_read_u64(int root_fd, const char *relpath, uint64_t *ret)
+{
+	char buf[64];
+	int r;
+
+	r = sysfs_read(root_fd, relpath, buf, sizeof(buf), NULL);
+	if (r < 0)
+		return r;
+	return parse_u64(buf, ret);
+}
+
+int sysfs_exists(int root_fd, const char *relpath)
+{
+	int fd, r;
+
+	r = open_in_root(root_fd, relpath, O_PATH, &fd);
+	if (r < 0)
+		return r;
+	close(fd);
+	return 0;
+}
+
+static const char *const write_allowlist[] = {
+	"recomp_algorithm", "algorithm_params", "recompress", "idle", "compact",
+};
+
+bool sysfs_write_allowed(const char *relpath)
+{
+	static const char prefix[] = "sys/block/";
+	const char *dev, *slash;
+	char name[16];
+
+	if (!relpath || strncmp(relpath, prefix, sizeof(prefix) - 1) != 0)
+		return false;
+	dev = relpath + sizeof(prefix) - 1;
+	slash = strchr(dev, '/');
+	if (!slash || (size_t)(slash - dev) >= sizeof(name))
+		return false;
+	memcpy(name, dev, (size_t)(slash - dev));
+	name[slash - dev] = '\0';
+	if (!zram_name_valid(name))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(write_allowlist); i++)
+		if (strcmp(slash + 1, write_allowlist[i]) == 0)
+			return true;
+	return false;
+}
+
+int sysfs_write(int root_fd, const char *relpath, const char *data)
+{
+	size_t len = strlen(data);
+	ssize_t n;
+	int fd, r;
+
+	if (!sysfs_write_allowed(relpath))
+		return -EPERM;
+	if (len == 0)
+		return -EINVAL;
+	r = open_in_root(root_fd, relpath, O_WRONLY | O_APPEND | O_NOCTTY, &fd);
+	if (r < 0)
+		return r;
+	/* One write(2) per command: the kernel parses each write as a whole command, and
+	 * a sysfs store is never restarted, so EINTR cannot happen half-way. */
+	n = write(fd, data, len);
+	r = n < 0 ? -errno : ((size_t)n != len ? -EIO : 0);
+	if (close(fd) < 0 && r == 0 && errno != EINTR)
+		r = -errno;
+	return r;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+int sysfs_list_zram(int root_fd, unsigned *ids, size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+	int fd, r;
+
+	r = open_in_root(root_fd, "sys/block", O_RDONLY | O_DIRECTORY, &fd);
+	if (r < 0)
+		return r;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		unsigned id;
+
+		if (zram_name_to_id(de->d_name, &id) < 0)
+			continue;
+		if (n < max)
+			ids[n++] = id;
+	}
+	closedir(d);
+	qsort(ids, n, sizeof(*ids), cmp_unsigned);
+	return (int)n;
+}

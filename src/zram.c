@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "zram.h"
+
+#include "sysfs.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+int kver_parse(const char *s, struct kver *ret)
+{
+	unsigned long v[3] = { 0, 0, 0 };
+	const char *p = s;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			break;
+		errno = 0;
+		v[i] = strtoul(p, &end, 10);
+		if (errno || v[i] > 100000)
+			return -EINVAL;
+		p = end;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	/* At least "MAJOR.MINOR"; "6" alone or "x.y" is not a release. */
+	if (i < 1 || v[0] == 0)
+		return -EINVAL;
+	ret->major = (unsigned)v[0];
+	ret->minor = (unsigned)v[1];
+	ret->sub = (unsigned)v[2];
+	return 0;
+}
+
+bool kver_ge(const struct kver *v, unsigned major, unsigned minor, unsigned sub)
+{
+	if (v->major != major)
+		return v->major > major;
+	if (v->minor != minor)
+		return v->minor > minor;
+	return v->sub >= sub;
+}
+
+static const char *const mm_names[MM_NR_FIELDS] = {
+	"orig_data_size", "compr_data_size", "mem_used_total", "mem_limit",	   "mem_used_max",
+	"same_pages",	  "pages_compacted", "huge_pages",     "huge_pages_since",
+};
+
+const char *mm_field_name(enum mm_field f)
+{
+	return (unsigned)f < MM_NR_FIELDS ? mm_names[f] : "?";
+}
+
+int zram_parse_mm_stat(const char *s, struct zram_mm_stat *ret)
+{
+	struct zram_mm_stat m = { 0 };
+	const char *p = s;
+
+	for (;;) {
+		char tok[32];
+		size_t n = 0;
+		uint64_t v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\n' || *p == '\0')
+			break;
+		while (*p && !isspace((unsigned char)*p)) {
+			if (n + 1 >= sizeof(tok))
+				return -EINVAL;
+			tok[n++] = *p++;
+		}
+		tok[n] = '\0';
+		/* mem_limit and friends are printed as %8ld on some versions: still >= 0. */
+		if (parse_u64(tok, &v) < 0)
+			return -EINVAL;
+		if (m.nfields < MM_NR_FIELDS)
+			m.v[m.nfields] = v;
+		m.nfields++;
+	}
+	if (*p == '\n' && p[1] != '\0')
+		return -EINVAL;
+	/* Every kernel since 4.7 prints at least 7 fields; 3 are the minimum we use. */
+	if (m.nfields < 3)
+		return -EINVAL;
+	if (m.nfields > MM_NR_FIELDS)
+		m.nfields = MM_NR_FIELDS;
+	*ret = m;
+	return 0;
+}
+
+bool zram_algo_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= ZRAM_ALGO_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!islower((unsigned char)name[i]) && !isdigit((unsigned char)name[i]) &&
+		    name[i] != '-')
+			return false;
+	return true;
+}
+
+int zram_parse_algo_list(const char *line, size_t len, struct zram_algo_list *ret)
+{
+	struct zram_algo_list l = { .selected = -1 };
+	size_t i = 0;
+
+	while (i < len) {
+		char name[ZRAM_ALGO_MAX];
+		bool bracket = false;
+		size_t n = 0;
+
+		if (line[i] == ' ' || line[i] == '\n') {
+			i++;
+			continue;
+		}
+		if (line[i] == '[') {
+			bracket = true;
+			i++;
+		}
+		while (i < len && line[i] != ' ' && line[i] != '\n' && line[i] != ']') {
+			if (n + 1 >= sizeof(name))
+				return -EINVAL;
+			name[n++] = line[i++];
+		}
+		name[n] = '\0';
+		if (bracket) {
+			if (i >= len || line[i] != ']' || l.selected >= 0)
+				return -EINVAL;
+			i++;
+		} else if (i < len && line[i] == ']') {
+			return -EINVAL;
+		}
+		if (!zram_algo_name_valid(name) || l.n >= ZRAM_MAX_AVAIL)
+			return -EINVAL;
+		if (bracket)
+			l.selected = (int)l.n;
+		memcpy(l.name[l.n++], name, n + 1);
+	}
+	*ret = l;
+	return 0;
+}
+
+bool zram_algo_list_has(const struct zram_algo_list *l, const char *name)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (strcmp(l->name[i], name) == 0)
+			return true;
+	return false;
+}
+
+int zram_parse_recomp_listing(const char *s, struct zram_recomp *ret)
+{
+	struct zram_recomp r = { 0 };
+	unsigned last = 0;
+	const char *p = s;
+
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		struct zram_algo_list l;
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		unsigned prio;
+		int k;
+
+		/* "#%d: " then the algorithm list */
+		if (len < 4 || p[0] != '#' || p[1] < '1' || p[1] > '3' || p[2] != ':' || p[3] != ' ')
+			return -EINVAL;
+		prio = (unsigned)(p[1] - '0');
+		if (prio <= last)
+			return -EINVAL;
+		k = zram_parse_algo_list(p + 4, len - 4, &l);
+		if (k < 0 || l.selected < 0)
+			return -EINVAL;
+		memcpy(r.name[prio], l.name[l.selected], sizeof(r.name[prio]));
+		r.set[prio] = true;
+		r.count++;
+		r.highest = prio;
+		if (last == 0)
+			r.avail = l;
+		last = prio;
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	r.gap = r.count != r.highest;
+	*ret = r;
+	return 0;
+}
+
+unsigned zram_recomp_find(const struct zram_recomp *r, const char *name)
+{
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
+		if (r->set[p] && strcmp(r->name[p], name) == 0)
+			return p;
+	return 0;
+}
+
+const char *zram_primary(const struct zram_dev *d)
+{
+	return d->comp.selected >= 0 ? d->comp.name[d->comp.selected] : "";
+}
+
+void zram_caps_derive(struct zram_caps *ret, const struct kver *kv, bool has_recomp_files,
+		      bool has_algorithm_params, bool has_block_state, bool has_writeback,
+		      enum tri config_idle_age)
+{
+	struct zram_caps c = { 0 };
+
+	c.multi_comp = has_recomp_files;
+	/* Keys the kernel silently ignores must be keyed on the version (ABI §7). */
+	c.max_pages = c.multi_comp && kver_ge(kv, 6, 10, 0);
+	c.priority = c.multi_comp && kver_ge(kv, 6, 12, 0);
+	c.algorithm_params = has_algorithm_params;
+	c.block_state = has_block_state;
+	c.writeback = has_writeback;
+	/* block_state needs MEMORY_TRACKING, which selects TRACK_ENTRY_ACTIME on 6.8+ and is
+	 * itself the ac-time switch on 6.2-6.7: either way ages work. */
+	if (has_block_state)
+		c.idle_age = TRI_YES;
+	else
+		c.idle_age = config_idle_age;
+	/* 6.13-6.19 and the 6.12.y backports return -EAGAIN; 7.0 blocks instead. */
+	c.eagain = c.multi_comp && kver_ge(kv, 6, 12, 1) && !kver_ge(kv, 7, 0, 0);
+	c.prio_max_active = c.multi_comp && kver_ge(kv, 6, 15, 0);
+	c.threshold_pagesize = !kver_ge(kv, 6, 5, 0);
+	*ret = c;
+}
+
+unsigned zram_caps_explain(const struct zram_caps *c, const struct kver *kv, char out[][256],
+			   unsigned max)
+{
+	unsigned n = 0;
+
+#define EXPLAIN(...)                                                                               \
+	do {                                                                                       \
+		if (n < max)                                                                       \
+			(void)snprintf(out[n++], 256, __VA_ARGS__);                                \
+	} while (0)
+	if (!c->multi_comp) {
+		if (!kver_ge(kv, 6, 2, 0))
+			EXPLAIN("recompression needs Linux 6.2 or later with CONFIG_ZRAM_MULTI_COMP "
+				"(this kernel is %u.%u)",
+				kv->major, kv->minor);
+		else
+			EXPLAIN("recompression unsupported: kernel built without "
+				"CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)");
+		return n;
+	}
+	if (!c->max_pages)
+		EXPLAIN("no batching: recompress max_pages= needs Linux 6.10, so each pass is one "
+			"unbounded write");
+	if (!c->priority)
+		EXPLAIN("no per-pass algorithm priority: recompress priority= needs Linux 6.12");
+	if (!c->algorithm_params)
+		EXPLAIN("no compression levels: algorithm_params needs Linux 6.12");
+	if (c->idle_age == TRI_NO)
+		EXPLAIN("no idle ages: kernel built without CONFIG_ZRAM_TRACK_ENTRY_ACTIME "
+			"(6.8+) or CONFIG_ZRAM_MEMORY_TRACKING, so pages are marked idle with 'all'");
+	else if (c->idle_age == TRI_UNKNOWN)
+		EXPLAIN("idle-age support unknown (no block_state, no readable kernel config): "
+			"an age is tried first and 'all' used if the kernel rejects it");
+	if (!c->block_state)
+		EXPLAIN("no per-slot state: debugfs block_state needs CONFIG_ZRAM_MEMORY_TRACKING "
+			"and debugfs mounted at /sys/kernel/debug; incompressible pages are "
+			"estimated from huge-page deltas");
+#undef EXPLAIN
+	return n;
+}
+
+static int dev_path(char *buf, size_t size, unsigned id, const char *attr)
+{
+	return str_printf(buf, size, "sys/block/zram%u/%s", id, attr);
+}
+
+int zram_read_mm_stat(int root_fd, unsigned id, struct zram_mm_stat *ret)
+{
+	char path[64], buf[512];
+	int r;
+
+	r = dev_path(path, sizeof(path), id, "mm_stat");
+	if (r < 0)
+		return r;
+	r = sysfs_read(root_fd, path, buf, sizeof(buf), NULL);
+	if (r < 0)
+		return r;
+	return zram_parse_mm_stat(buf, ret);
+}
+
+int zram_read_initstate(int root_fd, unsigned id, bool *ret)
+{
+	char path[64];
+	uint64_t v;
+	int r;
+
+	r = dev_path(path, sizeof(path), id, "initstate");
+	if (r < 0)
+		return r;
+	r = sysfs_read_u64(root_fd, path, &v);
+	if (r < 0)
+		return r;
+	if (v > 1)
+		return -EINVAL;
+	*ret = v == 1;
+	return 0;
+}
+
+static bool attr_exists(int root_fd, unsigned id, const char *attr)
+{
+	char path[96];
+
+	if (dev_path(path, sizeof(path), id, attr) < 0)
+		return false;
+	return sysfs_exists(root_fd, path) == 0;
+}
+
+/* A device that vanished between two reads (hot_remove) shows up as ENOENT. */
+static int gone(int r)
+{
+	return r == -ENOENT ? -ENODEV : r;
+}
+
+int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, unsigned id,
+	       struct zram_dev *ret, const char **ret_attr)
+{
+	struct zram_dev d = { .id = id };
+	char path[96], buf[4096];
+	size_t len;
+	int r;
+
+	*ret_attr = NULL;
+	(void)snprintf(d.name, sizeof(d.name), "zram%u", id);
+	r = dev_path(path, sizeof(path), id, "");
+	if (r < 0)
+		return r;
+	if (sysfs_exists(root_fd, path) < 0)
+		return -ENODEV;
+
+	*ret_attr = "initstate";
+	r = zram_read_initstate(root_fd, id, &d.initialized);
+	if (r < 0)
+		return gone(r);
+	*ret_attr = "disksize";
+	(void)dev_path(path, sizeof(path), id, "disksize");
+	r = sysfs_read_u64(root_fd, path, &d.disksize);
+	if (r < 0)
+		return gone(r);
+
+	*ret_attr = "comp_algorithm";
+	(void)dev_path(path, sizeof(path), id, "comp_algorithm");
+	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+	if (r < 0)
+		return gone(r);
+	r = zram_parse_algo_list(buf, len, &d.comp);
+	if (r < 0)
+		return r;
+
+	*ret_attr = "mm_stat";
+	r = zram_read_mm_stat(root_fd, id, &d.mm);
+	if (r < 0)
+		return gone(r);
+
+	*ret_attr = "recomp_algorithm";
+	bool recomp_files = attr_exists(root_fd, id, "recomp_algorithm") &&
+			    attr_exists(root_fd, id, "recompress");
+	if (recomp_files) {
+		(void)dev_path(path, sizeof(path), id, "recomp_algorithm");
+		r = sysfs_read(root_fd, path, buf, sizeof(buf), NULL);
+		if (r < 0)
+			return gone(r);
+		r = zram_parse_recomp_listing(buf, &d.recomp);
+		if (r < 0)
+			return r;
+	}
+
+	char bs[96];
+	(void)str_printf(bs, sizeof(bs), "sys/kernel/debug/zram/zram%u/block_state", id);
+	*ret_attr = NULL;
+	zram_caps_derive(&d.caps, kv, recomp_files, attr_exists(root_fd, id, "algorithm_params"),
+			 sysfs_exists(root_fd, bs) == 0, attr_exists(root_fd, id, "backing_dev"),
+			 config_idle_age);
+	*ret = d;
+	return 0;
+}
+
+int zram_read_kver(int root_fd, struct kver *ret, char *release, size_t size)
+{
+	char buf[128];
+	int r;
+
+	r = sysfs_read(root_fd, "proc/sys/kernel/osrelease", buf, sizeof(buf), NULL);
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (release && str_printf(release, size, "%s", buf) < 0)
+		return -ENOBUFS;
+	return kver_parse(buf, ret);
+}
+
+/* Look for "NAME=y" / "# NAME is not set" in kernel config text. */
+static enum tri kconfig_lookup(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+
+	while (p && *p) {
+		if (strncmp(p, name, n) == 0 && p[n] == '=')
+			return (p[n + 1] == 'y' || p[n + 1] == 'm') ? TRI_YES : TRI_NO;
+		if (strncmp(p, "# ", 2) == 0 && strncmp(p + 2, name, n) == 0 &&
+		    strncmp(p + 2 + n, " is not set", 11) == 0)
+			return TRI_NO;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return TRI_UNKNOWN;
+}
+
+/* Read up to 1 MiB of (optionally gzip'd) kernel config through the sysfs layer. */
+static int read_kconfig(int root_fd, const char *relpath, bool gz, char **ret)
+{
+	const size_t cap = 1u << 20;
+	char *text;
+	size_t len = 0;
+	int fd, r;
+
+	r = sysfs_open_read(root_fd, relpath, &fd);
+	if (r < 0)
+		return r;
+	text = malloc(cap + 1);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (gz) {
+		gzFile g = gzdopen(fd, "rb");
+		int n;
+
+		if (!g) {
+			close(fd);
+			free(text);
+			return -ENOMEM;
+		}
+		while (len < cap && (n = gzread(g, text + len, (unsigned)(cap - len))) > 0)
+			len += (size_t)n;
+		gzclose(g);
+	} else {
+		ssize_t n;
+
+		while (len < cap && (n = read(fd, text + len, cap - len)) > 0)
+			len += (size_t)n;
+		close(fd);
+	}
+	text[len] = '\0';
+	*ret = text;
+	return 0;
+}
+
+enum tri zram_kconfig_idle_age(int root_fd, const struct kver *kv, const char *release)
+{
+	/* 6.8 split ac-time tracking out of MEMORY_TRACKING (which still selects it). */
+	const char *opt = kver_ge(kv, 6, 8, 0) ? "CONFIG_ZRAM_TRACK_ENTRY_ACTIME"
+					       : "CONFIG_ZRAM_MEMORY_TRACKING";
+	char path[160];
+	char *text = NULL;
+	enum tri t;
+
+	if (read_kconfig(root_fd, "proc/config.gz", true, &text) < 0) {
+		if (str_printf(path, sizeof(path), "boot/config-%s", release) < 0 ||
+		    read_kconfig(root_fd, path, false, &text) < 0)
+			return TRI_UNKNOWN;
+	}
+	t = kconfig_lookup(text, opt);
+	/* An absent option in a readable config means it does not exist: not built. */
+	if (t == TRI_UNKNOWN && kconfig_lookup(text, "CONFIG_ZRAM") != TRI_UNKNOWN)
+		t = TRI_NO;
+	free(text);
+	return t;
+}
+
+int zram_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
+{
+	char buf[8192];
+	uint64_t total = 0, avail = 0;
+	bool have_t = false, have_a = false;
+	int r;
+
+	r = sysfs_read(root_fd, "proc/meminfo", buf, sizeof(buf), NULL);
+	if (r < 0 && r != -EFBIG)
+		return r;
+	for (char *line = buf; line && *line;) {
+		char *eol = strchr(line, '\n');
+		unsigned long long kb;
+
+		if (eol)
+			*eol = '\0';
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+			total = sat_mul_u64(kb, 1024);
+			have_t = true;
+		} else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			avail = sat_mul_u64(kb, 1024);
+			have_a = true;
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	if (!have_t || !have_a || total == 0)
+		return -EINVAL;
+	*ret_total = total;
+	*ret_available = avail;
+	return 0;
+}
+
+/* ---- command builders ---- */
+
+int zram_build_recompress(const struct zram_dev *d, const struct recompress_cmd *c, char *buf,
+			  size_t size)
+{
+	const char *type;
+	size_t off;
+	int r;
+
+	if (!d->caps.multi_comp)
+		return -EOPNOTSUPP;
+	switch (c->type) {
+	case PASS_HUGE_IDLE:
+	case PASS_IDLE:
+	case PASS_HUGE:
+		type = pass_type_name(c->type);
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* 6.5+: threshold must be below huge_class_size (not exported, < PAGE_SIZE);
+	 * 6.2-6.4: below PAGE_SIZE. Values in between are the kernel's to reject. */
+	if (c->threshold >= ZRAM_PAGE_SIZE)
+		return -EINVAL;
+	if (c->max_pages && !d->caps.max_pages)
+		return -EOPNOTSUPP;
+	if (c->priority && !d->caps.priority)
+		return -EOPNOTSUPP;
+	if (c->priority && (c->priority > ZRAM_MAX_PRIO || !d->recomp.set[c->priority]))
+		return -EINVAL;
+	if (c->algo && (!zram_algo_name_valid(c->algo) || !zram_recomp_find(&d->recomp, c->algo)))
+		return -EINVAL;
+
+	r = str_printf(buf, size, "type=%s", type);
+	if (r < 0)
+		return r;
+	off = strlen(buf);
+	if (c->threshold) {
+		r = str_printf(buf + off, size - off, " threshold=%u", c->threshold);
+		if (r < 0)
+			return r;
+		off += strlen(buf + off);
+	}
+	if (c->algo) {
+		r = str_printf(buf + off, size - off, " algo=%s", c->algo);
+		if (r < 0)
+			return r;
+		off += strlen(buf + off);
+	}
+	if (c->priority) {
+		r = str_printf(buf + off, size - off, " priority=%u", c->priority);
+		if (r < 0)
+			return r;
+		off += strlen(buf + off);
+	}
+	if (c->max_pages) {
+		r = str_printf(buf + off, size - off, " max_pages=%llu",
+			       (unsigned long long)c->max_pages);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int zram_build_recomp_algorithm(const struct zram_dev *d, const char *name, unsigned prio,
+				char *buf, size_t size)
+{
+	if (!d->caps.multi_comp)
+		return -EOPNOTSUPP;
+	if (!zram_algo_name_valid(name) || prio < 1 || prio > ZRAM_MAX_PRIO)
+		return -EINVAL;
+	/* 6.12+ lists every backend that can be selected; 6.2-6.11 accept any crypto name. */
+	if (d->caps.algorithm_params && d->comp.n > 0 && !zram_algo_list_has(&d->comp, name))
+		return -ENOENT;
+	return str_printf(buf, size, "algo=%s priority=%u", name, prio);
+}
+
+int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int level, char *buf,
+				size_t size)
+{
+	if (!d->caps.algorithm_params)
+		return -EOPNOTSUPP;
+	/* ABI pitfall 9: no init check in the kernel, and a write frees what a running
+	 * backend still uses. Only ever before disksize. */
+	if (d->initialized)
+		return -EBUSY;
+	if (prio < 1 || prio > ZRAM_MAX_PRIO)
+		return -EINVAL;
+	return str_printf(buf, size, "priority=%u level=%d", prio, level);
+}
+
+int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_t size)
+{
+	if (age_sec == 0)
+		return str_printf(buf, size, "all");
+	if (d->caps.idle_age == TRI_NO)
+		return -EOPNOTSUPP;
+	/* 7.0 parses a u32; <= 6.19 multiplies by 1e9 in u64. One year is far below both. */
+	if (age_sec > 31536000)
+		return -ERANGE;
+	return str_printf(buf, size, "%llu", (unsigned long long)age_sec);
+}
+
+int zram_write(int root_fd, unsigned id, const char *attr, const char *cmd)
+{
+	char path[96], line[256];
+	int r;
+
+	r = dev_path(path, sizeof(path), id, attr);
+	if (r < 0)
+		return r;
+	r = str_printf(line, sizeof(line), "%s\n", cmd);
+	if (r < 0)
+		return r;
+	return sysfs_write(root_fd, path, line);
+}

@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Runs test tiers and sums their results into one closing line "N passed, N failed".
+# Usage: tests/check.sh all|unit|fakesys|san|vm
+# Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+TOTAL_P=0
+TOTAL_F=0
+TOTAL_S=0
+LOGDIR=${TMPDIR:-/tmp}/zram-recompd-check.$$
+mkdir -p "$LOGDIR"
+trap 'rm -rf "$LOGDIR"' EXIT
+
+# Add the numbers of a tier summary line from file $1.
+account() {
+	line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "check: $2 printed no summary line: counted as 1 failure"
+		TOTAL_F=$((TOTAL_F + 1))
+		return
+	fi
+	p=$(echo "$line" | sed -E 's/^[a-z-]+: ([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/^[a-z-]+: [0-9]+ passed, ([0-9]+) failed.*/\1/')
+	s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+	TOTAL_P=$((TOTAL_P + p))
+	TOTAL_F=$((TOTAL_F + f))
+	TOTAL_S=$((TOTAL_S + ${s:-0}))
+}
+
+# cmocka binaries: count "[       OK ]" per test and the run total; a binary that dies
+# before its summary counts as one failure.
+run_unit() {
+	dir=$1
+	tier=$2
+	p=0
+	f=0
+	for t in "$dir"/tests/test_*; do
+		[ -x "$t" ] || continue
+		out="$LOGDIR/$(basename "$t").out"
+		"$t" >"$out" 2>&1
+		rc=$?
+		ok=$(grep -c '^\[       OK \]' "$out")
+		run=$(sed -nE 's/^\[==========\] ([0-9]+) test\(s\) run\./\1/p' "$out" | tail -n 1)
+		if [ -z "$run" ]; then
+			cat "$out"
+			echo "$tier: $(basename "$t") exited $rc without a summary"
+			f=$((f + 1))
+			continue
+		fi
+		p=$((p + ok))
+		f=$((f + run - ok))
+		if [ "$rc" -ne 0 ] || [ "$ok" -ne "$run" ]; then
+			grep -E 'FAILED|error|Error|ERROR' "$out" | head -n 40
+		fi
+	done
+	echo "$tier: $p passed, $f failed"
+}
+
+tier() {
+	name=$1
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "$LOGDIR/$name.log"
+	account "$LOGDIR/$name.log" "$name"
+}
+
+want() {
+	[ "$MODE" = all ] || [ "$MODE" = "$1" ]
+}
+
+MODE=${1:-all}
+if want unit; then
+	tier unit run_unit build unit
+fi
+if want fakesys; then
+	tier fakesys env BUILDDIR=build tests/fakesys/run.sh
+fi
+if want san || [ "$MODE" = all ]; then
+	if [ "$MODE" = san ] || [ "$MODE" = all ]; then
+		tier unit-san run_unit build-san unit-san
+		tier fakesys-san env BUILDDIR=build-san ASAN_OPTIONS=detect_leaks=1 tests/fakesys/run.sh
+	fi
+fi
+if want vm; then
+	tier vm env BUILDDIR=build tests/vm/run.sh
+fi
+
+if [ "$TOTAL_S" -gt 0 ]; then
+	echo "$TOTAL_P passed, $TOTAL_F failed, $TOTAL_S skipped"
+else
+	echo "$TOTAL_P passed, $TOTAL_F failed"
+fi
+[ "$TOTAL_F" -eq 0 ]
