@@ -448,6 +448,10 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 	bool bs_ok = false, bs_ok_after = false;
 	int r = 0;
 
+	bool algorithms_written = rep->algorithms_written;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->algorithms_written = algorithms_written;
 	memcpy(rep->name, d->name, sizeof(rep->name));
 	rep->initialized = d->initialized;
 	rep->before = rep->after = d->mm;

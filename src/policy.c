@@ -9,6 +9,7 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 			 uint64_t mem_available)
 {
 	double util, age;
+	uint64_t r;
 
 	if (max_sec == 0)
 		return 0;
@@ -18,12 +19,14 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 		mem_available = mem_total;
 	util = 1.0 - (double)mem_available / (double)mem_total;
 	age = (double)min_sec + (double)(max_sec - min_sec) * exp(-5.0 * util);
-	if (age < (double)min_sec)
+	/* Round to whole seconds (the kernel takes seconds), then clamp in integers: a
+	 * double cannot represent every u64, so the rounded value may land just outside. */
+	if (age <= (double)min_sec)
 		return min_sec;
-	if (age > (double)max_sec)
+	if (age >= (double)max_sec)
 		return max_sec;
-	/* Round to whole seconds; the kernel takes seconds. */
-	return (uint64_t)(age + 0.5);
+	r = (uint64_t)(age + 0.5);
+	return r < min_sec ? min_sec : r > max_sec ? max_sec : r;
 }
 
 unsigned policy_fragmentation_permille(const struct zram_mm_stat *mm)

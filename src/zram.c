@@ -634,5 +634,8 @@ int zram_write(int root_fd, unsigned id, const char *attr, const char *cmd)
 	r = str_printf(line, sizeof(line), "%s\n", cmd);
 	if (r < 0)
 		return r;
-	return sysfs_write(root_fd, path, line);
+	r = sysfs_write(root_fd, path, line);
+	/* Every attribute written here exists while the device does (callers check the
+	 * capability first), so a missing file means the device was hot-removed. */
+	return r == -ENOENT ? -ENODEV : r;
 }

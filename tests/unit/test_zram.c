@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Parsers, capability table and command builders of the zram layer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fakeroot.h"
+#include "sysfs.h"
+#include "util.h"
+#include "zram.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void test_kver(void **state)
+{
+	struct kver v;
+
+	(void)state;
+	assert_int_equal(kver_parse("6.12.118-amd64\n", &v), 0);
+	assert_int_equal(v.major, 6);
+	assert_int_equal(v.minor, 12);
+	assert_int_equal(v.sub, 118);
+	assert_int_equal(kver_parse("7.0", &v), 0);
+	assert_int_equal(v.major, 7);
+	assert_int_equal(v.minor, 0);
+	assert_int_equal(v.sub, 0);
+	assert_int_equal(kver_parse("6.15.0-rc3+", &v), 0);
+	assert_true(kver_ge(&v, 6, 15, 0));
+	assert_false(kver_ge(&v, 6, 15, 1));
+	assert_int_equal(kver_parse("6", &v), -EINVAL);
+	assert_int_equal(kver_parse("linux", &v), -EINVAL);
+	assert_int_equal(kver_parse("", &v), -EINVAL);
+	v = (struct kver){ 6, 12, 0 };
+	assert_true(kver_ge(&v, 6, 2, 0));
+	assert_true(kver_ge(&v, 5, 99, 99));
+	assert_false(kver_ge(&v, 6, 13, 0));
+	assert_false(kver_ge(&v, 7, 0, 0));
+}
+
+static void test_mm_stat(void **state)
+{
+	struct zram_mm_stat m;
+
+	(void)state;
+	assert_int_equal(zram_parse_mm_stat("109051904 42991616 45203456        0 45203456     1234"
+					    "        5     1037     1037\n",
+					    &m),
+			 0);
+	assert_int_equal(m.nfields, 9);
+	assert_int_equal(m.v[MM_ORIG_DATA_SIZE], 109051904);
+	assert_int_equal(m.v[MM_COMPR_DATA_SIZE], 42991616);
+	assert_int_equal(m.v[MM_MEM_USED_TOTAL], 45203456);
+	assert_int_equal(m.v[MM_SAME_PAGES], 1234);
+	assert_int_equal(m.v[MM_PAGES_COMPACTED], 5);
+	assert_int_equal(m.v[MM_HUGE_PAGES], 1037);
+	/* Older kernels: fewer fields; the missing ones are 0. */
+	assert_int_equal(zram_parse_mm_stat("4096 100 8192 0 8192 0 0\n", &m), 0);
+	assert_int_equal(m.nfields, 7);
+	assert_int_equal(m.v[MM_HUGE_PAGES], 0);
+	/* Future kernels: extra fields are ignored. */
+	assert_int_equal(zram_parse_mm_stat("1 2 3 4 5 6 7 8 9 10 11\n", &m), 0);
+	assert_int_equal(m.v[MM_HUGE_PAGES_SINCE], 9);
+	/* Values wider than the %8 columns. */
+	assert_int_equal(zram_parse_mm_stat("18446744073709551615 2 3\n", &m), 0);
+	assert_true(m.v[0] == UINT64_MAX);
+	assert_int_equal(zram_parse_mm_stat("garbage\n", &m), -EINVAL);
+	assert_int_equal(zram_parse_mm_stat("1 2\n", &m), -EINVAL);
+	assert_int_equal(zram_parse_mm_stat("1 -2 3\n", &m), -EINVAL);
+	assert_int_equal(zram_parse_mm_stat("1 2 3\n4 5 6\n", &m), -EINVAL);
+	assert_int_equal(zram_parse_mm_stat("18446744073709551616 2 3\n", &m), -EINVAL);
+	assert_int_equal(zram_parse_mm_stat("", &m), -EINVAL);
+}
+
+static void test_algo_list(void **state)
+{
+	const char *s = "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n";
+	struct zram_algo_list l;
+
+	(void)state;
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &l), 0);
+	assert_int_equal(l.n, 7);
+	assert_int_equal(l.selected, 4);
+	assert_string_equal(l.name[l.selected], "zstd");
+	assert_string_equal(l.name[6], "842");
+	assert_true(zram_algo_list_has(&l, "deflate"));
+	assert_false(zram_algo_list_has(&l, "brotli"));
+	/* Crypto-era (<= 6.11) order with the selection appended. */
+	s = "lzo [lzo-rle] lz4 lz4hc 842 zstd \n";
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &l), 0);
+	assert_string_equal(l.name[l.selected], "lzo-rle");
+	s = "lzo lz4 \n";
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &l), 0);
+	assert_int_equal(l.selected, -1);
+	s = "[lzo] [lz4] \n";
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &l), -EINVAL);
+	s = "[lzo \n";
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &l), -EINVAL);
+	s = "LZO \n";
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &l), -EINVAL);
+	s = "lzo] \n";
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &l), -EINVAL);
+}
+
+static void test_recomp_listing(void **state)
+{
+	struct zram_recomp r;
+
+	(void)state;
+	assert_int_equal(zram_parse_recomp_listing("", &r), 0);
+	assert_int_equal(r.count, 0);
+	assert_int_equal(r.highest, 0);
+	assert_false(r.gap);
+
+	assert_int_equal(zram_parse_recomp_listing("#1: lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n"
+						   "#2: lzo-rle lzo lz4 lz4hc zstd [deflate] 842 \n",
+						   &r),
+			 0);
+	assert_int_equal(r.count, 2);
+	assert_int_equal(r.highest, 2);
+	assert_false(r.gap);
+	assert_string_equal(r.name[1], "zstd");
+	assert_string_equal(r.name[2], "deflate");
+	assert_int_equal(zram_recomp_find(&r, "deflate"), 2);
+	assert_int_equal(zram_recomp_find(&r, "lz4"), 0);
+	assert_int_equal(r.avail.n, 7);
+
+	/* 6.15+ trap: only priority 2 configured. */
+	assert_int_equal(zram_parse_recomp_listing("#2: lzo lz4 [zstd] \n", &r), 0);
+	assert_true(r.gap);
+	assert_int_equal(r.highest, 2);
+	assert_int_equal(r.count, 1);
+	assert_int_equal(zram_parse_recomp_listing("#1: [zstd] \n#3: [lz4hc] \n", &r), 0);
+	assert_true(r.gap);
+
+	assert_int_equal(zram_parse_recomp_listing("#4: [zstd] \n", &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("#0: [zstd] \n", &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("#2: [zstd] \n#1: [lz4] \n", &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("#1: [zstd] \n#1: [lz4] \n", &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("#1: zstd lz4 \n", &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("1: [zstd] \n", &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("#1:[zstd]\n", &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("garbage", &r), -EINVAL);
+}
+
+static void test_caps(void **state)
+{
+	struct zram_caps c;
+	struct kver v;
+	char why[8][256];
+	unsigned n;
+
+	(void)state;
+	v = (struct kver){ 6, 2, 0 };
+	zram_caps_derive(&c, &v, true, false, false, true, TRI_UNKNOWN);
+	assert_true(c.multi_comp);
+	assert_false(c.max_pages);
+	assert_false(c.priority);
+	assert_false(c.eagain);
+	assert_false(c.prio_max_active);
+	assert_true(c.threshold_pagesize);
+	assert_int_equal(c.idle_age, TRI_UNKNOWN);
+	n = zram_caps_explain(&c, &v, why, 8);
+	assert_int_equal(n, 5);
+	assert_non_null(strstr(why[0], "max_pages"));
+	assert_non_null(strstr(why[0], "6.10"));
+
+	v = (struct kver){ 6, 10, 3 };
+	zram_caps_derive(&c, &v, true, false, true, true, TRI_NO);
+	assert_true(c.max_pages);
+	assert_false(c.priority);
+	assert_int_equal(c.idle_age, TRI_YES); /* block_state implies ac-time tracking */
+
+	v = (struct kver){ 6, 12, 0 };
+	zram_caps_derive(&c, &v, true, true, false, true, TRI_NO);
+	assert_true(c.priority);
+	assert_false(c.eagain); /* 6.12.0 had no pp_in_progress */
+	assert_int_equal(c.idle_age, TRI_NO);
+	v = (struct kver){ 6, 12, 118 };
+	zram_caps_derive(&c, &v, true, true, true, true, TRI_UNKNOWN);
+	assert_true(c.eagain);
+	assert_false(c.prio_max_active);
+	n = zram_caps_explain(&c, &v, why, 8);
+	assert_int_equal(n, 0);
+
+	v = (struct kver){ 6, 15, 0 };
+	zram_caps_derive(&c, &v, true, true, true, true, TRI_UNKNOWN);
+	assert_true(c.prio_max_active);
+	assert_true(c.eagain);
+	v = (struct kver){ 7, 0, 0 };
+	zram_caps_derive(&c, &v, true, true, true, true, TRI_UNKNOWN);
+	assert_false(c.eagain); /* 7.0 blocks instead */
+	assert_true(c.prio_max_active);
+
+	/* No MULTI_COMP: nothing recompression-related, one explanation. */
+	v = (struct kver){ 6, 18, 44 };
+	zram_caps_derive(&c, &v, false, true, false, false, TRI_NO);
+	assert_false(c.multi_comp);
+	assert_false(c.max_pages);
+	assert_false(c.eagain);
+	n = zram_caps_explain(&c, &v, why, 8);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(why[0], "CONFIG_ZRAM_MULTI_COMP"));
+	v = (struct kver){ 5, 15, 0 };
+	n = zram_caps_explain(&c, &v, why, 8);
+	assert_non_null(strstr(why[0], "6.2"));
+}
+
+static struct zram_dev dev_612(void)
+{
+	struct zram_dev d = { .id = 0, .name = "zram0", .initialized = true };
+	struct kver v = { 6, 12, 118 };
+	const char *s = "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n";
+
+	assert_int_equal(zram_parse_algo_list(s, strlen(s), &d.comp), 0);
+	assert_int_equal(zram_parse_recomp_listing("#1: lzo [zstd] \n#2: lzo [deflate] \n", &d.recomp),
+			 0);
+	zram_caps_derive(&d.caps, &v, true, true, true, true, TRI_YES);
+	return d;
+}
+
+static void test_build_recompress(void **state)
+{
+	struct zram_dev d = dev_612();
+	char buf[160];
+	struct recompress_cmd c = { .type = PASS_IDLE };
+
+	(void)state;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "type=idle");
+	c = (struct recompress_cmd){ .type = PASS_HUGE_IDLE, .threshold = 3000, .max_pages = 2048 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "type=huge_idle threshold=3000 max_pages=2048");
+	c = (struct recompress_cmd){ .type = PASS_HUGE, .algo = "deflate", .max_pages = 1 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "type=huge algo=deflate max_pages=1");
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .priority = 2 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "type=idle priority=2");
+
+	/* Every rejected value, none of which the kernel would reject itself. */
+	c = (struct recompress_cmd){ .type = (enum pass_type)7 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .threshold = 4096 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .algo = "lz4" };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .algo = "zstd max_pages=0" };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .priority = 3 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .priority = 4 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .max_pages = 2048 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, 10), -ENOBUFS);
+
+	/* Version gates: keys that older kernels would silently ignore. */
+	struct kver v = { 6, 9, 0 };
+	zram_caps_derive(&d.caps, &v, true, false, false, true, TRI_YES);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .max_pages = 2048 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EOPNOTSUPP);
+	v = (struct kver){ 6, 11, 0 };
+	zram_caps_derive(&d.caps, &v, true, false, false, true, TRI_YES);
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .priority = 1 };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EOPNOTSUPP);
+	zram_caps_derive(&d.caps, &v, false, false, false, true, TRI_YES);
+	c = (struct recompress_cmd){ .type = PASS_IDLE };
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EOPNOTSUPP);
+}
+
+static void test_build_other(void **state)
+{
+	struct zram_dev d = dev_612();
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(zram_build_idle(&d, 0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "all");
+	assert_int_equal(zram_build_idle(&d, 3600, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "3600");
+	assert_int_equal(zram_build_idle(&d, 31536001, buf, sizeof(buf)), -ERANGE);
+	d.caps.idle_age = TRI_NO;
+	assert_int_equal(zram_build_idle(&d, 60, buf, sizeof(buf)), -EOPNOTSUPP);
+
+	d.initialized = false;
+	assert_int_equal(zram_build_recomp_algorithm(&d, "deflate", 2, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "algo=deflate priority=2");
+	assert_int_equal(zram_build_recomp_algorithm(&d, "brotli", 1, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(zram_build_recomp_algorithm(&d, "zstd", 0, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(zram_build_recomp_algorithm(&d, "zstd", 4, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(zram_build_recomp_algorithm(&d, "zs td", 1, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 9, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "priority=2 level=9");
+	assert_int_equal(zram_build_algorithm_params(&d, 1, -5, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "priority=1 level=-5");
+	d.initialized = true; /* ABI pitfall 9: never after disksize */
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 9, buf, sizeof(buf)), -EBUSY);
+}
+
+static void test_probe_and_write(void **state)
+{
+	struct zram_dev d;
+	struct kver v = { 6, 12, 118 };
+	const char *attr = NULL;
+	uint64_t total, avail;
+	int root;
+
+	(void)state;
+	assert_int_equal(fr_setup(), 0);
+	fr_write("proc/sys/kernel/osrelease", "6.12.118-amd64\n");
+	fr_write("proc/meminfo", "MemTotal:        1000000 kB\nMemFree:  1 kB\n"
+				 "MemAvailable:     250000 kB\n");
+	fr_write("sys/devices/virtual/block/zram0/initstate", "1\n");
+	fr_write("sys/devices/virtual/block/zram0/disksize", "1073741824\n");
+	fr_write("sys/devices/virtual/block/zram0/comp_algorithm",
+		 "[lzo-rle] lzo lz4 lz4hc zstd deflate 842 \n");
+	fr_write("sys/devices/virtual/block/zram0/recomp_algorithm",
+		 "#1: lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n");
+	fr_write("sys/devices/virtual/block/zram0/recompress", "");
+	fr_write("sys/devices/virtual/block/zram0/algorithm_params", "");
+	fr_write("sys/devices/virtual/block/zram0/mm_stat", " 4096 100 8192 0 8192 0 0 0 0\n");
+	fr_write("sys/devices/virtual/block/zram0/idle", "");
+	fr_write("sys/devices/virtual/block/zram0/reset", "");
+	/* an absolute link, resolved inside the root */
+	char link[PATH_MAX];
+	snprintf(link, sizeof(link), "%s/sys/block", fr_dir);
+	(void)mkdir(link, 0755);
+	snprintf(link, sizeof(link), "%s/sys/block/zram0", fr_dir);
+	assert_int_equal(symlink("/sys/devices/virtual/block/zram0", link), 0);
+	root = fr_open_root();
+	assert_true(root >= 0);
+
+	unsigned ids[4];
+	assert_int_equal(sysfs_list_zram(root, ids, 4), 1);
+	assert_int_equal(ids[0], 0);
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), 0);
+	assert_true(d.initialized);
+	assert_true(d.disksize == 1073741824ULL);
+	assert_string_equal(zram_primary(&d), "lzo-rle");
+	assert_string_equal(d.recomp.name[1], "zstd");
+	assert_true(d.caps.multi_comp);
+	assert_false(d.caps.block_state);
+	assert_int_equal(d.mm.v[MM_MEM_USED_TOTAL], 8192);
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 1, &d, &attr), -ENODEV);
+
+	assert_int_equal(zram_read_meminfo(root, &total, &avail), 0);
+	assert_true(total == 1024000000ULL);
+	assert_true(avail == 256000000ULL);
+
+	/* Commands land as lines, in order; anything off the allowlist is refused. */
+	assert_int_equal(zram_write(root, 0, "idle", "all"), 0);
+	assert_int_equal(zram_write(root, 0, "recompress", "type=idle max_pages=2048"), 0);
+	assert_int_equal(zram_write(root, 0, "recompress", "type=huge max_pages=2048"), 0);
+	assert_string_equal(fr_read("sys/devices/virtual/block/zram0/recompress"),
+			    "type=idle max_pages=2048\ntype=huge max_pages=2048\n");
+	assert_string_equal(fr_read("sys/devices/virtual/block/zram0/idle"), "all\n");
+	assert_int_equal(zram_write(root, 0, "reset", "1"), -EPERM);
+	assert_int_equal(zram_write(root, 0, "disksize", "1G"), -EPERM);
+	assert_string_equal(fr_read("sys/devices/virtual/block/zram0/reset"), "");
+	assert_false(sysfs_write_allowed("sys/block/zram0/../zram1/recompress"));
+	assert_false(sysfs_write_allowed("sys/block/zram00/recompress"));
+	assert_false(sysfs_write_allowed("sys/block/loop0/recompress"));
+	assert_false(sysfs_write_allowed("/sys/block/zram0/recompress"));
+	assert_true(sysfs_write_allowed("sys/block/zram12/compact"));
+
+	/* malformed attribute contents name the attribute */
+	fr_write("sys/devices/virtual/block/zram0/mm_stat", "garbage\n");
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), -EINVAL);
+	assert_string_equal(attr, "mm_stat");
+	fr_write("sys/devices/virtual/block/zram0/mm_stat", "1 2 3 4 5 6 7 8 9\n");
+	fr_write("sys/devices/virtual/block/zram0/recomp_algorithm", "#1: zstd\n");
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), -EINVAL);
+	assert_string_equal(attr, "recomp_algorithm");
+	close(root);
+	fr_teardown();
+}
+
+static void test_kconfig(void **state)
+{
+	struct kver v = { 6, 12, 0 };
+	int root;
+
+	(void)state;
+	assert_int_equal(fr_setup(), 0);
+	root = fr_open_root();
+	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_UNKNOWN);
+	fr_write("boot/config-6.12.0", "CONFIG_ZRAM=y\n# CONFIG_ZRAM_TRACK_ENTRY_ACTIME is not set\n");
+	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_NO);
+	fr_write("boot/config-6.12.0", "CONFIG_ZRAM=m\nCONFIG_ZRAM_TRACK_ENTRY_ACTIME=y\n");
+	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_YES);
+	fr_write("boot/config-6.12.0", "CONFIG_ZRAM=m\n");
+	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_NO);
+	/* 6.2-6.7: MEMORY_TRACKING is the switch */
+	v = (struct kver){ 6, 6, 0 };
+	fr_write("boot/config-6.6.0", "CONFIG_ZRAM=m\nCONFIG_ZRAM_MEMORY_TRACKING=y\n");
+	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.6.0"), TRI_YES);
+	close(root);
+	fr_teardown();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kver),
+		cmocka_unit_test(test_mm_stat),
+		cmocka_unit_test(test_algo_list),
+		cmocka_unit_test(test_recomp_listing),
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_build_recompress),
+		cmocka_unit_test(test_build_other),
+		cmocka_unit_test(test_probe_and_write),
+		cmocka_unit_test(test_kconfig),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
