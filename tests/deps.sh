@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install the Debian packages that building and `make check` need, when missing.
+# Safe to run repeatedly; needs root (or sudo) only when something is missing.
+set -eu
+
+PKGS="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev
+zlib1g-dev libinih-dev libcmocka-dev man-db groff-base zstd python3
+qemu-system-x86 busybox-static linux-source-6.12 bc bison flex libelf-dev libssl-dev
+cpio xz-utils kmod"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+echo "deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
