@@ -31,8 +31,36 @@ struct pass_ctx {
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);
 
+/* One recompress type in a pass, optionally preceded by an idle mark. */
+struct pass_step {
+	enum pass_type type;
+	unsigned priority;     /* recompress priority= (6.12+); 0 = every secondary in order */
+	bool mark_idle;	       /* write the idle mark before this step */
+	uint64_t idle_age_sec; /* 0 = "all" */
+};
+
+#define PASS_MAX_STEPS (CFG_MAX_PASSES + 2)
+
+/* What one pass does; --once builds it from the configuration, the daemon's policy too. */
+struct pass_plan {
+	unsigned n_steps;
+	struct pass_step steps[PASS_MAX_STEPS];
+	uint32_t threshold;	      /* 0 = none */
+	uint64_t batch_pages;	      /* max_pages per write (>= 1) */
+	uint64_t pages_budget;	      /* per step; 0 = unlimited */
+	enum compact_mode compact;
+	unsigned compact_frag_permille; /* auto: compact at this fragmentation or more */
+	uint64_t compact_min_saved;	/* auto: also when the pass saved this much (0 = off) */
+};
+
+/* The plan of a --once pass: config passes in order, the idle mark before the first
+ * idle type, with the given age. */
+void pass_plan_from_config(const struct dev_config *cfg, uint64_t idle_age_sec,
+			   struct pass_plan *ret);
+
 struct pass_report {
 	enum pass_type type;
+	unsigned priority;
 	unsigned commands;	/* recompress writes that succeeded */
 	unsigned eagain;	/* EAGAIN retries */
 	uint64_t pages_charged; /* sum of max_pages written */
@@ -86,7 +114,11 @@ struct device_report {
 int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			      const struct dev_config *cfg, struct device_report *rep);
 
-/* The whole pass on an initialized device. Returns 0 or the first -errno (logged). */
+/* Execute a plan on an initialized device. Returns 0 or the first -errno (logged). */
+int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		 struct device_report *rep);
+
+/* --once: the plan from cfg with the adaptive idle age from ctx's meminfo, executed. */
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep);
 

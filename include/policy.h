@@ -26,12 +26,14 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 unsigned policy_fragmentation_permille(const struct zram_mm_stat *mm);
 
 /*
- * Compaction after the passes. auto: when fragmentation is at least
- * POLICY_COMPACT_FRAG_PERMILLE (measured: a fresh lzo-rle pool is at ~50 per mille from
+ * Compaction after the passes. auto: when fragmentation is at least frag_permille
+ * (default POLICY_COMPACT_FRAG_PERMILLE), or when the pass saved at least min_saved bytes
+ * of compressed data (min_saved 0 = that rule off). Measured: a fresh lzo-rle pool is at ~50 per mille from
  * size-class rounding alone; after recompression it was 190, after compaction 55).
  */
 #define POLICY_COMPACT_FRAG_PERMILLE 100
-bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *after);
+bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *after,
+			   unsigned frag_permille, uint64_t saved, uint64_t min_saved);
 
 enum batch_verdict {
 	BATCH_CONTINUE,

@@ -257,20 +257,26 @@ static bool is_fatal_for_device(int r)
 }
 
 static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
-			const struct dev_config *cfg, enum pass_type type, struct pass_report *pr,
-			uint64_t *marks)
+			const struct pass_plan *plan, const struct pass_step *step,
+			struct pass_report *pr, uint64_t *marks)
 {
 	struct batch_state st = {
-		.pages_budget = cfg->max_pages_per_pass,
+		.pages_budget = plan->pages_budget,
 		.batched = d->caps.max_pages,
 	};
+	enum pass_type type = step->type;
 	struct zram_mm_stat start = d->mm;
 	int r = 0;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->type = type;
+	pr->priority = step->priority;
 	for (;;) {
-		struct recompress_cmd c = { .type = type, .threshold = cfg->threshold_bytes };
+		struct recompress_cmd c = {
+			.type = type,
+			.threshold = plan->threshold,
+			.priority = step->priority,
+		};
 		struct zram_mm_stat before = d->mm, after;
 		uint64_t marks_now;
 		char cmd[160];
@@ -282,7 +288,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			break;
 		}
 		if (st.batched)
-			c.max_pages = policy_batch_pages(&st, cfg->max_pages_per_batch);
+			c.max_pages = policy_batch_pages(&st, plan->batch_pages);
 		r = zram_build_recompress(d, &c, cmd, sizeof(cmd));
 		if (r < 0) {
 			log_error("%s: recompress: invalid command for pass %s: %s", d->name,
@@ -297,13 +303,13 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 				fprintf(ctx->out,
 					"%s:   (repeated while batches make progress, %s)\n",
 					d->name,
-					cfg->max_pages_per_pass ? "up to max-pages-per-pass pages"
+					plan->pages_budget ? "up to max-pages-per-pass pages"
 								: "no page limit");
 			break;
 		}
 		r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
 		if (r < 0) {
-			log_write_error(ctx, d, "recompress", cmd, r, cfg->threshold_bytes);
+			log_write_error(ctx, d, "recompress", cmd, r, plan->threshold);
 			pr->stop = STOP_ERROR;
 			pr->error = r;
 			break;
@@ -366,19 +372,35 @@ static const char *stop_name(enum batch_stop s)
 	return "?";
 }
 
-static bool pass_needs_idle(const struct dev_config *cfg)
+void pass_plan_from_config(const struct dev_config *cfg, uint64_t idle_age_sec,
+			   struct pass_plan *ret)
 {
-	for (unsigned i = 0; i < cfg->n_passes; i++)
-		if (cfg->passes[i] == PASS_IDLE || cfg->passes[i] == PASS_HUGE_IDLE)
-			return true;
-	return false;
+	bool marked = false;
+
+	memset(ret, 0, sizeof(*ret));
+	for (unsigned i = 0; i < cfg->n_passes && i < PASS_MAX_STEPS; i++) {
+		struct pass_step *s = &ret->steps[ret->n_steps++];
+
+		s->type = cfg->passes[i];
+		/* One mark before the first idle type: recompression clears IDLE on what it
+		 * tried (6.13+, 6.12.y), and a second age-based mark would re-mark every slot
+		 * just recompressed (their ac_time is 0, ABI pitfall 23). */
+		if (!marked && (s->type == PASS_IDLE || s->type == PASS_HUGE_IDLE)) {
+			s->mark_idle = true;
+			s->idle_age_sec = idle_age_sec;
+			marked = true;
+		}
+	}
+	ret->threshold = cfg->threshold_bytes;
+	ret->batch_pages = cfg->max_pages_per_batch;
+	ret->pages_budget = cfg->max_pages_per_pass;
+	ret->compact = cfg->compact;
+	ret->compact_frag_permille = POLICY_COMPACT_FRAG_PERMILLE;
 }
 
-static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
+static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t age,
 		     struct device_report *rep)
 {
-	uint64_t age = policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec,
-				       ctx->mem_total, ctx->mem_available);
 	char cmd[32];
 	int r;
 
@@ -442,10 +464,23 @@ static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep)
 {
+	struct pass_plan plan;
+
+	pass_plan_from_config(cfg,
+			      policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec,
+					      ctx->mem_total, ctx->mem_available),
+			      &plan);
+	return pass_execute(ctx, d, &plan, rep);
+}
+
+int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		 struct device_report *rep)
+{
 	struct bs_bitmap inc_before = { 0 }, inc_after = { 0 };
 	struct bs_counts bs0 = { 0 }, bs1 = { 0 };
 	uint64_t nslots = d->disksize / ZRAM_PAGE_SIZE, marks = 0;
 	bool bs_ok = false, bs_ok_after = false;
+	int64_t saved;
 	int r = 0;
 
 	bool algorithms_written = rep->algorithms_written;
@@ -500,19 +535,22 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 		marks = bs0.incompressible + bs0.recompressed;
 	}
 
-	if (pass_needs_idle(cfg)) {
-		r = mark_idle(ctx, d, cfg, rep);
-		if (r < 0) {
-			rep->error = r;
-			if (is_fatal_for_device(r))
-				goto out;
+	for (unsigned i = 0; i < plan->n_steps && i < PASS_MAX_STEPS; i++) {
+		const struct pass_step *step = &plan->steps[i];
+		struct pass_report *pr;
+
+		if (step->mark_idle) {
+			r = mark_idle(ctx, d, step->idle_age_sec, rep);
+			if (r < 0) {
+				if (!rep->error)
+					rep->error = r;
+				if (is_fatal_for_device(r))
+					goto out;
+				continue;
+			}
 		}
-	}
-
-	for (unsigned i = 0; i < cfg->n_passes; i++) {
-		struct pass_report *pr = &rep->passes[rep->n_passes++];
-
-		r = run_one_type(ctx, d, cfg, cfg->passes[i], pr, bs_ok ? &marks : NULL);
+		pr = &rep->passes[rep->n_passes++];
+		r = run_one_type(ctx, d, plan, step, pr, bs_ok ? &marks : NULL);
 		if (r < 0 && !rep->error)
 			rep->error = r;
 		if (r < 0 && is_fatal_for_device(r))
@@ -522,19 +560,21 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 	}
 
 	if (ctx->dry_run) {
-		if (cfg->compact == COMPACT_ALWAYS)
+		if (plan->compact == COMPACT_ALWAYS)
 			(void)write_cmd(ctx, d, "compact", "1", NULL, NULL);
-		else if (cfg->compact == COMPACT_AUTO)
+		else if (plan->compact == COMPACT_AUTO)
 			fprintf(ctx->out,
 				"%s: would write '1' to compact if fragmentation after the passes "
 				"is at least %u.%u%% (now %u.%u%%)\n",
-				d->name, POLICY_COMPACT_FRAG_PERMILLE / 10,
-				POLICY_COMPACT_FRAG_PERMILLE % 10,
+				d->name, plan->compact_frag_permille / 10,
+				plan->compact_frag_permille % 10,
 				policy_fragmentation_permille(&d->mm) / 10,
 				policy_fragmentation_permille(&d->mm) % 10);
 		goto out;
 	}
-	if (policy_should_compact(cfg->compact, &d->mm)) {
+	saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
+	if (policy_should_compact(plan->compact, &d->mm, plan->compact_frag_permille,
+				  saved > 0 ? (uint64_t)saved : 0, plan->compact_min_saved)) {
 		struct zram_mm_stat before = d->mm;
 
 		r = write_cmd(ctx, d, "compact", "1", &rep->compact_ns, NULL);

@@ -39,7 +39,8 @@ unsigned policy_fragmentation_permille(const struct zram_mm_stat *mm)
 	return (unsigned)((double)(used - compr) * 1000.0 / (double)used);
 }
 
-bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *after)
+bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *after,
+			   unsigned frag_permille, uint64_t saved, uint64_t min_saved)
 {
 	switch (mode) {
 	case COMPACT_ALWAYS:
@@ -47,7 +48,11 @@ bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *af
 	case COMPACT_NEVER:
 		return false;
 	case COMPACT_AUTO:
-		return policy_fragmentation_permille(after) >= POLICY_COMPACT_FRAG_PERMILLE;
+		if (after->v[MM_MEM_USED_TOTAL] == 0)
+			return false;
+		if (min_saved && saved >= min_saved)
+			return true;
+		return policy_fragmentation_permille(after) >= frag_permille;
 	}
 	return false;
 }

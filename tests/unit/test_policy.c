@@ -60,9 +60,20 @@ static void test_fragmentation_and_compact(void **state)
 		mm.v[MM_COMPR_DATA_SIZE] = t[i].compr;
 		mm.v[MM_MEM_USED_TOTAL] = t[i].used;
 		assert_int_equal(policy_fragmentation_permille(&mm), t[i].permille);
-		assert_int_equal(policy_should_compact(COMPACT_AUTO, &mm), t[i].auto_compact);
-		assert_false(policy_should_compact(COMPACT_NEVER, &mm));
-		assert_int_equal(policy_should_compact(COMPACT_ALWAYS, &mm), t[i].used > 0);
+		assert_int_equal(policy_should_compact(COMPACT_AUTO, &mm, 100, 0, 0),
+				 t[i].auto_compact);
+		assert_false(policy_should_compact(COMPACT_NEVER, &mm, 100, 1 << 30, 1));
+		assert_int_equal(policy_should_compact(COMPACT_ALWAYS, &mm, 100, 0, 0),
+				 t[i].used > 0);
+		/* the "saved enough" rule */
+		assert_int_equal(policy_should_compact(COMPACT_AUTO, &mm, 100, 16 << 20, 16 << 20),
+				 t[i].used > 0);
+		assert_int_equal(policy_should_compact(COMPACT_AUTO, &mm, 100, (16 << 20) - 1,
+						       16 << 20),
+				 t[i].auto_compact);
+		/* a configurable share */
+		assert_int_equal(policy_should_compact(COMPACT_AUTO, &mm, 200, 0, 0),
+				 policy_fragmentation_permille(&mm) >= 200 && t[i].used > 0);
 	}
 }
 
