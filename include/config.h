@@ -3,8 +3,8 @@
 #define ZRAM_RECOMPD_CONFIG_H
 
 /*
- * Configuration: /etc/zram-recompd.conf, then <main>.d/*.conf in lexical order (later
- * wins), parsed with inih. Section [global] holds defaults; [zramN] sections override
+ * Configuration: /etc/zram-recompd.conf, then the *.conf files in <main>.d in lexical
+ * order (later wins), parsed with inih. Section [global] holds defaults; [zramN] sections override
  * the keys they set for that device only. See docs/zram-recompd.conf.5.
  */
 
@@ -17,6 +17,8 @@
 #define CFG_MAX_PASSES 8
 #define CFG_MAX_DEVICES 64
 #define CFG_MAX_ERRORS 32
+#define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
+#define CFG_N_KEYS 9			     /* number of enum cfg_key bits */
 
 enum pass_type {
 	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
@@ -43,6 +45,19 @@ enum cfg_key {
 	CFG_K_COMPACT = 1u << 8,
 };
 
+/* One algorithm-params token as written: "NAME:level=N" (prio 0) or "P:level=N". */
+struct cfg_param {
+	unsigned prio; /* 1..CFG_MAX_ALGOS, or 0 = by algorithm name */
+	char algo[CFG_ALGO_NAME_MAX];
+	int level;
+};
+
+/* Where a key was last set: file index in load order (0 = main file) and line; line 0 = never. */
+struct cfg_origin {
+	unsigned file;
+	unsigned line;
+};
+
 struct dev_config {
 	/* recompress-algorithms: secondary list in priority order (index 0 = priority 1). */
 	unsigned n_algos;
@@ -53,6 +68,13 @@ struct dev_config {
 	 */
 	bool has_level[CFG_MAX_ALGOS];
 	int level[CFG_MAX_ALGOS];
+	/*
+	 * The tokens as written, applied left to right. They are kept because a section may
+	 * inherit them while overriding recompress-algorithms (names then resolve against the
+	 * section's list); config_effective() resolves them into has_level/level.
+	 */
+	unsigned n_params;
+	struct cfg_param params[CFG_MAX_PARAMS];
 	/* passes: kernel recompress types, run in this order. */
 	unsigned n_passes;
 	enum pass_type passes[CFG_MAX_PASSES];
@@ -63,6 +85,8 @@ struct dev_config {
 	uint64_t idle_age_max_sec; /* 0 = mark "all" */
 	enum compact_mode compact;
 	uint32_t set; /* enum cfg_key bits */
+	/* Indexed by bit number of enum cfg_key; for errors found after all files are read. */
+	struct cfg_origin origin[CFG_N_KEYS];
 };
 
 struct dev_section {
@@ -90,15 +114,21 @@ struct config_errors {
 void config_init(struct config *c);
 
 /*
- * Load main_path, then every "*.conf" regular file in dropin_dir in lexical (strcmp)
- * order. A missing main file or directory is not an error. Returns 0, -EINVAL when any
- * error was recorded in errs (c then holds what parsed), or -errno when a file exists but
- * cannot be read (also recorded in errs).
+ * Reset c to the defaults, then load main_path, then every "*.conf" regular file in
+ * dropin_dir in lexical (strcmp) order (either may be NULL). A missing main file or
+ * directory is not an error. Cross-key checks (algorithm-params names, idle-age-min <=
+ * idle-age-max) run once after the last file. errs is cleared first and may be NULL.
+ * Returns 0, -EINVAL when any error was recorded in errs (c then holds what parsed), or
+ * -errno when a file exists but cannot be read (also recorded in errs).
  */
 int config_load(struct config *c, const char *main_path, const char *dropin_dir,
 		struct config_errors *errs);
 
-/* Parse one file into c (used by config_load and by tests). Same return convention. */
+/*
+ * Parse one file into c on top of what c holds (no reset; call config_init first), then
+ * run the cross-key checks. For single-file use and tests. errs is cleared first and may
+ * be NULL. Same return convention; a missing file is an error here (-ENOENT, recorded).
+ */
 int config_load_file(struct config *c, const char *path, struct config_errors *errs);
 
 /* Effective settings for device id: global overridden by the keys its section set. */

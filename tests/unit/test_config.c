@@ -1,0 +1,1236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests for src/config.c: files are written to a fresh mkdtemp directory per test. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "util.h"
+
+static char tmpdir[64];
+static char pathbuf[8][512];
+static unsigned pathslot;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	strcpy(tmpdir, "/tmp/test_config.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	return nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Path of name inside the test directory (a few stay valid at once). */
+static const char *tpath(const char *name)
+{
+	char *p = pathbuf[pathslot++ % ARRAY_SIZE(pathbuf)];
+
+	snprintf(p, sizeof(pathbuf[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static const char *write_file(const char *name, const char *content)
+{
+	const char *p = tpath(name);
+	FILE *f = fopen(p, "we");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(content, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	return p;
+}
+
+/* Load content as the single file "t.conf" on top of the defaults. */
+static int load_str(struct config *c, struct config_errors *e, const char *content)
+{
+	config_init(c);
+	return config_load_file(c, write_file("t.conf", content), e);
+}
+
+/* content must produce exactly one error: "<path of t.conf>:<suffix>". */
+static void check_one_error(const char *content, const char *suffix)
+{
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	assert_int_equal(load_str(&c, &e, content), -EINVAL);
+	snprintf(want, sizeof(want), "%s:%s", tpath("t.conf"), suffix);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.msg[0], want);
+}
+
+/* Load "[global]\n<key> = <value>\n" and expect success. */
+static void load_global_kv(struct config *c, const char *key, const char *value)
+{
+	struct config_errors e;
+	char buf[512];
+	int r;
+
+	snprintf(buf, sizeof(buf), "[global]\n%s = %s\n", key, value);
+	r = load_str(c, &e, buf);
+	if (r != 0)
+		fail_msg("'%s = %s': %s", key, value, e.n ? e.msg[0] : "?");
+	assert_int_equal(e.n, 0);
+}
+
+/* "[global]\n<key> = <value>\n" must fail with "2: key '<key>': <reason>". */
+static void check_global_kv_error(const char *key, const char *value, const char *reason)
+{
+	char buf[512], suffix[512];
+
+	snprintf(buf, sizeof(buf), "[global]\n%s = %s\n", key, value);
+	snprintf(suffix, sizeof(suffix), "2: key '%s': %s", key, reason);
+	check_one_error(buf, suffix);
+}
+
+/* Values only: ignores set bits, origins and the raw algorithm-params tokens. */
+static void assert_dev_equal(const struct dev_config *a, const struct dev_config *b)
+{
+	assert_int_equal(a->n_algos, b->n_algos);
+	for (unsigned i = 0; i < a->n_algos; i++) {
+		assert_string_equal(a->algos[i], b->algos[i]);
+		assert_int_equal(a->has_level[i], b->has_level[i]);
+		if (a->has_level[i])
+			assert_int_equal(a->level[i], b->level[i]);
+	}
+	assert_int_equal(a->n_passes, b->n_passes);
+	for (unsigned i = 0; i < a->n_passes; i++)
+		assert_int_equal(a->passes[i], b->passes[i]);
+	assert_int_equal(a->threshold_bytes, b->threshold_bytes);
+	assert_int_equal(a->max_pages_per_batch, b->max_pages_per_batch);
+	assert_int_equal(a->max_pages_per_pass, b->max_pages_per_pass);
+	assert_int_equal(a->idle_age_min_sec, b->idle_age_min_sec);
+	assert_int_equal(a->idle_age_max_sec, b->idle_age_max_sec);
+	assert_int_equal(a->compact, b->compact);
+}
+
+static char *print_to_string(const struct config *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	config_print(c, f);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_defaults(void **state)
+{
+	struct config c;
+	struct dev_config d;
+
+	config_init(&c);
+	assert_true(c.devices_all);
+	assert_int_equal(c.n_devices, 0);
+	assert_int_equal(c.n_sections, 0);
+	assert_int_equal(c.global.n_algos, 1);
+	assert_string_equal(c.global.algos[0], "zstd");
+	assert_int_equal(c.global.n_params, 0);
+	assert_false(c.global.has_level[0]);
+	assert_int_equal(c.global.n_passes, 3);
+	assert_int_equal(c.global.passes[0], PASS_HUGE_IDLE);
+	assert_int_equal(c.global.passes[1], PASS_IDLE);
+	assert_int_equal(c.global.passes[2], PASS_HUGE);
+	assert_int_equal(c.global.threshold_bytes, 0);
+	assert_int_equal(c.global.max_pages_per_batch, 2048);
+	assert_int_equal(c.global.max_pages_per_pass, 131072);
+	assert_int_equal(c.global.idle_age_min_sec, 1800);
+	assert_int_equal(c.global.idle_age_max_sec, 14400);
+	assert_int_equal(c.global.compact, COMPACT_AUTO);
+	assert_int_equal(c.global.set, 0);
+
+	assert_true(config_device_selected(&c, 0));
+	assert_true(config_device_selected(&c, 7));
+	config_effective(&c, 3, &d);
+	assert_dev_equal(&d, &c.global);
+	assert_int_equal(d.set, 0);
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(pass_type_name(PASS_HUGE_IDLE), "huge_idle");
+	assert_string_equal(pass_type_name(PASS_IDLE), "idle");
+	assert_string_equal(pass_type_name(PASS_HUGE), "huge");
+	assert_string_equal(compact_mode_name(COMPACT_AUTO), "auto");
+	assert_string_equal(compact_mode_name(COMPACT_ALWAYS), "always");
+	assert_string_equal(compact_mode_name(COMPACT_NEVER), "never");
+}
+
+static void test_missing_files_ok(void **state)
+{
+	struct config c;
+	struct config_errors e = {.n = 5};
+
+	assert_int_equal(config_load(&c, tpath("nope.conf"), tpath("nope.conf.d"), &e), 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(e.dropped, 0);
+	assert_int_equal(c.global.max_pages_per_batch, 2048);
+	assert_true(c.devices_all);
+	/* NULL paths and NULL errs are accepted. */
+	assert_int_equal(config_load(&c, NULL, NULL, NULL), 0);
+}
+
+static void test_load_file_missing(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	config_init(&c);
+	assert_int_equal(config_load_file(&c, tpath("nope.conf"), &e), -ENOENT);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s: cannot open: No such file or directory",
+		 tpath("nope.conf"));
+	assert_string_equal(e.msg[0], want);
+}
+
+static void test_every_key_valid(void **state)
+{
+	struct config c;
+	struct config_errors e;
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "devices = zram1 zram0\n"
+				  "recompress-algorithms = zstd deflate\n"
+				  "algorithm-params = zstd:level=9 2:level=6\n"
+				  "passes = idle huge\n"
+				  "threshold-bytes = 3000\n"
+				  "max-pages-per-batch = 4096\n"
+				  "max-pages-per-pass = 0\n"
+				  "idle-age-min-sec = 60\n"
+				  "idle-age-max-sec = 0\n"
+				  "compact = never\n"),
+			 0);
+	assert_int_equal(e.n, 0);
+	assert_false(c.devices_all);
+	assert_int_equal(c.n_devices, 2);
+	assert_int_equal(c.devices[0], 1);
+	assert_int_equal(c.devices[1], 0);
+	assert_int_equal(c.global.n_algos, 2);
+	assert_string_equal(c.global.algos[0], "zstd");
+	assert_string_equal(c.global.algos[1], "deflate");
+	assert_true(c.global.has_level[0]);
+	assert_int_equal(c.global.level[0], 9);
+	assert_true(c.global.has_level[1]);
+	assert_int_equal(c.global.level[1], 6);
+	assert_int_equal(c.global.n_passes, 2);
+	assert_int_equal(c.global.passes[0], PASS_IDLE);
+	assert_int_equal(c.global.passes[1], PASS_HUGE);
+	assert_int_equal(c.global.threshold_bytes, 3000);
+	assert_int_equal(c.global.max_pages_per_batch, 4096);
+	assert_int_equal(c.global.max_pages_per_pass, 0);
+	assert_int_equal(c.global.idle_age_min_sec, 60);
+	assert_int_equal(c.global.idle_age_max_sec, 0);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	assert_int_equal(c.global.set, CFG_K_ALGOS | CFG_K_PARAMS | CFG_K_PASSES | CFG_K_THRESHOLD |
+					       CFG_K_BATCH | CFG_K_PASS_PAGES | CFG_K_AGE_MIN |
+					       CFG_K_AGE_MAX | CFG_K_COMPACT);
+	/* Origins: file 0, the line each key was on. */
+	assert_int_equal(c.global.origin[0].line, 3);
+	assert_int_equal(c.global.origin[8].line, 11);
+	assert_true(config_device_selected(&c, 0));
+	assert_true(config_device_selected(&c, 1));
+	assert_false(config_device_selected(&c, 2));
+}
+
+static void test_algorithms_valid(void **state)
+{
+	struct config c;
+
+	load_global_kv(&c, "recompress-algorithms", "zstd zstd");
+	assert_int_equal(c.global.n_algos, 2);
+	assert_string_equal(c.global.algos[0], "zstd");
+	assert_string_equal(c.global.algos[1], "zstd");
+
+	load_global_kv(&c, "recompress-algorithms", "lzo-rle\t842   lz4hc");
+	assert_int_equal(c.global.n_algos, 3);
+	assert_string_equal(c.global.algos[0], "lzo-rle");
+	assert_string_equal(c.global.algos[1], "842");
+	assert_string_equal(c.global.algos[2], "lz4hc");
+
+	/* 31 characters is the longest accepted name. */
+	load_global_kv(&c, "recompress-algorithms", "abcdefghijklmnopqrstuvwxyz01234");
+	assert_string_equal(c.global.algos[0], "abcdefghijklmnopqrstuvwxyz01234");
+}
+
+static void test_algorithms_invalid(void **state)
+{
+	check_global_kv_error("recompress-algorithms", "",
+			      "empty value (at least one algorithm is needed)");
+	check_global_kv_error("recompress-algorithms", "zstd deflate lz4hc lz4",
+			      "more than 3 algorithms (the kernel has priorities 1-3)");
+	check_global_kv_error(
+		"recompress-algorithms", "ZSTD",
+		"'ZSTD' is not a valid algorithm name ([a-z0-9-], at most 31 characters)");
+	check_global_kv_error("recompress-algorithms", "zstd,deflate",
+			      "'zstd,deflate' is not a valid algorithm name ([a-z0-9-], at most 31 "
+			      "characters)");
+	check_global_kv_error("recompress-algorithms", "abcdefghijklmnopqrstuvwxyz012345",
+			      "'abcdefghijklmnopqrstuvwxyz012345' is not a valid algorithm name "
+			      "([a-z0-9-], at most 31 characters)");
+}
+
+static void test_params_resolution(void **state)
+{
+	struct config c;
+	struct config_errors e;
+
+	/* A name sets every priority holding it; a later token overrides an earlier one. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "algorithm-params = zstd:level=1 2:level=19\n"
+				  "recompress-algorithms = zstd zstd\n"),
+			 0);
+	assert_true(c.global.has_level[0]);
+	assert_int_equal(c.global.level[0], 1);
+	assert_true(c.global.has_level[1]);
+	assert_int_equal(c.global.level[1], 19);
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = zstd 842 lz4\n"
+				  "algorithm-params = lz4:level=-5 842:level=0 zstd:level=-131072 "
+				  "3:level=131072\n"),
+			 0);
+	assert_int_equal(c.global.level[0], -131072);
+	assert_int_equal(c.global.level[1], 0);
+	assert_true(c.global.has_level[1]);
+	assert_int_equal(c.global.level[2], 131072);
+
+	/* Only priority 2 gets a level. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = zstd deflate\n"
+				  "algorithm-params = deflate:level=9\n"),
+			 0);
+	assert_false(c.global.has_level[0]);
+	assert_true(c.global.has_level[1]);
+	assert_int_equal(c.global.level[1], 9);
+	assert_int_equal(c.global.n_params, 1);
+	assert_int_equal(c.global.params[0].prio, 0);
+	assert_string_equal(c.global.params[0].algo, "deflate");
+}
+
+static void test_params_empty_clears(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config d;
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "algorithm-params = zstd:level=9\n"
+				  "[zram0]\n"
+				  "algorithm-params =\n"),
+			 0);
+	assert_true(c.global.has_level[0]);
+	config_effective(&c, 0, &d);
+	assert_int_equal(d.n_params, 0);
+	assert_false(d.has_level[0]);
+	assert_true(d.set & CFG_K_PARAMS);
+	config_effective(&c, 1, &d);
+	assert_true(d.has_level[0]);
+	assert_int_equal(d.level[0], 9);
+}
+
+static void test_params_syntax_errors(void **state)
+{
+	const char *k = "algorithm-params";
+
+	check_global_kv_error(k, "zstd", "'zstd' is not NAME:level=N or P:level=N");
+	check_global_kv_error(k, "zstd:level", "'zstd:level' is not NAME:level=N or P:level=N");
+	check_global_kv_error(k, ":level=3", "':level=3' is not NAME:level=N or P:level=N");
+	check_global_kv_error(k, "zstd:lvl=3",
+			      "'zstd:lvl=3': unknown parameter 'lvl' (only level= is supported)");
+	check_global_kv_error(k, "zstd:level=x", "'zstd:level=x': level is not an integer");
+	check_global_kv_error(k, "zstd:level=", "'zstd:level=': level is not an integer");
+	check_global_kv_error(k, "zstd:level=+3", "'zstd:level=+3': level is not an integer");
+	check_global_kv_error(k, "zstd:level=--3", "'zstd:level=--3': level is not an integer");
+	check_global_kv_error(k, "zstd:level=131073",
+			      "'zstd:level=131073': level is out of range -131072 to 131072");
+	check_global_kv_error(k, "zstd:level=-131073",
+			      "'zstd:level=-131073': level is out of range -131072 to 131072");
+	/* No overflow on huge magnitudes. */
+	check_global_kv_error(
+		k, "zstd:level=-99999999999999999999999",
+		"'zstd:level=-99999999999999999999999': level is out of range -131072 "
+		"to 131072");
+	check_global_kv_error(k, "0:level=1", "'0:level=1': priority 0 is out of range 1-3");
+	check_global_kv_error(k, "4:level=1", "'4:level=1': priority 4 is out of range 1-3");
+	check_global_kv_error(k, "ZSTD:level=1",
+			      "'ZSTD:level=1': 'ZSTD' is not a valid algorithm name");
+	check_global_kv_error(k,
+			      "1:level=1 1:level=2 1:level=3 1:level=4 1:level=5 1:level=6 "
+			      "1:level=7",
+			      "more than 6 tokens");
+}
+
+static void test_params_unknown_name(void **state)
+{
+	check_one_error(
+		"[global]\n"
+		"algorithm-params = deflate:level=9\n",
+		"2: key 'algorithm-params': 'deflate' is not in recompress-algorithms (zstd) of "
+		"[global]");
+	check_one_error("[global]\n"
+			"recompress-algorithms = zstd deflate\n"
+			"algorithm-params = 3:level=9\n",
+			"3: key 'algorithm-params': priority 3 is not configured: "
+			"recompress-algorithms (zstd deflate) of [global] has 2 algorithms");
+	check_one_error("[global]\n"
+			"algorithm-params = 2:level=9\n",
+			"2: key 'algorithm-params': priority 2 is not configured: "
+			"recompress-algorithms (zstd) of [global] has 1 algorithm");
+}
+
+static void test_params_follow_section_algorithms(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config d;
+
+	/* Inherited tokens resolve against the section's own list, by name. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "algorithm-params = zstd:level=9\n"
+				  "[zram0]\n"
+				  "recompress-algorithms = deflate zstd\n"),
+			 0);
+	config_effective(&c, 0, &d);
+	assert_int_equal(d.n_algos, 2);
+	assert_false(d.has_level[0]);
+	assert_true(d.has_level[1]);
+	assert_int_equal(d.level[1], 9);
+	assert_int_equal(d.set, CFG_K_ALGOS);
+	config_effective(&c, 1, &d);
+	assert_true(d.has_level[0]);
+	assert_int_equal(d.level[0], 9);
+
+	/* A section's own tokens are stored resolved as well. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = zstd deflate\n"
+				  "[zram4]\n"
+				  "algorithm-params = deflate:level=7\n"),
+			 0);
+	assert_int_equal(c.n_sections, 1);
+	assert_false(c.sections[0].cfg.has_level[0]);
+	assert_true(c.sections[0].cfg.has_level[1]);
+	assert_int_equal(c.sections[0].cfg.level[1], 7);
+	assert_false(c.global.has_level[1]);
+
+	/* The inherited name is missing from the section's list: [global]'s line, [zram3]. */
+	check_one_error(
+		"[global]\n"
+		"recompress-algorithms = zstd deflate\n"
+		"algorithm-params = deflate:level=9\n"
+		"[zram3]\n"
+		"recompress-algorithms = zstd\n",
+		"3: key 'algorithm-params': 'deflate' is not in recompress-algorithms (zstd) of "
+		"[zram3]");
+	/* A section's own tokens resolve against the inherited list. */
+	check_one_error("[global]\n"
+			"[zram2]\n"
+			"algorithm-params = 2:level=1\n",
+			"3: key 'algorithm-params': priority 2 is not configured: "
+			"recompress-algorithms (zstd) of [zram2] has 1 algorithm");
+}
+
+static void test_passes(void **state)
+{
+	struct config c;
+
+	load_global_kv(&c, "passes", "huge");
+	assert_int_equal(c.global.n_passes, 1);
+	assert_int_equal(c.global.passes[0], PASS_HUGE);
+	load_global_kv(&c, "passes", "huge idle huge_idle");
+	assert_int_equal(c.global.n_passes, 3);
+	assert_int_equal(c.global.passes[0], PASS_HUGE);
+	assert_int_equal(c.global.passes[1], PASS_IDLE);
+	assert_int_equal(c.global.passes[2], PASS_HUGE_IDLE);
+
+	check_global_kv_error("passes", "idel",
+			      "'idel' is not a pass type (huge_idle, idle, huge)");
+	check_global_kv_error("passes", "idle idle", "'idle' is listed twice");
+	check_global_kv_error("passes", "", "empty value (at least one of huge_idle, idle, huge)");
+	check_global_kv_error("passes", "idle,huge",
+			      "'idle,huge' is not a pass type (huge_idle, idle, huge)");
+	check_global_kv_error("passes", "all", "'all' is not a pass type (huge_idle, idle, huge)");
+}
+
+static void test_threshold(void **state)
+{
+	struct config c;
+
+	load_global_kv(&c, "threshold-bytes", "4095");
+	assert_int_equal(c.global.threshold_bytes, 4095);
+	load_global_kv(&c, "threshold-bytes", "010");
+	assert_int_equal(c.global.threshold_bytes, 10);
+	load_global_kv(&c, "threshold-bytes", "0");
+	assert_int_equal(c.global.threshold_bytes, 0);
+	assert_true(c.global.set & CFG_K_THRESHOLD);
+
+	check_global_kv_error("threshold-bytes", "4096",
+			      "'4096' is out of range 0-4095 (the kernel requires threshold < "
+			      "huge_class_size, which is below 4096)");
+	check_global_kv_error(
+		"threshold-bytes", "99999999999999999999999",
+		"'99999999999999999999999' is out of range 0-4095 (the kernel requires "
+		"threshold < huge_class_size, which is below 4096)");
+	check_global_kv_error("threshold-bytes", "-1", "'-1' is not a decimal number");
+	check_global_kv_error("threshold-bytes", "+1", "'+1' is not a decimal number");
+	check_global_kv_error("threshold-bytes", "2k", "'2k' is not a decimal number");
+	check_global_kv_error("threshold-bytes", "0x10", "'0x10' is not a decimal number");
+	check_global_kv_error("threshold-bytes", "1 2", "'1 2' is not a decimal number");
+	check_global_kv_error("threshold-bytes", "", "empty value");
+}
+
+static void test_batch_and_pass_pages(void **state)
+{
+	struct config c;
+
+	load_global_kv(&c, "max-pages-per-batch", "1");
+	assert_int_equal(c.global.max_pages_per_batch, 1);
+	load_global_kv(&c, "max-pages-per-batch", "4294967296");
+	assert_int_equal(c.global.max_pages_per_batch, UINT64_C(4294967296));
+	check_global_kv_error("max-pages-per-batch", "0", "'0' is out of range 1-4294967296");
+	check_global_kv_error("max-pages-per-batch", "4294967297",
+			      "'4294967297' is out of range 1-4294967296");
+
+	load_global_kv(&c, "max-pages-per-pass", "0");
+	assert_int_equal(c.global.max_pages_per_pass, 0);
+	load_global_kv(&c, "max-pages-per-pass", "1099511627776");
+	assert_int_equal(c.global.max_pages_per_pass, UINT64_C(1099511627776));
+	check_global_kv_error("max-pages-per-pass", "1099511627777",
+			      "'1099511627777' is out of range 0-1099511627776");
+	check_global_kv_error("max-pages-per-pass", "1e6", "'1e6' is not a decimal number");
+}
+
+static void test_idle_ages(void **state)
+{
+	struct config c;
+
+	load_global_kv(&c, "idle-age-min-sec", "0");
+	assert_int_equal(c.global.idle_age_min_sec, 0);
+	load_global_kv(&c, "idle-age-max-sec", "31536000");
+	assert_int_equal(c.global.idle_age_max_sec, 31536000);
+	check_global_kv_error("idle-age-min-sec", "31536001",
+			      "'31536001' is out of range 0-31536000");
+	check_global_kv_error("idle-age-max-sec", "31536001",
+			      "'31536001' is out of range 0-31536000");
+	check_global_kv_error("idle-age-max-sec", "1h", "'1h' is not a decimal number");
+	/* 31536000 > default max 14400, but max = 0 ("all") disables the check. */
+	load_global_kv(&c, "idle-age-min-sec", "14400");
+	assert_int_equal(c.global.idle_age_min_sec, 14400);
+}
+
+static void test_compact(void **state)
+{
+	struct config c;
+
+	load_global_kv(&c, "compact", "always");
+	assert_int_equal(c.global.compact, COMPACT_ALWAYS);
+	load_global_kv(&c, "compact", "never");
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	load_global_kv(&c, "compact", "auto");
+	assert_int_equal(c.global.compact, COMPACT_AUTO);
+	check_global_kv_error("compact", "sometimes",
+			      "'sometimes' is not one of auto, always, never");
+	check_global_kv_error("compact", "Always", "'Always' is not one of auto, always, never");
+	check_global_kv_error("compact", "", "empty value (auto, always or never)");
+}
+
+static void test_age_min_greater_than_max(void **state)
+{
+	struct config c;
+	struct config_errors e;
+
+	/* The key set last is named. */
+	check_one_error("[global]\n"
+			"idle-age-max-sec = 600\n"
+			"idle-age-min-sec = 1200\n",
+			"3: key 'idle-age-min-sec': idle-age-min-sec (1200) is greater than "
+			"idle-age-max-sec (600) in [global]");
+	check_one_error("[global]\n"
+			"idle-age-min-sec = 20000\n",
+			"2: key 'idle-age-min-sec': idle-age-min-sec (20000) is greater than "
+			"idle-age-max-sec (14400) in [global]");
+	check_one_error("[global]\n"
+			"idle-age-min-sec = 100\n"
+			"[zram1]\n"
+			"idle-age-max-sec = 60\n",
+			"4: key 'idle-age-max-sec': idle-age-min-sec (100) is greater than "
+			"idle-age-max-sec (60) in [zram1]");
+	/* Equal is fine, and so is max = 0. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "idle-age-min-sec = 600\n"
+				  "idle-age-max-sec = 600\n"
+				  "[zram0]\n"
+				  "idle-age-min-sec = 90000\n"
+				  "idle-age-max-sec = 0\n"),
+			 0);
+}
+
+static void test_age_check_after_all_files(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	/* The main file alone would be invalid; the drop-in fixes it: checked only at the end. */
+	write_file("main.conf", "[global]\n\nidle-age-min-sec = 20000\n");
+	mkdir(tpath("main.conf.d"), 0755);
+	write_file("main.conf.d/10-max.conf", "[global]\nidle-age-max-sec = 30000\n");
+	assert_int_equal(config_load(&c, tpath("main.conf"), tpath("main.conf.d"), &e), 0);
+	assert_int_equal(c.global.idle_age_min_sec, 20000);
+	assert_int_equal(c.global.idle_age_max_sec, 30000);
+
+	/* Conflict across files: the later file's key is named, though on an earlier line. */
+	write_file("main.conf.d/10-max.conf", "[global]\nidle-age-max-sec = 10000\n");
+	assert_int_equal(config_load(&c, tpath("main.conf"), tpath("main.conf.d"), &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want),
+		 "%s:2: key 'idle-age-max-sec': idle-age-min-sec (20000) is greater than "
+		 "idle-age-max-sec (10000) in [global]",
+		 tpath("main.conf.d/10-max.conf"));
+	assert_string_equal(e.msg[0], want);
+}
+
+static void test_device_overrides(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config d;
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "passes = idle\n"
+				  "compact = always\n"
+				  "[zram0]\n"
+				  "compact = never\n"
+				  "max-pages-per-batch = 100\n"
+				  "[zram2]\n"
+				  "threshold-bytes = 2000\n"
+				  "[zram0]\n"
+				  "max-pages-per-batch = 200\n"
+				  "[global]\n"
+				  "passes = huge\n"),
+			 0);
+	assert_int_equal(c.n_sections, 2);
+
+	config_effective(&c, 0, &d);
+	assert_int_equal(d.compact, COMPACT_NEVER);
+	assert_int_equal(d.max_pages_per_batch, 200); /* later line wins, sections merge */
+	assert_int_equal(d.n_passes, 1);
+	assert_int_equal(d.passes[0], PASS_HUGE); /* inherited from [global], last value */
+	assert_int_equal(d.threshold_bytes, 0);
+	assert_int_equal(d.set, CFG_K_COMPACT | CFG_K_BATCH);
+	assert_int_equal(d.origin[4].line, 10);
+
+	config_effective(&c, 2, &d);
+	assert_int_equal(d.compact, COMPACT_ALWAYS);
+	assert_int_equal(d.max_pages_per_batch, 2048);
+	assert_int_equal(d.threshold_bytes, 2000);
+	assert_int_equal(d.set, CFG_K_THRESHOLD);
+
+	config_effective(&c, 1, &d);
+	assert_int_equal(d.compact, COMPACT_ALWAYS);
+	assert_int_equal(d.threshold_bytes, 0);
+	assert_int_equal(d.set, 0);
+	/* Sections do not change the device selection. */
+	assert_true(config_device_selected(&c, 5));
+}
+
+static void test_invalid_value_keeps_previous(void **state)
+{
+	struct config c;
+	struct config_errors e;
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "max-pages-per-batch = 77\n"
+				  "max-pages-per-batch = 0\n"
+				  "[zram0]\n"
+				  "compact = bogus\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 2);
+	assert_int_equal(c.global.max_pages_per_batch, 77);
+	/* A section whose only key failed overrides nothing. */
+	assert_int_equal(c.n_sections, 1);
+	assert_int_equal(c.sections[0].cfg.set, 0);
+}
+
+static void test_dropin_order(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config d;
+	char dir[512];
+
+	/* tpath() slots are reused: keep a copy. */
+	snprintf(dir, sizeof(dir), "%s", tpath("z.conf.d"));
+	write_file("z.conf", "[global]\nthreshold-bytes = 100\nmax-pages-per-batch = 10\n");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	/* Written in reverse order, so directory order is unlikely to be sorted by accident. */
+	write_file("z.conf.d/20-b.conf",
+		   "[global]\nmax-pages-per-batch = 30\n[zram0]\ncompact = never\n");
+	write_file("z.conf.d/10-a.conf", "[global]\nmax-pages-per-batch = 20\ncompact = always\n");
+	/* Ignored: other suffixes, dotfiles, directories, a symlink to /dev/null (masking). */
+	write_file("z.conf.d/30-c.conf.bak", "[global]\nmax-pages-per-batch = 99\n");
+	write_file("z.conf.d/README", "garbage\n");
+	write_file("z.conf.d/.40-hidden.conf", "[global]\nmax-pages-per-batch = 98\n");
+	write_file("z.conf.d/conf", "[global]\nmax-pages-per-batch = 97\n");
+	assert_int_equal(mkdir(tpath("z.conf.d/50-dir.conf"), 0755), 0);
+	assert_int_equal(symlink("/dev/null", tpath("z.conf.d/60-masked.conf")), 0);
+
+	assert_int_equal(config_load(&c, tpath("z.conf"), dir, &e), 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c.global.threshold_bytes, 100);
+	assert_int_equal(c.global.max_pages_per_batch, 30);
+	assert_int_equal(c.global.compact, COMPACT_ALWAYS);
+	config_effective(&c, 0, &d);
+	assert_int_equal(d.compact, COMPACT_NEVER);
+	/* Origins count files in load order: 0 main, 1 10-a, 2 20-b. */
+	assert_int_equal(c.global.origin[4].file, 2);
+	assert_int_equal(c.global.origin[4].line, 2);
+	assert_int_equal(c.global.origin[3].file, 0);
+	assert_int_equal(c.global.origin[8].file, 1);
+
+	/* Drop-ins alone (no main file), and errors name the drop-in. */
+	unlink(tpath("z.conf"));
+	write_file("z.conf.d/15-bad.conf", "[global]\ncompact = x\n");
+	assert_int_equal(config_load(&c, tpath("z.conf"), dir, &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_non_null(
+		strstr(e.msg[0], "/z.conf.d/15-bad.conf:2: key 'compact': 'x' is not one of"));
+	assert_int_equal(c.global.threshold_bytes, 0);
+	assert_int_equal(c.global.max_pages_per_batch, 30);
+}
+
+static void test_dropin_many_sorted(void **state)
+{
+	static const char *const names[] = {"5.conf",  "10.conf",   "a.conf", "9.conf",
+					    "B.conf",  "00-x.conf", "1.conf", "zz.conf",
+					    "99.conf", "50.conf",   "Z.conf", "0.conf"};
+	struct config c;
+	struct config_errors e;
+	char dir[512], rel[64], body[64];
+
+	/* strcmp order: 0 00-x 1 10 5 50 9 99 B Z a zz; each sets its creation index. */
+	snprintf(dir, sizeof(dir), "%s", tpath("m.d"));
+	assert_int_equal(mkdir(dir, 0755), 0);
+	for (unsigned i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(rel, sizeof(rel), "m.d/%s", names[i]);
+		snprintf(body, sizeof(body), "[global]\nmax-pages-per-batch = %u\n", i + 1);
+		write_file(rel, body);
+	}
+	assert_int_equal(config_load(&c, NULL, dir, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 8); /* zz.conf */
+	assert_int_equal(c.global.origin[4].file, ARRAY_SIZE(names));
+
+	/* Uppercase sorts before lowercase, "9.conf" after "10.conf" and "99.conf". */
+	assert_int_equal(unlink(tpath("m.d/zz.conf")), 0);
+	assert_int_equal(unlink(tpath("m.d/a.conf")), 0);
+	assert_int_equal(config_load(&c, NULL, dir, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 11); /* Z.conf */
+	assert_int_equal(unlink(tpath("m.d/Z.conf")), 0);
+	assert_int_equal(unlink(tpath("m.d/B.conf")), 0);
+	assert_int_equal(unlink(tpath("m.d/99.conf")), 0);
+	assert_int_equal(config_load(&c, NULL, dir, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 4); /* 9.conf */
+}
+
+static void test_config_load_resets(void **state)
+{
+	struct config c;
+	struct config_errors e;
+
+	config_init(&c);
+	c.global.max_pages_per_batch = 5;
+	c.devices_all = false;
+	write_file("r.conf", "[global]\ncompact = never\n");
+	assert_int_equal(config_load(&c, tpath("r.conf"), NULL, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 2048);
+	assert_true(c.devices_all);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+}
+
+static void test_unreadable(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	/* A directory where the main file should be. */
+	assert_int_equal(mkdir(tpath("d.conf"), 0755), 0);
+	assert_int_equal(config_load(&c, tpath("d.conf"), NULL, &e), -EISDIR);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s: is a directory", tpath("d.conf"));
+	assert_string_equal(e.msg[0], want);
+
+	/* A file where the drop-in directory should be; the main file still loads. */
+	write_file("f.conf", "[global]\ncompact = never\n");
+	write_file("f.conf.d", "x\n");
+	assert_int_equal(config_load(&c, tpath("f.conf"), tpath("f.conf.d"), &e), -ENOTDIR);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s: cannot open drop-in directory: Not a directory",
+		 tpath("f.conf.d"));
+	assert_string_equal(e.msg[0], want);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+}
+
+static void test_unknown_section(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	check_one_error("[global]\n[foo]\nx = 1\ny = 2\n",
+			"2: unknown section [foo] (expected [global] or [zramN])");
+	check_one_error("[zram01]\ncompact = never\n",
+			"1: unknown section [zram01] (expected [global] or [zramN])");
+	check_one_error("[zramx]\n", "1: unknown section [zramx] (expected [global] or [zramN])");
+	check_one_error("[Global]\n", "1: unknown section [Global] (expected [global] or [zramN])");
+	check_one_error("[zram1234567890]\n",
+			"1: unknown section [zram1234567890] (expected [global] or [zramN])");
+	/* Keys of a bad section are ignored; the next good section applies again. */
+	assert_int_equal(load_str(&c, &e, "[zram]\ncompact = never\n[global]\ncompact = always\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s:1: unknown section [zram] (expected [global] or [zramN])",
+		 tpath("t.conf"));
+	assert_string_equal(e.msg[0], want);
+	assert_int_equal(c.global.compact, COMPACT_ALWAYS);
+	assert_int_equal(c.n_sections, 0);
+}
+
+static void test_unknown_key(void **state)
+{
+	check_one_error("[global]\ncompat = never\n",
+			"2: unknown key 'compat' in section [global]");
+	check_one_error("[zram7]\nthreshold = 10\n",
+			"2: unknown key 'threshold' in section [zram7]");
+	check_one_error("[global]\nCompact = never\n",
+			"2: unknown key 'Compact' in section [global]");
+}
+
+static void test_key_placement(void **state)
+{
+	check_one_error("compact = never\n[global]\n",
+			"1: key 'compact' is outside of any section (add [global] above it)");
+	check_one_error("[zram0]\ndevices = zram0\n",
+			"2: key 'devices' is only allowed in [global]");
+}
+
+static void test_devices(void **state)
+{
+	struct config c;
+
+	load_global_kv(&c, "devices", "zram0 zram2 zram10");
+	assert_false(c.devices_all);
+	assert_int_equal(c.n_devices, 3);
+	assert_true(config_device_selected(&c, 0));
+	assert_false(config_device_selected(&c, 1));
+	assert_true(config_device_selected(&c, 2));
+	assert_true(config_device_selected(&c, 10));
+	load_global_kv(&c, "devices", "all");
+	assert_true(c.devices_all);
+	assert_int_equal(c.n_devices, 0);
+
+	check_global_kv_error("devices", "sda", "'sda' is not a zram device name (zramN)");
+	check_global_kv_error("devices", "zram01", "'zram01' is not a zram device name (zramN)");
+	check_global_kv_error("devices", "/dev/zram0",
+			      "'/dev/zram0' is not a zram device name (zramN)");
+	check_global_kv_error("devices", "zram0 zram0", "'zram0' is listed twice");
+	check_global_kv_error("devices", "all zram0", "'all' cannot be combined with device names");
+	check_global_kv_error("devices", "", "empty value ('all' or a list of zramN names)");
+}
+
+static void test_devices_last_wins(void **state)
+{
+	struct config c;
+	struct config_errors e;
+
+	/* A repeated key replaces the list; it does not add to it. */
+	assert_int_equal(load_str(&c, &e, "[global]\ndevices = zram3 zram4\ndevices = zram5\n"), 0);
+	assert_int_equal(c.n_devices, 1);
+	assert_int_equal(c.devices[0], 5);
+	assert_false(config_device_selected(&c, 3));
+}
+
+static void test_too_many_sections(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char want[128];
+
+	assert_non_null(f);
+	for (int i = 0; i <= CFG_MAX_DEVICES; i++)
+		fprintf(f, "[zram%d]\ncompact = never\n", i);
+	fclose(f);
+	/* Section 65 ([zram64]) is on line 129. */
+	snprintf(want, sizeof(want), "%d: too many device sections (at most %d)",
+		 2 * CFG_MAX_DEVICES + 1, CFG_MAX_DEVICES);
+	check_one_error(buf, want);
+	free(buf);
+}
+
+static void test_syntax_errors(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	check_one_error("[global]\nnonsense\n",
+			"2: syntax error: expected [section], key = value or a comment");
+	check_one_error("[global]\n[zram0\ncompact = never\n",
+			"2: section header without closing ']'");
+	/* inih takes " ;" as a comment even in a header: one error, not two. */
+	check_one_error("[global ;]\n",
+			"1: unknown section [global ;] (expected [global] or [zramN])");
+	/* A value may also be given after ':' (inih); a bare word is not a key. */
+	check_one_error("[global]\ncompact: never\nzstd\n",
+			"3: syntax error: expected [section], key = value or a comment");
+	/* Every bad line is reported, and good lines around them still apply. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "oops\n"
+				  "compact = never\n"
+				  "again\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 2);
+	snprintf(want, sizeof(want),
+		 "%s:4: syntax error: expected [section], key = value or a comment",
+		 tpath("t.conf"));
+	assert_string_equal(e.msg[1], want);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+}
+
+static void test_crlf_comments_indent(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config d;
+
+	assert_int_equal(load_str(&c, &e,
+				  "\xEF\xBB\xBF# leading comment\r\n"
+				  "; another comment\r\n"
+				  "\r\n"
+				  "[global]\r\n"
+				  "  passes = idle\r\n"
+				  "\tcompact = never ; inline comment\r\n"
+				  "max-pages-per-batch = 512 # hash comment\r\n"
+				  "recompress-algorithms = zstd deflate\t\r\n"
+				  "   # indented comment\r\n"
+				  "  [zram1]  \r\n"
+				  "threshold-bytes=1024\r\n"),
+			 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c.global.n_passes, 1);
+	assert_int_equal(c.global.passes[0], PASS_IDLE);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	assert_int_equal(c.global.max_pages_per_batch, 512);
+	assert_int_equal(c.global.n_algos, 2);
+	assert_string_equal(c.global.algos[1], "deflate");
+	config_effective(&c, 1, &d);
+	assert_int_equal(d.threshold_bytes, 1024);
+}
+
+static void test_line_too_long(void **state)
+{
+	char buf[600];
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	memset(buf, 0, sizeof(buf));
+	strcpy(buf, "[global]\ndevices =");
+	for (int i = 0; i < 40; i++)
+		strcat(buf, " zram1");
+	strcat(buf, "\ncompact = never\n");
+	assert_int_equal(load_str(&c, &e, buf), -EINVAL);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s:2: line too long (more than 199 characters)",
+		 tpath("t.conf"));
+	assert_string_equal(e.msg[0], want);
+	/* The rest of the line is skipped, the next line counts as line 3 and applies. */
+	assert_true(c.devices_all);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	assert_int_equal(c.global.origin[8].line, 3);
+}
+
+static void test_error_overflow(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct config c;
+	struct config_errors e;
+
+	assert_non_null(f);
+	fputs("[global]\n", f);
+	for (int i = 0; i < CFG_MAX_ERRORS + 8; i++)
+		fputs("bogus = 1\n", f);
+	fclose(f);
+	assert_int_equal(load_str(&c, &e, buf), -EINVAL);
+	assert_int_equal(e.n, CFG_MAX_ERRORS);
+	assert_int_equal(e.dropped, 8);
+	free(buf);
+}
+
+static void test_print_defaults(void **state)
+{
+	struct config c;
+	char *out;
+
+	config_init(&c);
+	out = print_to_string(&c);
+	assert_string_equal(out, "[global]\n"
+				 "devices = all\n"
+				 "recompress-algorithms = zstd\n"
+				 "algorithm-params =\n"
+				 "passes = huge_idle idle huge\n"
+				 "threshold-bytes = 0\n"
+				 "max-pages-per-batch = 2048\n"
+				 "max-pages-per-pass = 131072\n"
+				 "idle-age-min-sec = 1800\n"
+				 "idle-age-max-sec = 14400\n"
+				 "compact = auto\n");
+	free(out);
+}
+
+static void test_print_sections(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char *out;
+
+	assert_int_equal(load_str(&c, &e,
+				  "[zram5]\n"
+				  "compact = never\n"
+				  "[global]\n"
+				  "devices = zram5 zram1\n"
+				  "recompress-algorithms = zstd deflate\n"
+				  "algorithm-params = deflate:level=9\n"
+				  "[zram1]\n"
+				  "recompress-algorithms = deflate\n"
+				  "passes = idle\n"),
+			 0);
+	out = print_to_string(&c);
+	assert_string_equal(out, "[global]\n"
+				 "devices = zram5 zram1\n"
+				 "recompress-algorithms = zstd deflate\n"
+				 "algorithm-params = 2:level=9\n"
+				 "passes = huge_idle idle huge\n"
+				 "threshold-bytes = 0\n"
+				 "max-pages-per-batch = 2048\n"
+				 "max-pages-per-pass = 131072\n"
+				 "idle-age-min-sec = 1800\n"
+				 "idle-age-max-sec = 14400\n"
+				 "compact = auto\n"
+				 "\n"
+				 "[zram1]\n"
+				 "recompress-algorithms = deflate\n"
+				 "algorithm-params = 1:level=9\n"
+				 "passes = idle\n"
+				 "\n"
+				 "[zram5]\n"
+				 "compact = never\n");
+	free(out);
+}
+
+static void assert_configs_equal(const struct config *a, const struct config *b)
+{
+	struct dev_config da, db;
+
+	assert_int_equal(a->devices_all, b->devices_all);
+	assert_int_equal(a->n_devices, b->n_devices);
+	for (unsigned i = 0; i < a->n_devices; i++)
+		assert_int_equal(a->devices[i], b->devices[i]);
+	assert_dev_equal(&a->global, &b->global);
+	assert_int_equal(a->n_sections, b->n_sections);
+	/* Every id present in either, plus one present in neither. */
+	for (unsigned i = 0; i <= a->n_sections; i++) {
+		unsigned id = i < a->n_sections ? a->sections[i].id : 999;
+
+		config_effective(a, id, &da);
+		config_effective(b, id, &db);
+		assert_dev_equal(&da, &db);
+	}
+}
+
+static void test_print_round_trip(void **state)
+{
+	struct config c, c2, c3;
+	struct config_errors e;
+	char *out, *out2;
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "devices = zram0 zram3\n"
+				  "recompress-algorithms = zstd zstd deflate\n"
+				  "algorithm-params = zstd:level=1 2:level=19 deflate:level=-2\n"
+				  "passes = idle huge_idle\n"
+				  "threshold-bytes = 2048\n"
+				  "max-pages-per-batch = 4294967296\n"
+				  "max-pages-per-pass = 0\n"
+				  "idle-age-min-sec = 0\n"
+				  "idle-age-max-sec = 0\n"
+				  "compact = always\n"
+				  "[zram3]\n"
+				  "recompress-algorithms = deflate zstd\n"
+				  "idle-age-max-sec = 31536000\n"
+				  "[zram0]\n"
+				  "algorithm-params =\n"
+				  "compact = never\n"
+				  "[zram9]\n"
+				  "passes = huge\n"
+				  "max-pages-per-pass = 1099511627776\n"),
+			 0);
+	out = print_to_string(&c);
+	config_init(&c2);
+	assert_int_equal(config_load_file(&c2, write_file("printed.conf", out), &e), 0);
+	assert_configs_equal(&c, &c2);
+	/*
+	 * zram3 resolved the inherited tokens against its own list: deflate (priority 1) -2;
+	 * zstd (priority 2) first 1, then "2:level=19" overrides it.
+	 */
+	{
+		struct dev_config d;
+
+		config_effective(&c2, 3, &d);
+		assert_int_equal(d.level[0], -2);
+		assert_int_equal(d.level[1], 19);
+	}
+	/* Printing is a fixed point. */
+	out2 = print_to_string(&c2);
+	assert_string_equal(out, out2);
+	/* And the defaults round-trip too. */
+	config_init(&c);
+	free(out);
+	out = print_to_string(&c);
+	assert_int_equal(load_str(&c3, &e, out), 0);
+	assert_configs_equal(&c, &c3);
+	free(out);
+	free(out2);
+}
+
+static void test_shipped_example(void **state)
+{
+	struct config c, def;
+	struct config_errors e;
+
+	/* etc/zram-recompd.conf shows every key at its default, commented out. */
+	config_init(&c);
+	assert_int_equal(config_load_file(&c, "etc/zram-recompd.conf", &e), 0);
+	config_init(&def);
+	assert_configs_equal(&c, &def);
+	assert_int_equal(c.global.set, 0);
+	assert_int_equal(c.n_sections, 0);
+}
+
+static void test_shipped_example_uncommented(void **state)
+{
+	char line[512], *buf = NULL;
+	size_t len = 0;
+	FILE *in = fopen("etc/zram-recompd.conf", "re");
+	FILE *out = open_memstream(&buf, &len);
+	struct config c, def;
+	struct config_errors e;
+
+	/* Every "#key = value" line, uncommented, must parse and still equal the defaults. */
+	assert_non_null(in);
+	assert_non_null(out);
+	fputs("[global]\n", out);
+	while (fgets(line, sizeof(line), in)) {
+		if (line[0] == '#' && line[1] != ' ' && line[1] != '#' && line[1] != '\n' &&
+		    strchr(line, '=') && line[1] != '[')
+			fputs(line + 1, out);
+		if (strncmp(line, "#[zram", 6) == 0)
+			break; /* the example section holds non-default values */
+	}
+	fclose(in);
+	fclose(out);
+	assert_int_equal(load_str(&c, &e, buf), 0);
+	assert_int_equal(c.global.set, CFG_K_ALGOS | CFG_K_PARAMS | CFG_K_PASSES | CFG_K_THRESHOLD |
+					       CFG_K_BATCH | CFG_K_PASS_PAGES | CFG_K_AGE_MIN |
+					       CFG_K_AGE_MAX | CFG_K_COMPACT);
+	config_init(&def);
+	assert_configs_equal(&c, &def);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_files_ok, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_file_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_key_valid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_algorithms_valid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_algorithms_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_params_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_params_empty_clears, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_params_syntax_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_params_unknown_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_params_follow_section_algorithms, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_passes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threshold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_and_pass_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_ages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_age_min_greater_than_max, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_age_check_after_all_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_overrides, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_value_keeps_previous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_many_sorted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_config_load_resets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_section, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_placement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_devices_last_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_many_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syntax_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crlf_comments_indent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_print_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_print_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_print_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shipped_example, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shipped_example_uncommented, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
