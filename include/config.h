@@ -18,7 +18,7 @@
 #define CFG_MAX_DEVICES 64
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 9			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 24			     /* number of enum cfg_key bits */
 
 enum pass_type {
 	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
@@ -43,6 +43,22 @@ enum cfg_key {
 	CFG_K_AGE_MIN = 1u << 6,
 	CFG_K_AGE_MAX = 1u << 7,
 	CFG_K_COMPACT = 1u << 8,
+	/* daemon mode (manager.c, policy.c) */
+	CFG_K_INTERVAL = 1u << 9,
+	CFG_K_BACKOFF_MAX = 1u << 10,
+	CFG_K_PRIO_HUGE_IDLE = 1u << 11,
+	CFG_K_PRIO_IDLE = 1u << 12,
+	CFG_K_PRIO_HUGE = 1u << 13,
+	CFG_K_COLD_AGE = 1u << 14,
+	CFG_K_COLD_PRIO = 1u << 15,
+	CFG_K_PAGES_HOUR = 1u << 16,
+	CFG_K_CPU_SHARE = 1u << 17,
+	CFG_K_PSI_CPU = 1u << 18,
+	CFG_K_MEM_STALL = 1u << 19,
+	CFG_K_BATTERY = 1u << 20,
+	CFG_K_BATTERY_PSI = 1u << 21,
+	CFG_K_COMPACT_FRAG = 1u << 22,
+	CFG_K_COMPACT_SAVED = 1u << 23,
 };
 
 /* One algorithm-params token as written: "NAME:level=N" (prio 0) or "P:level=N". */
@@ -84,6 +100,22 @@ struct dev_config {
 	uint64_t idle_age_min_sec;
 	uint64_t idle_age_max_sec; /* 0 = mark "all" */
 	enum compact_mode compact;
+
+	/* Daemon mode; --once ignores these. */
+	uint64_t interval_sec;	  /* time between passes of a device */
+	uint64_t backoff_max_sec; /* a pass that saves nothing doubles the wait, up to this */
+	unsigned priority[3];	  /* per pass type (enum pass_type index): 0 = all secondaries */
+	uint64_t cold_idle_age_sec; /* cold tier: pages idle this long (0 = no cold tier) */
+	unsigned cold_priority;	    /* ... recompressed with this priority */
+	uint64_t pages_per_hour;    /* token bucket of recompress pages; 0 = unlimited */
+	uint64_t cpu_share_max_percent; /* kernel-write time over wall time (window 600 s) */
+	uint64_t psi_cpu_max_percent;	/* PSI cpu some avg10 above this defers a pass; 0 off */
+	uint64_t memory_stall_us;	/* PSI memory trigger: stall per 1 s bringing a pass forward */
+	bool defer_on_battery;
+	uint64_t battery_psi_memory_percent; /* ... unless PSI memory some avg10 is above this */
+	uint64_t compact_fragmentation_percent;
+	uint64_t compact_min_saved_bytes; /* auto also compacts when a pass saved this; 0 off */
+
 	uint32_t set; /* enum cfg_key bits */
 	/* Indexed by bit number of enum cfg_key; for errors found after all files are read. */
 	struct cfg_origin origin[CFG_N_KEYS];
@@ -98,6 +130,8 @@ struct config {
 	struct dev_config global;
 	unsigned n_sections;
 	struct dev_section sections[CFG_MAX_DEVICES];
+	/* metrics-file = PATH: Prometheus textfile, [global] only; "" = none. */
+	char metrics_file[256];
 	/* devices = all | zramN ...: which devices to manage. */
 	bool devices_all;
 	unsigned n_devices;

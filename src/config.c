@@ -74,6 +74,18 @@ static void dev_config_init(struct dev_config *d)
 	d->idle_age_min_sec = 1800;
 	d->idle_age_max_sec = 14400;
 	d->compact = COMPACT_AUTO;
+	d->interval_sec = 300;
+	d->backoff_max_sec = 3600;
+	d->cold_idle_age_sec = 0;
+	d->cold_priority = 2;
+	d->pages_per_hour = 262144;
+	d->cpu_share_max_percent = 5;
+	d->psi_cpu_max_percent = 40;
+	d->memory_stall_us = 150000;
+	d->defer_on_battery = true;
+	d->battery_psi_memory_percent = 10;
+	d->compact_fragmentation_percent = 10;
+	d->compact_min_saved_bytes = 16777216;
 }
 
 void config_init(struct config *c)
@@ -509,6 +521,21 @@ static int parse_compact(struct parse_ctx *ctx, const struct key_def *k, char *v
 	return -EINVAL;
 }
 
+static int parse_bool(struct parse_ctx *ctx, const struct key_def *k, char *v,
+		      struct dev_config *d)
+{
+	if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+		d->defer_on_battery = true;
+		return 0;
+	}
+	if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+		d->defer_on_battery = false;
+		return 0;
+	}
+	key_err(ctx, k->name, "'%s' is not one of yes, no", v);
+	return -EINVAL;
+}
+
 #define NUM_KEY(n, b, f, lo, hi, nt)                                                               \
 	{                                                                                          \
 		.name = (n), .bit = (b), .parse = parse_number,                                    \
@@ -530,6 +557,28 @@ static const struct key_def key_defs[] = {
 	NUM_KEY("idle-age-min-sec", CFG_K_AGE_MIN, idle_age_min_sec, 0, AGE_LIMIT_SEC, NULL),
 	NUM_KEY("idle-age-max-sec", CFG_K_AGE_MAX, idle_age_max_sec, 0, AGE_LIMIT_SEC, NULL),
 	{.name = "compact", .bit = CFG_K_COMPACT, .parse = parse_compact},
+	NUM_KEY("interval-sec", CFG_K_INTERVAL, interval_sec, 1, 86400, NULL),
+	NUM_KEY("backoff-max-sec", CFG_K_BACKOFF_MAX, backoff_max_sec, 0, 604800, NULL),
+	NUM_KEY("priority-huge-idle", CFG_K_PRIO_HUGE_IDLE, priority[PASS_HUGE_IDLE], 0, 3,
+		" (0 = every secondary algorithm in order)"),
+	NUM_KEY("priority-idle", CFG_K_PRIO_IDLE, priority[PASS_IDLE], 0, 3,
+		" (0 = every secondary algorithm in order)"),
+	NUM_KEY("priority-huge", CFG_K_PRIO_HUGE, priority[PASS_HUGE], 0, 3,
+		" (0 = every secondary algorithm in order)"),
+	NUM_KEY("cold-idle-age-sec", CFG_K_COLD_AGE, cold_idle_age_sec, 0, AGE_LIMIT_SEC, NULL),
+	NUM_KEY("cold-priority", CFG_K_COLD_PRIO, cold_priority, 1, 3, NULL),
+	NUM_KEY("pages-per-hour", CFG_K_PAGES_HOUR, pages_per_hour, 0, PASS_PAGES_MAX, NULL),
+	NUM_KEY("cpu-share-max-percent", CFG_K_CPU_SHARE, cpu_share_max_percent, 0, 100, NULL),
+	NUM_KEY("psi-cpu-max-percent", CFG_K_PSI_CPU, psi_cpu_max_percent, 0, 100, NULL),
+	NUM_KEY("memory-stall-us", CFG_K_MEM_STALL, memory_stall_us, 0, 1000000,
+		" (microseconds of memory stall per second; 0 = off)"),
+	{.name = "defer-on-battery", .bit = CFG_K_BATTERY, .parse = parse_bool},
+	NUM_KEY("battery-psi-memory-percent", CFG_K_BATTERY_PSI, battery_psi_memory_percent, 0,
+		100, NULL),
+	NUM_KEY("compact-fragmentation-percent", CFG_K_COMPACT_FRAG,
+		compact_fragmentation_percent, 1, 100, NULL),
+	NUM_KEY("compact-min-saved-bytes", CFG_K_COMPACT_SAVED, compact_min_saved_bytes, 0,
+		UINT64_C(1) << 50, NULL),
 };
 
 _Static_assert(ARRAY_SIZE(key_defs) == CFG_N_KEYS, "one key_defs row per enum cfg_key bit");
@@ -675,6 +724,19 @@ static int handler(void *user, const char *section, const char *name, const char
 			(void)parse_devices(ctx, v);
 		return 1;
 	}
+	if (strcmp(name, "metrics-file") == 0) {
+		/* An absolute path chosen by the admin; written atomically by rename. */
+		if (d != &ctx->c->global)
+			line_err(ctx, ctx->line, "key 'metrics-file' is only allowed in [global]");
+		else if (*v && v[0] != '/')
+			key_err(ctx, name, "'%s' is not an absolute path", v);
+		else if (strlen(v) >= sizeof(ctx->c->metrics_file))
+			key_err(ctx, name, "path longer than %zu bytes",
+				sizeof(ctx->c->metrics_file) - 1);
+		else
+			memcpy(ctx->c->metrics_file, v, strlen(v) + 1);
+		return 1;
+	}
 	for (unsigned i = 0; i < ARRAY_SIZE(key_defs); i++) {
 		const struct key_def *k = &key_defs[i];
 
@@ -796,6 +858,16 @@ static void copy_key(struct dev_config *dst, const struct dev_config *src, enum 
 	case CFG_K_COMPACT:
 		dst->compact = src->compact;
 		break;
+	case CFG_K_BATTERY:
+		dst->defer_on_battery = src->defer_on_battery;
+		break;
+	default: {
+		/* plain numeric keys: copy the field by its table entry */
+		const struct key_def *k = &key_defs[key_index(bit)];
+
+		memcpy((char *)dst + k->offset, (const char *)src + k->offset, k->size);
+		break;
+	}
 	}
 	dst->origin[key_index(bit)] = src->origin[key_index(bit)];
 }
@@ -1112,6 +1184,23 @@ static void print_key(const struct dev_config *d, enum cfg_key bit, FILE *f)
 	case CFG_K_COMPACT:
 		fprintf(f, " %s", compact_mode_name(d->compact));
 		break;
+	case CFG_K_BATTERY:
+		fprintf(f, " %s", d->defer_on_battery ? "yes" : "no");
+		break;
+	default: {
+		uint64_t v = 0;
+
+		if (k->size == sizeof(uint32_t)) {
+			uint32_t v32;
+
+			memcpy(&v32, (const char *)d + k->offset, sizeof(v32));
+			v = v32;
+		} else {
+			memcpy(&v, (const char *)d + k->offset, sizeof(v));
+		}
+		fprintf(f, " %" PRIu64, v);
+		break;
+	}
 	}
 	fputc('\n', f);
 }
@@ -1136,6 +1225,7 @@ void config_print(const struct config *c, FILE *f)
 	for (unsigned i = 0; !c->devices_all && i < c->n_devices; i++)
 		fprintf(f, " zram%u", c->devices[i]);
 	fputc('\n', f);
+	fprintf(f, "metrics-file =%s%s\n", *c->metrics_file ? " " : "", c->metrics_file);
 	for (unsigned i = 0; i < ARRAY_SIZE(key_defs); i++)
 		print_key(&eff, key_defs[i].bit, f);
 

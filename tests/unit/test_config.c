@@ -1004,6 +1004,57 @@ static void test_error_overflow(void **state)
 	free(buf);
 }
 
+static void test_daemon_keys(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config eff;
+
+	(void)state;
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "metrics-file = /run/node/zram.prom\n"
+				  "interval-sec = 1\n"
+				  "priority-huge = 2\n"
+				  "cold-idle-age-sec = 21600\n"
+				  "defer-on-battery = no\n"
+				  "compact-min-saved-bytes = 0\n"
+				  "[zram3]\n"
+				  "interval-sec = 60\n"
+				  "pages-per-hour = 0\n"),
+			 0);
+	assert_string_equal(c.metrics_file, "/run/node/zram.prom");
+	config_effective(&c, 3, &eff);
+	assert_int_equal(eff.interval_sec, 60);
+	assert_int_equal(eff.pages_per_hour, 0);
+	assert_int_equal(eff.priority[PASS_HUGE], 2);
+	assert_int_equal(eff.priority[PASS_IDLE], 0);
+	assert_int_equal(eff.cold_idle_age_sec, 21600);
+	assert_false(eff.defer_on_battery);
+	assert_int_equal(eff.compact_min_saved_bytes, 0);
+	config_effective(&c, 0, &eff);
+	assert_int_equal(eff.interval_sec, 1);
+	assert_int_equal(eff.pages_per_hour, 262144);
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "interval-sec = 0\n"
+				  "priority-idle = 4\n"
+				  "defer-on-battery = maybe\n"
+				  "metrics-file = relative.prom\n"
+				  "cpu-share-max-percent = 101\n"
+				  "[zram0]\n"
+				  "metrics-file = /x\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 6);
+	assert_non_null(strstr(e.msg[0], ":2: key 'interval-sec': '0' is out of range 1-86400"));
+	assert_non_null(strstr(e.msg[1], ":3: key 'priority-idle': '4' is out of range 0-3"));
+	assert_non_null(strstr(e.msg[2], ":4: key 'defer-on-battery': 'maybe' is not one of yes, no"));
+	assert_non_null(strstr(e.msg[3], ":5: key 'metrics-file': 'relative.prom' is not an absolute"));
+	assert_non_null(strstr(e.msg[4], ":6: key 'cpu-share-max-percent': '101' is out of range"));
+	assert_non_null(strstr(e.msg[5], ":8: key 'metrics-file' is only allowed in [global]"));
+}
+
 static void test_print_defaults(void **state)
 {
 	struct config c;
@@ -1013,6 +1064,7 @@ static void test_print_defaults(void **state)
 	out = print_to_string(&c);
 	assert_string_equal(out, "[global]\n"
 				 "devices = all\n"
+				 "metrics-file =\n"
 				 "recompress-algorithms = zstd\n"
 				 "algorithm-params =\n"
 				 "passes = huge_idle idle huge\n"
@@ -1021,7 +1073,22 @@ static void test_print_defaults(void **state)
 				 "max-pages-per-pass = 131072\n"
 				 "idle-age-min-sec = 1800\n"
 				 "idle-age-max-sec = 14400\n"
-				 "compact = auto\n");
+				 "compact = auto\n"
+				 "interval-sec = 300\n"
+				 "backoff-max-sec = 3600\n"
+				 "priority-huge-idle = 0\n"
+				 "priority-idle = 0\n"
+				 "priority-huge = 0\n"
+				 "cold-idle-age-sec = 0\n"
+				 "cold-priority = 2\n"
+				 "pages-per-hour = 262144\n"
+				 "cpu-share-max-percent = 5\n"
+				 "psi-cpu-max-percent = 40\n"
+				 "memory-stall-us = 150000\n"
+				 "defer-on-battery = yes\n"
+				 "battery-psi-memory-percent = 10\n"
+				 "compact-fragmentation-percent = 10\n"
+				 "compact-min-saved-bytes = 16777216\n");
 	free(out);
 }
 
@@ -1045,6 +1112,7 @@ static void test_print_sections(void **state)
 	out = print_to_string(&c);
 	assert_string_equal(out, "[global]\n"
 				 "devices = zram5 zram1\n"
+				 "metrics-file =\n"
 				 "recompress-algorithms = zstd deflate\n"
 				 "algorithm-params = 2:level=9\n"
 				 "passes = huge_idle idle huge\n"
@@ -1054,6 +1122,21 @@ static void test_print_sections(void **state)
 				 "idle-age-min-sec = 1800\n"
 				 "idle-age-max-sec = 14400\n"
 				 "compact = auto\n"
+				 "interval-sec = 300\n"
+				 "backoff-max-sec = 3600\n"
+				 "priority-huge-idle = 0\n"
+				 "priority-idle = 0\n"
+				 "priority-huge = 0\n"
+				 "cold-idle-age-sec = 0\n"
+				 "cold-priority = 2\n"
+				 "pages-per-hour = 262144\n"
+				 "cpu-share-max-percent = 5\n"
+				 "psi-cpu-max-percent = 40\n"
+				 "memory-stall-us = 150000\n"
+				 "defer-on-battery = yes\n"
+				 "battery-psi-memory-percent = 10\n"
+				 "compact-fragmentation-percent = 10\n"
+				 "compact-min-saved-bytes = 16777216\n"
 				 "\n"
 				 "[zram1]\n"
 				 "recompress-algorithms = deflate\n"
@@ -1178,9 +1261,8 @@ static void test_shipped_example_uncommented(void **state)
 	fclose(in);
 	fclose(out);
 	assert_int_equal(load_str(&c, &e, buf), 0);
-	assert_int_equal(c.global.set, CFG_K_ALGOS | CFG_K_PARAMS | CFG_K_PASSES | CFG_K_THRESHOLD |
-					       CFG_K_BATCH | CFG_K_PASS_PAGES | CFG_K_AGE_MIN |
-					       CFG_K_AGE_MAX | CFG_K_COMPACT);
+	/* every key is in the example, so every bit is set */
+	assert_int_equal(c.global.set, (1u << CFG_N_KEYS) - 1);
 	config_init(&def);
 	assert_configs_equal(&c, &def);
 	free(buf);
@@ -1225,6 +1307,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crlf_comments_indent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_daemon_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_round_trip, setup, teardown),
