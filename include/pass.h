@@ -12,6 +12,7 @@
  */
 
 #include "config.h"
+#include "policy.h"
 #include "zram.h"
 
 #include <signal.h>
@@ -30,28 +31,6 @@ struct pass_ctx {
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);
-
-/* One recompress type in a pass, optionally preceded by an idle mark. */
-struct pass_step {
-	enum pass_type type;
-	unsigned priority;     /* recompress priority= (6.12+); 0 = every secondary in order */
-	bool mark_idle;	       /* write the idle mark before this step */
-	uint64_t idle_age_sec; /* 0 = "all" */
-};
-
-#define PASS_MAX_STEPS (CFG_MAX_PASSES + 2)
-
-/* What one pass does; --once builds it from the configuration, the daemon's policy too. */
-struct pass_plan {
-	unsigned n_steps;
-	struct pass_step steps[PASS_MAX_STEPS];
-	uint32_t threshold;	      /* 0 = none */
-	uint64_t batch_pages;	      /* max_pages per write (>= 1) */
-	uint64_t pages_budget;	      /* per step; 0 = unlimited */
-	enum compact_mode compact;
-	unsigned compact_frag_permille; /* auto: compact at this fragmentation or more */
-	uint64_t compact_min_saved;	/* auto: also when the pass saved this much (0 = off) */
-};
 
 /* The plan of a --once pass: config passes in order, the idle mark before the first
  * idle type, with the given age. */

@@ -13,6 +13,28 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* One recompress type in a pass, optionally preceded by an idle mark. */
+struct pass_step {
+	enum pass_type type;
+	unsigned priority;     /* recompress priority= (6.12+); 0 = every secondary in order */
+	bool mark_idle;	       /* write the idle mark before this step */
+	uint64_t idle_age_sec; /* 0 = "all" */
+};
+
+#define PASS_MAX_STEPS (CFG_MAX_PASSES + 2)
+
+/* What one pass does; --once builds it from the configuration, the daemon's policy too. */
+struct pass_plan {
+	unsigned n_steps;
+	struct pass_step steps[PASS_MAX_STEPS];
+	uint32_t threshold;	      /* 0 = none */
+	uint64_t batch_pages;	      /* max_pages per write (>= 1) */
+	uint64_t pages_budget;	      /* per step; 0 = unlimited */
+	enum compact_mode compact;
+	unsigned compact_frag_permille; /* auto: compact at this fragmentation or more */
+	uint64_t compact_min_saved;	/* auto: also when the pass saved this much (0 = off) */
+};
+
 /*
  * Idle age from memory utilisation, as ChromeOS and Android do:
  *   age = min + (max - min) * e^(-5 * util),  util = 1 - MemAvailable / MemTotal
@@ -59,5 +81,93 @@ enum batch_verdict policy_batch_next(const struct batch_state *st, bool progress
 
 /* The max_pages= for the next batch: min(batch, budget left), never 0 (0 means "nothing"). */
 uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per_batch);
+
+/* ---- daemon mode: when and how much ---- */
+
+#define POLICY_CPU_WINDOW_NS (600ULL * 1000000000ULL) /* cpu-share-max-percent window */
+#define POLICY_CPU_SLOTS 32
+#define POLICY_SUSPEND_SLOTS 64
+#define POLICY_PRESSURE_MIN_GAP_NS (30ULL * 1000000000ULL) /* passes at most this often on pressure */
+#define POLICY_DEFER_RETRY_NS (60ULL * 1000000000ULL)
+
+/* Per-device state the manager keeps between decisions (all times CLOCK_MONOTONIC ns). */
+struct policy_dev {
+	uint64_t next_due_ns;
+	uint64_t last_pass_end_ns; /* 0 = never */
+	unsigned empty_passes;	   /* consecutive passes that saved nothing: backoff exponent */
+	uint64_t tokens;	   /* pages-per-hour bucket (pages) */
+	uint64_t tokens_at_ns;
+	uint64_t started_ns;
+	uint64_t last_cold_ns; /* last cold-tier step (0 = never) */
+	struct {
+		uint64_t end_ns, busy_ns;
+	} cpu[POLICY_CPU_SLOTS]; /* recent passes' kernel-write time */
+	unsigned cpu_n;
+	struct {
+		uint64_t mono_ns, suspended_ns;
+	} susp[POLICY_SUSPEND_SLOTS]; /* (time, total suspended so far) samples */
+	unsigned susp_n;
+	bool huge_exhausted; /* the huge types met only incompressible pages ... */
+	uint64_t huge_sig;   /* ... while the contents signature was this */
+};
+
+struct policy_snapshot {
+	uint64_t now_ns;       /* CLOCK_MONOTONIC */
+	uint64_t suspended_ns; /* CLOCK_BOOTTIME - CLOCK_MONOTONIC: time spent suspended */
+	int psi_cpu_some_avg10_x100; /* percent x 100; -1 = no PSI */
+	int psi_mem_some_avg10_x100;
+	enum tri on_battery;
+	uint64_t mem_total, mem_available;
+	uint64_t content_sig; /* changes when new data lands (huge_pages_since) */
+	unsigned n_secondaries;
+};
+
+enum policy_verdict {
+	POLICY_RUN,
+	POLICY_WAIT,		/* not due yet */
+	POLICY_DEFER_CPU,	/* PSI cpu some avg10 above the limit */
+	POLICY_DEFER_BATTERY,	/* on battery, no memory pressure */
+	POLICY_DEFER_CPU_SHARE, /* kernel-write time over the window exceeds the share */
+	POLICY_DEFER_BUDGET,	/* pages-per-hour bucket empty */
+};
+
+struct policy_decision {
+	enum policy_verdict verdict;
+	uint64_t wake_ns; /* when to decide again (monotonic) */
+	struct pass_plan plan;
+	uint64_t idle_age_sec; /* the warm age chosen (before suspend correction) */
+};
+
+const char *policy_verdict_name(enum policy_verdict v);
+
+void policy_dev_init(struct policy_dev *pd, const struct dev_config *cfg, uint64_t now_ns);
+
+/* Decide for one device. Updates only the token bucket refill and the suspend samples. */
+void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
+		   const struct policy_snapshot *s, struct policy_decision *ret);
+
+/* Outcome of a pass, for backoff, budgets, the cold tier and incompressible skipping. */
+struct policy_outcome {
+	uint64_t end_ns;
+	uint64_t kernel_ns;
+	uint64_t pages_charged;
+	int64_t saved; /* compr_data_size reduction */
+	bool huge_ran, huge_progress; /* a huge/huge_idle step ran; did it make progress */
+	bool cold_ran;
+	uint64_t content_sig;
+	bool error;
+};
+void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
+		      const struct policy_outcome *o);
+
+/* A PSI memory trigger fired: bring the next pass forward (a pass frees memory). */
+void policy_memory_pressure(struct policy_dev *pd, uint64_t now_ns);
+
+/* Time suspended within the last window_ns before now (from the samples). */
+uint64_t policy_suspended_within(const struct policy_dev *pd, uint64_t now_ns,
+				 uint64_t suspended_now_ns, uint64_t window_ns);
+
+/* Kernel-write time of passes that ended within the CPU window before now. */
+uint64_t policy_cpu_busy(const struct policy_dev *pd, uint64_t now_ns);
 
 #endif

@@ -51,4 +51,19 @@ int sysfs_write(int root_fd, const char *relpath, const char *data);
  */
 int sysfs_list_zram(int root_fd, unsigned *ids, size_t max);
 
+/*
+ * Names of the entries of a directory (no "." / ".."), sorted; at most max names of up to
+ * 63 bytes (longer ones are skipped). Returns the count or -errno.
+ */
+int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t max);
+
+/*
+ * Register a PSI trigger: open proc/pressure/<resource> ("memory" or "cpu") read-write,
+ * non-blocking, and write "some <stall_us> <window_us>". The fd signals EPOLLPRI when
+ * the stall is exceeded within a window. This is the only write outside the zram
+ * allowlist, and it goes to a fixed path.
+ */
+int sysfs_psi_trigger(int root_fd, const char *resource, unsigned stall_us, unsigned window_us,
+		      int *ret_fd);
+
 #endif

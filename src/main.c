@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "log.h"
+#include "manager.h"
 #include "pass.h"
 #include "status.h"
 #include "sysfs.h"
@@ -43,7 +44,8 @@ struct args {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: zram-recompd [OPTIONS] --once [--dry-run] [--device zramN]...\n"
+		"Usage: zram-recompd [OPTIONS]                 run the daemon (foreground)\n"
+		"       zram-recompd [OPTIONS] --once [--dry-run] [--device zramN]...\n"
 		"       zram-recompd [OPTIONS] status [--json] [--device zramN]...\n"
 		"       zram-recompd [OPTIONS] advise [ADVISE OPTIONS]  (see zram-recompd(8))\n"
 		"       zram-recompd [OPTIONS] --check-config | --print-config\n"
@@ -190,18 +192,17 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 		log_error("--json goes with status");
 		return EXIT_USAGE;
 	}
-	if (modes == 0) {
-		/* The long-running daemon is a separate piece of work (manager.c). */
-		log_error("daemon mode is not available in this version; use --once or status");
-		usage(stderr);
+	if (a->n_devices && (modes == 0 || a->check_config || a->print_config)) {
+		log_error("--device goes with --once or status (the daemon uses 'devices')");
 		return EXIT_USAGE;
 	}
 	return -1;
 }
 
+static char main_path[4096], dropins[4096];
+
 static int load_config(const struct args *a, struct config *cfg, bool report_ok)
 {
-	char main_path[4096], dropins[4096];
 	struct config_errors errs = { 0 };
 	int r;
 
@@ -306,6 +307,22 @@ static int run(const struct args *a)
 	enum tri kconf;
 	int root_fd, r, ret = EXIT_OK;
 
+	if (!a->check_config && !a->print_config && !a->once && !a->status) {
+		struct manager_opts mo = { 0 };
+
+		/* The daemon (foreground, systemd style: no forking). */
+		if (load_config(a, &cfg, false) < 0)
+			return EXIT_USAGE;
+		if (open_root(a, &root_fd) < 0)
+			return EXIT_RUNTIME;
+		mo.config_main = main_path;
+		mo.config_dropins = dropins;
+		mo.root_fd = root_fd;
+		mo.state_dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
+		r = manager_run(&mo, &cfg);
+		close(root_fd);
+		return r;
+	}
 	if (a->check_config || a->print_config || a->once) {
 		r = load_config(a, &cfg, a->check_config);
 		if (a->check_config)

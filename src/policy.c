@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <string.h>
 
 uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 			 uint64_t mem_available)
@@ -89,4 +90,262 @@ uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per
 			n = left;
 	}
 	return n ? n : 1;
+}
+
+/* ---- daemon mode ---- */
+
+#define NS_PER_SEC 1000000000ULL
+
+const char *policy_verdict_name(enum policy_verdict v)
+{
+	switch (v) {
+	case POLICY_RUN:
+		return "run";
+	case POLICY_WAIT:
+		return "not due";
+	case POLICY_DEFER_CPU:
+		return "deferred: CPU pressure";
+	case POLICY_DEFER_BATTERY:
+		return "deferred: on battery";
+	case POLICY_DEFER_CPU_SHARE:
+		return "deferred: CPU share spent";
+	case POLICY_DEFER_BUDGET:
+		return "deferred: page budget spent";
+	}
+	return "?";
+}
+
+void policy_dev_init(struct policy_dev *pd, const struct dev_config *cfg, uint64_t now_ns)
+{
+	memset(pd, 0, sizeof(*pd));
+	pd->started_ns = now_ns;
+	pd->next_due_ns = sat_add_u64(now_ns, sat_mul_u64(cfg->interval_sec, NS_PER_SEC));
+	pd->tokens = cfg->pages_per_hour; /* a full bucket: the first pass may use an hour's worth */
+	pd->tokens_at_ns = now_ns;
+}
+
+uint64_t policy_suspended_within(const struct policy_dev *pd, uint64_t now_ns,
+				 uint64_t suspended_now_ns, uint64_t window_ns)
+{
+	uint64_t from = sat_sub_u64(now_ns, window_ns), base = UINT64_MAX;
+
+	/* The newest sample at or before the window start; without one the oldest we have
+	 * (suspends before the daemon started are unknown, so they do not count). */
+	for (unsigned i = 0; i < pd->susp_n; i++) {
+		if (pd->susp[i].mono_ns <= from)
+			base = pd->susp[i].suspended_ns;
+	}
+	if (base == UINT64_MAX)
+		base = pd->susp_n ? pd->susp[0].suspended_ns : suspended_now_ns;
+	return sat_sub_u64(suspended_now_ns, base);
+}
+
+static void record_suspend(struct policy_dev *pd, uint64_t now_ns, uint64_t suspended_ns)
+{
+	if (pd->susp_n && pd->susp[pd->susp_n - 1].mono_ns >= now_ns)
+		return;
+	if (pd->susp_n == POLICY_SUSPEND_SLOTS) {
+		/* Drop the second oldest: the oldest keeps the longest look-back. */
+		memmove(&pd->susp[1], &pd->susp[2], (POLICY_SUSPEND_SLOTS - 2) * sizeof(pd->susp[0]));
+		pd->susp_n--;
+	}
+	pd->susp[pd->susp_n].mono_ns = now_ns;
+	pd->susp[pd->susp_n].suspended_ns = suspended_ns;
+	pd->susp_n++;
+}
+
+uint64_t policy_cpu_busy(const struct policy_dev *pd, uint64_t now_ns)
+{
+	uint64_t from = sat_sub_u64(now_ns, POLICY_CPU_WINDOW_NS), busy = 0;
+
+	for (unsigned i = 0; i < pd->cpu_n; i++)
+		if (pd->cpu[i].end_ns > from)
+			busy = sat_add_u64(busy, pd->cpu[i].busy_ns);
+	return busy;
+}
+
+static void refill_tokens(struct policy_dev *pd, const struct dev_config *cfg, uint64_t now_ns)
+{
+	uint64_t elapsed, add;
+
+	if (cfg->pages_per_hour == 0)
+		return;
+	if (now_ns <= pd->tokens_at_ns)
+		return;
+	elapsed = now_ns - pd->tokens_at_ns;
+	/* pages_per_hour * elapsed / 1 h, without overflow for any input */
+	add = (uint64_t)((long double)cfg->pages_per_hour * (long double)elapsed /
+			 (long double)(3600ULL * NS_PER_SEC));
+	if (add == 0)
+		return; /* keep tokens_at_ns so that fractions accumulate */
+	pd->tokens = sat_add_u64(pd->tokens, add);
+	if (pd->tokens > cfg->pages_per_hour)
+		pd->tokens = cfg->pages_per_hour;
+	pd->tokens_at_ns = now_ns;
+}
+
+static uint64_t secs(uint64_t s)
+{
+	return sat_mul_u64(s, NS_PER_SEC);
+}
+
+void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
+		   const struct policy_snapshot *s, struct policy_decision *ret)
+{
+	uint64_t now = s->now_ns, interval = secs(cfg->interval_sec);
+	uint64_t batch = cfg->max_pages_per_batch ? cfg->max_pages_per_batch : 1;
+	struct pass_plan *plan = &ret->plan;
+	bool marked = false;
+
+	memset(ret, 0, sizeof(*ret));
+	record_suspend(pd, now, s->suspended_ns);
+	refill_tokens(pd, cfg, now);
+
+	if (now < pd->next_due_ns) {
+		ret->verdict = POLICY_WAIT;
+		ret->wake_ns = pd->next_due_ns;
+		return;
+	}
+	/* A pass frees memory, so memory pressure overrides the battery rule. */
+	if (s->on_battery == TRI_YES && cfg->defer_on_battery &&
+	    !(s->psi_mem_some_avg10_x100 >= 0 &&
+	      (uint64_t)s->psi_mem_some_avg10_x100 > cfg->battery_psi_memory_percent * 100)) {
+		ret->verdict = POLICY_DEFER_BATTERY;
+		ret->wake_ns = sat_add_u64(now, interval);
+		return;
+	}
+	if (cfg->psi_cpu_max_percent && s->psi_cpu_some_avg10_x100 >= 0 &&
+	    (uint64_t)s->psi_cpu_some_avg10_x100 > cfg->psi_cpu_max_percent * 100) {
+		ret->verdict = POLICY_DEFER_CPU;
+		ret->wake_ns = sat_add_u64(now, interval < POLICY_DEFER_RETRY_NS ? interval
+									  : POLICY_DEFER_RETRY_NS);
+		return;
+	}
+	if (cfg->cpu_share_max_percent &&
+	    policy_cpu_busy(pd, now) * 100 >= cfg->cpu_share_max_percent * POLICY_CPU_WINDOW_NS) {
+		ret->verdict = POLICY_DEFER_CPU_SHARE;
+		ret->wake_ns = sat_add_u64(now, POLICY_DEFER_RETRY_NS);
+		return;
+	}
+	if (cfg->pages_per_hour && pd->tokens < (batch < cfg->pages_per_hour ? batch
+									    : cfg->pages_per_hour)) {
+		uint64_t need = batch - pd->tokens;
+
+		ret->verdict = POLICY_DEFER_BUDGET;
+		/* time until the bucket holds one batch */
+		ret->wake_ns = sat_add_u64(
+			now, (uint64_t)((long double)need * (long double)(3600ULL * NS_PER_SEC) /
+					(long double)cfg->pages_per_hour) +
+				     1);
+		return;
+	}
+
+	ret->verdict = POLICY_RUN;
+	ret->wake_ns = sat_add_u64(now, interval);
+	ret->idle_age_sec = policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec,
+					    s->mem_total, s->mem_available);
+	plan->threshold = cfg->threshold_bytes;
+	plan->batch_pages = batch;
+	plan->pages_budget = cfg->max_pages_per_pass;
+	if (cfg->pages_per_hour && (plan->pages_budget == 0 || plan->pages_budget > pd->tokens))
+		plan->pages_budget = pd->tokens;
+	plan->compact = cfg->compact;
+	plan->compact_frag_permille = (unsigned)(cfg->compact_fragmentation_percent * 10);
+	plan->compact_min_saved = cfg->compact_min_saved_bytes;
+
+	/*
+	 * Cold tier first, at most once per cold age: its mark selects pages idle for hours;
+	 * the warm mark after it re-marks with the shorter age. Pages the warm tier
+	 * recompressed have ac_time 0 (ABI pitfall 23), so the cold tier takes them at its
+	 * next run; running it once per cold age bounds how soon that happens.
+	 */
+	if (cfg->cold_idle_age_sec && s->n_secondaries >= cfg->cold_priority &&
+	    now >= sat_add_u64(pd->last_cold_ns ? pd->last_cold_ns : pd->started_ns,
+			       secs(cfg->cold_idle_age_sec))) {
+		struct pass_step *st = &plan->steps[plan->n_steps++];
+		uint64_t age = cfg->cold_idle_age_sec;
+
+		st->type = PASS_IDLE;
+		st->priority = cfg->cold_priority;
+		st->mark_idle = true;
+		st->idle_age_sec = sat_add_u64(
+			age, policy_suspended_within(pd, now, s->suspended_ns, secs(age)) /
+				     NS_PER_SEC);
+	}
+	for (unsigned i = 0; i < cfg->n_passes && plan->n_steps < PASS_MAX_STEPS; i++) {
+		enum pass_type t = cfg->passes[i];
+		struct pass_step *st;
+		unsigned prio = cfg->priority[t];
+
+		if ((t == PASS_HUGE || t == PASS_HUGE_IDLE) && pd->huge_exhausted &&
+		    pd->huge_sig == s->content_sig)
+			continue; /* only incompressible pages there until new data lands */
+		st = &plan->steps[plan->n_steps++];
+		st->type = t;
+		st->priority = prio <= s->n_secondaries ? prio : 0;
+		if (!marked && (t == PASS_IDLE || t == PASS_HUGE_IDLE)) {
+			uint64_t age = ret->idle_age_sec;
+
+			st->mark_idle = true;
+			/* ac_time runs on CLOCK_BOOTTIME: time suspended would make every page
+			 * look idle, so it is added to the age (0 = "all" stays "all"). */
+			st->idle_age_sec =
+				age ? sat_add_u64(age, policy_suspended_within(pd, now, s->suspended_ns,
+									      secs(age)) /
+							       NS_PER_SEC)
+				    : 0;
+			marked = true;
+		}
+	}
+}
+
+void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
+		      const struct policy_outcome *o)
+{
+	uint64_t interval = secs(cfg->interval_sec), wait = interval;
+
+	pd->last_pass_end_ns = o->end_ns;
+	pd->tokens = sat_sub_u64(pd->tokens, o->pages_charged);
+	if (pd->cpu_n == POLICY_CPU_SLOTS) {
+		memmove(&pd->cpu[0], &pd->cpu[1], (POLICY_CPU_SLOTS - 1) * sizeof(pd->cpu[0]));
+		pd->cpu_n--;
+	}
+	pd->cpu[pd->cpu_n].end_ns = o->end_ns;
+	pd->cpu[pd->cpu_n].busy_ns = o->kernel_ns;
+	pd->cpu_n++;
+	if (o->cold_ran)
+		pd->last_cold_ns = o->end_ns;
+	if (o->huge_ran) {
+		pd->huge_exhausted = !o->huge_progress;
+		pd->huge_sig = o->content_sig;
+	}
+	if (o->saved > 0 || o->error) {
+		pd->empty_passes = 0;
+	} else {
+		uint64_t cap = secs(cfg->backoff_max_sec);
+
+		if (pd->empty_passes < 32)
+			pd->empty_passes++;
+		/* interval * 2^n, capped at backoff-max-sec (never below the interval) */
+		wait = sat_mul_u64(interval, 1ULL << (pd->empty_passes < 20 ? pd->empty_passes : 20));
+		if (cap < interval)
+			cap = interval;
+		if (wait > cap)
+			wait = cap;
+	}
+	pd->next_due_ns = sat_add_u64(o->end_ns, wait);
+}
+
+void policy_memory_pressure(struct policy_dev *pd, uint64_t now_ns)
+{
+	uint64_t earliest = pd->last_pass_end_ns
+				    ? sat_add_u64(pd->last_pass_end_ns, POLICY_PRESSURE_MIN_GAP_NS)
+				    : now_ns;
+
+	if (earliest < now_ns)
+		earliest = now_ns;
+	if (earliest < pd->next_due_ns) {
+		pd->next_due_ns = earliest;
+		pd->empty_passes = 0;
+	}
 }

@@ -206,3 +206,65 @@ int sysfs_list_zram(int root_fd, unsigned *ids, size_t max)
 	qsort(ids, n, sizeof(*ids), cmp_unsigned);
 	return (int)n;
 }
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+	int fd, r;
+
+	r = open_in_root(root_fd, relpath, O_RDONLY | O_DIRECTORY, &fd);
+	if (r < 0)
+		return r;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = readdir(d)) && n < max) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (strlen(de->d_name) >= 64)
+			continue;
+		strcpy(names[n++], de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_name);
+	return (int)n;
+}
+
+int sysfs_psi_trigger(int root_fd, const char *resource, unsigned stall_us, unsigned window_us,
+		      int *ret_fd)
+{
+	char path[64], cmd[64];
+	ssize_t n;
+	int fd, r;
+
+	if (strcmp(resource, "memory") != 0 && strcmp(resource, "cpu") != 0)
+		return -EINVAL;
+	r = str_printf(path, sizeof(path), "proc/pressure/%s", resource);
+	if (r < 0)
+		return r;
+	r = str_printf(cmd, sizeof(cmd), "some %u %u", stall_us, window_us);
+	if (r < 0)
+		return r;
+	r = open_in_root(root_fd, path, O_RDWR | O_NONBLOCK, &fd);
+	if (r < 0)
+		return r;
+	/* The trigger string must include its NUL (psi_write copies len bytes). */
+	n = write(fd, cmd, strlen(cmd) + 1);
+	if (n < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}

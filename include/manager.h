@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_MANAGER_H
+#define ZRAM_RECOMPD_MANAGER_H
+
+/*
+ * The daemon: an sd-event loop with a timer per device, signals (TERM/INT exit, HUP
+ * reload), PSI trigger fds, kernel uevents for zram devices coming and going, the
+ * systemd watchdog and sd_notify; the blocking kernel writes run in one worker thread.
+ */
+
+#include "config.h"
+
+struct manager_opts {
+	const char *config_main;    /* main config path */
+	const char *config_dropins; /* drop-in directory */
+	int root_fd;		    /* sysfs root */
+	const char *state_dir;	    /* NULL: $STATE_DIRECTORY or /var/lib/zram-recompd */
+};
+
+/* Runs until SIGTERM/SIGINT. Takes the already-loaded configuration. Returns an exit code. */
+int manager_run(const struct manager_opts *opts, const struct config *cfg);
+
+#endif

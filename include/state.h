@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_STATE_H
+#define ZRAM_RECOMPD_STATE_H
+
+/*
+ * Cumulative per-device accounting, persisted across restarts in the state directory
+ * ($STATE_DIRECTORY from systemd's StateDirectory=, default /var/lib/zram-recompd) and
+ * optionally exported as a Prometheus textfile (node_exporter's textfile collector).
+ * Both files are written atomically: temporary file in the same directory, fsync,
+ * rename, fsync of the directory. A corrupt or foreign state file is reported to the
+ * caller (-EBADMSG) and replaced on the next save; it is never fatal.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define STATE_MAX_DEVICES 64
+
+struct dev_totals {
+	char name[16];		 /* "zramN" */
+	uint64_t passes;	 /* completed passes */
+	uint64_t pages_attempted; /* sum of max_pages written (the kernel reports no count) */
+	uint64_t bytes_saved;	 /* compr_data_size reductions, summed (never negative) */
+	uint64_t mem_freed;	 /* mem_used_total reductions incl. compaction, summed */
+	uint64_t incompressible; /* pages newly marked incompressible, summed */
+	uint64_t kernel_ns;	 /* time inside recompress/compact/idle writes */
+	uint64_t errors;	 /* passes that ended with an error */
+	uint64_t last_pass_unix; /* wall-clock seconds of the last pass, 0 = never */
+};
+
+struct state {
+	unsigned n;
+	struct dev_totals dev[STATE_MAX_DEVICES];
+};
+
+/* Entry for name, created (zeroed) when missing; NULL when the table is full. */
+struct dev_totals *state_get(struct state *s, const char *name);
+
+/*
+ * Load dir/state. Missing file: empty state, 0. Corrupt/foreign content: empty state,
+ * -EBADMSG. Other errors: -errno (state left empty).
+ */
+int state_load(struct state *s, int dir_fd);
+
+/* Atomically replace dir/state. */
+int state_save(const struct state *s, int dir_fd);
+
+/*
+ * Write the Prometheus text exposition of s (plus the live gauges given per device, may
+ * be NULL) atomically to path (absolute; the directory must exist).
+ */
+struct dev_live {
+	char name[16];
+	uint64_t orig_data_size, compr_data_size, mem_used_total, huge_pages;
+	uint64_t incompressible; /* from block_state; UINT64_MAX = unknown */
+};
+int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
+		  unsigned n_live);
+
+#endif

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "host.h"
+
+#include "sysfs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int host_parse_psi_some_avg10(const char *text, int *ret_x100)
+{
+	unsigned whole, frac;
+	char f[3] = { 0 };
+
+	/* "some avg10=1.23 ..." : the kernel prints two decimals (LOAD_INT.LOAD_FRAC). */
+	if (sscanf(text, "some avg10=%u.%2[0-9]", &whole, f) != 2 || whole > 100 || !f[0])
+		return -EINVAL;
+	frac = (unsigned)(f[0] - '0') * 10 + (f[1] ? (unsigned)(f[1] - '0') : 0);
+	*ret_x100 = (int)(whole * 100 + frac);
+	return 0;
+}
+
+int host_psi_some_avg10(int root_fd, const char *resource, int *ret_x100)
+{
+	char path[64], buf[512];
+	int r;
+
+	r = str_printf(path, sizeof(path), "proc/pressure/%s", resource);
+	if (r < 0)
+		return r;
+	r = sysfs_read(root_fd, path, buf, sizeof(buf), NULL);
+	if (r < 0)
+		return r == -EOPNOTSUPP ? -ENOENT : r;
+	return host_parse_psi_some_avg10(buf, ret_x100);
+}
+
+enum tri host_on_battery(int root_fd)
+{
+	char names[32][64];
+	int n = sysfs_list_dir(root_fd, "sys/class/power_supply", names, 32);
+	bool mains = false;
+
+	for (int i = 0; i < n; i++) {
+		char path[160], buf[64];
+		uint64_t online;
+
+		if (str_printf(path, sizeof(path), "sys/class/power_supply/%s/type", names[i]) < 0)
+			continue;
+		if (sysfs_read(root_fd, path, buf, sizeof(buf), NULL) < 0)
+			continue;
+		if (strcmp(buf, "Mains\n") != 0 && strcmp(buf, "Mains") != 0)
+			continue;
+		mains = true;
+		if (str_printf(path, sizeof(path), "sys/class/power_supply/%s/online", names[i]) < 0)
+			continue;
+		if (sysfs_read_u64(root_fd, path, &online) == 0 && online)
+			return TRI_NO;
+	}
+	return mains ? TRI_YES : TRI_NO;
+}

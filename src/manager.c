@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "manager.h"
+
+#include "blockstate.h"
+#include "host.h"
+#include "log.h"
+#include "pass.h"
+#include "policy.h"
+#include "state.h"
+#include "sysfs.h"
+#include "util.h"
+#include "zram.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS_PER_USEC UINT64_C(1000)
+
+struct manager;
+
+struct job {
+	struct mdev *md;
+	struct zram_dev dev;
+	struct pass_plan plan;
+	struct device_report rep;
+	uint64_t start_ns, end_ns;
+	int r;
+};
+
+/* One managed device. */
+struct mdev {
+	struct manager *m;
+	bool used, busy;
+	unsigned id;
+	struct zram_dev dev;
+	struct dev_config cfg;
+	struct policy_dev pol;
+	sd_event_source *timer;
+	struct job job; /* the single flight: at most one job per device exists */
+	bool has_last;
+	int64_t last_saved;
+	uint64_t last_end_ns;
+	enum policy_verdict last_verdict;
+};
+
+struct manager {
+	sd_event *e;
+	const struct manager_opts *opts;
+	int root_fd;
+	struct config cfg;
+	struct kver kv;
+	char release[128];
+	enum tri kconf;
+	struct mdev devs[CFG_MAX_DEVICES];
+
+	/* worker thread: jobs in, finished jobs out through the eventfd */
+	pthread_t worker;
+	bool worker_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *queue[CFG_MAX_DEVICES];
+	unsigned qlen;
+	struct job *done[CFG_MAX_DEVICES];
+	unsigned ndone;
+	bool quit;
+	int efd;
+	/* set by SIGTERM (ends the daemon) or by CPU pressure (ends the current pass) */
+	volatile sig_atomic_t stop_job;
+	bool stopping;
+
+	int psi_mem_fd, psi_cpu_fd, uevent_fd;
+	int state_dir_fd;
+	struct state st;
+	bool state_ok;
+};
+
+/* ---- worker ---- */
+
+static void *worker_main(void *arg)
+{
+	struct manager *m = arg;
+
+	/* Only the kernel work runs here, so only it gets the lower priority (the
+	 * unit's Nice= applies to the event loop too). Per-thread nice on Linux. */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	for (;;) {
+		struct job *j;
+		struct pass_ctx ctx;
+
+		pthread_mutex_lock(&m->mu);
+		while (m->qlen == 0 && !m->quit)
+			pthread_cond_wait(&m->cv, &m->mu);
+		if (m->quit) {
+			pthread_mutex_unlock(&m->mu);
+			break;
+		}
+		j = m->queue[0];
+		memmove(&m->queue[0], &m->queue[1], (m->qlen - 1) * sizeof(m->queue[0]));
+		m->qlen--;
+		m->stop_job = 0;
+		pthread_mutex_unlock(&m->mu);
+
+		pass_ctx_init(&ctx, m->root_fd);
+		ctx.stop = &m->stop_job;
+		j->start_ns = now_monotonic_ns();
+		j->r = pass_execute(&ctx, &j->dev, &j->plan, &j->rep);
+		j->end_ns = now_monotonic_ns();
+
+		pthread_mutex_lock(&m->mu);
+		m->done[m->ndone++] = j;
+		pthread_mutex_unlock(&m->mu);
+		(void)eventfd_write(m->efd, 1);
+	}
+	return NULL;
+}
+
+static void enqueue(struct manager *m, struct job *j)
+{
+	pthread_mutex_lock(&m->mu);
+	m->queue[m->qlen++] = j;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+/* ---- devices ---- */
+
+static struct mdev *find_dev(struct manager *m, unsigned id)
+{
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
+		if (m->devs[i].used && m->devs[i].id == id)
+			return &m->devs[i];
+	return NULL;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void arm(struct mdev *md, uint64_t when_ns)
+{
+	uint64_t usec = when_ns / NS_PER_USEC;
+	int r;
+
+	if (!md->timer) {
+		r = sd_event_add_time(md->m->e, &md->timer, CLOCK_MONOTONIC, usec,
+				      1000000 /* 1 s accuracy: let the kernel batch wake-ups */,
+				      on_timer, md);
+		if (r < 0) {
+			log_error("%s: cannot add timer: %s", md->dev.name, strerror(-r));
+			return;
+		}
+		(void)sd_event_source_set_description(md->timer, md->dev.name);
+		return;
+	}
+	(void)sd_event_source_set_time(md->timer, usec);
+	(void)sd_event_source_set_enabled(md->timer, SD_EVENT_ONESHOT);
+}
+
+static void drop_dev(struct mdev *md, const char *why)
+{
+	log_info("%s: %s; no longer managed", md->dev.name, why);
+	md->timer = sd_event_source_disable_unref(md->timer);
+	if (md->busy) {
+		/* The worker still owns md->job: keep the slot until it reports back. */
+		md->used = true;
+		return;
+	}
+	memset(md, 0, sizeof(*md));
+}
+
+/* A device whose size, primary or initstate changed was reset and set up anew. */
+static bool same_setup(const struct zram_dev *a, const struct zram_dev *b)
+{
+	return a->initialized == b->initialized && a->disksize == b->disksize &&
+	       strcmp(zram_primary(a), zram_primary(b)) == 0;
+}
+
+/* Probe one device; configure its secondary list while it is uninitialized. */
+static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
+{
+	struct zram_dev d;
+	const char *attr = NULL;
+	int r;
+
+	r = zram_probe(m->root_fd, &m->kv, m->kconf, md->id, &d, &attr);
+	if (r < 0)
+		return r;
+	if (!is_new && !same_setup(&md->dev, &d)) {
+		log_info("%s: re-initialized (disksize %" PRIu64 ", primary %s); starting over",
+			 d.name, d.disksize, zram_primary(&d));
+		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
+	}
+	md->dev = d;
+	if (!d.initialized && d.caps.multi_comp && md->cfg.n_algos &&
+	    d.recomp.count == 0) {
+		struct pass_ctx ctx;
+		struct device_report rep = { 0 };
+
+		/* Quick writes, before zram setup sets disksize: fine on the loop. */
+		pass_ctx_init(&ctx, m->root_fd);
+		if (pass_configure_algorithms(&ctx, &md->dev, &md->cfg, &rep) == 0 &&
+		    rep.algorithms_written)
+			log_info("%s: not initialized; secondary algorithms configured", d.name);
+	}
+	return 0;
+}
+
+static void rescan(struct manager *m)
+{
+	unsigned ids[CFG_MAX_DEVICES];
+	int n = sysfs_list_zram(m->root_fd, ids, CFG_MAX_DEVICES);
+	uint64_t now = now_monotonic_ns();
+
+	if (n < 0)
+		n = 0;
+	/* gone or deselected */
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+		struct mdev *md = &m->devs[i];
+		bool present = false;
+
+		if (!md->used || !md->timer)
+			continue;
+		for (int k = 0; k < n; k++)
+			present |= ids[k] == md->id;
+		if (!present)
+			drop_dev(md, "removed");
+		else if (!config_device_selected(&m->cfg, md->id))
+			drop_dev(md, "not selected by 'devices' any more");
+	}
+	for (int k = 0; k < n; k++) {
+		struct mdev *md = find_dev(m, ids[k]);
+		bool is_new = !md;
+		int r;
+
+		if (!config_device_selected(&m->cfg, ids[k]))
+			continue;
+		if (md && !md->timer)
+			continue; /* dropped, waiting for its job */
+		if (!md) {
+			for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
+				if (!m->devs[i].used)
+					md = &m->devs[i];
+			if (!md)
+				break;
+			memset(md, 0, sizeof(*md));
+			md->m = m;
+			md->used = true;
+			md->id = ids[k];
+			(void)snprintf(md->dev.name, sizeof(md->dev.name), "zram%u", ids[k]);
+			config_effective(&m->cfg, ids[k], &md->cfg);
+			policy_dev_init(&md->pol, &md->cfg, now);
+		}
+		if (md->busy)
+			continue;
+		r = refresh_dev(m, md, is_new);
+		if (r < 0) {
+			if (is_new) {
+				log_warning("zram%u: cannot read the device (%s), ignoring", ids[k],
+					    strerror(-r));
+				memset(md, 0, sizeof(*md));
+			}
+			continue;
+		}
+		if (is_new) {
+			log_info("%s: managed (%s%s), first pass in %" PRIu64 " s", md->dev.name,
+				 md->dev.initialized ? "initialized" : "not initialized",
+				 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP",
+				 md->cfg.interval_sec);
+			arm(md, md->pol.next_due_ns);
+		}
+	}
+}
+
+/* ---- status, accounting ---- */
+
+static void notify_status(struct manager *m)
+{
+	char buf[512] = "";
+	size_t o = 0;
+	uint64_t now = now_monotonic_ns();
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < CFG_MAX_DEVICES && o < sizeof(buf) - 96; i++) {
+		struct mdev *md = &m->devs[i];
+		char saved[32];
+
+		if (!md->used || !md->timer)
+			continue;
+		n++;
+		if (md->has_last)
+			(void)snprintf(buf + o, sizeof(buf) - o,
+				       "%s%s: last pass %" PRIu64 " s ago saved %s, next in %" PRIu64
+				       " s",
+				       o ? "; " : "", md->dev.name,
+				       sat_sub_u64(now, md->last_end_ns) / UINT64_C(1000000000),
+				       format_bytes(saved, sizeof(saved), md->last_saved),
+				       sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
+		else
+			(void)snprintf(buf + o, sizeof(buf) - o,
+				       "%s%s: first pass in %" PRIu64 " s", o ? "; " : "",
+				       md->dev.name,
+				       sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
+		o = strlen(buf);
+	}
+	if (n == 0)
+		(void)snprintf(buf, sizeof(buf), "no zram device to manage");
+	(void)sd_notifyf(0, "STATUS=%s", buf);
+}
+
+static void write_outputs(struct manager *m)
+{
+	struct dev_live live[CFG_MAX_DEVICES];
+	unsigned n = 0;
+	int r;
+
+	if (m->state_dir_fd >= 0) {
+		r = state_save(&m->st, m->state_dir_fd);
+		if (r < 0)
+			log_warning("state: cannot save: %s", strerror(-r));
+	}
+	if (!*m->cfg.metrics_file)
+		return;
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+		struct mdev *md = &m->devs[i];
+
+		if (!md->used || !md->timer)
+			continue;
+		memset(&live[n], 0, sizeof(live[n]));
+		memcpy(live[n].name, md->dev.name, sizeof(live[n].name));
+		live[n].orig_data_size = md->dev.mm.v[MM_ORIG_DATA_SIZE];
+		live[n].compr_data_size = md->dev.mm.v[MM_COMPR_DATA_SIZE];
+		live[n].mem_used_total = md->dev.mm.v[MM_MEM_USED_TOTAL];
+		live[n].huge_pages = md->dev.mm.v[MM_HUGE_PAGES];
+		live[n].incompressible = md->has_last && md->job.rep.have_block_state
+						 ? md->job.rep.incompressible_after
+						 : UINT64_MAX;
+		n++;
+	}
+	r = metrics_write(m->cfg.metrics_file, &m->st, live, n);
+	if (r < 0)
+		log_warning("metrics-file %s: %s", m->cfg.metrics_file, strerror(-r));
+}
+
+static void finish_job(struct manager *m, struct job *j)
+{
+	struct mdev *md = j->md;
+	const struct device_report *rep = &j->rep;
+	struct policy_outcome o = { .end_ns = j->end_ns, .error = j->r < 0 };
+	struct dev_totals *t;
+	uint64_t pages = 0, kernel = rep->idle_ns + rep->compact_ns;
+	int64_t saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE],
+				   rep->after.v[MM_COMPR_DATA_SIZE]);
+	int64_t freed = -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
+				   rep->after.v[MM_MEM_USED_TOTAL]);
+	bool interrupted = false;
+	char a[32], b[32];
+
+	md->busy = false;
+	for (unsigned i = 0; i < rep->n_passes; i++) {
+		const struct pass_report *p = &rep->passes[i];
+
+		pages = sat_add_u64(pages, p->pages_charged);
+		kernel = sat_add_u64(kernel, p->kernel_ns);
+		interrupted |= p->stop == STOP_SIGNAL;
+		if (p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) {
+			o.huge_ran = true;
+			o.huge_progress |= p->compr_saved > 0 || p->huge_delta < 0;
+		}
+		if (i < j->plan.n_steps && j->plan.steps[i].priority &&
+		    j->plan.steps[i].priority == md->cfg.cold_priority && md->cfg.cold_idle_age_sec &&
+		    i == 0 && j->plan.steps[0].type == PASS_IDLE && j->plan.n_steps > md->cfg.n_passes)
+			o.cold_ran = true;
+	}
+	o.kernel_ns = kernel;
+	o.pages_charged = pages;
+	o.saved = saved;
+	o.content_sig = rep->after.v[MM_HUGE_PAGES_SINCE];
+	if (!md->timer) {
+		/* dropped while the job ran */
+		memset(md, 0, sizeof(*md));
+		return;
+	}
+	md->dev = j->dev;
+	md->has_last = true;
+	md->last_saved = saved;
+	md->last_end_ns = j->end_ns;
+	if (interrupted && !m->stopping) {
+		/* CPU pressure cut the pass short: try again a little later. */
+		o.saved = 1;
+	}
+	policy_pass_done(&md->pol, &md->cfg, &o);
+	if (interrupted && !m->stopping)
+		md->pol.next_due_ns = sat_add_u64(j->end_ns, POLICY_DEFER_RETRY_NS);
+
+	t = state_get(&m->st, md->dev.name);
+	if (t) {
+		t->passes++;
+		t->pages_attempted = sat_add_u64(t->pages_attempted, pages);
+		t->bytes_saved = sat_add_u64(t->bytes_saved, saved > 0 ? (uint64_t)saved : 0);
+		t->mem_freed = sat_add_u64(t->mem_freed, freed > 0 ? (uint64_t)freed : 0);
+		t->incompressible = sat_add_u64(t->incompressible, rep->new_incompressible);
+		t->kernel_ns = sat_add_u64(t->kernel_ns, kernel);
+		t->errors += j->r < 0;
+		t->last_pass_unix = (uint64_t)time(NULL);
+	}
+	log_info("%s: pass%s: %u step%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
+		 " pages attempted%s; next in %" PRIu64 " s",
+		 md->dev.name, interrupted ? " (interrupted)" : "", rep->n_passes,
+		 rep->n_passes == 1 ? "" : "s", format_bytes(a, sizeof(a), saved),
+		 format_bytes(b, sizeof(b), freed), (double)kernel / 1e9, pages,
+		 j->r < 0 ? ", with errors" : "",
+		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
+	write_outputs(m);
+	if (!m->stopping)
+		arm(md, md->pol.next_due_ns);
+	notify_status(m);
+}
+
+static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	struct job *done[CFG_MAX_DEVICES];
+	eventfd_t v;
+	unsigned n;
+
+	(void)eventfd_read(fd, &v);
+	pthread_mutex_lock(&m->mu);
+	n = m->ndone;
+	memcpy(done, m->done, n * sizeof(done[0]));
+	m->ndone = 0;
+	pthread_mutex_unlock(&m->mu);
+	for (unsigned i = 0; i < n; i++)
+		finish_job(m, done[i]);
+	return 0;
+}
+
+/* ---- decisions ---- */
+
+static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->now_ns = now_monotonic_ns();
+	s->suspended_ns = sat_sub_u64(now_boottime_ns(), s->now_ns);
+	if (host_psi_some_avg10(m->root_fd, "cpu", &s->psi_cpu_some_avg10_x100) < 0)
+		s->psi_cpu_some_avg10_x100 = -1;
+	if (host_psi_some_avg10(m->root_fd, "memory", &s->psi_mem_some_avg10_x100) < 0)
+		s->psi_mem_some_avg10_x100 = -1;
+	s->on_battery = host_on_battery(m->root_fd);
+	if (zram_read_meminfo(m->root_fd, &s->mem_total, &s->mem_available) < 0)
+		s->mem_total = s->mem_available = 0;
+	s->content_sig = md->dev.mm.v[MM_HUGE_PAGES_SINCE];
+	s->n_secondaries = md->dev.recomp.count;
+}
+
+static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	struct mdev *md = userdata;
+	struct manager *m = md->m;
+	struct policy_snapshot s;
+	struct policy_decision dec;
+
+	rescan(m);
+	if (!md->used || !md->timer || md->busy)
+		return 0;
+	if (!md->dev.initialized || !md->dev.caps.multi_comp || md->dev.recomp.count == 0) {
+		/* Nothing to do yet; look again an interval later. */
+		md->pol.next_due_ns = sat_add_u64(now_monotonic_ns(),
+						  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
+		arm(md, md->pol.next_due_ns);
+		notify_status(m);
+		return 0;
+	}
+	snapshot(m, md, &s);
+	policy_decide(&md->pol, &md->cfg, &s, &dec);
+	if (dec.verdict != POLICY_RUN) {
+		if (dec.verdict != md->last_verdict || dec.verdict != POLICY_WAIT)
+			log_debug("%s: %s; next look in %" PRIu64 " s", md->dev.name,
+				  policy_verdict_name(dec.verdict),
+				  sat_sub_u64(dec.wake_ns, s.now_ns) / UINT64_C(1000000000));
+		md->last_verdict = dec.verdict;
+		md->pol.next_due_ns = dec.wake_ns > md->pol.next_due_ns ? dec.wake_ns
+									  : md->pol.next_due_ns;
+		arm(md, dec.wake_ns);
+		return 0;
+	}
+	md->last_verdict = POLICY_RUN;
+	memset(&md->job, 0, sizeof(md->job));
+	md->job.md = md;
+	md->job.dev = md->dev;
+	md->job.plan = dec.plan;
+	md->busy = true;
+	enqueue(m, &md->job);
+	return 0;
+}
+
+static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	uint64_t now = now_monotonic_ns();
+
+	if (revents & EPOLLERR) {
+		log_warning("PSI memory trigger failed; memory pressure no longer watched");
+		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	}
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+		struct mdev *md = &m->devs[i];
+		uint64_t before;
+
+		if (!md->used || !md->timer || md->busy)
+			continue;
+		before = md->pol.next_due_ns;
+		policy_memory_pressure(&md->pol, now);
+		if (md->pol.next_due_ns != before) {
+			log_debug("%s: memory pressure: next pass brought forward", md->dev.name);
+			arm(md, md->pol.next_due_ns);
+		}
+	}
+	return 0;
+}
+
+static int on_cpu_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+
+	if (revents & EPOLLERR)
+		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	/* End the running pass after its current batch; it is retried later. */
+	pthread_mutex_lock(&m->mu);
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+		if (m->devs[i].used && m->devs[i].busy) {
+			m->stop_job = 1;
+			log_info("CPU pressure: ending the running pass after its batch");
+			break;
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+	return 0;
+}
+
+/* Kernel uevents: any add/remove/change of a zram block device triggers a rescan. */
+static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	char buf[8192];
+	bool zram = false;
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
+		buf[n] = '\0';
+		/* header "ACTION@DEVPATH"; only the header is looked at */
+		if (strstr(buf, "/block/zram"))
+			zram = true;
+	}
+	if (zram)
+		rescan(m);
+	return 0;
+}
+
+static int open_uevent(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 /* kernel */ };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_KOBJECT_UEVENT);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* ---- signals, reload ---- */
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)sd_notify(0, "STOPPING=1");
+	log_info("stopping (signal %u)", si->ssi_signo);
+	m->stopping = true;
+	m->stop_job = 1;
+	return sd_event_exit(m->e, 0);
+}
+
+static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+	static struct config next;
+	struct config_errors errs = { 0 };
+	int r;
+
+	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
+			 now_monotonic_ns() / NS_PER_USEC);
+	r = config_load(&next, m->opts->config_main, m->opts->config_dropins, &errs);
+	if (r < 0 || errs.n) {
+		for (unsigned i = 0; i < errs.n; i++)
+			log_error("%s", errs.msg[i]);
+		log_error("reload: configuration invalid; keeping the previous one");
+	} else {
+		m->cfg = next;
+		for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+			struct mdev *md = &m->devs[i];
+			uint64_t old_interval = md->cfg.interval_sec;
+
+			if (!md->used)
+				continue;
+			config_effective(&m->cfg, md->id, &md->cfg);
+			if (md->cfg.interval_sec != old_interval && !md->busy && md->timer) {
+				md->pol.next_due_ns = sat_add_u64(
+					now_monotonic_ns(),
+					sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
+				arm(md, md->pol.next_due_ns);
+			}
+		}
+		log_info("configuration reloaded");
+		rescan(m);
+	}
+	(void)sd_notify(0, "READY=1");
+	notify_status(m);
+	return 0;
+}
+
+static int open_state_dir(const char *dir)
+{
+	int fd;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int manager_run(const struct manager_opts *opts, const struct config *cfg)
+{
+	static struct manager mgr;
+	struct manager *m = &mgr;
+	const char *state_dir = opts->state_dir;
+	sigset_t ss;
+	int r, ret = 1;
+
+	memset(m, 0, sizeof(*m));
+	m->opts = opts;
+	m->root_fd = opts->root_fd;
+	m->cfg = *cfg;
+	m->efd = m->psi_mem_fd = m->psi_cpu_fd = m->uevent_fd = m->state_dir_fd = -1;
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+
+	r = zram_read_kver(m->root_fd, &m->kv, m->release, sizeof(m->release));
+	if (r < 0) {
+		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
+			  strerror(-r));
+		return 1;
+	}
+	m->kconf = zram_kconfig_idle_age(m->root_fd, &m->kv, m->release);
+
+	if (!state_dir) {
+		/* systemd's StateDirectory= sets $STATE_DIRECTORY (colon-separated list) */
+		const char *sd = secure_getenv("STATE_DIRECTORY");
+		static char first[4096];
+
+		if (sd && *sd) {
+			(void)snprintf(first, sizeof(first), "%.*s", (int)strcspn(sd, ":"), sd);
+			state_dir = first;
+		} else {
+			state_dir = "/var/lib/zram-recompd";
+		}
+	}
+	m->state_dir_fd = open_state_dir(state_dir);
+	if (m->state_dir_fd < 0) {
+		log_warning("state directory %s: %s; totals are not kept across restarts", state_dir,
+			    strerror(-m->state_dir_fd));
+		m->state_dir_fd = -1;
+	} else {
+		r = state_load(&m->st, m->state_dir_fd);
+		if (r == -EBADMSG)
+			log_warning("%s/state: unreadable or foreign content; starting from zero, "
+				    "it will be replaced",
+				    state_dir);
+		else if (r < 0)
+			log_warning("%s/state: %s; starting from zero", state_dir, strerror(-r));
+	}
+
+	/* Block the signals before any thread exists: the worker inherits the mask. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0) {
+		log_error("sigprocmask: %m");
+		goto out;
+	}
+	r = sd_event_default(&m->e);
+	if (r < 0) {
+		log_error("sd_event_default: %s", strerror(-r));
+		goto out;
+	}
+	if ((r = sd_event_add_signal(m->e, NULL, SIGTERM, on_term, m)) < 0 ||
+	    (r = sd_event_add_signal(m->e, NULL, SIGINT, on_term, m)) < 0 ||
+	    (r = sd_event_add_signal(m->e, NULL, SIGHUP, on_hup, m)) < 0) {
+		log_error("signal sources: %s", strerror(-r));
+		goto out;
+	}
+	r = sd_event_set_watchdog(m->e, true);
+	if (r < 0)
+		log_warning("watchdog: %s", strerror(-r));
+
+	m->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (m->efd < 0 || sd_event_add_io(m->e, NULL, m->efd, EPOLLIN, on_done, m) < 0) {
+		log_error("eventfd: %m");
+		goto out;
+	}
+	if (m->cfg.global.memory_stall_us) {
+		r = sysfs_psi_trigger(m->root_fd, "memory", (unsigned)m->cfg.global.memory_stall_us,
+				      1000000, &m->psi_mem_fd);
+		if (r < 0)
+			log_notice("PSI memory trigger unavailable (%s): passes follow their timers "
+				   "only",
+				   strerror(-r));
+		else
+			(void)sd_event_add_io(m->e, NULL, m->psi_mem_fd, EPOLLPRI, on_memory_pressure,
+					      m);
+	}
+	if (m->cfg.global.psi_cpu_max_percent) {
+		/* The same share as the avg10 limit, over a 1 s window. */
+		r = sysfs_psi_trigger(m->root_fd, "cpu",
+				      (unsigned)m->cfg.global.psi_cpu_max_percent * 10000, 1000000,
+				      &m->psi_cpu_fd);
+		if (r < 0)
+			log_debug("PSI cpu trigger unavailable (%s)", strerror(-r));
+		else
+			(void)sd_event_add_io(m->e, NULL, m->psi_cpu_fd, EPOLLPRI, on_cpu_pressure,
+					      m);
+	}
+	m->uevent_fd = open_uevent();
+	if (m->uevent_fd < 0)
+		log_notice("kernel uevents unavailable (%s): devices are rescanned at each pass",
+			   strerror(-m->uevent_fd));
+	else
+		(void)sd_event_add_io(m->e, NULL, m->uevent_fd, EPOLLIN, on_uevent, m);
+
+	r = pthread_create(&m->worker, NULL, worker_main, m);
+	if (r != 0) {
+		log_error("worker thread: %s", strerror(r));
+		goto out;
+	}
+	m->worker_started = true;
+
+	rescan(m);
+	log_info("zram-recompd %s running on Linux %s", VERSION, m->release);
+	(void)sd_notify(0, "READY=1");
+	notify_status(m);
+
+	r = sd_event_loop(m->e);
+	ret = r < 0 ? 1 : 0;
+out:
+	if (m->worker_started) {
+		/* The running pass ends after its current batch (stop_job is set). */
+		pthread_mutex_lock(&m->mu);
+		m->quit = true;
+		m->stop_job = 1;
+		pthread_cond_signal(&m->cv);
+		pthread_mutex_unlock(&m->mu);
+		pthread_join(m->worker, NULL);
+		/* account what the last pass did */
+		for (unsigned i = 0; i < m->ndone; i++)
+			finish_job(m, m->done[i]);
+		m->ndone = 0;
+	}
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
+		m->devs[i].timer = sd_event_source_disable_unref(m->devs[i].timer);
+	m->e = sd_event_unref(m->e);
+	if (m->efd >= 0)
+		close(m->efd);
+	if (m->psi_mem_fd >= 0)
+		close(m->psi_mem_fd);
+	if (m->psi_cpu_fd >= 0)
+		close(m->psi_cpu_fd);
+	if (m->uevent_fd >= 0)
+		close(m->uevent_fd);
+	if (m->state_dir_fd >= 0)
+		close(m->state_dir_fd);
+	return ret;
+}

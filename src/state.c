@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Persisted per-device totals and the Prometheus textfile export.
+ *
+ * State file format, version 1 (every line ends in '\n', single spaces, nothing else):
+ *
+ *	zram-recompd-state 1
+ *	zram0 passes=N pages_attempted=N bytes_saved=N mem_freed=N incompressible=N
+ *	      kernel_ns=N errors=N last_pass_unix=N	(one line per device, wrapped here)
+ *
+ * Version 1 requires every key exactly once, in any order. A reader that meets another
+ * version, a foreign first line or anything it does not understand rejects the whole file
+ * (-EBADMSG): totals are statistics, so starting from zero is always safe, while guessing
+ * at half-understood numbers is not. A new field means a new version number.
+ */
+#include "state.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define STATE_FILE "state"
+#define STATE_MAGIC "zram-recompd-state"
+#define STATE_VERSION 1
+/* A full table is ~18 KiB (64 lines of at most 274 bytes); anything far larger is not ours. */
+#define STATE_MAX_SIZE (64 * 1024)
+#define NS_PER_SEC ((uint64_t)1000000000)
+
+static const struct {
+	const char *key;
+	size_t off;
+} state_keys[] = {
+	{ "passes", offsetof(struct dev_totals, passes) },
+	{ "pages_attempted", offsetof(struct dev_totals, pages_attempted) },
+	{ "bytes_saved", offsetof(struct dev_totals, bytes_saved) },
+	{ "mem_freed", offsetof(struct dev_totals, mem_freed) },
+	{ "incompressible", offsetof(struct dev_totals, incompressible) },
+	{ "kernel_ns", offsetof(struct dev_totals, kernel_ns) },
+	{ "errors", offsetof(struct dev_totals, errors) },
+	{ "last_pass_unix", offsetof(struct dev_totals, last_pass_unix) },
+};
+
+static uint64_t *totals_field(struct dev_totals *d, size_t i)
+{
+	return (uint64_t *)((char *)d + state_keys[i].off);
+}
+
+static uint64_t totals_value(const struct dev_totals *d, size_t i)
+{
+	const uint64_t *p = (const uint64_t *)((const char *)d + state_keys[i].off);
+
+	return *p;
+}
+
+/* Names are copied into char[16] and printed unescaped as Prometheus label values. */
+static bool name_ok(const char *name)
+{
+	return zram_name_valid(name) && strlen(name) < sizeof(((struct dev_totals *)0)->name);
+}
+
+static struct dev_totals *state_find(struct state *s, const char *name)
+{
+	for (unsigned i = 0; i < s->n && i < STATE_MAX_DEVICES; i++)
+		if (strcmp(s->dev[i].name, name) == 0)
+			return &s->dev[i];
+	return NULL;
+}
+
+struct dev_totals *state_get(struct state *s, const char *name)
+{
+	struct dev_totals *d;
+
+	if (!s || !name_ok(name)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = state_find(s, name);
+	if (d)
+		return d;
+	if (s->n >= STATE_MAX_DEVICES) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	d = &s->dev[s->n++];
+	memset(d, 0, sizeof(*d));
+	memcpy(d->name, name, strlen(name) + 1);
+	return d;
+}
+
+/* Growable output buffer; the first failure sticks and is reported once at the end. */
+struct obuf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void obuf_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void obuf_printf(struct obuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t cap;
+	char *np;
+	int n;
+
+	if (b->err)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->err = -EINVAL;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		cap = b->cap ? b->cap : 4096;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Random suffix for temporary names; uniqueness is enforced by O_EXCL, not by this. */
+static void random_suffix(char *out, size_t n)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned counter;
+	unsigned char rnd[16];
+	uint64_t mix;
+
+	if (n > sizeof(rnd))
+		n = sizeof(rnd);
+	/* Without entropy (early boot, seccomp) fall back to a clock/pid/counter mix. */
+	if (getrandom(rnd, n, GRND_NONBLOCK) != (ssize_t)n) {
+		mix = now_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ ((uint64_t)++counter << 48);
+		for (size_t i = 0; i < n; i++) {
+			mix = mix * 6364136223846793005ULL + 1442695040888963407ULL;
+			rnd[i] = (unsigned char)(mix >> 56);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = alphabet[rnd[i] % (sizeof(alphabet) - 1)];
+	out[n] = '\0';
+}
+
+/*
+ * Replace dfd/name with data: temp file "<name>.tmpXXXXXX" in the same directory, fsync,
+ * renameat, fsync of the directory. dfd must be a real (not O_PATH) directory fd, since
+ * fsync needs one. A named temp file rather than O_TMPFILE: linkat() cannot replace an
+ * existing name, and linking via /proc/self/fd would follow a magic link.
+ * The temp name never ends in ".prom", so the textfile collector never sees a partial file.
+ */
+static int replace_file(int dfd, const char *name, const char *data, size_t len, mode_t mode)
+{
+	char tmp[NAME_MAX + 1];
+	size_t base = strlen(name);
+	int fd = -1, r;
+
+	if (base == 0 || base + strlen(".tmpXXXXXX") > NAME_MAX)
+		return -ENAMETOOLONG;
+	for (int tries = 0;; tries++) {
+		memcpy(tmp, name, base);
+		memcpy(tmp + base, ".tmp", 4);
+		random_suffix(tmp + base + 4, 6);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || tries >= 100)
+			return -errno;
+	}
+
+	/* The umask may have narrowed the mode; readers (node_exporter) need 0644. */
+	if (fchmod(fd, mode) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = write_all(fd, data, len);
+	if (r < 0)
+		goto fail;
+	if (fsync(fd) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = close(fd);
+	fd = -1;
+	if (r < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* The new name is in place; a failure here means it may not survive a crash. */
+	if (fsync(dfd) < 0)
+		return -errno;
+	return 0;
+
+fail:
+	if (fd >= 0)
+		(void)close(fd);
+	(void)unlinkat(dfd, tmp, 0);
+	return r;
+}
+
+static int state_check(const struct state *s)
+{
+	if (s->n > STATE_MAX_DEVICES)
+		return -EINVAL;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (strnlen(s->dev[i].name, sizeof(s->dev[i].name)) == sizeof(s->dev[i].name) ||
+		    !name_ok(s->dev[i].name))
+			return -EINVAL;
+		for (unsigned j = 0; j < i; j++)
+			if (strcmp(s->dev[i].name, s->dev[j].name) == 0)
+				return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parse one device line (no '\n', NUL-terminated, no embedded NULs) into d. */
+static int parse_dev_line(char *line, struct dev_totals *d)
+{
+	bool seen[ARRAY_SIZE(state_keys)] = { false };
+	char *tok, *next;
+
+	memset(d, 0, sizeof(*d));
+	next = strchr(line, ' ');
+	if (!next)
+		return -EBADMSG;
+	*next++ = '\0';
+	if (!name_ok(line))
+		return -EBADMSG;
+	memcpy(d->name, line, strlen(line) + 1);
+
+	for (tok = next; tok; tok = next) {
+		char *eq;
+		size_t i;
+		uint64_t v;
+
+		next = strchr(tok, ' ');
+		if (next)
+			*next++ = '\0';
+		eq = strchr(tok, '=');
+		if (!eq)
+			return -EBADMSG;
+		*eq = '\0';
+		for (i = 0; i < ARRAY_SIZE(state_keys); i++)
+			if (strcmp(tok, state_keys[i].key) == 0)
+				break;
+		if (i == ARRAY_SIZE(state_keys) || seen[i])
+			return -EBADMSG;
+		if (parse_u64(eq + 1, &v) < 0)
+			return -EBADMSG;
+		seen[i] = true;
+		*totals_field(d, i) = v;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(state_keys); i++)
+		if (!seen[i])
+			return -EBADMSG;
+	return 0;
+}
+
+static int parse_state(char *buf, size_t len, struct state *s)
+{
+	static const char header[] = STATE_MAGIC " 1";
+	char *p = buf, *end = buf + len;
+	bool first = true;
+
+	_Static_assert(STATE_VERSION == 1, "parse_state() understands version 1 only");
+	if (memchr(buf, '\0', len))
+		return -EBADMSG;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		struct dev_totals d;
+		int r;
+
+		/* A missing final newline means the file was cut short. */
+		if (!nl)
+			return -EBADMSG;
+		*nl = '\0';
+		if (first) {
+			if (strcmp(p, header) != 0)
+				return -EBADMSG;
+			first = false;
+		} else {
+			r = parse_dev_line(p, &d);
+			if (r < 0)
+				return r;
+			if (state_find(s, d.name) || s->n >= STATE_MAX_DEVICES)
+				return -EBADMSG;
+			s->dev[s->n++] = d;
+		}
+		p = nl + 1;
+	}
+	return first ? -EBADMSG : 0;
+}
+
+int state_load(struct state *s, int dir_fd)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	memset(s, 0, sizeof(*s));
+	/* O_NONBLOCK: a FIFO planted as "state" must not hang the daemon in open(). */
+	fd = openat(dir_fd, STATE_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = -EISDIR;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EBADMSG;
+		goto out;
+	}
+	/* One byte more than allowed, to tell "exactly 64 KiB" from "larger". */
+	buf = malloc(STATE_MAX_SIZE + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, STATE_MAX_SIZE + 1 - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > STATE_MAX_SIZE) {
+			r = -EBADMSG;
+			goto out;
+		}
+	}
+	r = parse_state(buf, len, s);
+out:
+	if (r < 0)
+		memset(s, 0, sizeof(*s));
+	free(buf);
+	(void)close(fd);
+	return r;
+}
+
+int state_save(const struct state *s, int dir_fd)
+{
+	struct obuf b = { 0 };
+	int dfd, r;
+
+	r = state_check(s);
+	if (r < 0)
+		return r;
+	obuf_printf(&b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
+	for (unsigned i = 0; i < s->n; i++) {
+		obuf_printf(&b, "%s", s->dev[i].name);
+		for (size_t k = 0; k < ARRAY_SIZE(state_keys); k++)
+			obuf_printf(&b, " %s=%" PRIu64, state_keys[k].key,
+				    totals_value(&s->dev[i], k));
+		obuf_printf(&b, "\n");
+	}
+	if (b.err) {
+		r = b.err;
+		goto out;
+	}
+	/* dir_fd may be O_PATH (no fsync, no I/O); reopen the directory for real. */
+	dfd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = replace_file(dfd, STATE_FILE, b.p, b.len, 0644);
+	(void)close(dfd);
+out:
+	free(b.p);
+	return r;
+}
+
+/* Nanoseconds as exact decimal seconds, trailing zeros dropped: 1500000000 -> "1.5". */
+static void print_seconds(struct obuf *b, uint64_t ns)
+{
+	char frac[10];
+	int i;
+
+	if (ns % NS_PER_SEC == 0) {
+		obuf_printf(b, "%" PRIu64, ns / NS_PER_SEC);
+		return;
+	}
+	(void)str_printf(frac, sizeof(frac), "%09" PRIu64, ns % NS_PER_SEC);
+	for (i = 8; i > 0 && frac[i] == '0'; i--)
+		frac[i] = '\0';
+	obuf_printf(b, "%" PRIu64 ".%s", ns / NS_PER_SEC, frac);
+}
+
+/* M_LIVE_OPT: UINT64_MAX means unknown and the sample is left out. */
+enum metric_src { M_TOTALS, M_SECONDS, M_LIVE, M_LIVE_OPT };
+
+static const struct {
+	const char *name;
+	const char *type;
+	const char *help;
+	enum metric_src src;
+	size_t off; /* into struct dev_totals or struct dev_live */
+} metrics[] = {
+	{ "zram_recompd_passes_total", "counter", "Completed recompression passes.", M_TOTALS,
+	  offsetof(struct dev_totals, passes) },
+	{ "zram_recompd_pages_attempted_total", "counter",
+	  "Pages offered to recompress (sum of max_pages; the kernel reports no count).", M_TOTALS,
+	  offsetof(struct dev_totals, pages_attempted) },
+	{ "zram_recompd_saved_bytes_total", "counter",
+	  "Reductions of compr_data_size across passes.", M_TOTALS,
+	  offsetof(struct dev_totals, bytes_saved) },
+	{ "zram_recompd_freed_bytes_total", "counter",
+	  "Reductions of mem_used_total across passes, compaction included.", M_TOTALS,
+	  offsetof(struct dev_totals, mem_freed) },
+	{ "zram_recompd_incompressible_pages_total", "counter",
+	  "Pages newly marked incompressible by passes.", M_TOTALS,
+	  offsetof(struct dev_totals, incompressible) },
+	{ "zram_recompd_kernel_seconds_total", "counter",
+	  "Time spent in recompress, compact and idle writes.", M_SECONDS,
+	  offsetof(struct dev_totals, kernel_ns) },
+	{ "zram_recompd_errors_total", "counter", "Passes that ended with an error.", M_TOTALS,
+	  offsetof(struct dev_totals, errors) },
+	{ "zram_recompd_last_pass_timestamp_seconds", "gauge",
+	  "Unix time of the last pass, 0 if none.", M_TOTALS,
+	  offsetof(struct dev_totals, last_pass_unix) },
+	{ "zram_recompd_orig_data_bytes", "gauge", "Uncompressed size of stored data (mm_stat).",
+	  M_LIVE, offsetof(struct dev_live, orig_data_size) },
+	{ "zram_recompd_compr_data_bytes", "gauge", "Compressed size of stored data (mm_stat).",
+	  M_LIVE, offsetof(struct dev_live, compr_data_size) },
+	{ "zram_recompd_mem_used_bytes", "gauge", "Memory used by the device (mm_stat).", M_LIVE,
+	  offsetof(struct dev_live, mem_used_total) },
+	{ "zram_recompd_huge_pages", "gauge", "Pages stored uncompressed (mm_stat).", M_LIVE,
+	  offsetof(struct dev_live, huge_pages) },
+	{ "zram_recompd_incompressible_pages", "gauge",
+	  "Pages flagged incompressible (debugfs block_state).", M_LIVE_OPT,
+	  offsetof(struct dev_live, incompressible) },
+};
+
+static uint64_t field_at(const void *base, size_t off)
+{
+	const uint64_t *p = (const uint64_t *)((const char *)base + off);
+
+	return *p;
+}
+
+static int format_metrics(struct obuf *b, const struct state *s, const struct dev_live *live,
+			  unsigned n_live)
+{
+	for (size_t m = 0; m < ARRAY_SIZE(metrics); m++) {
+		bool is_live = metrics[m].src == M_LIVE || metrics[m].src == M_LIVE_OPT;
+		unsigned n = is_live ? n_live : s->n;
+
+		obuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help,
+			    metrics[m].name, metrics[m].type);
+		for (unsigned i = 0; i < n; i++) {
+			const char *name = is_live ? live[i].name : s->dev[i].name;
+			uint64_t v = is_live ? field_at(&live[i], metrics[m].off) :
+					       field_at(&s->dev[i], metrics[m].off);
+
+			/* block_state unavailable: no sample rather than a made-up number. */
+			if (metrics[m].src == M_LIVE_OPT && v == UINT64_MAX)
+				continue;
+			obuf_printf(b, "%s{device=\"%s\"} ", metrics[m].name, name);
+			if (metrics[m].src == M_SECONDS)
+				print_seconds(b, v);
+			else
+				obuf_printf(b, "%" PRIu64, v);
+			obuf_printf(b, "\n");
+		}
+	}
+	return b->err;
+}
+
+int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
+		  unsigned n_live)
+{
+	char dir[PATH_MAX];
+	const char *slash, *base;
+	struct obuf b = { 0 };
+	int dfd, r;
+
+	if (!path || path[0] != '/' || !s || (n_live && !live))
+		return -EINVAL;
+	r = state_check(s);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n_live; i++)
+		if (strnlen(live[i].name, sizeof(live[i].name)) == sizeof(live[i].name) ||
+		    !name_ok(live[i].name))
+			return -EINVAL;
+
+	slash = strrchr(path, '/');
+	base = slash + 1;
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -EINVAL;
+	if ((size_t)(slash - path) + 2 > sizeof(dir))
+		return -ENAMETOOLONG;
+	/* "/x" lives in "/"; "/a/b/x" in "/a/b". */
+	memcpy(dir, path, slash == path ? 1 : (size_t)(slash - path));
+	dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
+
+	r = format_metrics(&b, s, live, n_live);
+	if (r < 0)
+		goto out;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = replace_file(dfd, base, b.p, b.len, 0644);
+	(void)close(dfd);
+out:
+	free(b.p);
+	return r;
+}

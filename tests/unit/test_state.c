@@ -1,0 +1,1015 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Persisted totals and the Prometheus textfile: state_get table rules, save/load round
+ * trip with the exact file text, strict rejection of every kind of corrupt file (and its
+ * replacement by the next save), atomic replacement without leftovers, failure paths that
+ * keep the old file, and golden metrics output.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "state.h"
+#include "util.h"
+#include "fakeroot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char keys_zero[] = " passes=0 pages_attempted=0 bytes_saved=0 mem_freed=0 "
+				"incompressible=0 kernel_ns=0 errors=0 last_pass_unix=0\n";
+
+/* The file text of fill_sample() below, byte for byte: the format is an interface. */
+static const char sample_text[] =
+	"zram-recompd-state 1\n"
+	"zram0 passes=3 pages_attempted=1000 bytes_saved=4096 mem_freed=8192 incompressible=7 "
+	"kernel_ns=1500000000 errors=1 last_pass_unix=1700000000\n"
+	"zram12 passes=18446744073709551615 pages_attempted=18446744073709551615 "
+	"bytes_saved=18446744073709551615 mem_freed=18446744073709551615 "
+	"incompressible=18446744073709551615 kernel_ns=18446744073709551615 "
+	"errors=18446744073709551615 last_pass_unix=18446744073709551615\n"
+	"zram1 passes=0 pages_attempted=0 bytes_saved=0 mem_freed=0 incompressible=0 "
+	"kernel_ns=0 errors=0 last_pass_unix=0\n";
+
+static void fill_sample(struct state *s)
+{
+	struct dev_totals *d;
+
+	memset(s, 0, sizeof(*s));
+	d = state_get(s, "zram0");
+	assert_non_null(d);
+	*d = (struct dev_totals){ .name = "zram0", .passes = 3, .pages_attempted = 1000,
+				  .bytes_saved = 4096, .mem_freed = 8192, .incompressible = 7,
+				  .kernel_ns = 1500000000, .errors = 1,
+				  .last_pass_unix = 1700000000 };
+	d = state_get(s, "zram12");
+	assert_non_null(d);
+	d->passes = d->pages_attempted = d->bytes_saved = d->mem_freed = UINT64_MAX;
+	d->incompressible = d->kernel_ns = d->errors = d->last_pass_unix = UINT64_MAX;
+	assert_non_null(state_get(s, "zram1"));
+	assert_int_equal(s->n, 3);
+}
+
+/* Something that is obviously not an empty state, to see load clear it. */
+static void fill_junk(struct state *s)
+{
+	memset(s, 0xa5, sizeof(*s));
+	s->n = 5;
+}
+
+static void assert_empty(const struct state *s)
+{
+	static const struct state zero;
+
+	assert_int_equal(s->n, 0);
+	assert_memory_equal(s, &zero, sizeof(zero));
+}
+
+static int setup(void **arg)
+{
+	(void)arg;
+	return fr_setup();
+}
+
+static int teardown(void **arg)
+{
+	(void)arg;
+	fr_teardown();
+	return 0;
+}
+
+static bool name_in(const char *name, const char *const *names)
+{
+	for (; *names; names++)
+		if (strcmp(name, *names) == 0)
+			return true;
+	return false;
+}
+
+/* The directory holds exactly the NULL-terminated list of names (no temp files). */
+static void assert_dir_exactly(const char *rel, const char *const *names)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	unsigned found = 0, want = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%s", fr_dir, rel);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!name_in(de->d_name, names))
+			fail_msg("unexpected file %s/%s", rel, de->d_name);
+		found++;
+	}
+	closedir(d);
+	while (names[want])
+		want++;
+	assert_int_equal(found, want);
+}
+
+static const char *const only_state[] = { "state", NULL };
+
+static mode_t file_mode(const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", fr_dir, rel);
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_mode;
+}
+
+/*
+ * Root ignores directory permissions through CAP_DAC_OVERRIDE; clear it from the effective
+ * set (it stays permitted, so it can be raised again). Returns false when capabilities
+ * cannot be changed here.
+ */
+static bool set_dac_override(bool on)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return false;
+	if (on)
+		data[0].effective |= 1u << CAP_DAC_OVERRIDE;
+	else
+		data[0].effective &= ~(1u << CAP_DAC_OVERRIDE);
+	return syscall(SYS_capset, &hdr, data) == 0;
+}
+
+/* ---- state_get ---- */
+
+static void test_get_creates_and_finds(void **arg)
+{
+	struct state s;
+	struct dev_totals *a, *b;
+
+	(void)arg;
+	memset(&s, 0, sizeof(s));
+	a = state_get(&s, "zram0");
+	assert_non_null(a);
+	assert_ptr_equal(a, &s.dev[0]);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(a->name, "zram0");
+	assert_int_equal(a->passes, 0);
+	assert_int_equal(a->last_pass_unix, 0);
+	a->passes = 9;
+
+	b = state_get(&s, "zram10");
+	assert_ptr_equal(b, &s.dev[1]);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(b->passes, 0);
+
+	/* Found again, not duplicated, value kept. */
+	assert_ptr_equal(state_get(&s, "zram0"), a);
+	assert_ptr_equal(state_get(&s, "zram10"), b);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(a->passes, 9);
+	/* "zram1" is a prefix of "zram10" but a different device. */
+	assert_ptr_equal(state_get(&s, "zram1"), &s.dev[2]);
+	assert_int_equal(s.n, 3);
+}
+
+static void test_get_new_entry_zeroed(void **arg)
+{
+	struct state s;
+	struct dev_totals *d;
+
+	(void)arg;
+	memset(&s, 0, sizeof(s));
+	/* Stale bytes in the unused slot must not leak into the new entry. */
+	memset(&s.dev[0], 0xff, sizeof(s.dev[0]));
+	d = state_get(&s, "zram3");
+	assert_non_null(d);
+	assert_string_equal(d->name, "zram3");
+	for (size_t i = strlen("zram3"); i < sizeof(d->name); i++)
+		assert_int_equal(d->name[i], 0);
+	assert_int_equal(d->passes, 0);
+	assert_int_equal(d->pages_attempted, 0);
+	assert_int_equal(d->bytes_saved, 0);
+	assert_int_equal(d->mem_freed, 0);
+	assert_int_equal(d->incompressible, 0);
+	assert_int_equal(d->kernel_ns, 0);
+	assert_int_equal(d->errors, 0);
+	assert_int_equal(d->last_pass_unix, 0);
+}
+
+static void test_get_full_table(void **arg)
+{
+	struct state s;
+	char name[16];
+
+	(void)arg;
+	memset(&s, 0, sizeof(s));
+	for (unsigned i = 0; i < STATE_MAX_DEVICES; i++) {
+		snprintf(name, sizeof(name), "zram%u", i);
+		assert_ptr_equal(state_get(&s, name), &s.dev[i]);
+	}
+	assert_int_equal(s.n, STATE_MAX_DEVICES);
+	errno = 0;
+	assert_null(state_get(&s, "zram64"));
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(s.n, STATE_MAX_DEVICES);
+	/* Existing entries are still found when the table is full. */
+	assert_ptr_equal(state_get(&s, "zram63"), &s.dev[63]);
+	assert_ptr_equal(state_get(&s, "zram0"), &s.dev[0]);
+}
+
+static void test_get_invalid_names(void **arg)
+{
+	static const char *const bad[] = { "", "zram", "zram01", "zramx", "zram-1", "zram 1",
+					   "sda", "ZRAM0", "zram0\n", "zram1234567890",
+					   "xzram0" };
+	struct state s;
+
+	(void)arg;
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		errno = 0;
+		assert_null(state_get(&s, bad[i]));
+		assert_int_equal(errno, EINVAL);
+	}
+	assert_null(state_get(&s, NULL));
+	assert_int_equal(s.n, 0);
+	/* The longest valid name fits. */
+	assert_non_null(state_get(&s, "zram999999999"));
+	assert_int_equal(s.n, 1);
+}
+
+/* ---- save / load ---- */
+
+static void test_round_trip(void **arg)
+{
+	struct state s, t;
+	int root;
+
+	(void)arg;
+	fill_sample(&s);
+	root = fr_open_root();
+	assert_true(root >= 0);
+	assert_int_equal(state_save(&s, root), 0);
+	assert_string_equal(fr_read("state"), sample_text);
+	assert_int_equal(file_mode("state") & 07777, 0644);
+
+	fill_junk(&t);
+	assert_int_equal(state_load(&t, root), 0);
+	assert_int_equal(t.n, 3);
+	assert_memory_equal(&t, &s, sizeof(s));
+	assert_string_equal(t.dev[1].name, "zram12");
+	assert_true(t.dev[1].kernel_ns == UINT64_MAX);
+	assert_int_equal(t.dev[0].last_pass_unix, 1700000000);
+
+	/* Saving what was loaded gives the same bytes. */
+	assert_int_equal(state_save(&t, root), 0);
+	assert_string_equal(fr_read("state"), sample_text);
+	assert_dir_exactly(".", only_state);
+	close(root);
+}
+
+static void test_round_trip_empty_and_full(void **arg)
+{
+	struct state s, t;
+	char name[16];
+	int root;
+
+	(void)arg;
+	root = fr_open_root();
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(state_save(&s, root), 0);
+	assert_string_equal(fr_read("state"), "zram-recompd-state 1\n");
+	fill_junk(&t);
+	assert_int_equal(state_load(&t, root), 0);
+	assert_empty(&t);
+
+	for (unsigned i = 0; i < STATE_MAX_DEVICES; i++) {
+		snprintf(name, sizeof(name), "zram%u", 999999999 - i);
+		state_get(&s, name)->passes = UINT64_MAX - i;
+		s.dev[i].errors = i;
+	}
+	assert_int_equal(state_save(&s, root), 0);
+	fill_junk(&t);
+	assert_int_equal(state_load(&t, root), 0);
+	assert_int_equal(t.n, STATE_MAX_DEVICES);
+	assert_memory_equal(&t, &s, sizeof(s));
+	close(root);
+}
+
+static void test_load_missing(void **arg)
+{
+	struct state s;
+	int root;
+
+	(void)arg;
+	root = fr_open_root();
+	fill_junk(&s);
+	assert_int_equal(state_load(&s, root), 0);
+	assert_empty(&s);
+	close(root);
+}
+
+static void test_load_accepts_any_key_order(void **arg)
+{
+	struct state s;
+	int root;
+
+	(void)arg;
+	fr_write("state", "zram-recompd-state 1\n"
+			  "zram2 last_pass_unix=8 errors=7 kernel_ns=6 incompressible=5 "
+			  "mem_freed=4 bytes_saved=3 pages_attempted=2 passes=1\n");
+	root = fr_open_root();
+	assert_int_equal(state_load(&s, root), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.dev[0].name, "zram2");
+	assert_int_equal(s.dev[0].passes, 1);
+	assert_int_equal(s.dev[0].pages_attempted, 2);
+	assert_int_equal(s.dev[0].bytes_saved, 3);
+	assert_int_equal(s.dev[0].mem_freed, 4);
+	assert_int_equal(s.dev[0].incompressible, 5);
+	assert_int_equal(s.dev[0].kernel_ns, 6);
+	assert_int_equal(s.dev[0].errors, 7);
+	assert_int_equal(s.dev[0].last_pass_unix, 8);
+	close(root);
+}
+
+/* Load content (length given, may hold NULs) and expect -EBADMSG, then a repairing save. */
+static void check_corrupt(const char *what, const char *content, size_t len)
+{
+	char path[PATH_MAX];
+	struct state s, t;
+	FILE *f;
+	int root;
+
+	snprintf(path, sizeof(path), "%s/state", fr_dir);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	assert_int_equal(fwrite(content, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+
+	root = fr_open_root();
+	fill_junk(&s);
+	if (state_load(&s, root) != -EBADMSG)
+		fail_msg("%s: not rejected with -EBADMSG", what);
+	assert_empty(&s);
+
+	/* The caller goes on with an empty state; the next save replaces the file. */
+	fill_sample(&t);
+	assert_int_equal(state_save(&t, root), 0);
+	assert_string_equal(fr_read("state"), sample_text);
+	assert_dir_exactly(".", only_state);
+	fill_junk(&s);
+	assert_int_equal(state_load(&s, root), 0);
+	assert_memory_equal(&s, &t, sizeof(t));
+	close(root);
+}
+
+#define HDR "zram-recompd-state 1\n"
+#define LINE(dev) dev " passes=1 pages_attempted=2 bytes_saved=3 mem_freed=4 " \
+		  "incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n"
+
+static void test_load_corrupt(void **arg)
+{
+	static const struct {
+		const char *what;
+		const char *text;
+	} cases[] = {
+		{ "empty file", "" },
+		{ "garbage", "\x7f" "ELF\x02\x01\x01 binary junk\n" },
+		{ "text garbage", "hello world\n" },
+		{ "wrong magic", "zram-recompd-stat 1\n" LINE("zram0") },
+		{ "other program", "[zram0]\npasses=1\n" },
+		{ "wrong version", "zram-recompd-state 2\n" LINE("zram0") },
+		{ "version 0", "zram-recompd-state 0\n" },
+		{ "no version", "zram-recompd-state\n" },
+		{ "header with trailing space", "zram-recompd-state 1 \n" },
+		{ "header only, no newline", "zram-recompd-state 1" },
+		{ "magic not first", LINE("zram0") HDR },
+		{ "duplicate header", HDR HDR },
+		{ "duplicate device", HDR LINE("zram0") LINE("zram1") LINE("zram0") },
+		{ "non-numeric value", HDR "zram0 passes=1x pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n" },
+		{ "negative value", HDR "zram0 passes=-1 pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n" },
+		{ "empty value", HDR "zram0 passes= pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n" },
+		{ "overflowing value", HDR "zram0 passes=18446744073709551616 pages_attempted=2 "
+			"bytes_saved=3 mem_freed=4 incompressible=5 kernel_ns=6 errors=7 "
+			"last_pass_unix=8\n" },
+		{ "unknown key", HDR "zram0 passes=1 pages_attempted=2 bytes_saved=3 mem_freed=4 "
+			"incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8 bogus=9\n" },
+		{ "missing key", HDR "zram0 passes=1 pages_attempted=2 bytes_saved=3 mem_freed=4 "
+			"incompressible=5 kernel_ns=6 errors=7\n" },
+		{ "duplicate key", HDR "zram0 passes=1 passes=1 pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n" },
+		{ "key without value", HDR "zram0 passes pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n" },
+		{ "device only", HDR "zram0\n" },
+		{ "invalid device", HDR LINE("sda") },
+		{ "device with leading zero", HDR LINE("zram01") },
+		{ "device too long", HDR LINE("zram1234567890") },
+		{ "double space", HDR "zram0  passes=1 pages_attempted=2 bytes_saved=3 mem_freed=4 "
+			"incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n" },
+		{ "trailing space", HDR "zram0 passes=1 pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8 \n" },
+		{ "tab separator", HDR "zram0\tpasses=1 pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n" },
+		{ "CRLF", "zram-recompd-state 1\r\n" LINE("zram0") },
+		{ "empty line", HDR LINE("zram0") "\n" LINE("zram1") },
+		{ "comment line", HDR "# totals\n" LINE("zram0") },
+		{ "truncated last line", HDR LINE("zram0") "zram1 passes=1 pages_att" },
+		{ "missing final newline", HDR "zram0 passes=1 pages_attempted=2 bytes_saved=3 "
+			"mem_freed=4 incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8" },
+	};
+
+	(void)arg;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		check_corrupt(cases[i].what, cases[i].text, strlen(cases[i].text));
+}
+
+static void test_load_corrupt_nul_byte(void **arg)
+{
+	/* As a C string the line ends at the NUL and would parse; the file must not. */
+	static const char text[] = HDR "zram0 passes=1 pages_attempted=2 bytes_saved=3 mem_freed=4 "
+				   "incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\0junk\n";
+
+	(void)arg;
+	check_corrupt("NUL byte", text, sizeof(text) - 1);
+}
+
+/* Append to a growing text; aborts the test on overflow. */
+static void append(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	assert_true(n >= 0 && (size_t)n < size - len);
+}
+
+static void test_load_device_limit(void **arg)
+{
+	static char text[32768];
+	struct state s;
+	int root;
+
+	(void)arg;
+	text[0] = '\0';
+	append(text, sizeof(text), HDR);
+	for (unsigned i = 0; i < STATE_MAX_DEVICES; i++)
+		append(text, sizeof(text), "zram%u%s", i, keys_zero);
+	fr_write("state", text);
+	root = fr_open_root();
+	assert_int_equal(state_load(&s, root), 0);
+	assert_int_equal(s.n, STATE_MAX_DEVICES);
+	assert_string_equal(s.dev[63].name, "zram63");
+	close(root);
+
+	append(text, sizeof(text), "zram%u%s", STATE_MAX_DEVICES, keys_zero);
+	check_corrupt("65 devices", text, strlen(text));
+}
+
+/*
+ * Leading zeros are valid digits, so a legitimate-looking file can be padded to any size:
+ * exactly 64 KiB loads, one byte more is rejected for its size alone.
+ */
+static void test_load_size_limit(void **arg)
+{
+	static const char head[] = HDR "zram0 passes=";
+	static const char tail[] = "1 pages_attempted=2 bytes_saved=3 mem_freed=4 "
+				   "incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n";
+	const size_t limit = 64 * 1024;
+	char *text = malloc(limit + 2);
+	size_t zeros;
+	struct state s;
+	int root;
+
+	(void)arg;
+	assert_non_null(text);
+	for (size_t total = limit; total <= limit + 1; total++) {
+		zeros = total - (sizeof(head) - 1) - (sizeof(tail) - 1);
+		memcpy(text, head, sizeof(head) - 1);
+		memset(text + sizeof(head) - 1, '0', zeros);
+		memcpy(text + sizeof(head) - 1 + zeros, tail, sizeof(tail));
+		assert_int_equal(strlen(text), total);
+		if (total == limit) {
+			fr_write("state", text);
+			root = fr_open_root();
+			fill_junk(&s);
+			assert_int_equal(state_load(&s, root), 0);
+			assert_int_equal(s.n, 1);
+			assert_int_equal(s.dev[0].passes, 1);
+			assert_int_equal(s.dev[0].last_pass_unix, 8);
+			close(root);
+		} else {
+			check_corrupt("64 KiB + 1", text, total);
+		}
+	}
+	free(text);
+}
+
+static void test_load_not_a_regular_file(void **arg)
+{
+	char path[PATH_MAX];
+	struct state s;
+	int root, fifo;
+
+	(void)arg;
+	root = fr_open_root();
+	/* A symlink is never followed, even to a valid state file. */
+	fr_write("real", sample_text);
+	snprintf(path, sizeof(path), "%s/state", fr_dir);
+	assert_int_equal(symlink("real", path), 0);
+	fill_junk(&s);
+	assert_int_equal(state_load(&s, root), -ELOOP);
+	assert_empty(&s);
+	assert_int_equal(unlink(path), 0);
+
+	/* A FIFO must not block the load, and is rejected even when it offers valid text. */
+	assert_int_equal(mkfifo(path, 0644), 0);
+	fill_junk(&s);
+	assert_int_equal(state_load(&s, root), -EBADMSG);
+	assert_empty(&s);
+	fifo = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	assert_true(fifo >= 0);
+	assert_int_equal(write(fifo, sample_text, strlen(sample_text)), strlen(sample_text));
+	fill_junk(&s);
+	assert_int_equal(state_load(&s, root), -EBADMSG);
+	assert_empty(&s);
+	close(fifo);
+	assert_int_equal(unlink(path), 0);
+
+	assert_int_equal(mkdir(path, 0755), 0);
+	fill_junk(&s);
+	assert_int_equal(state_load(&s, root), -EISDIR);
+	assert_empty(&s);
+
+	/* A bad dir fd is an ordinary error, not a corrupt file. */
+	fill_junk(&s);
+	assert_int_equal(state_load(&s, -1), -EBADF);
+	assert_empty(&s);
+	close(root);
+}
+
+static void test_save_no_temp_left(void **arg)
+{
+	static const char *const names[] = { "state", "keep", NULL };
+	struct state s;
+	int root, rfd;
+
+	(void)arg;
+	fr_write("keep", "untouched\n");
+	root = fr_open_root();
+	fill_sample(&s);
+	for (int i = 0; i < 5; i++) {
+		s.dev[0].passes = (uint64_t)i;
+		assert_int_equal(state_save(&s, root), 0);
+		assert_dir_exactly(".", names);
+	}
+	assert_non_null(strstr(fr_read("state"), "zram0 passes=4 "));
+	assert_string_equal(fr_read("keep"), "untouched\n");
+
+	/* A plain O_RDONLY directory fd works as well as the O_PATH one. */
+	rfd = open(fr_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	fill_sample(&s);
+	assert_int_equal(state_save(&s, rfd), 0);
+	assert_string_equal(fr_read("state"), sample_text);
+	assert_dir_exactly(".", names);
+	close(rfd);
+	close(root);
+}
+
+static void test_save_mode_ignores_umask(void **arg)
+{
+	struct state s;
+	mode_t old;
+	int root;
+
+	(void)arg;
+	root = fr_open_root();
+	fill_sample(&s);
+	old = umask(077);
+	assert_int_equal(state_save(&s, root), 0);
+	umask(old);
+	assert_int_equal(file_mode("state") & 07777, 0644);
+	assert_true(S_ISREG(file_mode("state")));
+	close(root);
+}
+
+static void test_save_readonly_dir(void **arg)
+{
+	char dir[PATH_MAX];
+	struct state s;
+	int dfd, r;
+
+	(void)arg;
+	snprintf(dir, sizeof(dir), "%s/ro", fr_dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	fill_sample(&s);
+	assert_int_equal(state_save(&s, dfd), 0);
+
+	assert_int_equal(chmod(dir, 0555), 0);
+	if (!set_dac_override(false)) {
+		assert_int_equal(chmod(dir, 0755), 0);
+		close(dfd);
+		skip();
+	}
+	s.dev[0].passes = 1000;
+	r = state_save(&s, dfd);
+	assert_true(set_dac_override(true));
+	assert_int_equal(chmod(dir, 0755), 0);
+
+	assert_int_equal(r, -EACCES);
+	assert_string_equal(fr_read("ro/state"), sample_text);
+	assert_dir_exactly("ro", only_state);
+	close(dfd);
+}
+
+static void test_save_missing_dir(void **arg)
+{
+	char dir[PATH_MAX];
+	struct state s;
+	int dfd;
+
+	(void)arg;
+	snprintf(dir, sizeof(dir), "%s/gone", fr_dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	assert_int_equal(rmdir(dir), 0);
+	fill_sample(&s);
+	assert_int_equal(state_save(&s, dfd), -ENOENT);
+	assert_int_equal(state_save(&s, -1), -EBADF);
+	close(dfd);
+}
+
+/* The rename step fails ("state" is a non-empty directory): the temp file must go. */
+static void test_save_rename_fails(void **arg)
+{
+	static const char *const root_names[] = { "state", NULL };
+	static const char *const sub_names[] = { "x", NULL };
+	struct state s;
+	int root;
+
+	(void)arg;
+	fr_write("state/x", "x\n");
+	root = fr_open_root();
+	fill_sample(&s);
+	assert_int_equal(state_save(&s, root), -EISDIR);
+	assert_dir_exactly(".", root_names);
+	assert_dir_exactly("state", sub_names);
+	assert_string_equal(fr_read("state/x"), "x\n");
+	close(root);
+}
+
+/* A symlink named "state" is replaced, never written through. */
+static void test_save_replaces_symlink(void **arg)
+{
+	char path[PATH_MAX];
+	struct state s;
+	int root;
+
+	(void)arg;
+	fr_write("target", "precious\n");
+	snprintf(path, sizeof(path), "%s/state", fr_dir);
+	assert_int_equal(symlink("target", path), 0);
+	root = fr_open_root();
+	fill_sample(&s);
+	assert_int_equal(state_save(&s, root), 0);
+	assert_true(S_ISREG(file_mode("state")));
+	assert_string_equal(fr_read("state"), sample_text);
+	assert_string_equal(fr_read("target"), "precious\n");
+	close(root);
+}
+
+static void test_save_rejects_invalid_state(void **arg)
+{
+	struct state s;
+	int root;
+
+	(void)arg;
+	root = fr_open_root();
+	fill_sample(&s);
+	assert_int_equal(state_save(&s, root), 0);
+
+	fill_sample(&s);
+	strcpy(s.dev[1].name, "sda");
+	assert_int_equal(state_save(&s, root), -EINVAL);
+	fill_sample(&s);
+	strcpy(s.dev[2].name, "zram0");
+	assert_int_equal(state_save(&s, root), -EINVAL);
+	fill_sample(&s);
+	memset(s.dev[0].name, '7', sizeof(s.dev[0].name));
+	assert_int_equal(state_save(&s, root), -EINVAL);
+	fill_sample(&s);
+	s.n = STATE_MAX_DEVICES + 1;
+	assert_int_equal(state_save(&s, root), -EINVAL);
+
+	assert_string_equal(fr_read("state"), sample_text);
+	assert_dir_exactly(".", only_state);
+	close(root);
+}
+
+/* ---- metrics ---- */
+
+static const char metrics_golden[] =
+	"# HELP zram_recompd_passes_total Completed recompression passes.\n"
+	"# TYPE zram_recompd_passes_total counter\n"
+	"zram_recompd_passes_total{device=\"zram0\"} 3\n"
+	"zram_recompd_passes_total{device=\"zram1\"} 1\n"
+	"# HELP zram_recompd_pages_attempted_total Pages offered to recompress (sum of max_pages; "
+	"the kernel reports no count).\n"
+	"# TYPE zram_recompd_pages_attempted_total counter\n"
+	"zram_recompd_pages_attempted_total{device=\"zram0\"} 1000\n"
+	"zram_recompd_pages_attempted_total{device=\"zram1\"} 256\n"
+	"# HELP zram_recompd_saved_bytes_total Reductions of compr_data_size across passes.\n"
+	"# TYPE zram_recompd_saved_bytes_total counter\n"
+	"zram_recompd_saved_bytes_total{device=\"zram0\"} 4096\n"
+	"zram_recompd_saved_bytes_total{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_freed_bytes_total Reductions of mem_used_total across passes, "
+	"compaction included.\n"
+	"# TYPE zram_recompd_freed_bytes_total counter\n"
+	"zram_recompd_freed_bytes_total{device=\"zram0\"} 8192\n"
+	"zram_recompd_freed_bytes_total{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_incompressible_pages_total Pages newly marked incompressible by "
+	"passes.\n"
+	"# TYPE zram_recompd_incompressible_pages_total counter\n"
+	"zram_recompd_incompressible_pages_total{device=\"zram0\"} 7\n"
+	"zram_recompd_incompressible_pages_total{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_kernel_seconds_total Time spent in recompress, compact and idle "
+	"writes.\n"
+	"# TYPE zram_recompd_kernel_seconds_total counter\n"
+	"zram_recompd_kernel_seconds_total{device=\"zram0\"} 1.5\n"
+	"zram_recompd_kernel_seconds_total{device=\"zram1\"} 0.000000001\n"
+	"# HELP zram_recompd_errors_total Passes that ended with an error.\n"
+	"# TYPE zram_recompd_errors_total counter\n"
+	"zram_recompd_errors_total{device=\"zram0\"} 1\n"
+	"zram_recompd_errors_total{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_last_pass_timestamp_seconds Unix time of the last pass, 0 if none.\n"
+	"# TYPE zram_recompd_last_pass_timestamp_seconds gauge\n"
+	"zram_recompd_last_pass_timestamp_seconds{device=\"zram0\"} 1700000000\n"
+	"zram_recompd_last_pass_timestamp_seconds{device=\"zram1\"} 1700000100\n"
+	"# HELP zram_recompd_orig_data_bytes Uncompressed size of stored data (mm_stat).\n"
+	"# TYPE zram_recompd_orig_data_bytes gauge\n"
+	"zram_recompd_orig_data_bytes{device=\"zram0\"} 4194304\n"
+	"zram_recompd_orig_data_bytes{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_compr_data_bytes Compressed size of stored data (mm_stat).\n"
+	"# TYPE zram_recompd_compr_data_bytes gauge\n"
+	"zram_recompd_compr_data_bytes{device=\"zram0\"} 1048576\n"
+	"zram_recompd_compr_data_bytes{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_mem_used_bytes Memory used by the device (mm_stat).\n"
+	"# TYPE zram_recompd_mem_used_bytes gauge\n"
+	"zram_recompd_mem_used_bytes{device=\"zram0\"} 1200000\n"
+	"zram_recompd_mem_used_bytes{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_huge_pages Pages stored uncompressed (mm_stat).\n"
+	"# TYPE zram_recompd_huge_pages gauge\n"
+	"zram_recompd_huge_pages{device=\"zram0\"} 12\n"
+	"zram_recompd_huge_pages{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_incompressible_pages Pages flagged incompressible (debugfs "
+	"block_state).\n"
+	"# TYPE zram_recompd_incompressible_pages gauge\n"
+	"zram_recompd_incompressible_pages{device=\"zram0\"} 5\n";
+
+static void metrics_sample(struct state *s, struct dev_live live[2])
+{
+	struct dev_totals *d;
+
+	fill_sample(s);
+	s->n = 1; /* zram0 only; zram12 and zram1 dropped */
+	memset(&s->dev[1], 0, sizeof(s->dev[1]) * 2);
+	d = state_get(s, "zram1");
+	assert_ptr_equal(d, &s->dev[1]);
+	d->passes = 1;
+	d->pages_attempted = 256;
+	d->kernel_ns = 1;
+	d->last_pass_unix = 1700000100;
+	live[0] = (struct dev_live){ .name = "zram0", .orig_data_size = 4194304,
+				     .compr_data_size = 1048576, .mem_used_total = 1200000,
+				     .huge_pages = 12, .incompressible = 5 };
+	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX };
+}
+
+static void test_metrics_golden(void **arg)
+{
+	static const char *const names[] = { "zram-recompd.prom", NULL };
+	struct dev_live live[2];
+	char path[PATH_MAX];
+	struct state s;
+	const char *out;
+
+	(void)arg;
+	metrics_sample(&s, live);
+	fr_write("textfile/.keep", "");
+	snprintf(path, sizeof(path), "%s/textfile/.keep", fr_dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/textfile/zram-recompd.prom", fr_dir);
+	assert_int_equal(metrics_write(path, &s, live, 2), 0);
+	out = fr_read("textfile/zram-recompd.prom");
+	assert_string_equal(out, metrics_golden);
+	assert_int_equal(out[strlen(out) - 1], '\n');
+	assert_int_equal(file_mode("textfile/zram-recompd.prom") & 07777, 0644);
+	assert_dir_exactly("textfile", names);
+}
+
+/* Replaced by rename, not rewritten in place: a hard link to the old file keeps old bytes. */
+static void test_metrics_atomic_replace(void **arg)
+{
+	static const char *const names[] = { "m.prom", "old-link", NULL };
+	char path[PATH_MAX], link_path[PATH_MAX];
+	struct dev_live live[2];
+	struct state s;
+
+	(void)arg;
+	metrics_sample(&s, live);
+	fr_write("m.prom", "old\n");
+	snprintf(path, sizeof(path), "%s/m.prom", fr_dir);
+	snprintf(link_path, sizeof(link_path), "%s/old-link", fr_dir);
+	assert_int_equal(link(path, link_path), 0);
+	assert_int_equal(metrics_write(path, &s, live, 2), 0);
+	assert_string_equal(fr_read("m.prom"), metrics_golden);
+	assert_string_equal(fr_read("old-link"), "old\n");
+	assert_dir_exactly(".", names);
+}
+
+static void test_metrics_seconds_format(void **arg)
+{
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} cases[] = {
+		{ 0, "0" },
+		{ 1, "0.000000001" },
+		{ 10, "0.00000001" },
+		{ 123456789, "0.123456789" },
+		{ 1000000000, "1" },
+		{ 1500000000, "1.5" },
+		{ 2000000000, "2" },
+		{ 3600000000001, "3600.000000001" },
+		{ UINT64_MAX, "18446744073.709551615" },
+	};
+	char path[PATH_MAX], want[128], name[16];
+	struct state s;
+	const char *out;
+
+	(void)arg;
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(name, sizeof(name), "zram%zu", i);
+		state_get(&s, name)->kernel_ns = cases[i].ns;
+	}
+	snprintf(path, sizeof(path), "%s/x.prom", fr_dir);
+	assert_int_equal(metrics_write(path, &s, NULL, 0), 0);
+	out = fr_read("x.prom");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(want, sizeof(want),
+			 "\nzram_recompd_kernel_seconds_total{device=\"zram%zu\"} %s\n", i,
+			 cases[i].text);
+		if (!strstr(out, want))
+			fail_msg("missing line: %s", want + 1);
+	}
+}
+
+/* No devices at all: every family still has HELP and TYPE, no samples, final newline. */
+static void test_metrics_empty(void **arg)
+{
+	char path[PATH_MAX];
+	struct state s;
+	const char *out, *p;
+	unsigned lines = 0;
+
+	(void)arg;
+	memset(&s, 0, sizeof(s));
+	snprintf(path, sizeof(path), "%s/e.prom", fr_dir);
+	assert_int_equal(metrics_write(path, &s, NULL, 0), 0);
+	out = fr_read("e.prom");
+	assert_true(strlen(out) > 0);
+	assert_int_equal(out[strlen(out) - 1], '\n');
+	for (p = out; *p; p = strchr(p, '\n') + 1) {
+		assert_true(strncmp(p, "# HELP ", 7) == 0 || strncmp(p, "# TYPE ", 7) == 0);
+		lines++;
+	}
+	assert_int_equal(lines, 13 * 2);
+	assert_null(strchr(out, '{'));
+}
+
+static void test_metrics_errors(void **arg)
+{
+	static const char *const names[] = { "m.prom", NULL };
+	struct dev_live live[2];
+	char path[PATH_MAX], missing[PATH_MAX], slash[PATH_MAX];
+	struct state s;
+
+	(void)arg;
+	metrics_sample(&s, live);
+	fr_write("m.prom", "old\n");
+	snprintf(path, sizeof(path), "%s/m.prom", fr_dir);
+
+	assert_int_equal(metrics_write("m.prom", &s, live, 2), -EINVAL);
+	assert_int_equal(metrics_write(NULL, &s, live, 2), -EINVAL);
+	snprintf(slash, sizeof(slash), "%s/", fr_dir);
+	assert_int_equal(metrics_write(slash, &s, live, 2), -EINVAL);
+	assert_int_equal(metrics_write(path, &s, NULL, 2), -EINVAL);
+	snprintf(missing, sizeof(missing), "%s/nodir/m.prom", fr_dir);
+	assert_int_equal(metrics_write(missing, &s, live, 2), -ENOENT);
+
+	strcpy(live[1].name, "zram\"1");
+	assert_int_equal(metrics_write(path, &s, live, 2), -EINVAL);
+	strcpy(live[1].name, "zram1");
+	strcpy(s.dev[0].name, "loop0");
+	assert_int_equal(metrics_write(path, &s, live, 2), -EINVAL);
+	strcpy(s.dev[0].name, "zram0");
+
+	/* A directory in the way of the final rename: the temp file is cleaned up. */
+	snprintf(missing, sizeof(missing), "%s/dir.prom", fr_dir);
+	assert_int_equal(mkdir(missing, 0755), 0);
+	assert_int_equal(metrics_write(missing, &s, live, 2), -EISDIR);
+	assert_int_equal(rmdir(missing), 0);
+
+	assert_string_equal(fr_read("m.prom"), "old\n");
+	assert_dir_exactly(".", names);
+}
+
+static void test_metrics_readonly_dir(void **arg)
+{
+	static const char *const names[] = { "m.prom", NULL };
+	struct dev_live live[2];
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct state s;
+	int r;
+
+	(void)arg;
+	metrics_sample(&s, live);
+	fr_write("ro/m.prom", "old\n");
+	snprintf(dir, sizeof(dir), "%s/ro", fr_dir);
+	snprintf(path, sizeof(path), "%s/ro/m.prom", fr_dir);
+	assert_int_equal(chmod(dir, 0555), 0);
+	if (!set_dac_override(false)) {
+		assert_int_equal(chmod(dir, 0755), 0);
+		skip();
+	}
+	r = metrics_write(path, &s, live, 2);
+	assert_true(set_dac_override(true));
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(r, -EACCES);
+	assert_string_equal(fr_read("ro/m.prom"), "old\n");
+	assert_dir_exactly("ro", names);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_get_creates_and_finds),
+		cmocka_unit_test(test_get_new_entry_zeroed),
+		cmocka_unit_test(test_get_full_table),
+		cmocka_unit_test(test_get_invalid_names),
+		T(test_round_trip),
+		T(test_round_trip_empty_and_full),
+		T(test_load_missing),
+		T(test_load_accepts_any_key_order),
+		T(test_load_corrupt),
+		T(test_load_corrupt_nul_byte),
+		T(test_load_device_limit),
+		T(test_load_size_limit),
+		T(test_load_not_a_regular_file),
+		T(test_save_no_temp_left),
+		T(test_save_mode_ignores_umask),
+		T(test_save_readonly_dir),
+		T(test_save_missing_dir),
+		T(test_save_rename_fails),
+		T(test_save_replaces_symlink),
+		T(test_save_rejects_invalid_state),
+		T(test_metrics_golden),
+		T(test_metrics_atomic_replace),
+		T(test_metrics_seconds_format),
+		T(test_metrics_empty),
+		T(test_metrics_errors),
+		T(test_metrics_readonly_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
