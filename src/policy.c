@@ -305,6 +305,8 @@ void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 	uint64_t interval = secs(cfg->interval_sec), wait = interval;
 
 	pd->last_pass_end_ns = o->end_ns;
+	/* Refill up to now first, so that the time the bucket sat full is not credited. */
+	refill_tokens(pd, cfg, o->end_ns);
 	pd->tokens = sat_sub_u64(pd->tokens, o->pages_charged);
 	if (pd->cpu_n == POLICY_CPU_SLOTS) {
 		memmove(&pd->cpu[0], &pd->cpu[1], (POLICY_CPU_SLOTS - 1) * sizeof(pd->cpu[0]));

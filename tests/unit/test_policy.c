@@ -132,6 +132,305 @@ static void test_saturating(void **state)
 	assert_true(delta_i64(UINT64_MAX, 0) == INT64_MIN);
 }
 
+#define S(x) ((uint64_t)(x) * 1000000000ULL)
+
+static struct dev_config daemon_cfg(void)
+{
+	struct dev_config c = {
+		.n_algos = 2,
+		.algos = { "zstd", "deflate" },
+		.n_passes = 3,
+		.passes = { PASS_HUGE_IDLE, PASS_IDLE, PASS_HUGE },
+		.max_pages_per_batch = 2048,
+		.max_pages_per_pass = 131072,
+		.idle_age_min_sec = 1800,
+		.idle_age_max_sec = 14400,
+		.compact = COMPACT_AUTO,
+		.interval_sec = 300,
+		.backoff_max_sec = 3600,
+		.cold_priority = 2,
+		.pages_per_hour = 262144,
+		.cpu_share_max_percent = 5,
+		.psi_cpu_max_percent = 40,
+		.defer_on_battery = true,
+		.battery_psi_memory_percent = 10,
+		.compact_fragmentation_percent = 10,
+		.compact_min_saved_bytes = 16 << 20,
+	};
+	return c;
+}
+
+static struct policy_snapshot snap(uint64_t now)
+{
+	struct policy_snapshot s = {
+		.now_ns = now,
+		.psi_cpu_some_avg10_x100 = 0,
+		.psi_mem_some_avg10_x100 = 0,
+		.on_battery = TRI_NO,
+		.mem_total = 1000,
+		.mem_available = 1000,
+		.n_secondaries = 2,
+	};
+	return s;
+}
+
+static void test_daemon_due_and_plan(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_decision d;
+	struct policy_snapshot s;
+
+	(void)state;
+	policy_dev_init(&pd, &c, S(100));
+	s = snap(S(399));
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_WAIT);
+	assert_true(d.wake_ns == S(400));
+	s = snap(S(400));
+	c.priority[PASS_HUGE] = 2;
+	c.priority[PASS_IDLE] = 3; /* more than the device has: all secondaries */
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_int_equal(d.plan.n_steps, 3);
+	assert_int_equal(d.plan.steps[0].type, PASS_HUGE_IDLE);
+	assert_true(d.plan.steps[0].mark_idle);
+	assert_true(d.plan.steps[0].idle_age_sec == 14400); /* util 0: max */
+	assert_false(d.plan.steps[1].mark_idle);
+	assert_int_equal(d.plan.steps[1].priority, 0);
+	assert_int_equal(d.plan.steps[2].type, PASS_HUGE);
+	assert_int_equal(d.plan.steps[2].priority, 2);
+	assert_true(d.plan.pages_budget == 131072);
+	assert_true(d.plan.batch_pages == 2048);
+	assert_int_equal(d.plan.compact_frag_permille, 100);
+	assert_true(d.plan.compact_min_saved == 16 << 20);
+}
+
+static void test_daemon_suspend_correction(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_decision d;
+	struct policy_snapshot s;
+
+	(void)state;
+	c.idle_age_min_sec = c.idle_age_max_sec = 3600;
+	c.interval_sec = 1;
+	policy_dev_init(&pd, &c, S(0));
+	s = snap(S(1));
+	policy_decide(&pd, &c, &s, &d); /* sample: nothing suspended yet */
+	assert_true(d.plan.steps[0].idle_age_sec == 3600);
+	/* 2 h suspended, then awake: the window reaches back before the suspend */
+	s = snap(S(1000));
+	s.suspended_ns = S(7200);
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.steps[0].idle_age_sec == 3600 + 7200);
+	/* an hour and more later the suspend left the window */
+	s = snap(S(1000 + 4000));
+	s.suspended_ns = S(7200);
+	policy_decide(&pd, &c, &s, &d);
+	assert_true(d.plan.steps[0].idle_age_sec == 3600);
+	/* "all" stays "all" */
+	c.idle_age_max_sec = 0;
+	s = snap(S(6000));
+	s.suspended_ns = S(9000);
+	policy_decide(&pd, &c, &s, &d);
+	assert_true(d.plan.steps[0].idle_age_sec == 0);
+}
+
+static void test_daemon_gates(void **state)
+{
+	static const struct {
+		enum tri battery;
+		int cpu, mem;
+		uint64_t busy_ns;
+		enum policy_verdict want;
+	} t[] = {
+		{ TRI_NO, 0, 0, 0, POLICY_RUN },
+		{ TRI_YES, 0, 0, 0, POLICY_DEFER_BATTERY },
+		{ TRI_YES, 0, 1000, 0, POLICY_DEFER_BATTERY }, /* 10.00% is not above 10 */
+		{ TRI_YES, 0, 1001, 0, POLICY_RUN },	       /* memory pressure wins */
+		{ TRI_YES, 0, -1, 0, POLICY_DEFER_BATTERY },   /* no PSI */
+		{ TRI_UNKNOWN, 0, 0, 0, POLICY_RUN },
+		{ TRI_NO, 4000, 0, 0, POLICY_RUN },	    /* at the limit */
+		{ TRI_NO, 4001, 0, 0, POLICY_DEFER_CPU },
+		{ TRI_NO, -1, 0, 0, POLICY_RUN },
+		{ TRI_NO, 0, 0, S(29), POLICY_RUN },	    /* 29 s of 600 s < 5% */
+		{ TRI_NO, 0, 0, S(30), POLICY_DEFER_CPU_SHARE },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct dev_config c = daemon_cfg();
+		struct policy_dev pd;
+		struct policy_decision d;
+		struct policy_snapshot s;
+
+		policy_dev_init(&pd, &c, 0);
+		pd.next_due_ns = S(1000);
+		if (t[i].busy_ns) {
+			struct policy_outcome o = { .end_ns = S(900), .kernel_ns = t[i].busy_ns,
+						    .saved = 1 };
+			policy_pass_done(&pd, &c, &o);
+			pd.next_due_ns = S(1000);
+		}
+		s = snap(S(1000));
+		s.on_battery = t[i].battery;
+		s.psi_cpu_some_avg10_x100 = t[i].cpu;
+		s.psi_mem_some_avg10_x100 = t[i].mem;
+		policy_decide(&pd, &c, &s, &d);
+		assert_int_equal(d.verdict, t[i].want);
+		if (t[i].want != POLICY_RUN)
+			assert_true(d.wake_ns > S(1000));
+	}
+	/* the CPU window slides: 30 s busy at t=900 s no longer counts at t=1501 s */
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_outcome o = { .end_ns = S(900), .kernel_ns = S(30), .saved = 1 };
+	policy_dev_init(&pd, &c, 0);
+	policy_pass_done(&pd, &c, &o);
+	assert_true(policy_cpu_busy(&pd, S(1499)) == S(30));
+	assert_true(policy_cpu_busy(&pd, S(1501)) == 0);
+}
+
+static void test_daemon_tokens(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_decision d;
+	struct policy_snapshot s;
+	struct policy_outcome o = { .end_ns = S(10), .pages_charged = 262144 - 1000, .saved = 1 };
+
+	(void)state;
+	c.interval_sec = 1;
+	policy_dev_init(&pd, &c, 0);
+	assert_true(pd.tokens == 262144);
+	policy_pass_done(&pd, &c, &o); /* 1000 pages left */
+	s = snap(S(11));
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_DEFER_BUDGET);
+	/* 1 s refilled 72 pages; 976 more at 262144/h take 976 * 3600 / 262144 = 13.4 s */
+	assert_true(pd.tokens == 1072);
+	assert_true(d.wake_ns > S(11 + 13) && d.wake_ns <= S(11 + 14));
+	s = snap(d.wake_ns);
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.pages_budget >= 2048 && d.plan.pages_budget < 2100);
+	/* unlimited */
+	c.pages_per_hour = 0;
+	pd.tokens = 0;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.pages_budget == 131072);
+	/* the bucket never exceeds an hour's worth */
+	c.pages_per_hour = 100;
+	pd.tokens = 0;
+	pd.tokens_at_ns = 0;
+	s = snap(S(100000));
+	policy_decide(&pd, &c, &s, &d);
+	assert_true(pd.tokens == 100);
+}
+
+static void test_daemon_backoff_and_pressure(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_outcome o = { .end_ns = S(1000) };
+	static const uint64_t want[] = { 600, 1200, 2400, 3600, 3600 };
+
+	(void)state;
+	policy_dev_init(&pd, &c, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		policy_pass_done(&pd, &c, &o);
+		assert_true(pd.next_due_ns == S(1000) + S(want[i]));
+	}
+	o.saved = 4096;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == S(1300));
+	assert_int_equal(pd.empty_passes, 0);
+	/* pressure: not sooner than 30 s after the last pass, and never later */
+	policy_memory_pressure(&pd, S(1010));
+	assert_true(pd.next_due_ns == S(1030));
+	policy_memory_pressure(&pd, S(1100));
+	assert_true(pd.next_due_ns == S(1030));
+	/* backoff 0 = none; saturation with absurd intervals */
+	c.backoff_max_sec = 0;
+	o.saved = 0;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == S(1300));
+	c.interval_sec = UINT64_MAX / 2;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == UINT64_MAX);
+}
+
+static void test_daemon_incompressible_skip(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_decision d;
+	struct policy_snapshot s = snap(S(400));
+	struct policy_outcome o = { .end_ns = S(400), .huge_ran = true, .huge_progress = false,
+				    .content_sig = 77 };
+
+	(void)state;
+	policy_dev_init(&pd, &c, 0);
+	policy_pass_done(&pd, &c, &o);
+	s = snap(S(1000));
+	s.content_sig = 77;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_int_equal(d.plan.n_steps, 1); /* only idle */
+	assert_int_equal(d.plan.steps[0].type, PASS_IDLE);
+	assert_true(d.plan.steps[0].mark_idle);
+	s.content_sig = 78; /* new huge pages landed */
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 3);
+	/* progress clears the mark */
+	o.huge_progress = true;
+	policy_pass_done(&pd, &c, &o);
+	s.content_sig = 77;
+	s.now_ns = S(2000);
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 3);
+}
+
+static void test_daemon_cold_tier(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_decision d;
+	struct policy_snapshot s;
+	struct policy_outcome o = { .cold_ran = true, .saved = 1 };
+
+	(void)state;
+	c.cold_idle_age_sec = 3600;
+	policy_dev_init(&pd, &c, 0);
+	s = snap(S(400));
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 3); /* not an hour since start */
+	s = snap(S(3600));
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 4);
+	assert_int_equal(d.plan.steps[0].type, PASS_IDLE);
+	assert_int_equal(d.plan.steps[0].priority, 2);
+	assert_true(d.plan.steps[0].mark_idle);
+	assert_true(d.plan.steps[0].idle_age_sec == 3600);
+	assert_true(d.plan.steps[1].mark_idle); /* the warm mark follows */
+	o.end_ns = S(3700);
+	policy_pass_done(&pd, &c, &o);
+	s = snap(S(7000));
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 3);
+	s = snap(S(7300));
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 4);
+	/* one secondary only: no cold tier */
+	s.n_secondaries = 1;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -139,6 +438,13 @@ int main(void)
 		cmocka_unit_test(test_fragmentation_and_compact),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_saturating),
+		cmocka_unit_test(test_daemon_due_and_plan),
+		cmocka_unit_test(test_daemon_suspend_correction),
+		cmocka_unit_test(test_daemon_gates),
+		cmocka_unit_test(test_daemon_tokens),
+		cmocka_unit_test(test_daemon_backoff_and_pressure),
+		cmocka_unit_test(test_daemon_incompressible_skip),
+		cmocka_unit_test(test_daemon_cold_tier),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
