@@ -50,7 +50,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 
-.PHONY: all check check-unit check-fakesys check-vm check-san test install uninstall clean \
+.PHONY: all check check-unit check-fakesys check-daemon check-vm check-san test install uninstall clean \
 	format deps demo bench
 
 all: $(BIN)
@@ -91,6 +91,9 @@ check-unit: all $(UNIT_BINS)
 check-fakesys: all $(TOOL_BINS)
 	@tests/check.sh fakesys
 
+check-daemon: all
+	@tests/check.sh daemon
+
 check-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 all unit-bins tools
 	@tests/check.sh san
@@ -110,19 +113,23 @@ install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/zram-recompd
 	install -D -m 0644 docs/zram-recompd.8 $(DESTDIR)$(MANDIR)/man8/zram-recompd.8
 	install -D -m 0644 docs/zram-recompd.conf.5 $(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
-	install -D -m 0644 etc/zram-recompd.conf $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf
+	# never overwrite an admin's configuration
+	[ -e $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf ] || \
+		install -D -m 0644 etc/zram-recompd.conf $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf.d
-	for u in systemd/*.service systemd/*.timer; do \
+	for u in systemd/*.service systemd/*.timer systemd/*.d/*.conf; do \
 		[ -e "$$u" ] || continue; \
-		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' "$$u" > "$$u.tmp" && \
-		install -D -m 0644 "$$u.tmp" $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename "$$u") && rm -f "$$u.tmp"; \
+		d=$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}; \
+		install -d -m 0755 "$$(dirname "$$d")"; \
+		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' "$$u" > "$$d.tmp" && \
+		chmod 0644 "$$d.tmp" && mv "$$d.tmp" "$$d"; \
 	done
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/zram-recompd $(DESTDIR)$(MANDIR)/man8/zram-recompd.8 \
 		$(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
-	for u in systemd/*.service systemd/*.timer; do \
-		rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename "$$u"); done
+	for u in systemd/*.service systemd/*.timer systemd/*.d/*.conf; do \
+		rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; done
 
 format:
 	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c

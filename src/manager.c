@@ -729,8 +729,11 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 		goto out;
 	}
 	if (m->cfg.global.memory_stall_us) {
-		r = sysfs_psi_trigger(m->root_fd, "memory", (unsigned)m->cfg.global.memory_stall_us,
-				      1000000, &m->psi_mem_fd);
+		/* A 2 s window: without CAP_SYS_RESOURCE (the unit grants no capabilities)
+		 * the kernel accepts only windows that are multiples of 2 s. */
+		r = sysfs_psi_trigger(m->root_fd, "memory",
+				      (unsigned)m->cfg.global.memory_stall_us * 2, 2000000,
+				      &m->psi_mem_fd);
 		if (r < 0)
 			log_notice("PSI memory trigger unavailable (%s): passes follow their timers "
 				   "only",
@@ -740,9 +743,9 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 					      m);
 	}
 	if (m->cfg.global.psi_cpu_max_percent) {
-		/* The same share as the avg10 limit, over a 1 s window. */
+		/* The same share as the avg10 limit, over a 2 s window (see above). */
 		r = sysfs_psi_trigger(m->root_fd, "cpu",
-				      (unsigned)m->cfg.global.psi_cpu_max_percent * 10000, 1000000,
+				      (unsigned)m->cfg.global.psi_cpu_max_percent * 20000, 2000000,
 				      &m->psi_cpu_fd);
 		if (r < 0)
 			log_debug("PSI cpu trigger unavailable (%s)", strerror(-r));

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|unit|fakesys|san|vm
+# Usage: tests/check.sh all|unit|fakesys|daemon|san|vm
 # Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -77,10 +77,14 @@ fi
 if want fakesys; then
 	tier fakesys env BUILDDIR=build tests/fakesys/run.sh
 fi
+if want daemon; then
+	tier daemon env BUILDDIR=build tests/daemon/run.sh
+fi
 if want san || [ "$MODE" = all ]; then
 	if [ "$MODE" = san ] || [ "$MODE" = all ]; then
 		tier unit-san run_unit build-san unit-san
 		tier fakesys-san env BUILDDIR=build-san ASAN_OPTIONS=detect_leaks=1 tests/fakesys/run.sh
+		tier daemon-san env BUILDDIR=build-san ASAN_OPTIONS=detect_leaks=1 tests/daemon/run.sh
 	fi
 fi
 if want vm; then
