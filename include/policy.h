@@ -33,6 +33,7 @@ struct pass_plan {
 	enum compact_mode compact;
 	unsigned compact_frag_permille; /* auto: compact at this fragmentation or more */
 	uint64_t compact_min_saved;	/* auto: also when the pass saved this much (0 = off) */
+	bool cold;			/* steps[0] is the daemon's cold tier */
 };
 
 /*

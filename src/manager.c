@@ -380,11 +380,8 @@ static void finish_job(struct manager *m, struct job *j)
 			o.huge_ran = true;
 			o.huge_progress |= p->compr_saved > 0 || p->huge_delta < 0;
 		}
-		if (i < j->plan.n_steps && j->plan.steps[i].priority &&
-		    j->plan.steps[i].priority == md->cfg.cold_priority && md->cfg.cold_idle_age_sec &&
-		    i == 0 && j->plan.steps[0].type == PASS_IDLE && j->plan.n_steps > md->cfg.n_passes)
-			o.cold_ran = true;
 	}
+	o.cold_ran = j->plan.cold && rep->n_passes > 0;
 	o.kernel_ns = kernel;
 	o.pages_charged = pages;
 	o.saved = saved;

@@ -265,6 +265,7 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		struct pass_step *st = &plan->steps[plan->n_steps++];
 		uint64_t age = cfg->cold_idle_age_sec;
 
+		plan->cold = true;
 		st->type = PASS_IDLE;
 		st->priority = cfg->cold_priority;
 		st->mark_idle = true;

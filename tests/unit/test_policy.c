@@ -412,6 +412,7 @@ static void test_daemon_cold_tier(void **state)
 	s = snap(S(3600));
 	policy_decide(&pd, &c, &s, &d);
 	assert_int_equal(d.plan.n_steps, 4);
+	assert_true(d.plan.cold);
 	assert_int_equal(d.plan.steps[0].type, PASS_IDLE);
 	assert_int_equal(d.plan.steps[0].priority, 2);
 	assert_true(d.plan.steps[0].mark_idle);
