@@ -7,6 +7,7 @@
 #include "log.h"
 #include "manager.h"
 #include "pass.h"
+#include "state.h"
 #include "status.h"
 #include "sysfs.h"
 #include "util.h"
@@ -16,6 +17,7 @@
 int advise_main(int argc, char **argv, int root_fd) __attribute__((weak));
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,7 +370,21 @@ static int run(const struct args *a)
 	}
 
 	if (a->status) {
-		status_print(stdout, root_fd, &kv, release, devs, ndev, a->json);
+		static struct state st;
+		const struct state *stp = NULL;
+		const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
+		int dfd;
+
+		/* The daemon's totals, read-only; absent or unreadable is not an error here. */
+		if (!dir)
+			dir = "/var/lib/zram-recompd";
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			if (state_load(&st, dfd) == 0 && st.n)
+				stp = &st;
+			close(dfd);
+		}
+		status_print(stdout, root_fd, &kv, release, devs, ndev, a->json, stp);
 		close(root_fd);
 		return ret;
 	}

@@ -31,7 +31,16 @@ static double ratio(const struct zram_mm_stat *mm)
 	return (double)mm->v[MM_ORIG_DATA_SIZE] / (double)mm->v[MM_MEM_USED_TOTAL];
 }
 
-static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d)
+static const struct dev_totals *totals_of(const struct state *st, const char *name)
+{
+	for (unsigned i = 0; st && i < st->n; i++)
+		if (strcmp(st->dev[i].name, name) == 0)
+			return &st->dev[i];
+	return NULL;
+}
+
+static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
+			   const struct dev_totals *t)
 {
 	const struct zram_caps *c = &d->caps;
 	char why[8][256];
@@ -77,10 +86,22 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			fputc(',', f);
 		json_print_string(f, why[i]);
 	}
-	fputs("]}", f);
+	fputs("],\"totals\":", f);
+	if (t)
+		fprintf(f,
+			"{\"passes\":%" PRIu64 ",\"pages_attempted\":%" PRIu64
+			",\"bytes_saved\":%" PRIu64 ",\"mem_freed\":%" PRIu64
+			",\"incompressible\":%" PRIu64 ",\"kernel_seconds\":%.3f,\"errors\":%" PRIu64
+			",\"last_pass_unix\":%" PRIu64 "}",
+			t->passes, t->pages_attempted, t->bytes_saved, t->mem_freed,
+			t->incompressible, (double)t->kernel_ns / 1e9, t->errors, t->last_pass_unix);
+	else
+		fputs("null", f);
+	fputs("}", f);
 }
 
-static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d)
+static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
+			   const struct dev_totals *t)
 {
 	const struct zram_caps *c = &d->caps;
 	char why[8][256], a[32], b[32], e[32];
@@ -132,10 +153,17 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		c->eagain ? " eagain_on_concurrent" : "");
 	for (unsigned i = 0; i < nwhy; i++)
 		fprintf(f, "  missing:        %s\n", why[i]);
+	if (t)
+		fprintf(f,
+			"  daemon totals:  %" PRIu64 " passes, saved %s, freed %s, %" PRIu64
+			" pages became incompressible, %.1f s in kernel writes, %" PRIu64 " errors\n",
+			t->passes, format_bytes(a, sizeof(a), (int64_t)t->bytes_saved),
+			format_bytes(b, sizeof(b), (int64_t)t->mem_freed), t->incompressible,
+			(double)t->kernel_ns / 1e9, t->errors);
 }
 
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
-		  const struct zram_dev *devs, unsigned n, bool json)
+		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st)
 {
 	if (json) {
 		fputs("{\"kernel\":", f);
@@ -144,12 +172,12 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
 				fputc(',', f);
-			print_json_dev(f, root_fd, kv, &devs[i]);
+			print_json_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name));
 		}
 		fputs("]}\n", f);
 		return;
 	}
 	fprintf(f, "kernel %s\n", release);
 	for (unsigned i = 0; i < n; i++)
-		print_text_dev(f, root_fd, kv, &devs[i]);
+		print_text_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name));
 }
