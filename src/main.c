@@ -136,7 +136,12 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 				log_error("--device: at most %d devices", MAX_DEVICES);
 				return EXIT_USAGE;
 			}
+			/* the same device twice is one device: one pass each */
+			for (unsigned i = 0; i < a->n_devices; i++)
+				if (a->devices[i] == id)
+					goto next;
 			a->devices[a->n_devices++] = id;
+next:
 			break;
 		}
 		case OPT_CHECK_CONFIG:

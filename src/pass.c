@@ -179,24 +179,32 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 				    "with it cannot win unless its level differs",
 				    d->name, cfg->algos[i]);
 	}
-	/* Contiguous from priority 1: a gap makes 6.15+ mark every scanned slot
-	 * incompressible (ABI pitfall 2). */
+	/*
+	 * Contiguous from priority 1: a gap makes 6.15+ mark every scanned slot
+	 * incompressible (ABI pitfall 2). Every command is built (and so validated) before
+	 * the first write: names can only be removed by a reset, so a list that fails half
+	 * way would leave the device half-configured.
+	 */
+	char cmds[CFG_MAX_ALGOS][128];
 	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		r = zram_build_recomp_algorithm(d, cfg->algos[i], i + 1, cmd, sizeof(cmd));
+		r = zram_build_recomp_algorithm(d, cfg->algos[i], i + 1, cmds[i], sizeof(cmds[i]));
 		if (r == -ENOENT) {
 			log_error("%s: recomp_algorithm: '%s' is not a compressor this kernel offers "
-				  "(available: see comp_algorithm)",
+				  "(available: see comp_algorithm); nothing written",
 				  d->name, cfg->algos[i]);
 			return -EINVAL;
 		}
 		if (r < 0) {
-			log_error("%s: recomp_algorithm: cannot build command for '%s': %s", d->name,
-				  cfg->algos[i], strerror(-r));
+			log_error("%s: recomp_algorithm: cannot build command for '%s': %s; nothing "
+				  "written",
+				  d->name, cfg->algos[i], strerror(-r));
 			return r;
 		}
-		r = write_cmd(ctx, d, "recomp_algorithm", cmd, NULL, NULL);
+	}
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		r = write_cmd(ctx, d, "recomp_algorithm", cmds[i], NULL, NULL);
 		if (r < 0) {
-			log_write_error(ctx, d, "recomp_algorithm", cmd, r, 0);
+			log_write_error(ctx, d, "recomp_algorithm", cmds[i], r, 0);
 			return r;
 		}
 		if (!ctx->dry_run) {

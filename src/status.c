@@ -156,7 +156,7 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	if (t)
 		fprintf(f,
 			"  daemon totals:  %" PRIu64 " passes, saved %s, freed %s, %" PRIu64
-			" pages became incompressible, %.1f s in kernel writes, %" PRIu64 " errors\n",
+			" pages became incompressible, %.1f s in kernel writes, %" PRIu64 " error(s)\n",
 			t->passes, format_bytes(a, sizeof(a), (int64_t)t->bytes_saved),
 			format_bytes(b, sizeof(b), (int64_t)t->mem_freed), t->incompressible,
 			(double)t->kernel_ns / 1e9, t->errors);

@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Builders for fake sysfs/procfs roots (zram-recompd --sysroot DIR), sourced by run.sh.
+#
+# A fake root imitates what zram-recompd reads on a real kernel:
+#   proc/sys/kernel/osrelease           the release decides version-keyed features
+#   proc/meminfo                        MemTotal / MemAvailable for the idle age
+#   sys/block/zramN -> ../devices/virtual/block/zramN   (a symlink, as in the real /sys)
+#   sys/devices/virtual/block/zramN/<attr>             attribute set of that kernel version
+#   sys/kernel/debug/zram/zramN/block_state            optional (CONFIG_ZRAM_MEMORY_TRACKING)
+#   proc/config.gz or boot/config-<release>            optional kernel config
+#
+# Write-only attributes (idle, recompress, compact, ...) are empty regular files. The binary
+# writes with O_APPEND and a trailing '\n', so after a run such a file holds exactly the
+# sequence of commands written, one per line. Formats follow /work/shared/docs/zram-abi.md.
+
+# Backend order of comp_algorithm: 6.12+ zram backends, 6.2-6.11 crypto API (ABI §2.2).
+FR_ALGOS_BACKEND="lzo-rle lzo lz4 lz4hc zstd deflate 842"
+FR_ALGOS_CRYPTO="lzo lzo-rle lz4 lz4hc 842 zstd"
+
+# fr_ver_ge VER MIN: "6.12" >= "6.10"? (major.minor only)
+fr_ver_ge() {
+	local a=$1 b=$2 am an bm bn
+	am=${a%%.*}
+	an=${a#*.}
+	an=${an%%.*}
+	bm=${b%%.*}
+	bn=${b#*.}
+	bn=${bn%%.*}
+	[ "$am" -gt "$bm" ] || { [ "$am" -eq "$bm" ] && [ "$an" -ge "$bn" ]; }
+}
+
+# Kernel release string used for a version label.
+fr_release() {
+	case $1 in
+	6.2) echo 6.2.16 ;;
+	6.10) echo 6.10.14 ;;
+	6.12) echo 6.12.118 ;;
+	6.15) echo 6.15.11 ;;
+	7.0) echo 7.0.0 ;;
+	*) echo "$1.0" ;;
+	esac
+}
+
+# fr_algo_list VER SELECTED: one comp_algorithm line, e.g. "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n".
+fr_algo_list() {
+	local ver=$1 sel=$2 list out="" n found=0
+
+	if fr_ver_ge "$ver" 6.12; then
+		list=$FR_ALGOS_BACKEND
+	else
+		list=$FR_ALGOS_CRYPTO
+	fi
+	for n in $list; do
+		if [ "$n" = "$sel" ]; then
+			out="${out}[$n] "
+			found=1
+		else
+			out="$out$n "
+		fi
+	done
+	# 6.2-6.11: a selected crypto name missing from the list is appended as "[name] ".
+	if [ $found = 0 ] && [ -n "$sel" ]; then
+		out="${out}[$sel] "
+	fi
+	printf '%s\n' "$out"
+}
+
+# fr_mm_stat FILE F1..F9: the kernel's "%8llu %8llu %8llu %8lu %8ld %8llu %8lu %8llu %8llu\n".
+fr_mm_stat() {
+	local f=$1
+	shift
+	printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' "$@" >"$f"
+}
+
+# mm_stat figures used by the tests (bytes, bytes, bytes, ..., pages).
+# High fragmentation: (37300000 - 30300000) / 37300000 = 18.8 % (>= 10 %: compact=auto compacts).
+FR_MM_FRAG="104857600 30300000 37300000 0 43100000 120 0 1037 1037"
+# Low fragmentation: (43100000 - 41000000) / 43100000 = 4.9 % (< 10 %: compact=auto does not).
+# shellcheck disable=SC2034 # used by run.sh
+FR_MM_LOWFRAG="104857600 41000000 43100000 0 43100000 120 0 1037 1037"
+FR_MM_ZERO="0 0 0 0 0 0 0 0 0"
+
+# fr_new ROOT VER: an empty root for kernel VER ("6.2", "6.10", "6.12", "6.15", "7.0").
+# meminfo with MemAvailable == MemTotal (util 0: the idle age is idle-age-max-sec).
+fr_new() {
+	local r=$1 ver=$2
+
+	mkdir -p "$r/proc/sys/kernel" "$r/sys/block" "$r/sys/devices/virtual/block" \
+		"$r/sys/kernel/debug"
+	fr_release "$ver" >"$r/proc/sys/kernel/osrelease"
+	fr_meminfo "$r" 16318504 16318504
+}
+
+# fr_meminfo ROOT TOTAL_KB AVAILABLE_KB
+fr_meminfo() {
+	printf 'MemTotal:       %8s kB\nMemFree:        %8s kB\nMemAvailable:   %8s kB\nBuffers:          204800 kB\nCached:          3145728 kB\nSwapCached:            0 kB\n' \
+		"$2" "$3" "$3" >"$1/proc/meminfo"
+}
+
+# fr_dev ROOT VER ID [key=value]...
+#   init=1|0        initstate (default 1); disksize is 1 GiB when initialized, else 0
+#   primary=NAME    selected comp_algorithm (default lzo-rle)
+#   recomp="1:zstd 2:deflate"   secondary algorithms by priority (default "1:zstd"; "" = none)
+#   recomp_raw=TEXT recomp_algorithm content verbatim (overrides recomp)
+#   multi=1|0       CONFIG_ZRAM_MULTI_COMP: recomp_algorithm and recompress exist (default 1)
+#   wb=1|0          CONFIG_ZRAM_WRITEBACK attributes (default 0)
+#   mm="F1 .. F9"   mm_stat figures (default FR_MM_FRAG, or zeros when not initialized)
+#   mm_raw=TEXT     mm_stat content verbatim
+#   link=rel|abs|none   sys/block/zramN symlink: relative (default), absolute "/sys/devices/...",
+#                   or none (the caller makes its own)
+fr_dev() {
+	local r=$1 ver=$2 id=$3
+	shift 3
+	local init=1 primary=lzo-rle recomp="1:zstd" recomp_raw="" has_raw=0 multi=1 wb=0
+	local mm="" mm_raw="" has_mm_raw=0 link=rel kv d p name
+
+	for kv in "$@"; do
+		case $kv in
+		init=*) init=${kv#init=} ;;
+		primary=*) primary=${kv#primary=} ;;
+		recomp=*) recomp=${kv#recomp=} ;;
+		recomp_raw=*)
+			recomp_raw=${kv#recomp_raw=}
+			has_raw=1
+			;;
+		multi=*) multi=${kv#multi=} ;;
+		wb=*) wb=${kv#wb=} ;;
+		mm=*) mm=${kv#mm=} ;;
+		mm_raw=*)
+			mm_raw=${kv#mm_raw=}
+			has_mm_raw=1
+			;;
+		link=*) link=${kv#link=} ;;
+		*)
+			echo "fr_dev: unknown option $kv" >&2
+			return 1
+			;;
+		esac
+	done
+	if [ -z "$mm" ]; then
+		if [ "$init" = 1 ]; then mm=$FR_MM_FRAG; else mm=$FR_MM_ZERO; fi
+	fi
+
+	d=$r/sys/devices/virtual/block/zram$id
+	mkdir -p "$d"
+	# Block-layer files every disk has (never read by zram-recompd; must stay untouched).
+	printf '252:%s\n' "$id" >"$d/dev"
+	printf '0\n' >"$d/ro"
+	printf 'MAJOR=252\nMINOR=%s\nDEVNAME=zram%s\nDEVTYPE=disk\n' "$id" "$id" >"$d/uevent"
+	if [ "$init" = 1 ]; then
+		printf '1073741824\n' >"$d/disksize"
+		printf '2097152\n' >"$d/size"
+	else
+		printf '0\n' >"$d/disksize"
+		printf '0\n' >"$d/size"
+	fi
+	printf '%s\n' "$init" >"$d/initstate"
+	# Write-only attributes of every version (ABI §2).
+	for name in reset compact mem_limit mem_used_max idle; do
+		: >"$d/$name"
+	done
+	fr_algo_list "$ver" "$primary" >"$d/comp_algorithm"
+	if [ "$has_mm_raw" = 1 ]; then
+		printf '%s' "$mm_raw" >"$d/mm_stat"
+	else
+		# shellcheck disable=SC2086
+		fr_mm_stat "$d/mm_stat" $mm
+	fi
+	# io_stat: 6.4+ prints a literal 0 in column 3 (ABI §3).
+	if fr_ver_ge "$ver" 6.4; then
+		printf '%8s %8s 0 %8s\n' 0 0 1234 >"$d/io_stat"
+	else
+		printf '%8s %8s %8s %8s\n' 0 0 0 1234 >"$d/io_stat"
+	fi
+	# debug_stat: writestall is gone in 6.15 (prints 0).
+	if fr_ver_ge "$ver" 6.15; then
+		printf 'version: 1\n0 %8s\n' 0 >"$d/debug_stat"
+	else
+		printf 'version: 1\n%8s %8s\n' 0 0 >"$d/debug_stat"
+	fi
+	# max_comp_streams: 6.2-6.14 only.
+	if ! fr_ver_ge "$ver" 6.15; then
+		printf '2\n' >"$d/max_comp_streams"
+	fi
+	# algorithm_params: 6.12+.
+	if fr_ver_ge "$ver" 6.12; then
+		: >"$d/algorithm_params"
+	fi
+	if [ "$wb" = 1 ]; then
+		printf 'none\n' >"$d/backing_dev"
+		: >"$d/writeback"
+		printf '0\n' >"$d/writeback_limit"
+		printf '0\n' >"$d/writeback_limit_enable"
+		printf '%8s %8s %8s\n' 0 0 0 >"$d/bd_stat"
+		if fr_ver_ge "$ver" 6.19; then
+			printf '32\n' >"$d/writeback_batch_size"
+		fi
+		if fr_ver_ge "$ver" 7.0; then
+			printf '0\n' >"$d/compressed_writeback"
+		fi
+	fi
+	if [ "$multi" = 1 ]; then
+		: >"$d/recompress"
+		if [ "$has_raw" = 1 ]; then
+			printf '%s' "$recomp_raw" >"$d/recomp_algorithm"
+		else
+			: >"$d/recomp_algorithm"
+			for p in $recomp; do
+				printf '#%s: %s\n' "${p%%:*}" "$(fr_algo_list "$ver" "${p#*:}")" \
+					>>"$d/recomp_algorithm"
+			done
+		fi
+	fi
+	case $link in
+	rel) ln -s "../devices/virtual/block/zram$id" "$r/sys/block/zram$id" ;;
+	abs) ln -s "/sys/devices/virtual/block/zram$id" "$r/sys/block/zram$id" ;;
+	none) ;;
+	esac
+}
+
+# fr_attr ROOT ID ATTR: path of an attribute file (the real file, not through sys/block).
+fr_attr() {
+	printf '%s/sys/devices/virtual/block/zram%s/%s\n' "$1" "$2" "$3"
+}
+
+# fr_blockstate ROOT VER ID: a debugfs block_state of 10 allocated slots, exactly 40 bytes per
+# line ("%12zd %12lld.%06lu %c%c%c%c%c%c\n"; 7.0: u32 seconds and a literal ".000000").
+# Counts: allocated 10, same 1, written_back 1, huge 4, idle 5, recompressed 3,
+# incompressible 2.
+fr_blockstate() {
+	local r=$1 ver=$2 id=$3 f idx sec usec flags
+	f=$r/sys/kernel/debug/zram/zram$id/block_state
+
+	mkdir -p "${f%/*}"
+	: >"$f"
+	while read -r idx sec usec flags; do
+		if fr_ver_ge "$ver" 7.0; then usec=0; fi
+		printf '%12d %12d.%06d %s\n' "$idx" "$sec" "$usec" "$flags" >>"$f"
+	done <<'EOF'
+0 15001 120000 ...i..
+1 15002 5 ..h...
+2 0 0 ....r.
+3 14000 250000 ..h..n
+5 0 0 s.....
+6 0 0 .w.i..
+7 0 0 ...ir.
+9 20000 1 ..hi..
+10 0 0 ....r.
+11 13999 999999 ..hi.n
+EOF
+}
+
+# fr_kconfig ROOT WHERE LINE...: kernel config text; WHERE is "boot" (boot/config-<release>)
+# or "gz" (proc/config.gz).
+fr_kconfig() {
+	local r=$1 where=$2 rel
+	shift 2
+	rel=$(cat "$r/proc/sys/kernel/osrelease")
+	case $where in
+	boot)
+		mkdir -p "$r/boot"
+		printf '%s\n' '#' '# Automatically generated file; DO NOT EDIT.' 'CONFIG_SWAP=y' "$@" \
+			'CONFIG_ZSMALLOC=y' >"$r/boot/config-$rel"
+		;;
+	gz)
+		printf '%s\n' '#' '# Automatically generated file; DO NOT EDIT.' 'CONFIG_SWAP=y' "$@" \
+			'CONFIG_ZSMALLOC=y' | gzip -9n >"$r/proc/config.gz"
+		;;
+	esac
+}
+
+# fr_snapshot ROOT: one line per entry, sorted: "PATH TYPE [md5|link target]". Two snapshots
+# differ exactly in the entries that were created, removed, or whose content changed.
+fr_snapshot() {
+	(
+		cd "$1" || exit 1
+		find . -mindepth 1 ! -type f -printf '%p %y %l\n'
+		find . -type f -exec md5sum {} + | awk '{ h = $1; sub(/^[^ ]+  /, ""); print $0 " f " h }'
+	) | LC_ALL=C sort
+}
+
+# fr_changed BEFORE AFTER: paths (relative, without "./") whose snapshot lines differ.
+fr_changed() {
+	awk 'FNR == NR { b[$1] = $0; next }
+	     { a[$1] = $0; if (b[$1] != $0) ch[$1] = 1 }
+	     END { for (p in b) if (!(p in a)) ch[p] = 1; for (p in ch) print substr(p, 3) }' \
+		"$1" "$2" | LC_ALL=C sort
+}

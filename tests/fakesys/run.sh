@@ -1,0 +1,1181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Fake-sysfs tier: runs $BUILDDIR/zram-recompd (default build/) against fake /sys and /proc
+# trees (--sysroot) imitating Linux 6.2, 6.10, 6.12, 6.15 and 7.0, and checks its effects:
+# the exact commands written to each attribute, that nothing else changed, stdout, stderr
+# and the exit code. One line per test ("PASS name" / "FAIL name: reason"), then
+# "fakesys: N passed, N failed". Exit status 0 only if every test passed.
+#
+#   BUILDDIR=build-san tests/fakesys/run.sh     the ASan+UBSan build
+#   UPDATE_GOLDEN=1 tests/fakesys/run.sh        rewrite tests/fakesys/expected/* (review the diff!)
+#   tests/fakesys/run.sh NAME...                only tests whose name contains one of NAME
+#
+# Needs bash, coreutils, findutils, awk, gzip; python3 only to validate JSON (optional).
+# Tests run in subshells that set T and R on purpose.
+# shellcheck disable=SC2030,SC2031
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+HERE=$PWD/tests/fakesys
+GOLDEN=$HERE/expected
+BUILDDIR=${BUILDDIR:-build}
+case $BUILDDIR in
+/*) BIN=$BUILDDIR/zram-recompd ;;
+*) BIN=$PWD/$BUILDDIR/zram-recompd ;;
+esac
+# shellcheck source=tests/fakesys/lib.sh
+. "$HERE/lib.sh"
+
+export LC_ALL=C
+# Nothing from the caller's environment may redirect the binary or change its log format.
+unset ZRAM_RECOMPD_SYSROOT JOURNAL_STREAM
+
+# --check-config on an invalid file exits 1 (a validator: 0 OK, 1 errors), as
+# zram-recompd(8) says; the other commands exit 2 on a bad configuration.
+CHECK_CONFIG_ERROR_RC=1
+
+NPASS=0
+NFAIL=0
+if [ ! -x "$BIN" ]; then
+	echo "FAIL setup: $BIN not found (build it: make $BUILDDIR/zram-recompd)"
+	echo "fakesys: 0 passed, 1 failed"
+	exit 1
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/zr-fakesys.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+# Never the host's files: a call without --sysroot gets a root that does not exist, and
+# `status` reads the daemon's totals from an empty state directory, not /var/lib.
+export ZRAM_RECOMPD_SYSROOT=$TMP/no-sysroot
+export ZRAM_RECOMPD_STATE_DIR=$TMP/no-state
+
+# ---------------------------------------------------------------------------------------------
+# Test framework. Each test runs in a subshell in its own directory $T; helpers end it with
+# die, which leaves the reason on fd 3.
+
+die() {
+	printf '%s\n' "$*" >&3
+	exit 1
+}
+
+# One line of a file for messages: newlines as '|', at most 300 characters.
+oneline() {
+	tr '\n' '|' <"$1" | cut -c1-300
+}
+
+# zr ARGS...: run the binary; stdout in $T/out, stderr in $T/err, exit code in RC. Every
+# command here finishes in milliseconds; a hang (e.g. the daemon started by mistake) is a
+# failure, not a stuck tier.
+zr() {
+	timeout -k 5 60 "$BIN" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" != 124 ] || die "zram-recompd $* did not finish within 60 s"
+}
+
+# zro ARGS...: zr on this test's root ($R) and config ($T/conf).
+zro() {
+	zr --sysroot "$R" --config "$T/conf" "$@"
+}
+
+# conf LINE...: this test's configuration file.
+conf() {
+	printf '%s\n' "$@" >"$T/conf"
+}
+
+expect_rc() {
+	[ "$RC" = "$1" ] || die "exit code $RC, expected $1; stderr: $(oneline "$T/err")"
+}
+
+# expect_content FILE [LINE...]: FILE holds exactly these lines (no LINE: empty).
+expect_content() {
+	local f=$1
+	shift
+	if [ $# -eq 0 ]; then
+		: >"$T/.want"
+	else
+		printf '%s\n' "$@" >"$T/.want"
+	fi
+	[ -f "$f" ] || die "${f#"$T"/}: missing"
+	cmp -s "$f" "$T/.want" ||
+		die "${f#"$T"/}: got '$(oneline "$f")', expected '$(oneline "$T/.want")'"
+}
+
+expect_has() {
+	grep -F -q -- "$2" "$1" || die "${1#"$T"/} lacks '$2': $(oneline "$1")"
+}
+
+expect_not() {
+	if grep -F -q -- "$2" "$1"; then
+		die "${1#"$T"/} has '$2': $(oneline "$1")"
+	fi
+}
+
+# expect_count FILE STRING N: N lines of FILE contain STRING.
+expect_count() {
+	local n
+	n=$(grep -c -F -- "$2" "$1")
+	[ "$n" = "$3" ] || die "${1#"$T"/}: $n lines with '$2', expected $3: $(oneline "$1")"
+}
+
+# dp ID ATTR: root-relative path of a device attribute's real file.
+dp() {
+	printf 'sys/devices/virtual/block/zram%s/%s' "$1" "$2"
+}
+
+# attr ID ATTR: absolute path of that file in this test's root.
+attr() {
+	fr_attr "$R" "$1" "$2"
+}
+
+# snap: record the state of the whole root before a run.
+snap() {
+	fr_snapshot "$R" >"$T/.before"
+}
+
+# expect_changed [PATH...]: exactly these root-relative paths changed since snap.
+expect_changed() {
+	fr_snapshot "$R" >"$T/.after"
+	fr_changed "$T/.before" "$T/.after" >"$T/.changed"
+	if [ $# -eq 0 ]; then
+		: >"$T/.want_changed"
+	else
+		printf '%s\n' "$@" | LC_ALL=C sort >"$T/.want_changed"
+	fi
+	cmp -s "$T/.changed" "$T/.want_changed" ||
+		die "changed files [$(tr '\n' ' ' <"$T/.changed")], expected [$*]"
+}
+
+# Timings vary from run to run: "0.000 s" -> "T s".
+normalize() {
+	sed -E 's/[0-9]+\.[0-9]{3} s\b/T s/g' "$1"
+}
+
+# golden NAME FILE: FILE equals tests/fakesys/expected/NAME (UPDATE_GOLDEN=1 rewrites it).
+golden() {
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		mkdir -p "$GOLDEN"
+		cp "$2" "$GOLDEN/$1"
+		return 0
+	fi
+	[ -f "$GOLDEN/$1" ] || die "missing expected/$1 (generate with UPDATE_GOLDEN=1, then review it)"
+	cmp -s "$GOLDEN/$1" "$2" ||
+		die "differs from expected/$1: $(diff "$GOLDEN/$1" "$2" | grep '^[<>]' | head -n 2 | tr '\n' '|')"
+}
+
+FILTER=("$@")
+
+run_test() {
+	local name=$1 fn=$2 rc reason f
+	shift 2
+
+	if [ ${#FILTER[@]} -gt 0 ]; then
+		local hit=0
+		for f in "${FILTER[@]}"; do
+			case $name in *"$f"*) hit=1 ;; esac
+		done
+		[ $hit = 1 ] || return 0
+	fi
+	mkdir -p "$TMP/$name"
+	(
+		T=$TMP/$name
+		R=$T/root
+		cd "$T" || exit 1
+		: >"$T/conf"
+		"$fn" "$@"
+	) 3>"$TMP/$name/.reason" >"$TMP/$name/.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "PASS $name"
+		NPASS=$((NPASS + 1))
+	else
+		reason=$(tr '\n' ' ' <"$TMP/$name/.reason" | cut -c1-500)
+		[ -n "$reason" ] || reason="test script error (exit $rc): $(oneline "$TMP/$name/.log")"
+		echo "FAIL $name: $reason"
+		NFAIL=$((NFAIL + 1))
+	fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# The five reference roots: one initialized zram0 with a secondary algorithm, like a distro
+# kernel of that version. Idle-age support is known from a kernel config (6.2, 6.10) or from
+# block_state (6.12+).
+
+VERSIONS="6.2 6.10 6.12 6.15 7.0"
+
+build_version_root() {
+	local r=$1 ver=$2
+
+	fr_new "$r" "$ver"
+	case $ver in
+	6.2)
+		# 6.2-6.7: ages need CONFIG_ZRAM_MEMORY_TRACKING; debugfs not mounted here.
+		fr_dev "$r" 6.2 0
+		fr_kconfig "$r" boot 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_MEMORY_TRACKING=y' \
+			'CONFIG_ZRAM_MULTI_COMP=y'
+		;;
+	6.10)
+		fr_dev "$r" 6.10 0 wb=1
+		fr_kconfig "$r" gz 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y' \
+			'# CONFIG_ZRAM_MEMORY_TRACKING is not set' 'CONFIG_ZRAM_MULTI_COMP=y'
+		;;
+	6.12)
+		fr_dev "$r" 6.12 0 wb=1
+		fr_blockstate "$r" 6.12 0
+		;;
+	6.15)
+		fr_dev "$r" 6.15 0 primary=lz4 recomp="1:zstd 2:deflate"
+		fr_blockstate "$r" 6.15 0
+		;;
+	7.0)
+		# Absolute sys/block symlink: must resolve inside the root.
+		fr_dev "$r" 7.0 0 wb=1 link=abs
+		fr_blockstate "$r" 7.0 0
+		;;
+	esac
+}
+
+# The configuration matching each reference root (6.15 has two secondaries).
+version_conf() {
+	case $1 in
+	6.15) conf '[global]' 'recompress-algorithms = zstd deflate' ;;
+	*) conf '# defaults' ;;
+	esac
+}
+
+# Expected recompress commands with the default configuration.
+default_recompress() {
+	if fr_ver_ge "$1" 6.10; then
+		printf '%s\n' 'type=huge_idle max_pages=2048' 'type=idle max_pages=2048' \
+			'type=huge max_pages=2048'
+	else
+		# 6.2-6.9: no max_pages= key; one unbounded write per type.
+		printf '%s\n' 'type=huge_idle' 'type=idle' 'type=huge'
+	fi
+}
+
+# 1. --once on each version --------------------------------------------------------------------
+
+t_once_version() {
+	local ver=$1
+
+	build_version_root "$R" "$ver"
+	version_conf "$ver"
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 idle)" 14400
+	default_recompress "$ver" >"$T/want_recompress"
+	cmp -s "$(attr 0 recompress)" "$T/want_recompress" ||
+		die "recompress: got '$(oneline "$(attr 0 recompress)")', expected '$(oneline "$T/want_recompress")'"
+	expect_content "$(attr 0 compact)" 1
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+	expect_content "$T/err"
+	expect_has "$T/out" "zram0: idle: marked pages unused for more than 14400 s"
+	expect_count "$T/out" "zram0: pass " 3
+	expect_has "$T/out" "zram0: compact: freed 0 B in"
+	normalize "$T/out" >"$T/out.norm"
+	golden "once-$ver.out" "$T/out.norm"
+}
+
+for v in $VERSIONS; do
+	run_test "once-$v" t_once_version "$v"
+done
+
+# compact=auto with fragmentation below 10 %: no compaction.
+t_compact_auto_low() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 mm="$FR_MM_LOWFRAG"
+	fr_blockstate "$R" 6.12 0
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 compact)"
+	default_recompress 6.12 >"$T/want"
+	cmp -s "$(attr 0 recompress)" "$T/want" || die "recompress: $(oneline "$(attr 0 recompress)")"
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)"
+	expect_not "$T/out" "compact:"
+}
+run_test compact-auto-low-frag t_compact_auto_low
+
+t_compact_always() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 mm="$FR_MM_LOWFRAG"
+	fr_blockstate "$R" 6.12 0
+	conf '[global]' 'compact = always'
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 compact)" 1
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+}
+run_test compact-always t_compact_always
+
+t_compact_never() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	fr_blockstate "$R" 6.12 0
+	conf '[global]' 'compact = never'
+	snap
+	zro --once
+	expect_rc 0
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)"
+}
+run_test compact-never t_compact_never
+
+# Per-device section overrides [global]; passes = one type only.
+t_section_override() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	fr_dev "$R" 6.12 1
+	conf '[global]' 'passes = idle' 'max-pages-per-batch = 512' '' '[zram1]' 'passes = huge' \
+		'compact = never'
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 recompress)" 'type=idle max_pages=512'
+	expect_content "$(attr 1 recompress)" 'type=huge max_pages=512'
+	expect_content "$(attr 0 idle)" 14400
+	# A huge-only pass needs no idle mark.
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)" "$(dp 1 recompress)"
+}
+run_test section-override t_section_override
+
+# max-pages-per-pass smaller than a batch: the budget caps max_pages.
+t_pass_budget() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	conf '[global]' 'passes = huge' 'max-pages-per-pass = 100'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 recompress)" 'type=huge max_pages=100'
+}
+run_test pass-budget-caps-batch t_pass_budget
+
+# 2. idle marking -------------------------------------------------------------------------------
+
+t_idle_max_zero() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'idle-age-max-sec = 0'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 idle)" all
+	expect_has "$T/out" "zram0: idle: marked all pages"
+}
+run_test idle-age-max-zero t_idle_max_zero
+
+# 6.8+: CONFIG_ZRAM_TRACK_ENTRY_ACTIME off and no block_state: only "all" exists.
+t_idle_no_actime() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	fr_kconfig "$R" boot 'CONFIG_ZRAM=y' '# CONFIG_ZRAM_TRACK_ENTRY_ACTIME is not set' \
+		'# CONFIG_ZRAM_MEMORY_TRACKING is not set'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 idle)" all
+	expect_has "$T/err" "CONFIG_ZRAM_TRACK_ENTRY_ACTIME"
+}
+run_test idle-no-actime-config t_idle_no_actime
+
+# 6.2-6.7: the age switch is CONFIG_ZRAM_MEMORY_TRACKING (here from /proc/config.gz).
+t_idle_no_memtracking_62() {
+	fr_new "$R" 6.2
+	fr_dev "$R" 6.2 0
+	fr_kconfig "$R" gz 'CONFIG_ZRAM=m' '# CONFIG_ZRAM_MEMORY_TRACKING is not set'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 idle)" all
+}
+run_test idle-no-memtracking-6.2 t_idle_no_memtracking_62
+
+# age = min + (max - min) * e^(-5 * util), util = 1 - MemAvailable / MemTotal.
+t_idle_util() {
+	local total=$1 avail=$2 min=$3 max=$4 want
+	build_version_root "$R" 6.12
+	fr_meminfo "$R" "$total" "$avail"
+	if [ -n "$min" ]; then
+		conf '[global]' "idle-age-min-sec = $min" "idle-age-max-sec = $max"
+	else
+		min=1800
+		max=14400
+	fi
+	want=$(awk -v t="$total" -v a="$avail" -v lo="$min" -v hi="$max" \
+		'BEGIN { u = 1 - a / t; printf "%d", lo + (hi - lo) * exp(-5 * u) + 0.5 }')
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 idle)" "$want"
+	expect_has "$T/out" "more than $want s"
+}
+run_test idle-util-0.5 t_idle_util 16000000 8000000 "" ""
+run_test idle-util-0.9-custom t_idle_util 16000000 1600000 600 7200
+run_test idle-util-1.0 t_idle_util 16000000 0 "" ""
+
+# No kernel config, no block_state: the age is tried (the fake accepts it).
+t_idle_unknown() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 idle)" 14400
+}
+run_test idle-support-unknown t_idle_unknown
+
+# Without /proc/meminfo the age is idle-age-max-sec.
+t_idle_no_meminfo() {
+	build_version_root "$R" 6.12
+	rm "$R/proc/meminfo"
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 idle)" 14400
+}
+run_test idle-no-meminfo t_idle_no_meminfo
+
+# 3. --dry-run ----------------------------------------------------------------------------------
+
+t_dry_run() {
+	build_version_root "$R" 6.12
+	snap
+	zro --once --dry-run
+	expect_rc 0
+	expect_changed
+	expect_content "$T/out" \
+		"zram0: would write '14400' to idle" \
+		"zram0: would write 'type=huge_idle max_pages=2048' to recompress" \
+		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
+		"zram0: would write 'type=idle max_pages=2048' to recompress" \
+		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
+		"zram0: would write 'type=huge max_pages=2048' to recompress" \
+		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
+		"zram0: would write '1' to compact if fragmentation after the passes is at least 10.0% (now 18.7%)"
+	expect_content "$T/err"
+}
+run_test dry-run-6.12 t_dry_run
+
+t_dry_run_62() {
+	build_version_root "$R" 6.2
+	conf '[global]' 'compact = always' 'threshold-bytes = 2000'
+	snap
+	zro --once --dry-run
+	expect_rc 0
+	expect_changed
+	expect_content "$T/out" \
+		"zram0: would write '14400' to idle" \
+		"zram0: would write 'type=huge_idle threshold=2000' to recompress" \
+		"zram0: would write 'type=idle threshold=2000' to recompress" \
+		"zram0: would write 'type=huge threshold=2000' to recompress" \
+		"zram0: would write '1' to compact"
+}
+run_test dry-run-6.2 t_dry_run_62
+
+t_dry_run_uninit() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 init=0 recomp=""
+	conf '[global]' 'recompress-algorithms = zstd deflate' 'algorithm-params = deflate:level=9'
+	snap
+	zro --once --dry-run
+	expect_rc 0
+	expect_changed
+	expect_content "$T/out" \
+		"zram0: would write 'algo=zstd priority=1' to recomp_algorithm" \
+		"zram0: would write 'algo=deflate priority=2' to recomp_algorithm" \
+		"zram0: would write 'priority=2 level=9' to algorithm_params"
+}
+run_test dry-run-uninitialized t_dry_run_uninit
+
+# 4. uninitialized devices: the secondary list goes in before disksize ---------------------------
+
+t_uninit() {
+	local ver=$1
+	fr_new "$R" "$ver"
+	fr_dev "$R" "$ver" 0 init=0 recomp=""
+	conf '[global]' 'recompress-algorithms = zstd deflate' 'algorithm-params = deflate:level=9'
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 recomp_algorithm)" 'algo=zstd priority=1' 'algo=deflate priority=2'
+	if fr_ver_ge "$ver" 6.12; then
+		expect_content "$(attr 0 algorithm_params)" 'priority=2 level=9'
+		expect_changed "$(dp 0 recomp_algorithm)" "$(dp 0 algorithm_params)"
+	else
+		# No algorithm_params before 6.12: a warning, and the level is not applied.
+		[ ! -e "$(attr 0 algorithm_params)" ] || die "algorithm_params was created"
+		expect_has "$T/err" "algorithm_params"
+		expect_has "$T/err" "warning"
+		expect_changed "$(dp 0 recomp_algorithm)"
+	fi
+	cat "$T/out" "$T/err" >"$T/both"
+	expect_has "$T/both" "zram0: not initialized"
+	expect_not "$T/err" "error"
+}
+for v in 6.10 6.12 6.15 7.0; do
+	run_test "uninitialized-$v" t_uninit "$v"
+done
+
+# Default configuration (zstd) on a device whose primary is zstd too: written, with a warning
+# that recompressing with the primary's own algorithm cannot win.
+t_uninit_defaults() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 init=0 recomp="" primary=zstd
+	snap
+	zro --once --device zram0
+	expect_rc 0
+	expect_content "$(attr 0 recomp_algorithm)" 'algo=zstd priority=1'
+	expect_changed "$(dp 0 recomp_algorithm)"
+	grep -F warning "$T/err" | grep -q -F 'zstd' || die "no warning about zstd: $(oneline "$T/err")"
+}
+run_test uninitialized-defaults-primary-zstd t_uninit_defaults
+
+# 6.12+ lists every backend: a name outside comp_algorithm cannot work.
+t_uninit_unknown_algo() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 init=0 recomp=""
+	conf '[global]' 'recompress-algorithms = brotli'
+	snap
+	zro --once
+	expect_rc 1
+	expect_changed
+	expect_has "$T/err" "brotli"
+	expect_has "$T/err" "zram0"
+	expect_has "$T/err" "error"
+}
+run_test uninitialized-unknown-algo t_uninit_unknown_algo
+
+# The whole list is checked before the first write: an unknown second name must not leave
+# the device half-configured (only an unused reset could remove priority 1 again).
+t_uninit_unknown_second() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 init=0 recomp=""
+	conf '[global]' 'recompress-algorithms = zstd brotli'
+	snap
+	zro --once
+	expect_rc 1
+	expect_has "$T/err" "brotli"
+	expect_changed
+}
+run_test uninitialized-unknown-second-algo t_uninit_unknown_second
+
+# 5. traps --------------------------------------------------------------------------------------
+
+# 6.15+: with only #2 configured, every scanned slot would be marked incompressible.
+t_gap_615() {
+	fr_new "$R" 6.15
+	fr_dev "$R" 6.15 0 recomp="2:zstd"
+	fr_blockstate "$R" 6.15 0
+	snap
+	zro --once
+	expect_rc 1
+	expect_changed
+	expect_has "$T/err" "priority gap"
+	expect_has "$T/err" "zram0"
+}
+run_test priority-gap-6.15 t_gap_615
+
+t_gap_612() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 recomp="2:zstd"
+	fr_blockstate "$R" 6.12 0
+	snap
+	zro --once
+	expect_rc 0
+	expect_has "$T/err" "priority gap"
+	expect_has "$T/err" "warning"
+	default_recompress 6.12 >"$T/want"
+	cmp -s "$(attr 0 recompress)" "$T/want" || die "recompress: $(oneline "$(attr 0 recompress)")"
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+}
+run_test priority-gap-6.12 t_gap_612
+
+T_NOMULTI_MSG="zram0: recompression unsupported: kernel built without CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)"
+
+t_no_multicomp() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 multi=0
+	snap
+	zro --once
+	expect_rc 4
+	expect_changed
+	expect_has "$T/err" "$T_NOMULTI_MSG"
+	zro status
+	expect_rc 0
+	expect_has "$T/out" "$T_NOMULTI_MSG"
+	zro status --json
+	expect_rc 0
+	expect_has "$T/out" '"multi_comp":false'
+	expect_has "$T/out" "recompression unsupported: kernel built without CONFIG_ZRAM_MULTI_COMP"
+	expect_changed
+}
+run_test no-multi-comp t_no_multicomp
+
+# Exit 4 only when no selected device supports recompression.
+t_no_multicomp_one_of_two() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 multi=0
+	fr_dev "$R" 6.12 1
+	snap
+	zro --once
+	expect_rc 0
+	expect_has "$T/err" "$T_NOMULTI_MSG"
+	expect_changed "$(dp 1 idle)" "$(dp 1 recompress)" "$(dp 1 compact)"
+}
+run_test no-multi-comp-one-of-two t_no_multicomp_one_of_two
+
+t_no_devices() {
+	fr_new "$R" 6.12
+	snap
+	zro --once
+	expect_rc 3
+	expect_has "$T/err" "no zram device"
+	zro status
+	expect_rc 3
+	# No sys/block at all (no sysfs mounted in a container).
+	rm -rf "$R/sys"
+	zro --once
+	expect_rc 3
+}
+run_test no-devices t_no_devices
+
+t_threshold_too_big() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'threshold-bytes = 5000'
+	snap
+	zro --once
+	expect_rc 2
+	expect_changed
+	expect_has "$T/err" "$T/conf:2:"
+	expect_has "$T/err" "threshold-bytes"
+	expect_content "$T/out"
+}
+run_test threshold-5000-config-error t_threshold_too_big
+
+t_threshold() {
+	local ver=$1
+	build_version_root "$R" "$ver"
+	conf '[global]' 'threshold-bytes = 3000'
+	zro --once
+	expect_rc 0
+	default_recompress "$ver" | sed -E 's/^(type=[a-z_]+)/\1 threshold=3000/' >"$T/want"
+	cmp -s "$(attr 0 recompress)" "$T/want" ||
+		die "recompress: got '$(oneline "$(attr 0 recompress)")', expected '$(oneline "$T/want")'"
+	expect_count "$(attr 0 recompress)" "threshold=3000" 3
+}
+run_test threshold-3000-6.12 t_threshold 6.12
+run_test threshold-3000-6.2 t_threshold 6.2
+
+t_malformed_mm_stat() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 mm_raw="$(printf 'garbage\n')"
+	fr_dev "$R" 6.12 1
+	snap
+	zro --once
+	expect_rc 1
+	expect_count "$T/err" "zram0" 1
+	expect_has "$T/err" "mm_stat"
+	grep -F zram0 "$T/err" | grep -q -F mm_stat || die "the zram0 error does not name mm_stat"
+	expect_changed "$(dp 1 idle)" "$(dp 1 recompress)" "$(dp 1 compact)"
+	expect_has "$T/out" "zram1: total:"
+	expect_not "$T/out" "zram0"
+}
+run_test malformed-mm-stat t_malformed_mm_stat
+
+t_malformed_recomp() {
+	local listing=$1
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 recomp_raw="$listing"
+	snap
+	zro --once
+	expect_rc 1
+	expect_changed
+	expect_has "$T/err" "zram0"
+	expect_has "$T/err" "recomp_algorithm"
+	zro status
+	expect_rc 1
+	expect_has "$T/err" "recomp_algorithm"
+}
+# No bracketed selection; no "#P: " prefix; priority out of range.
+run_test malformed-recomp-no-selection t_malformed_recomp \
+	"#1: lzo-rle lzo lz4 lz4hc zstd deflate 842 
+"
+run_test malformed-recomp-no-prefix t_malformed_recomp "zstd
+"
+run_test malformed-recomp-prio-4 t_malformed_recomp \
+	"#4: lzo-rle lzo lz4 lz4hc [zstd] deflate 842 
+"
+
+# Initialized without any secondary algorithm: it can only be set before disksize, so the
+# pass is skipped (nothing written, not even the idle mark) with a warning.
+t_no_secondary() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 recomp=""
+	snap
+	zro --once
+	expect_rc 0
+	expect_changed
+	expect_has "$T/err" "zram0"
+	expect_has "$T/err" "warning"
+}
+run_test initialized-without-secondary t_no_secondary
+
+# A write that fails on zram0 is reported with device and attribute; zram1 is still done.
+t_write_error() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	fr_dev "$R" 6.12 1
+	rm "$(attr 0 recompress)"
+	mkdir "$(attr 0 recompress)" # open(O_WRONLY) fails with EISDIR, as root too
+	snap
+	zro --once
+	expect_rc 1
+	grep -F 'zram0: recompress' "$T/err" | grep -q -F 'type=huge_idle max_pages=2048' ||
+		die "no error naming zram0, recompress and the command: $(oneline "$T/err")"
+	expect_changed "$(dp 0 idle)" "$(dp 0 compact)" "$(dp 1 idle)" "$(dp 1 recompress)" \
+		"$(dp 1 compact)"
+	expect_has "$T/out" "zram1: total:"
+}
+run_test write-error-other-device-continues t_write_error
+
+# Only zramN entries of sys/block are devices.
+t_other_block_devices() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	mkdir -p "$R/sys/devices/virtual/block/loop0" "$R/sys/devices/pci0000:00/block/sda"
+	for a in idle recompress compact; do
+		: >"$R/sys/devices/virtual/block/loop0/$a"
+		: >"$R/sys/devices/pci0000:00/block/sda/$a"
+	done
+	ln -s ../devices/virtual/block/loop0 "$R/sys/block/loop0"
+	ln -s ../devices/pci0000:00/block/sda "$R/sys/block/sda"
+	ln -s ../devices/virtual/block/loop0 "$R/sys/block/zramfoo"
+	snap
+	zro --once
+	expect_rc 0
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+	expect_not "$T/err" "zramfoo"
+}
+run_test other-block-devices-ignored t_other_block_devices
+
+t_bad_root() {
+	zr --sysroot "$T/nonexistent" --config "$T/conf" status
+	expect_rc 1
+	expect_has "$T/err" "$T/nonexistent"
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	rm "$R/proc/sys/kernel/osrelease"
+	zro status
+	expect_rc 1
+	expect_has "$T/err" "osrelease"
+}
+run_test bad-sysroot t_bad_root
+
+# Two devices for the selection tests.
+two_devices() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	fr_dev "$R" 6.12 1
+	fr_blockstate "$R" 6.12 1
+}
+
+# 6. device selection ---------------------------------------------------------------------------
+
+t_device_option() {
+	two_devices
+	snap
+	zro --once --device zram1
+	expect_rc 0
+	expect_changed "$(dp 1 idle)" "$(dp 1 recompress)" "$(dp 1 compact)"
+	expect_not "$T/out" "zram0"
+	expect_has "$T/out" "zram1: total:"
+}
+run_test device-option t_device_option
+
+t_devices_config() {
+	two_devices
+	conf '[global]' 'devices = zram1'
+	snap
+	zro --once
+	expect_rc 0
+	expect_changed "$(dp 1 idle)" "$(dp 1 recompress)" "$(dp 1 compact)"
+	expect_not "$T/out" "zram0"
+}
+run_test devices-config t_devices_config
+
+# --device wins over the config's list.
+t_device_overrides_config() {
+	two_devices
+	conf '[global]' 'devices = zram1'
+	snap
+	zro --once --device zram0
+	expect_rc 0
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+}
+run_test device-option-overrides-config t_device_overrides_config
+
+# "One pass over each selected device": naming a device twice must not run two passes
+# (either it counts once, or it is a usage error and nothing is written).
+t_device_repeated() {
+	two_devices
+	snap
+	zro --once --device zram0 --device zram0
+	if [ "$RC" = 2 ]; then
+		expect_changed
+		return 0
+	fi
+	expect_rc 0
+	expect_content "$(attr 0 idle)" 14400
+	expect_count "$T/out" "zram0: total:" 1
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+}
+run_test device-option-repeated t_device_repeated
+
+t_device_absent() {
+	two_devices
+	snap
+	zro --once --device zram7
+	expect_rc 3
+	expect_has "$T/err" "zram7"
+	expect_changed
+	zro status --device zram7
+	expect_rc 3
+}
+run_test device-absent t_device_absent
+
+t_device_bad_name() {
+	local name
+	two_devices
+	snap
+	for name in foo zram zram01 zram-1 sda; do
+		zro --once --device "$name"
+		expect_rc 2
+		expect_has "$T/err" "$name"
+	done
+	expect_changed
+}
+run_test device-bad-name t_device_bad_name
+
+t_devices_config_none_present() {
+	two_devices
+	conf '[global]' 'devices = zram5'
+	snap
+	zro --once
+	expect_rc 3
+	expect_changed
+}
+run_test devices-config-none-present t_devices_config_none_present
+
+# 7. initialized device whose secondary list differs from the configuration ---------------------
+
+t_algo_list_differs() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 recomp="1:zstd"
+	fr_blockstate "$R" 6.12 0
+	conf '[global]' 'recompress-algorithms = deflate'
+	snap
+	zro --once
+	expect_rc 0
+	expect_has "$T/err" "warning"
+	grep -F warning "$T/err" | grep -F zstd | grep -q -F deflate ||
+		die "no warning naming both lists: $(oneline "$T/err")"
+	expect_content "$(attr 0 recomp_algorithm)" \
+		"#1: lzo-rle lzo lz4 lz4hc [zstd] deflate 842 "
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+}
+run_test algo-list-differs t_algo_list_differs
+
+# 8. the root is a jail ---------------------------------------------------------------------------
+
+# recompress is an absolute symlink to a file outside the root. RESOLVE_IN_ROOT resolves it
+# under the root, where nothing exists: the write cannot happen, the outside file stays as is.
+t_escape_abs() {
+	local out=$T/outside
+	printf 'untouched\n' >"$out"
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	rm "$(attr 0 recompress)"
+	ln -s "$out" "$(attr 0 recompress)"
+	snap
+	zro --once
+	expect_content "$out" untouched
+	# What was written inside the root: at most the idle mark and compact, never recompress.
+	fr_snapshot "$R" >"$T/.after"
+	fr_changed "$T/.before" "$T/.after" | grep -v -x -e "$(dp 0 idle)" -e "$(dp 0 compact)" \
+		>"$T/.other" && die "unexpected changes: $(oneline "$T/.other")"
+	[ "$RC" != 0 ] || die "exit code 0 although recompress cannot be written"
+}
+run_test symlink-escape-absolute t_escape_abs
+
+# Same, but the in-root counterpart of the target exists: the writes land there.
+t_escape_abs_inside() {
+	local out=$T/outside
+	printf 'untouched\n' >"$out"
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	rm "$(attr 0 recompress)"
+	ln -s "$out" "$(attr 0 recompress)"
+	mkdir -p "$R$T"
+	: >"$R$out"
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$out" untouched
+	default_recompress 6.12 >"$T/want"
+	cmp -s "$R$out" "$T/want" || die "in-root target: got '$(oneline "$R$out")'"
+	expect_changed "$(dp 0 idle)" "$(dp 0 compact)" "${T#/}/outside"
+}
+run_test symlink-escape-absolute-lands-inside t_escape_abs_inside
+
+# A relative symlink with more ".." than the root is deep stops at the root.
+t_escape_dotdot() {
+	local out=$T/outside up=""
+	printf 'untouched\n' >"$out"
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do up="$up../"; done
+	rm "$(attr 0 compact)"
+	ln -s "$up${out#/}" "$(attr 0 compact)"
+	snap
+	zro --once
+	expect_content "$out" untouched
+	expect_has "$T/err" "compact"
+}
+run_test symlink-escape-dotdot t_escape_dotdot
+
+# sys/block/zram0 itself points to a device directory outside the root.
+t_escape_devdir() {
+	local evil=$T/evil
+	fr_new "$evil" 6.12
+	fr_dev "$evil" 6.12 0
+	fr_new "$R" 6.12
+	ln -s "$evil/sys/devices/virtual/block/zram0" "$R/sys/block/zram0"
+	fr_snapshot "$evil" >"$T/.evil_before"
+	zro --once
+	fr_snapshot "$evil" >"$T/.evil_after"
+	cmp -s "$T/.evil_before" "$T/.evil_after" || die "the outside device was modified"
+	[ "$RC" != 0 ] || die "exit code 0 for a device that does not exist inside the root"
+	expect_has "$T/err" "zram0"
+	zro status
+	fr_snapshot "$evil" >"$T/.evil_after"
+	cmp -s "$T/.evil_before" "$T/.evil_after" || die "status modified the outside device"
+	expect_not "$T/out" "lzo-rle"
+}
+run_test symlink-escape-device-dir t_escape_devdir
+
+# 9. golden status output -----------------------------------------------------------------------
+
+# The interpreter itself, not a version-manager shim (pyenv's costs ~100 ms per call).
+PYTHON=$(python3 -c 'import json, sys; print(sys.executable)' 2>/dev/null) || PYTHON=
+
+# expect_json FILE: valid JSON (skipped without python3).
+expect_json() {
+	[ -n "$PYTHON" ] || return 0
+	"$PYTHON" -m json.tool "$1" >/dev/null 2>"$T/json.err" ||
+		die "${1#"$T"/} is not valid JSON: $(oneline "$T/json.err")"
+}
+
+t_status_golden() {
+	local ver=$1
+	build_version_root "$R" "$ver"
+	snap
+	zro status
+	expect_rc 0
+	expect_content "$T/err"
+	golden "status-$ver.txt" "$T/out"
+	zro status --json
+	expect_rc 0
+	expect_content "$T/err"
+	golden "status-$ver.json" "$T/out"
+	expect_json "$T/out"
+	expect_has "$T/out" "\"kernel\":\"$(fr_release "$ver")\""
+	expect_changed
+}
+for v in $VERSIONS; do
+	run_test "status-golden-$v" t_status_golden "$v"
+done
+
+# One 6.12 root with an initialized, an uninitialized and a gapped device.
+t_status_mixed() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	fr_blockstate "$R" 6.12 0
+	fr_dev "$R" 6.12 1 init=0 recomp=""
+	fr_dev "$R" 6.12 2 recomp="2:zstd" mm="$FR_MM_LOWFRAG"
+	fr_kconfig "$R" boot 'CONFIG_ZRAM=y' 'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y'
+	snap
+	zro status
+	expect_rc 0
+	golden status-mixed-6.12.txt "$T/out"
+	zro status --json
+	expect_rc 0
+	golden status-mixed-6.12.json "$T/out"
+	expect_json "$T/out"
+	zro status --json --device zram2
+	expect_rc 0
+	expect_not "$T/out" '"zram0"'
+	expect_has "$T/out" '"name":"zram2"'
+	expect_changed
+}
+run_test status-golden-mixed t_status_mixed
+
+# status shows the daemon's persisted totals (state file version 1) for the devices it has.
+t_status_totals() {
+	build_version_root "$R" 6.12
+	fr_dev "$R" 6.12 1
+	mkdir "$T/state"
+	printf '%s\n' 'zram-recompd-state 1' \
+		'zram0 passes=12 pages_attempted=98304 bytes_saved=11219763 mem_freed=5767168 incompressible=1024 kernel_ns=4250000000 errors=1 last_pass_unix=1796250000' \
+		'zram5 passes=1 pages_attempted=1 bytes_saved=1 mem_freed=1 incompressible=1 kernel_ns=1 errors=0 last_pass_unix=1' \
+		>"$T/state/state"
+	snap
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro status
+	expect_rc 0
+	golden status-totals-6.12.txt "$T/out"
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro status --json
+	expect_rc 0
+	golden status-totals-6.12.json "$T/out"
+	expect_json "$T/out"
+	expect_changed
+	# A corrupt state file is no error for status: no totals.
+	printf 'zram-recompd-state 2\n' >"$T/state/state"
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro status --json
+	expect_rc 0
+	expect_count "$T/out" '"totals":null' 1
+	[ "$(grep -o '"totals":null' "$T/out" | wc -l)" = 2 ] || die "expected totals null twice"
+}
+run_test status-daemon-totals t_status_totals
+
+# 10. configuration -----------------------------------------------------------------------------
+
+t_check_config_ok() {
+	conf '# comment' '[global]' 'devices = zram0 zram1' 'recompress-algorithms = zstd deflate' \
+		'algorithm-params = zstd:level=9 2:level=9' 'passes = idle huge' 'threshold-bytes = 3000' \
+		'max-pages-per-batch = 1024' 'max-pages-per-pass = 0' 'idle-age-min-sec = 600' \
+		'idle-age-max-sec = 7200' 'compact = always' '' '[zram1]' 'compact = never'
+	zr --config "$T/conf" --check-config
+	expect_rc 0
+	expect_content "$T/out" "configuration OK"
+	expect_content "$T/err"
+}
+run_test check-config-ok t_check_config_ok
+
+# An absent main file means "all defaults" (the package may not ship one).
+t_check_config_absent() {
+	zr --config "$T/nonexistent.conf" --check-config
+	expect_rc 0
+	expect_content "$T/out" "configuration OK"
+}
+run_test check-config-absent-file t_check_config_absent
+
+t_check_config_error() {
+	local line=$1
+	shift
+	conf "$@"
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_has "$T/err" "$T/conf:$line:"
+	expect_not "$T/out" "configuration OK"
+}
+run_test check-config-threshold t_check_config_error 3 '[global]' '' 'threshold-bytes = 5000'
+run_test check-config-unknown-key t_check_config_error 2 '[global]' 'recompress-algorithm = zstd'
+run_test check-config-bad-pass t_check_config_error 3 '[global]' 'passes = idle' 'passes = idel'
+run_test check-config-bad-compact t_check_config_error 4 '[global]' '' '' 'compact = sometimes'
+run_test check-config-bad-section t_check_config_error 1 '[zram]' 'compact = never'
+run_test check-config-params-not-listed t_check_config_error 3 '[global]' \
+	'recompress-algorithms = zstd' 'algorithm-params = deflate:level=9'
+
+# Errors in a drop-in name the drop-in file.
+t_check_config_dropin() {
+	conf '[global]' 'compact = never'
+	mkdir -p "$T/conf.d"
+	printf '%s\n' '[global]' 'max-pages-per-batch = 0' >"$T/conf.d/50-local.conf"
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_has "$T/err" "$T/conf.d/50-local.conf:2:"
+}
+run_test check-config-dropin-error t_check_config_dropin
+
+# --once refuses to run on a bad configuration (exit 2, nothing written).
+t_once_bad_config() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'passes = idle everything'
+	snap
+	zro --once
+	expect_rc 2
+	expect_has "$T/err" "$T/conf:2:"
+	expect_changed
+}
+run_test once-bad-config t_once_bad_config
+
+# --print-config writes a file that loads again and prints the same.
+t_print_config_roundtrip() {
+	conf '[global]' 'devices = zram0 zram2' 'recompress-algorithms = zstd deflate' \
+		'algorithm-params = deflate:level=9' 'passes = huge idle' 'threshold-bytes = 2048' \
+		'idle-age-max-sec = 0' '' '[zram2]' 'recompress-algorithms = lz4hc' 'algorithm-params =' \
+		'compact = never' \
+		'' '[zram0]' 'max-pages-per-pass = 0'
+	zr --config "$T/conf" --print-config
+	expect_rc 0
+	expect_content "$T/err"
+	cp "$T/out" "$T/printed.conf"
+	expect_has "$T/printed.conf" "devices = zram0 zram2"
+	expect_has "$T/printed.conf" "threshold-bytes = 2048"
+	expect_has "$T/printed.conf" "[zram2]"
+	zr --config "$T/printed.conf" --check-config
+	expect_rc 0
+	expect_content "$T/out" "configuration OK"
+	zr --config "$T/printed.conf" --print-config
+	expect_rc 0
+	cmp -s "$T/out" "$T/printed.conf" || die "--print-config of its own output differs"
+	# Defaults print as a loadable file too.
+	zr --config "$T/none.conf" --print-config
+	expect_rc 0
+	cp "$T/out" "$T/defaults.conf"
+	expect_has "$T/defaults.conf" "recompress-algorithms = zstd"
+	zr --config "$T/defaults.conf" --check-config
+	expect_rc 0
+}
+run_test print-config-roundtrip t_print_config_roundtrip
+
+# The printed configuration drives --once exactly like the original.
+t_print_config_same_effect() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'passes = huge' 'threshold-bytes = 1024' 'compact = never' \
+		'max-pages-per-batch = 4096'
+	zro --print-config
+	cp "$T/out" "$T/printed.conf"
+	zr --sysroot "$R" --config "$T/printed.conf" --once
+	expect_rc 0
+	expect_content "$(attr 0 recompress)" 'type=huge threshold=1024 max_pages=4096'
+	expect_content "$(attr 0 compact)"
+}
+run_test print-config-same-effect t_print_config_same_effect
+
+# CLI usage errors. (No arguments at all starts the daemon: not run here.)
+t_usage() {
+	zr --once --json --config "$T/conf"
+	expect_rc 2
+	zr --dry-run --config "$T/conf"
+	expect_rc 2
+	zr --once status --config "$T/conf"
+	expect_rc 2
+	zr --bogus
+	expect_rc 2
+	zr --version
+	expect_rc 0
+	expect_has "$T/out" "zram-recompd "
+}
+run_test usage-errors t_usage
+
+# The sysroot can come from the environment.
+t_env_sysroot() {
+	build_version_root "$R" 6.12
+	ZRAM_RECOMPD_SYSROOT=$R zr --config "$T/conf" status
+	expect_rc 0
+	expect_has "$T/out" "kernel 6.12.118"
+	# --sysroot takes precedence over the environment.
+	fr_new "$T/other" 7.0
+	fr_dev "$T/other" 7.0 0
+	ZRAM_RECOMPD_SYSROOT=$R zr --sysroot "$T/other" --config "$T/conf" status
+	expect_rc 0
+	expect_has "$T/out" "kernel 7.0.0"
+}
+run_test env-sysroot t_env_sysroot
+
+echo "fakesys: $NPASS passed, $NFAIL failed"
+[ "$NFAIL" = 0 ]
