@@ -30,6 +30,7 @@ struct pass_plan {
 	uint32_t threshold;	      /* 0 = none */
 	uint64_t batch_pages;	      /* max_pages per write (>= 1) */
 	uint64_t pages_budget;	      /* per step; 0 = unlimited */
+	uint64_t pages_total;	      /* for the whole pass (all steps); 0 = unlimited */
 	enum compact_mode compact;
 	unsigned compact_frag_permille; /* auto: compact at this fragmentation or more */
 	uint64_t compact_min_saved;	/* auto: also when the pass saved this much (0 = off) */
@@ -121,6 +122,8 @@ struct policy_snapshot {
 	uint64_t mem_total, mem_available;
 	uint64_t content_sig; /* changes when new data lands (huge_pages_since) */
 	unsigned n_secondaries;
+	bool priority_supported; /* recompress priority= (6.12+); else per-type priorities
+				  * and the cold tier are off */
 };
 
 enum policy_verdict {

@@ -280,6 +280,12 @@ static void rescan(struct manager *m)
 				 md->dev.initialized ? "initialized" : "not initialized",
 				 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP",
 				 md->cfg.interval_sec);
+			if (md->cfg.cold_idle_age_sec &&
+			    (!md->dev.caps.priority || md->dev.recomp.count < md->cfg.cold_priority))
+				log_notice("%s: cold tier off: it needs recompress priority= (Linux "
+					   "6.12+) and at least %u secondary algorithms (the device "
+					   "has %u)",
+					   md->dev.name, md->cfg.cold_priority, md->dev.recomp.count);
 			arm(md, md->pol.next_due_ns);
 		}
 	}
@@ -386,9 +392,23 @@ static void finish_job(struct manager *m, struct job *j)
 	o.pages_charged = pages;
 	o.saved = saved;
 	o.content_sig = rep->after.v[MM_HUGE_PAGES_SINCE];
+
+	/* Totals first: a pass on a device removed meanwhile still happened. */
+	t = state_get(&m->st, j->dev.name);
+	if (t) {
+		t->passes++;
+		t->pages_attempted = sat_add_u64(t->pages_attempted, pages);
+		t->bytes_saved = sat_add_u64(t->bytes_saved, saved > 0 ? (uint64_t)saved : 0);
+		t->mem_freed = sat_add_u64(t->mem_freed, freed > 0 ? (uint64_t)freed : 0);
+		t->incompressible = sat_add_u64(t->incompressible, rep->new_incompressible);
+		t->kernel_ns = sat_add_u64(t->kernel_ns, kernel);
+		t->errors += j->r < 0;
+		t->last_pass_unix = (uint64_t)time(NULL);
+	}
 	if (!md->timer) {
 		/* dropped while the job ran */
 		memset(md, 0, sizeof(*md));
+		write_outputs(m);
 		return;
 	}
 	md->dev = j->dev;
@@ -403,17 +423,6 @@ static void finish_job(struct manager *m, struct job *j)
 	if (interrupted && !m->stopping)
 		md->pol.next_due_ns = sat_add_u64(j->end_ns, POLICY_DEFER_RETRY_NS);
 
-	t = state_get(&m->st, md->dev.name);
-	if (t) {
-		t->passes++;
-		t->pages_attempted = sat_add_u64(t->pages_attempted, pages);
-		t->bytes_saved = sat_add_u64(t->bytes_saved, saved > 0 ? (uint64_t)saved : 0);
-		t->mem_freed = sat_add_u64(t->mem_freed, freed > 0 ? (uint64_t)freed : 0);
-		t->incompressible = sat_add_u64(t->incompressible, rep->new_incompressible);
-		t->kernel_ns = sat_add_u64(t->kernel_ns, kernel);
-		t->errors += j->r < 0;
-		t->last_pass_unix = (uint64_t)time(NULL);
-	}
 	log_info("%s: pass%s: %u step%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
 		 " pages attempted%s; next in %" PRIu64 " s",
 		 md->dev.name, interrupted ? " (interrupted)" : "", rep->n_passes,
@@ -461,6 +470,7 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 		s->mem_total = s->mem_available = 0;
 	s->content_sig = md->dev.mm.v[MM_HUGE_PAGES_SINCE];
 	s->n_secondaries = md->dev.recomp.count;
+	s->priority_supported = md->dev.caps.priority;
 }
 
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
@@ -492,6 +502,8 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		md->pol.next_due_ns = dec.wake_ns > md->pol.next_due_ns ? dec.wake_ns
 									  : md->pol.next_due_ns;
 		arm(md, dec.wake_ns);
+		if (dec.verdict != POLICY_WAIT)
+			notify_status(m);
 		return 0;
 	}
 	md->last_verdict = POLICY_RUN;

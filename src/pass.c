@@ -266,12 +266,15 @@ static bool is_fatal_for_device(int r)
 
 static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			const struct pass_plan *plan, const struct pass_step *step,
-			struct pass_report *pr, uint64_t *marks)
+			struct pass_report *pr, uint64_t *marks, uint64_t total_left)
 {
 	struct batch_state st = {
 		.pages_budget = plan->pages_budget,
 		.batched = d->caps.max_pages,
 	};
+
+	if (plan->pages_total && (st.pages_budget == 0 || st.pages_budget > total_left))
+		st.pages_budget = total_left;
 	enum pass_type type = step->type;
 	struct zram_mm_stat start = d->mm;
 	int r = 0;
@@ -403,7 +406,8 @@ void pass_plan_from_config(const struct dev_config *cfg, uint64_t idle_age_sec,
 	ret->batch_pages = cfg->max_pages_per_batch;
 	ret->pages_budget = cfg->max_pages_per_pass;
 	ret->compact = cfg->compact;
-	ret->compact_frag_permille = POLICY_COMPACT_FRAG_PERMILLE;
+	ret->compact_frag_permille = (unsigned)(cfg->compact_fragmentation_percent * 10);
+	ret->compact_min_saved = cfg->compact_min_saved_bytes;
 }
 
 static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t age,
@@ -488,6 +492,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	struct bs_counts bs0 = { 0 }, bs1 = { 0 };
 	uint64_t nslots = d->disksize / ZRAM_PAGE_SIZE, marks = 0;
 	bool bs_ok = false, bs_ok_after = false;
+	uint64_t charged = 0;
 	int64_t saved;
 	int r = 0;
 
@@ -557,8 +562,12 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 				continue;
 			}
 		}
+		if (plan->pages_total && charged >= plan->pages_total)
+			break; /* the pass's page budget is spent */
 		pr = &rep->passes[rep->n_passes++];
-		r = run_one_type(ctx, d, plan, step, pr, bs_ok ? &marks : NULL);
+		r = run_one_type(ctx, d, plan, step, pr, bs_ok ? &marks : NULL,
+				 sat_sub_u64(plan->pages_total, charged));
+		charged = sat_add_u64(charged, pr->pages_charged);
 		if (r < 0 && !rep->error)
 			rep->error = r;
 		if (r < 0 && is_fatal_for_device(r))

@@ -229,7 +229,7 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 	}
 	if (cfg->pages_per_hour && pd->tokens < (batch < cfg->pages_per_hour ? batch
 									    : cfg->pages_per_hour)) {
-		uint64_t need = batch - pd->tokens;
+		uint64_t need = (batch < cfg->pages_per_hour ? batch : cfg->pages_per_hour) - pd->tokens;
 
 		ret->verdict = POLICY_DEFER_BUDGET;
 		/* time until the bucket holds one batch */
@@ -247,8 +247,9 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 	plan->threshold = cfg->threshold_bytes;
 	plan->batch_pages = batch;
 	plan->pages_budget = cfg->max_pages_per_pass;
-	if (cfg->pages_per_hour && (plan->pages_budget == 0 || plan->pages_budget > pd->tokens))
-		plan->pages_budget = pd->tokens;
+	/* The bucket bounds the whole pass, not each step. */
+	if (cfg->pages_per_hour)
+		plan->pages_total = pd->tokens;
 	plan->compact = cfg->compact;
 	plan->compact_frag_permille = (unsigned)(cfg->compact_fragmentation_percent * 10);
 	plan->compact_min_saved = cfg->compact_min_saved_bytes;
@@ -259,7 +260,8 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 	 * recompressed have ac_time 0 (ABI pitfall 23), so the cold tier takes them at its
 	 * next run; running it once per cold age bounds how soon that happens.
 	 */
-	if (cfg->cold_idle_age_sec && s->n_secondaries >= cfg->cold_priority &&
+	if (cfg->cold_idle_age_sec && s->priority_supported &&
+	    s->n_secondaries >= cfg->cold_priority &&
 	    now >= sat_add_u64(pd->last_cold_ns ? pd->last_cold_ns : pd->started_ns,
 			       secs(cfg->cold_idle_age_sec))) {
 		struct pass_step *st = &plan->steps[plan->n_steps++];
@@ -283,7 +285,7 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 			continue; /* only incompressible pages there until new data lands */
 		st = &plan->steps[plan->n_steps++];
 		st->type = t;
-		st->priority = prio <= s->n_secondaries ? prio : 0;
+		st->priority = s->priority_supported && prio <= s->n_secondaries ? prio : 0;
 		if (!marked && (t == PASS_IDLE || t == PASS_HUGE_IDLE)) {
 			uint64_t age = ret->idle_age_sec;
 

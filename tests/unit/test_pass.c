@@ -116,6 +116,7 @@ static int setup(void **state)
 		.idle_age_min_sec = 0,
 		.idle_age_max_sec = 0,
 		.compact = COMPACT_AUTO,
+		.compact_fragmentation_percent = 10,
 	};
 	return 0;
 }
@@ -179,6 +180,29 @@ static void test_budget(void **state)
 	assert_int_equal(rep.passes[0].stop, STOP_BUDGET);
 	assert_true(rep.passes[0].pages_charged == 5000);
 	assert_false(rep.compacted);
+}
+
+static void test_total_budget_across_steps(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_plan plan = {
+		.n_steps = 2,
+		.steps = { { .type = PASS_IDLE, .mark_idle = true, .priority = 1 },
+			   { .type = PASS_HUGE } },
+		.batch_pages = 2048,
+		.pages_total = 3000,
+		.compact = COMPACT_NEVER,
+	};
+
+	(void)state;
+	w.progress_batches = 100;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	/* the daemon's pages-per-hour bucket bounds the pass, not each step */
+	assert_string_equal(w.log, "idle: all\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=952\n");
+	assert_int_equal(rep.n_passes, 1);
+	assert_int_equal(rep.passes[0].priority, 1);
 }
 
 static void test_eagain_retried(void **state)
@@ -352,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_batches_until_no_progress, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_exhausted_next_pass_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_einval_continues, setup, teardown),

@@ -170,6 +170,7 @@ static struct policy_snapshot snap(uint64_t now)
 		.mem_total = 1000,
 		.mem_available = 1000,
 		.n_secondaries = 2,
+		.priority_supported = true,
 	};
 	return s;
 }
@@ -316,13 +317,22 @@ static void test_daemon_tokens(void **state)
 	s = snap(d.wake_ns);
 	policy_decide(&pd, &c, &s, &d);
 	assert_int_equal(d.verdict, POLICY_RUN);
-	assert_true(d.plan.pages_budget >= 2048 && d.plan.pages_budget < 2100);
+	assert_true(d.plan.pages_total >= 2048 && d.plan.pages_total < 2100);
+	assert_true(d.plan.pages_budget == 131072);
 	/* unlimited */
 	c.pages_per_hour = 0;
 	pd.tokens = 0;
 	policy_decide(&pd, &c, &s, &d);
 	assert_int_equal(d.verdict, POLICY_RUN);
-	assert_true(d.plan.pages_budget == 131072);
+	assert_true(d.plan.pages_total == 0);
+	/* a bucket smaller than one batch: wait for the bucket, not for a whole batch */
+	c.pages_per_hour = 1000;
+	pd.tokens = 400;
+	pd.tokens_at_ns = s.now_ns;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_DEFER_BUDGET);
+	/* 600 pages at 1000/h: 2160 s */
+	assert_true(d.wake_ns > s.now_ns + S(2159) && d.wake_ns <= s.now_ns + S(2161));
 	/* the bucket never exceeds an hour's worth */
 	c.pages_per_hour = 100;
 	pd.tokens = 0;
@@ -430,6 +440,14 @@ static void test_daemon_cold_tier(void **state)
 	s.n_secondaries = 1;
 	policy_decide(&pd, &c, &s, &d);
 	assert_int_equal(d.plan.n_steps, 3);
+	/* before 6.12 (no priority=): no cold tier, no per-type priorities */
+	s.n_secondaries = 2;
+	s.priority_supported = false;
+	c.priority[PASS_HUGE] = 2;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.plan.n_steps, 3);
+	assert_false(d.plan.cold);
+	assert_int_equal(d.plan.steps[2].priority, 0);
 }
 
 int main(void)
