@@ -78,6 +78,8 @@ struct device_report {
 
 	struct zram_mm_stat before, after;
 
+	uint64_t written_back; /* bd_stat writes during the pass (4 KiB units): not ours */
+
 	bool have_block_state;
 	uint64_t incompressible_before, incompressible_after;
 	uint64_t new_incompressible;

@@ -132,6 +132,9 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 int zram_read_mm_stat(int root_fd, unsigned id, struct zram_mm_stat *ret);
 int zram_read_initstate(int root_fd, unsigned id, bool *ret);
 
+/* bd_stat column 3, bd_writes (4 KiB units; CONFIG_ZRAM_WRITEBACK). */
+int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret);
+
 /* Kernel release from <root>/proc/sys/kernel/osrelease. */
 int zram_read_kver(int root_fd, struct kver *ret, char *release, size_t size);
 

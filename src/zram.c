@@ -297,6 +297,24 @@ int zram_read_mm_stat(int root_fd, unsigned id, struct zram_mm_stat *ret)
 	return zram_parse_mm_stat(buf, ret);
 }
 
+int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret)
+{
+	char path[64], buf[256];
+	unsigned long long c, r, w;
+	int k;
+
+	k = dev_path(path, sizeof(path), id, "bd_stat");
+	if (k < 0)
+		return k;
+	k = sysfs_read(root_fd, path, buf, sizeof(buf), NULL);
+	if (k < 0)
+		return k;
+	if (sscanf(buf, "%llu %llu %llu", &c, &r, &w) != 3)
+		return -EINVAL;
+	*ret = w;
+	return 0;
+}
+
 int zram_read_initstate(int root_fd, unsigned id, bool *ret)
 {
 	char path[64];
