@@ -73,7 +73,11 @@ $(BUILDDIR)/tests/%: tests/unit/%.c $(LIB_OBJS)
 
 $(BUILDDIR)/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJS) $(LDLIBS)
+
+# advbench (benchmark of `advise`) drives the library code; other tools stay standalone.
+$(BUILDDIR)/tools/advbench: $(LIB_OBJS)
+$(BUILDDIR)/tools/advbench: TOOL_OBJS = $(LIB_OBJS)
 
 tools: $(TOOL_BINS)
 

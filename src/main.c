@@ -3,6 +3,7 @@
  * zram-recompd: argv, configuration, and the one-shot and status commands. The daemon's
  * event loop lives in manager.c; everything here runs once and exits.
  */
+#include "advise.h"
 #include "config.h"
 #include "log.h"
 #include "manager.h"
@@ -12,9 +13,6 @@
 #include "sysfs.h"
 #include "util.h"
 #include "zram.h"
-
-/* TEMPORARY until src/advise.c lands (in progress). */
-int advise_main(int argc, char **argv, int root_fd) __attribute__((weak));
 
 #include <errno.h>
 #include <fcntl.h>
@@ -443,10 +441,6 @@ int main(int argc, char **argv)
 	if (advise_at) {
 		int root_fd;
 
-		if (!advise_main) {
-			log_error("advise is not built in");
-			return EXIT_USAGE;
-		}
 		if (open_root(&a, &root_fd) < 0)
 			return EXIT_RUNTIME;
 		r = advise_main(argc - advise_at, argv + advise_at, root_fd);

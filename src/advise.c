@@ -1,0 +1,1577 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zram-recompd advise: predicts what recompression would save (see include/advise.h).
+ *
+ * Pipeline: pages (sampled from /dev/zramN, or from a page file) -> every spec compresses
+ * every non-same page (sizes kept per page) -> for each candidate and chain, zram's
+ * per-slot decision picks the stored size -> the zsmalloc model gives pool memory after
+ * compaction. Sampled figures are scaled to the pages they represent.
+ */
+#include "advise.h"
+
+#include "log.h"
+#include "sysfs.h"
+#include "util.h"
+#include "zram.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define ADV_DEFAULT_DEVICE_SAMPLES 4096u
+#define ADV_MAX_SAMPLES (1u << 20) /* file reservoir: 4 GiB of pages at most */
+#define ADV_PAY_FRACTION 0.02	   /* a saving below 2% of the pool does not pay */
+#define ADV_TIE_FRACTION 0.005	   /* savings within 0.5% of the pool are equal */
+#define ADV_THRESHOLD_KEEP 0.95	   /* a threshold must keep 95% of the saving */
+#define ADV_THRESHOLD_CPU 0.75	   /* ... for at most 75% of the CPU time */
+#define ADV_DEFAULT_CANDIDATES "lz4hc,zstd,zstd:9,deflate"
+/* The configuration default of recompress-algorithms. */
+#define ADV_DEFAULT_CHAIN "zstd"
+#define ADV_FILE_DEFAULT_PRIMARY "lzo-rle" /* the kernel's CONFIG_ZRAM_DEF_COMP default */
+
+/* ---------------------------------------------------------------- decision model */
+
+unsigned adv_stored_len(const struct zs_model *m, unsigned comp_len)
+{
+	return comp_len >= m->huge_class_size ? ZS_PAGE_SIZE : comp_len;
+}
+
+enum adv_outcome adv_decide(const struct zs_model *m, unsigned old_len, const unsigned *new_len,
+			    unsigned n, unsigned threshold, unsigned *ret_winner)
+{
+	unsigned old_class, new_class = 0;
+
+	/* "Do not recompress objects that are already small enough": no attempt at all. */
+	if (threshold && old_len < threshold)
+		return ADV_SKIPPED;
+	old_class = zs_class_of(m, old_len)->index;
+	for (unsigned i = 0; i < n; i++) {
+		new_class = zs_class_of(m, new_len[i])->index;
+		if (new_class >= old_class || (threshold && new_len[i] >= threshold))
+			continue; /* no progress with this priority: try the next one */
+		if (ret_winner)
+			*ret_winner = i;
+		return ADV_IMPROVED;
+	}
+	if (n == 0)
+		return ADV_SKIPPED;
+	/* 6.2-6.14 judge the last attempt: smaller class but above threshold is not 'n'. */
+	return new_class >= old_class ? ADV_INCOMPRESSIBLE : ADV_THRESHOLD_MISS;
+}
+
+/* ---------------------------------------------------------------- engine */
+
+static bool spec_equal(const struct adv_spec *a, const struct adv_spec *b)
+{
+	return a->algo == b->algo &&
+	       comp_effective_level(a->algo, a->level) == comp_effective_level(b->algo, b->level);
+}
+
+int adv_engine_find(const struct adv_engine *e, const struct adv_spec *s)
+{
+	for (unsigned i = 0; i < e->nspecs; i++)
+		if (spec_equal(&e->spec[i], s))
+			return (int)i;
+	return -1;
+}
+
+int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
+		    unsigned nspecs)
+{
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	if (nspecs == 0 || nspecs > ADV_MAX_SPECS)
+		return -EINVAL;
+	e->zs = zs;
+	e->verify = true;
+	for (unsigned i = 0; i < nspecs; i++) {
+		r = comp_ctx_new(specs[i].algo, specs[i].level, &e->ctx[i]);
+		if (r < 0) {
+			adv_engine_free(e);
+			return r;
+		}
+		e->spec[i] = specs[i];
+		e->nspecs = i + 1;
+	}
+	return 0;
+}
+
+void adv_engine_free(struct adv_engine *e)
+{
+	for (unsigned i = 0; i < e->nspecs; i++)
+		comp_ctx_free(e->ctx[i]);
+	free(e->sizes);
+	e->sizes = NULL;
+	e->nspecs = 0;
+	e->npages = e->cap = 0;
+}
+
+int adv_engine_add_page(struct adv_engine *e, const void *page)
+{
+	static _Thread_local uint8_t dst[COMP_DST_SIZE];
+	static _Thread_local uint8_t back[COMP_PAGE_SIZE];
+	uint16_t *row;
+
+	if (comp_page_same_filled(page)) {
+		e->same_pages++;
+		return 0;
+	}
+	if (e->npages == e->cap) {
+		size_t ncap = e->cap ? e->cap * 2 : 1024;
+		uint16_t *n = reallocarray(e->sizes, ncap * e->nspecs, sizeof(uint16_t));
+
+		if (!n)
+			return -ENOMEM;
+		e->sizes = n;
+		e->cap = ncap;
+	}
+	row = e->sizes + e->npages * e->nspecs;
+	for (unsigned s = 0; s < e->nspecs; s++) {
+		uint64_t t0 = now_monotonic_ns(), t1;
+		size_t len, back_len;
+		int r;
+
+		r = comp_compress(e->ctx[s], page, COMP_PAGE_SIZE, dst, sizeof(dst), &len);
+		t1 = now_monotonic_ns();
+		if (r < 0)
+			return r;
+		e->comp_ns[s] += t1 - t0;
+		row[s] = (uint16_t)len;
+		if (!e->verify)
+			continue;
+		r = comp_decompress(e->ctx[s], dst, len, back, sizeof(back), &back_len);
+		e->decomp_ns[s] += now_monotonic_ns() - t1;
+		if (r < 0 || back_len != COMP_PAGE_SIZE || memcmp(back, page, COMP_PAGE_SIZE) != 0)
+			return -EIO;
+	}
+	e->npages++;
+	return 0;
+}
+
+double adv_compress_mb_s(const struct adv_engine *e, unsigned spec)
+{
+	if (spec >= e->nspecs || e->comp_ns[spec] == 0)
+		return 0.0;
+	return (double)e->npages * COMP_PAGE_SIZE * 1e3 / (double)e->comp_ns[spec];
+}
+
+double adv_decompress_mb_s(const struct adv_engine *e, unsigned spec)
+{
+	if (spec >= e->nspecs || e->decomp_ns[spec] == 0)
+		return 0.0;
+	return (double)e->npages * COMP_PAGE_SIZE * 1e3 / (double)e->decomp_ns[spec];
+}
+
+static double avg_ns(uint64_t total, size_t n)
+{
+	return n ? (double)total / (double)n : 0.0;
+}
+
+static uint64_t scaled(double v, double scale)
+{
+	return (uint64_t)llround(v * scale);
+}
+
+void adv_evaluate(const struct adv_engine *e, const unsigned *chain, unsigned n, unsigned threshold,
+		  double scale, struct adv_eval *ret)
+{
+	const struct zs_model *m = e->zs;
+	double compr = 0, huge = 0, improved = 0, incomp = 0, miss = 0, attempted = 0, cpu_ns = 0;
+	double dec_ns = avg_ns(e->decomp_ns[0], e->npages);
+	struct zs_hist *h = calloc(1, sizeof(*h));
+	unsigned new_len[ADV_MAX_CHAIN];
+
+	memset(ret, 0, sizeof(*ret));
+	if (!h)
+		return; /* cannot happen in practice; all-zero figures are visibly wrong */
+	if (n > ADV_MAX_CHAIN)
+		n = ADV_MAX_CHAIN;
+	for (size_t p = 0; p < e->npages; p++) {
+		const uint16_t *row = e->sizes + p * e->nspecs;
+		unsigned stored = adv_stored_len(m, row[0]);
+		unsigned win = 0;
+		enum adv_outcome o;
+
+		for (unsigned i = 0; i < n; i++)
+			new_len[i] = row[chain[i]];
+		o = adv_decide(m, stored, new_len, n, threshold, &win);
+		switch (o) {
+		case ADV_IMPROVED:
+			stored = new_len[win]; /* the kernel stores the new size as is */
+			improved++;
+			attempted++;
+			cpu_ns += dec_ns;
+			for (unsigned i = 0; i <= win; i++)
+				cpu_ns += avg_ns(e->comp_ns[chain[i]], e->npages);
+			break;
+		case ADV_INCOMPRESSIBLE:
+		case ADV_THRESHOLD_MISS:
+			if (o == ADV_INCOMPRESSIBLE)
+				incomp++;
+			else
+				miss++;
+			attempted++;
+			cpu_ns += dec_ns;
+			for (unsigned i = 0; i < n; i++)
+				cpu_ns += avg_ns(e->comp_ns[chain[i]], e->npages);
+			break;
+		case ADV_SKIPPED:
+			break;
+		}
+		if (stored == ZS_PAGE_SIZE)
+			huge++;
+		compr += stored;
+		h->objs[zs_class_of(m, stored)->index] += scale;
+	}
+	ret->compr_bytes = scaled(compr, scale);
+	ret->mem_bytes = zs_pool_bytes(m, h);
+	ret->huge_pages = scaled(huge, scale);
+	ret->improved = scaled(improved, scale);
+	ret->incompressible = scaled(incomp, scale);
+	ret->threshold_miss = scaled(miss, scale);
+	ret->attempted = scaled(attempted, scale);
+	ret->cpu_seconds = cpu_ns * scale / 1e9;
+	free(h);
+}
+
+/* ---------------------------------------------------------------- options */
+
+struct adv_opts {
+	const char *device;
+	const char *input;
+	uint64_t samples; /* 0 = all */
+	bool samples_set;
+	bool json;
+	bool primary_set, chain_set;
+	uint64_t seed;
+	bool seed_set;
+	unsigned threshold;
+	struct adv_spec primary;
+	unsigned ncand;
+	struct adv_spec cand[ADV_MAX_CANDIDATES];
+	unsigned nchain;
+	struct adv_spec chain[ADV_MAX_CHAIN];
+};
+
+static void usage(FILE *f)
+{
+	static const char *const lines[] = {
+		"usage: zram-recompd advise --device zramN [--samples N] [options]",
+		"       zram-recompd advise --input FILE [--samples N] [options]",
+		"options: --primary ALGO[:LEVEL]  --candidates A[:L],B[:L],...  --chain A[:L],...",
+		"         --threshold BYTES  --seed N  --json",
+		"algorithms: lzo lzo-rle lz4 lz4hc zstd deflate; LEVEL is the acceleration for "
+		"lz4,",
+		"1-16 for lz4hc, a zstd level, -1..9 for deflate.",
+		"defaults: --candidates " ADV_DEFAULT_CANDIDATES "; --samples 4096 slots of a",
+		"device, every page of a file; --primary the device's comp_algorithm (lzo-rle for",
+		"files); --chain the device's recomp_algorithm list (zstd when it has none).",
+		"FILE holds 4096-byte pages, plain or zstd-compressed; a partial last page is",
+		"ignored with a warning.",
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		fprintf(f, "%s\n", lines[i]);
+}
+
+static int parse_spec_opt(const char *what, const char *s, struct adv_spec *ret)
+{
+	int r = comp_parse_spec(s, &ret->algo, &ret->level);
+
+	if (r == -ENOENT)
+		log_error("advise: %s: unknown algorithm '%s' (known: lzo lzo-rle lz4 lz4hc zstd "
+			  "deflate)",
+			  what, s);
+	else if (r < 0)
+		log_error("advise: %s: invalid level in '%s'", what, s);
+	return r;
+}
+
+/* Comma-separated specs; -EINVAL/-ENOENT (already logged) or -E2BIG. */
+static int parse_spec_list(const char *what, const char *list, struct adv_spec *out, unsigned max,
+			   unsigned *ret_n)
+{
+	char buf[256];
+	char *save = NULL, *tok;
+	unsigned n = 0;
+	int r;
+
+	if (strlen(list) >= sizeof(buf)) {
+		log_error("advise: %s: list too long", what);
+		return -E2BIG;
+	}
+	memcpy(buf, list, strlen(list) + 1);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max) {
+			log_error("advise: %s: at most %u algorithms", what, max);
+			return -E2BIG;
+		}
+		r = parse_spec_opt(what, tok, &out[n]);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	if (n == 0) {
+		log_error("advise: %s: empty list", what);
+		return -EINVAL;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+enum {
+	OPT_DEVICE = 0x100,
+	OPT_INPUT,
+	OPT_SAMPLES,
+	OPT_PRIMARY,
+	OPT_CANDIDATES,
+	OPT_CHAIN,
+	OPT_THRESHOLD,
+	OPT_SEED,
+	OPT_JSON,
+	OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"input", required_argument, NULL, OPT_INPUT},
+	{"samples", required_argument, NULL, OPT_SAMPLES},
+	{"primary", required_argument, NULL, OPT_PRIMARY},
+	{"candidates", required_argument, NULL, OPT_CANDIDATES},
+	{"chain", required_argument, NULL, OPT_CHAIN},
+	{"threshold", required_argument, NULL, OPT_THRESHOLD},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+/* 0 ok, 1 --help shown, 2 usage error (logged). */
+static int parse_opts(int argc, char **argv, struct adv_opts *o)
+{
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->primary.level = COMP_LEVEL_DEFAULT;
+	optind = 0; /* full re-initialisation: main may have used getopt already */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DEVICE:
+			o->device = optarg;
+			break;
+		case OPT_INPUT:
+			o->input = optarg;
+			break;
+		case OPT_SAMPLES:
+			if (parse_u64(optarg, &v) < 0) {
+				log_error("advise: --samples: not a number: '%s'", optarg);
+				return 2;
+			}
+			o->samples = v;
+			o->samples_set = true;
+			break;
+		case OPT_PRIMARY:
+			if (parse_spec_opt("--primary", optarg, &o->primary) < 0)
+				return 2;
+			o->primary_set = true;
+			break;
+		case OPT_CANDIDATES:
+			if (parse_spec_list("--candidates", optarg, o->cand, ADV_MAX_CANDIDATES,
+					    &o->ncand) < 0)
+				return 2;
+			break;
+		case OPT_CHAIN:
+			if (parse_spec_list("--chain", optarg, o->chain, ADV_MAX_CHAIN,
+					    &o->nchain) < 0)
+				return 2;
+			o->chain_set = true;
+			break;
+		case OPT_THRESHOLD:
+			if (parse_u64(optarg, &v) < 0 || v >= zs_huge_class_size()) {
+				/* The kernel refuses threshold >= huge_class_size with -EINVAL
+				 * (6.5+). */
+				log_error("advise: --threshold: want bytes below huge_class_size "
+					  "(%zu): "
+					  "'%s'",
+					  zs_huge_class_size(), optarg);
+				return 2;
+			}
+			o->threshold = (unsigned)v;
+			break;
+		case OPT_SEED:
+			if (parse_u64(optarg, &v) < 0) {
+				log_error("advise: --seed: not a number: '%s'", optarg);
+				return 2;
+			}
+			o->seed = v;
+			o->seed_set = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 1;
+		default:
+			if (optopt >= OPT_DEVICE && optopt <= OPT_HELP)
+				log_error("advise: option '%s' needs a value", argv[optind - 1]);
+			else
+				log_error("advise: unknown option '%s'", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		log_error("advise: unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (!o->device == !o->input) {
+		log_error("advise: give exactly one of --device zramN or --input FILE");
+		return 2;
+	}
+	if (o->samples > ADV_MAX_SAMPLES) {
+		log_error("advise: --samples: at most %u", ADV_MAX_SAMPLES);
+		return 2;
+	}
+	if (o->ncand == 0 && parse_spec_list("--candidates", ADV_DEFAULT_CANDIDATES, o->cand,
+					     ADV_MAX_CANDIDATES, &o->ncand) < 0)
+		return 2;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- random numbers */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+	/* splitmix64: small, and good enough to pick sample positions */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n). */
+static uint64_t rng_below(uint64_t n)
+{
+	return n ? (uint64_t)(((unsigned __int128)rng_next() * n) >> 64) : 0;
+}
+
+static void rng_seed(const struct adv_opts *o)
+{
+	uint64_t s;
+
+	if (o->seed_set)
+		s = o->seed;
+	else if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s))
+		s = now_monotonic_ns();
+	rng_state = s;
+}
+
+/* ---------------------------------------------------------------- page sources */
+
+/* What the pages represent: totals of the whole source, and what was sampled. */
+struct adv_source {
+	char name[64];
+	bool device;
+	uint64_t pages;	      /* pages the source holds (stored pages for a device) */
+	uint64_t same_pages;  /* same-filled among them */
+	uint64_t represented; /* compressed (non-same) pages the sample stands for */
+	uint64_t sampled;     /* non-same pages compressed */
+	uint64_t read;	      /* pages read */
+	bool sampling;
+	bool block_state; /* device: sample drawn from block_state's stored slots */
+	bool have_now;	  /* device: current mm_stat known */
+	struct zram_mm_stat now;
+	uint64_t wb_pages;
+	uint64_t trailing; /* file: bytes after the last whole page */
+	const char *chain_from;
+};
+
+struct reservoir {
+	uint8_t *pages;
+	uint64_t cap;  /* pages */
+	uint64_t seen; /* non-same pages offered */
+};
+
+struct file_reader {
+	struct adv_engine *e;
+	struct adv_source *src;
+	struct reservoir res;
+	uint8_t page[COMP_PAGE_SIZE];
+	size_t fill;
+};
+
+static int file_take_page(struct file_reader *fr)
+{
+	struct reservoir *res = &fr->res;
+
+	fr->src->pages++;
+	if (comp_page_same_filled(fr->page)) {
+		fr->src->same_pages++;
+		return 0;
+	}
+	if (!res->pages)
+		return adv_engine_add_page(fr->e, fr->page);
+	/* Reservoir sampling (algorithm R) over the non-same pages. */
+	if (res->seen < res->cap) {
+		memcpy(res->pages + res->seen * COMP_PAGE_SIZE, fr->page, COMP_PAGE_SIZE);
+	} else {
+		uint64_t j = rng_below(res->seen + 1);
+
+		if (j < res->cap)
+			memcpy(res->pages + j * COMP_PAGE_SIZE, fr->page, COMP_PAGE_SIZE);
+	}
+	res->seen++;
+	return 0;
+}
+
+static int file_feed(struct file_reader *fr, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		size_t n = COMP_PAGE_SIZE - fr->fill;
+		int r;
+
+		if (n > len)
+			n = len;
+		memcpy(fr->page + fr->fill, buf, n);
+		fr->fill += n;
+		buf += n;
+		len -= n;
+		if (fr->fill == COMP_PAGE_SIZE) {
+			fr->fill = 0;
+			r = file_take_page(fr);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (uint8_t *)buf + got, len - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+#define ZSTD_MAGIC_LE 0xfd2fb528u
+
+/* Returns 0, or an exit code (1) after logging. */
+static int read_file_source(const struct adv_opts *o, struct adv_engine *e, struct adv_source *src)
+{
+	static const size_t chunk = 128 * 1024;
+	struct file_reader *fr = calloc(1, sizeof(*fr));
+	uint8_t *in = malloc(chunk), *out = NULL;
+	ZSTD_DStream *zs = NULL;
+	size_t zret = 0;
+	bool zstd = false, any = false;
+	int fd = -1, rc = 1, r = 0;
+	ssize_t n;
+
+	snprintf(src->name, sizeof(src->name), "%s", o->input);
+	if (!fr || !in) {
+		log_error("advise: out of memory");
+		goto out;
+	}
+	fr->e = e;
+	fr->src = src;
+	if (o->samples_set && o->samples > 0) {
+		fr->res.cap = o->samples;
+		fr->res.pages = malloc(o->samples * COMP_PAGE_SIZE);
+		if (!fr->res.pages) {
+			log_error("advise: cannot hold %" PRIu64 " sample pages in memory",
+				  o->samples);
+			goto out;
+		}
+	}
+	fd = open(o->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		log_error("advise: cannot open '%s': %m", o->input);
+		goto out;
+	}
+	for (;;) {
+		n = read_full(fd, in, chunk);
+		if (n < 0) {
+			errno = (int)-n;
+			log_error("advise: cannot read '%s': %m", o->input);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (!any && n >= 4 &&
+		    ((uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 |
+		     (uint32_t)in[3] << 24) == ZSTD_MAGIC_LE) {
+			zstd = true;
+			zs = ZSTD_createDStream();
+			out = malloc(ZSTD_DStreamOutSize());
+			if (!zs || !out) {
+				log_error("advise: out of memory");
+				goto out;
+			}
+		}
+		any = true;
+		if (!zstd) {
+			r = file_feed(fr, in, (size_t)n);
+		} else {
+			ZSTD_inBuffer ib = {in, (size_t)n, 0};
+
+			while (ib.pos < ib.size && r == 0) {
+				ZSTD_outBuffer ob = {out, ZSTD_DStreamOutSize(), 0};
+
+				zret = ZSTD_decompressStream(zs, &ob, &ib);
+				if (ZSTD_isError(zret)) {
+					log_error("advise: '%s': zstd: %s", o->input,
+						  ZSTD_getErrorName(zret));
+					goto out;
+				}
+				r = file_feed(fr, out, ob.pos);
+			}
+		}
+		if (r < 0)
+			break;
+	}
+	/* Flush what the decoder still holds after the last input byte. */
+	while (zstd && r == 0 && zret != 0) {
+		ZSTD_inBuffer ib = {in, 0, 0};
+		ZSTD_outBuffer ob = {out, ZSTD_DStreamOutSize(), 0};
+
+		zret = ZSTD_decompressStream(zs, &ob, &ib);
+		if (ZSTD_isError(zret)) {
+			log_error("advise: '%s': zstd: %s", o->input, ZSTD_getErrorName(zret));
+			goto out;
+		}
+		if (ob.pos == 0) {
+			log_error("advise: '%s': truncated zstd stream", o->input);
+			goto out;
+		}
+		r = file_feed(fr, out, ob.pos);
+	}
+	if (r < 0) {
+		errno = -r;
+		log_error("advise: '%s': %s", o->input,
+			  r == -EIO ? "a compressor mirror failed its round trip (bug)"
+				    : strerror(-r));
+		goto out;
+	}
+	src->trailing = fr->fill;
+	if (src->pages == 0) {
+		log_error("advise: '%s': no pages (%s)", o->input,
+			  fr->fill ? "shorter than one 4096-byte page" : "empty");
+		goto out;
+	}
+	if (fr->fill)
+		log_warning(
+			"advise: '%s': ignoring %zu trailing bytes (not a whole 4096-byte page)",
+			o->input, fr->fill);
+	if (fr->res.pages) {
+		uint64_t k = fr->res.seen < fr->res.cap ? fr->res.seen : fr->res.cap;
+
+		for (uint64_t i = 0; i < k; i++) {
+			r = adv_engine_add_page(e, fr->res.pages + i * COMP_PAGE_SIZE);
+			if (r < 0) {
+				log_error("advise: '%s': %s", o->input, strerror(-r));
+				goto out;
+			}
+		}
+	}
+	src->read = src->pages;
+	src->represented = src->pages - src->same_pages;
+	src->sampled = e->npages;
+	src->sampling = src->sampled != src->represented;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	ZSTD_freeDStream(zs);
+	free(out);
+	free(in);
+	if (fr)
+		free(fr->res.pages);
+	free(fr);
+	return rc;
+}
+
+/* Stored (in zsmalloc) slot indexes from block_state, reservoir-sampled to at most max. */
+struct slot_sample {
+	uint64_t *idx;
+	uint64_t n, cap, seen;
+};
+
+static void slot_offer(struct slot_sample *s, uint64_t idx)
+{
+	if (s->n < s->cap) {
+		s->idx[s->n++] = idx;
+	} else {
+		uint64_t j = rng_below(s->seen + 1);
+
+		if (j < s->cap)
+			s->idx[j] = idx;
+	}
+	s->seen++;
+}
+
+/* One block_state line: index, time, six flag columns (s w h i r n). */
+static int bs_line(struct slot_sample *s, const char *line, size_t len)
+{
+	char *end;
+	unsigned long long idx;
+
+	if (len < 8)
+		return -EINVAL;
+	errno = 0;
+	idx = strtoull(line, &end, 10);
+	if (errno || end == line)
+		return -EINVAL;
+	/* Same-filled and written-back slots hold no zsmalloc object. */
+	if (line[len - 6] == 's' || line[len - 5] == 'w')
+		return 0;
+	slot_offer(s, idx);
+	return 0;
+}
+
+static int read_block_state(int root_fd, unsigned id, struct slot_sample *s)
+{
+	char path[96], *buf, line[128];
+	size_t llen = 0;
+	int fd, r;
+
+	r = str_printf(path, sizeof(path), "sys/kernel/debug/zram/zram%u/block_state", id);
+	if (r < 0)
+		return r;
+	r = sysfs_open_read(root_fd, path, &fd);
+	if (r < 0)
+		return r;
+	buf = malloc(1 << 16); /* block_state offsets are slot indexes: read big (ABI §4) */
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, 1 << 16);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (llen + 1 >= sizeof(line)) {
+					r = -EINVAL;
+					goto done;
+				}
+				line[llen++] = buf[i];
+				continue;
+			}
+			line[llen] = '\0';
+			r = bs_line(s, line, llen);
+			if (r < 0)
+				goto done;
+			llen = 0;
+		}
+	}
+	if (r == 0 && llen)
+		r = -EINVAL;
+done:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int read_dev_text(int root_fd, unsigned id, const char *attr, char *buf, size_t size)
+{
+	char path[96];
+	int r = str_printf(path, sizeof(path), "sys/block/zram%u/%s", id, attr);
+
+	return r < 0 ? r : sysfs_read(root_fd, path, buf, size, NULL);
+}
+
+struct dev_info {
+	unsigned id;
+	uint64_t nslots;
+	uint64_t stored; /* objects in zsmalloc */
+};
+
+/*
+ * Device configuration and counters; fills eff->primary and eff->chain from the device
+ * unless they were given. Returns 0 or an exit code (logged).
+ */
+static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts *eff,
+			 struct adv_source *src, struct dev_info *di)
+{
+	const char *name = o->device;
+	char buf[1024], path[64];
+	struct zram_algo_list comp;
+	uint64_t disksize;
+	bool init;
+	int r;
+
+	if (strncmp(name, "/dev/", 5) == 0)
+		name += 5;
+	if (!zram_name_valid(name) || zram_name_to_id(name, &di->id) < 0) {
+		log_error("advise: --device: not a zram device name: '%s'", o->device);
+		return 2;
+	}
+	snprintf(src->name, sizeof(src->name), "zram%u", di->id);
+	src->device = true;
+
+	r = zram_read_initstate(root_fd, di->id, &init);
+	if (r == -ENOENT) {
+		log_error("advise: %s: no such device", src->name);
+		return 1;
+	}
+	if (r < 0) {
+		errno = -r;
+		log_error("advise: %s: cannot read initstate: %m", src->name);
+		return 1;
+	}
+	if (!init) {
+		log_error("advise: %s: device holds no data (not initialized)", src->name);
+		return 1;
+	}
+	r = zram_read_mm_stat(root_fd, di->id, &src->now);
+	if (r == 0)
+		r = str_printf(path, sizeof(path), "sys/block/zram%u/disksize", di->id);
+	if (r == 0)
+		r = sysfs_read_u64(root_fd, path, &disksize);
+	if (r < 0) {
+		errno = -r;
+		log_error("advise: %s: cannot read mm_stat/disksize: %m", src->name);
+		return 1;
+	}
+	src->have_now = true;
+	di->nslots = disksize / COMP_PAGE_SIZE;
+
+	if (!o->primary_set) {
+		r = read_dev_text(root_fd, di->id, "comp_algorithm", buf, sizeof(buf));
+		if (r == 0)
+			r = zram_parse_algo_list(buf, strlen(buf), &comp);
+		if (r < 0 || comp.selected < 0) {
+			log_error("advise: %s: cannot read comp_algorithm", src->name);
+			return 1;
+		}
+		if (comp_parse_spec(comp.name[comp.selected], &eff->primary.algo,
+				    &eff->primary.level) < 0) {
+			log_error("advise: %s: primary '%s' is not modelled; pass --primary",
+				  src->name, comp.name[comp.selected]);
+			return 1;
+		}
+	}
+	if (!o->chain_set) {
+		struct zram_recomp list;
+
+		/* Missing (no MULTI_COMP) or empty: keep the configuration default. */
+		r = read_dev_text(root_fd, di->id, "recomp_algorithm", buf, sizeof(buf));
+		if (r == 0 && zram_parse_recomp_listing(buf, &list) == 0 && list.count > 0) {
+			src->chain_from = "the device's recomp_algorithm";
+			eff->nchain = 0;
+			for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
+				struct adv_spec *sp = &eff->chain[eff->nchain];
+
+				if (!list.set[p])
+					continue;
+				if (comp_parse_spec(list.name[p], &sp->algo, &sp->level) < 0) {
+					log_error("advise: %s: secondary '%s' is not modelled; "
+						  "pass --chain",
+						  src->name, list.name[p]);
+					return 1;
+				}
+				eff->nchain++;
+			}
+		}
+	}
+
+	/* Pages in zsmalloc: stored minus same-filled minus written back (bd_stat, if any). */
+	src->pages = src->now.v[MM_ORIG_DATA_SIZE] / COMP_PAGE_SIZE;
+	src->same_pages = src->now.v[MM_SAME_PAGES];
+	if (read_dev_text(root_fd, di->id, "bd_stat", buf, sizeof(buf)) == 0)
+		(void)sscanf(buf, "%" SCNu64, &src->wb_pages);
+	di->stored = sat_sub_u64(sat_sub_u64(src->pages, src->same_pages), src->wb_pages);
+	if (di->stored == 0) {
+		log_error("advise: %s: device holds no compressed pages", src->name);
+		return 1;
+	}
+	return 0;
+}
+
+/* Read sample slots of /dev/zramN into the engine. Returns 0 or an exit code (logged). */
+static int device_sample(const struct adv_opts *o, int root_fd, const struct dev_info *di,
+			 struct adv_engine *e, struct adv_source *src)
+{
+	struct slot_sample ss = {0};
+	uint64_t want = o->samples_set ? o->samples : ADV_DEFAULT_DEVICE_SAMPLES;
+	uint8_t *page = NULL;
+	char path[64];
+	int fd = -1, r, rc = 1;
+
+	if (want == 0 || want > di->nslots)
+		want = di->nslots;
+	ss.cap = want;
+	ss.idx = calloc(want ? want : 1, sizeof(uint64_t));
+	page = aligned_alloc(COMP_PAGE_SIZE, COMP_PAGE_SIZE);
+	if (!ss.idx || !page) {
+		log_error("advise: out of memory");
+		goto out;
+	}
+	/* Prefer slots known to hold an object (debugfs block_state); else any slot. */
+	r = read_block_state(root_fd, di->id, &ss);
+	if (r == 0 && ss.seen > 0) {
+		src->block_state = true;
+	} else {
+		/* Selection sampling (Knuth's algorithm S): want of nslots, in index order. */
+		ss.n = 0;
+		for (uint64_t t = 0; t < di->nslots && ss.n < want; t++)
+			if (rng_below(di->nslots - t) < want - ss.n)
+				ss.idx[ss.n++] = t;
+	}
+	qsort(ss.idx, ss.n, sizeof(uint64_t), cmp_u64);
+
+	r = str_printf(path, sizeof(path), "dev/zram%u", di->id);
+	if (r == 0)
+		r = sysfs_open_read(root_fd, path, &fd);
+	if (r < 0) {
+		errno = -r;
+		log_error("advise: %s: cannot open /dev/%s: %m", src->name, src->name);
+		goto out;
+	}
+	/* No readahead: every page read marks a slot accessed (clears IDLE, ABI pitfall 16). */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	for (uint64_t i = 0; i < ss.n; i++) {
+		off_t off = (off_t)(ss.idx[i] * COMP_PAGE_SIZE);
+		ssize_t n;
+
+		do {
+			n = pread(fd, page, COMP_PAGE_SIZE, off);
+		} while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)COMP_PAGE_SIZE) {
+			if (n < 0)
+				log_error("advise: %s: read of slot %" PRIu64 " failed: %m",
+					  src->name, ss.idx[i]);
+			else
+				log_error("advise: %s: short read at slot %" PRIu64, src->name,
+					  ss.idx[i]);
+			goto out;
+		}
+		/* Do not keep zram pages in the page cache: that would cost the memory we save. */
+		(void)posix_fadvise(fd, off, COMP_PAGE_SIZE, POSIX_FADV_DONTNEED);
+		src->read++;
+		r = adv_engine_add_page(e, page);
+		if (r < 0) {
+			log_error("advise: %s: %s", src->name,
+				  r == -EIO ? "a compressor mirror failed its round trip (bug)"
+					    : strerror(-r));
+			goto out;
+		}
+	}
+	if (e->npages == 0) {
+		log_error("advise: %s: no compressed page among %" PRIu64 " sampled slots; "
+			  "try more --samples",
+			  src->name, src->read);
+		goto out;
+	}
+	src->represented = di->stored;
+	src->sampled = e->npages;
+	src->sampling = src->sampled != src->represented;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(page);
+	free(ss.idx);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- report */
+
+struct adv_chain_eval {
+	unsigned n;
+	unsigned spec[ADV_MAX_CHAIN];
+	struct adv_eval ev;
+};
+
+struct adv_report {
+	double scale;
+	struct adv_eval primary;
+	unsigned ncand;
+	unsigned cand_spec[ADV_MAX_CANDIDATES];
+	struct adv_eval cand[ADV_MAX_CANDIDATES];
+	struct adv_chain_eval chain;
+	/* recommendation */
+	bool pays;
+	struct adv_chain_eval best;
+	unsigned threshold; /* recommended (0 = none) */
+	struct adv_eval best_thr;
+	unsigned probe_thr; /* a threshold shown for comparison */
+	struct adv_eval probe;
+	bool have_alt;
+	struct adv_chain_eval alt; /* cheaper chain with >= 85% of the best saving */
+	char reason[256];
+};
+
+static void spec_str(const struct adv_engine *e, unsigned s, char *buf, size_t size)
+{
+	if (comp_format_spec(e->spec[s].algo, e->spec[s].level, buf, size) < 0)
+		snprintf(buf, size, "?");
+}
+
+static int64_t saving(const struct adv_eval *base, const struct adv_eval *x)
+{
+	return (int64_t)base->mem_bytes - (int64_t)x->mem_bytes;
+}
+
+/* Is a better than b: more saving beyond the tie band, else fewer algorithms, less CPU. */
+static bool chain_better(const struct adv_chain_eval *a, const struct adv_chain_eval *b,
+			 const struct adv_eval *base, double tie)
+{
+	double sa = (double)saving(base, &a->ev), sb = (double)saving(base, &b->ev);
+
+	if (sa > sb + tie)
+		return true;
+	if (sb > sa + tie)
+		return false;
+	if (a->n != b->n)
+		return a->n < b->n;
+	return a->ev.cpu_seconds < b->ev.cpu_seconds;
+}
+
+static void recommend(const struct adv_engine *e, const struct adv_opts *o, struct adv_report *rp)
+{
+	const struct adv_eval *base = &rp->primary;
+	double tie = ADV_TIE_FRACTION * (double)base->mem_bytes;
+	struct adv_chain_eval c, best = {0};
+	struct adv_chain_eval pair_best = {0};
+	struct adv_chain_eval *all;
+	bool have = false, have_pair = false;
+	unsigned nc = rp->ncand, nall = 0;
+
+	/* Every chain evaluated, for the cheaper alternative: nc + nc(nc-1) + nc at most. */
+	all = calloc(nc * (nc + 1) + nc + 1, sizeof(*all));
+	if (!all) {
+		snprintf(rp->reason, sizeof(rp->reason), "out of memory");
+		return;
+	}
+
+	/* Singles and ordered pairs of candidates; then the best pair extended by a third. */
+	for (unsigned i = 0; i < nc; i++) {
+		for (unsigned j = 0; j <= nc; j++) {
+			if (j == i)
+				continue;
+			c.n = j == nc ? 1 : 2;
+			c.spec[0] = rp->cand_spec[i];
+			if (j < nc) {
+				c.spec[1] = rp->cand_spec[j];
+				if (c.spec[1] == c.spec[0])
+					continue;
+			}
+			adv_evaluate(e, c.spec, c.n, o->threshold, rp->scale, &c.ev);
+			all[nall++] = c;
+			if (!have || chain_better(&c, &best, base, tie)) {
+				best = c;
+				have = true;
+			}
+			if (c.n == 2 &&
+			    (!have_pair || saving(base, &c.ev) > saving(base, &pair_best.ev))) {
+				pair_best = c;
+				have_pair = true;
+			}
+		}
+	}
+	if (have_pair) {
+		for (unsigned k = 0; k < nc; k++) {
+			c = pair_best;
+			c.spec[2] = rp->cand_spec[k];
+			if (c.spec[2] == c.spec[0] || c.spec[2] == c.spec[1])
+				continue;
+			c.n = 3;
+			adv_evaluate(e, c.spec, c.n, o->threshold, rp->scale, &c.ev);
+			all[nall++] = c;
+			if (chain_better(&c, &best, base, tie))
+				best = c;
+		}
+	}
+	if (!have) {
+		snprintf(rp->reason, sizeof(rp->reason), "no candidate to evaluate");
+		free(all);
+		return;
+	}
+	rp->best = best;
+	/* A chain that keeps 85% of the saving for at most half the CPU time is worth a line. */
+	for (unsigned i = 0; i < nall; i++) {
+		const struct adv_chain_eval *a = &all[i];
+
+		if ((double)saving(base, &a->ev) < 0.85 * (double)saving(base, &best.ev) ||
+		    a->ev.cpu_seconds > 0.5 * best.ev.cpu_seconds)
+			continue;
+		if (!rp->have_alt || a->ev.cpu_seconds < rp->alt.ev.cpu_seconds ||
+		    (a->ev.cpu_seconds == rp->alt.ev.cpu_seconds && a->n < rp->alt.n)) {
+			rp->alt = *a;
+			rp->have_alt = true;
+		}
+	}
+	free(all);
+	if (e->npages == 0 || saving(base, &best.ev) <= 0 ||
+	    (double)saving(base, &best.ev) < ADV_PAY_FRACTION * (double)base->mem_bytes) {
+		snprintf(rp->reason, sizeof(rp->reason),
+			 "recompression will not pay for this data: the best chain saves %.1f%% of "
+			 "the pool (less than %.0f%%)",
+			 base->mem_bytes
+				 ? 100.0 * (double)saving(base, &best.ev) / (double)base->mem_bytes
+				 : 0.0,
+			 ADV_PAY_FRACTION * 100);
+		return;
+	}
+	rp->pays = true;
+	snprintf(rp->reason, sizeof(rp->reason), "%s",
+		 best.n == 1
+			 ? "the best single secondary; a second one adds less than 0.5% of the pool"
+			 : "a chain beats every single secondary by more than 0.5% of the pool");
+
+	/* Does a threshold pay? Only searched when the user did not fix one. */
+	if (o->threshold)
+		return;
+	for (unsigned t = 512; t < e->zs->huge_class_size && t <= 3072; t += 512) {
+		struct adv_eval ev;
+
+		adv_evaluate(e, best.spec, best.n, t, rp->scale, &ev);
+		if (t == 1024) {
+			rp->probe_thr = t;
+			rp->probe = ev;
+		}
+		if ((double)saving(base, &ev) >=
+			    ADV_THRESHOLD_KEEP * (double)saving(base, &best.ev) &&
+		    ev.cpu_seconds <= ADV_THRESHOLD_CPU * best.ev.cpu_seconds &&
+		    (!rp->threshold || ev.cpu_seconds < rp->best_thr.cpu_seconds)) {
+			rp->threshold = t;
+			rp->best_thr = ev;
+		}
+	}
+}
+
+static void human(char *buf, size_t size, double bytes)
+{
+	snprintf(buf, size, "%.1f MB", bytes / 1e6);
+}
+
+static void print_saving(const struct adv_eval *base, const struct adv_eval *x)
+{
+	char h[32];
+	double s = (double)saving(base, x);
+
+	human(h, sizeof(h), s < 0 ? -s : s);
+	printf("  %s%s (%4.1f%%)",
+	       s < 0   ? "+"
+	       : s > 0 ? "-"
+		       : " ",
+	       h, base->mem_bytes ? 100.0 * s / (double)base->mem_bytes : 0.0);
+}
+
+static void chain_str(const struct adv_engine *e, const struct adv_chain_eval *c, char *buf,
+		      size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < c->n && len < size; i++) {
+		char s[32];
+
+		spec_str(e, c->spec[i], s, sizeof(s));
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", s);
+	}
+	if (c->n == 0)
+		snprintf(buf, size, "(none)");
+}
+
+/* "recompress-algorithms = zstd deflate" and "algorithm-params = 2:level=9" lines. */
+static void config_lines(const struct adv_engine *e, const struct adv_chain_eval *c, char *algos,
+			 size_t asize, char *params, size_t psize)
+{
+	size_t la = 0, lp = 0;
+
+	algos[0] = params[0] = '\0';
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct adv_spec *s = &e->spec[c->spec[i]];
+		int eff = comp_effective_level(s->algo, s->level);
+
+		if (la < asize)
+			la += (size_t)snprintf(algos + la, asize - la, "%s%s", i ? " " : "",
+					       comp_algo_name(s->algo));
+		if (comp_algo_has_level(s->algo) && eff != comp_default_level(s->algo) &&
+		    lp < psize)
+			lp += (size_t)snprintf(params + lp, psize - lp, "%s%u:level=%d",
+					       lp ? " " : "", i + 1, eff);
+	}
+}
+
+static void print_text(const struct adv_engine *e, const struct adv_source *src,
+		       const struct adv_opts *o, const struct adv_report *rp)
+{
+	char s[64], h1[32], h2[32], ch[128];
+
+	if (src->device)
+		printf("%s: %" PRIu64 " pages stored, %" PRIu64 " same-filled, %" PRIu64
+		       " written back\n",
+		       src->name, src->pages, src->same_pages, src->wb_pages);
+	else
+		printf("%s: %" PRIu64 " pages, %" PRIu64 " same-filled\n", src->name, src->pages,
+		       src->same_pages);
+	if (src->sampling)
+		printf("sampled %" PRIu64 " compressed pages%s (%" PRIu64
+		       " read); figures are scaled "
+		       "to the %" PRIu64 " compressed pages of the %s (x%.2f)\n",
+		       src->sampled,
+		       src->block_state ? " among the stored slots of block_state" : "", src->read,
+		       src->represented, src->device ? "device" : "file", rp->scale);
+	if (src->device)
+		printf("note: reading a slot marks it accessed (clears its idle mark)\n");
+	if (src->device && !o->chain_set)
+		printf("note: secondary levels are not readable (algorithm_params is write-only); "
+		       "kernel defaults assumed\n");
+	if (o->threshold)
+		printf("threshold: %u bytes\n", o->threshold);
+
+	spec_str(e, 0, s, sizeof(s));
+	human(h1, sizeof(h1), (double)rp->primary.compr_bytes);
+	human(h2, sizeof(h2), (double)rp->primary.mem_bytes);
+	printf("primary %s: compr_data_size %s, mem_used_total after compaction %s, %" PRIu64
+	       " huge pages\n",
+	       s, h1, h2, rp->primary.huge_pages);
+	if (src->device && src->have_now)
+		printf("  device now: compr_data_size %.1f MB, mem_used_total %.1f MB, %" PRIu64
+		       " huge pages\n",
+		       (double)src->now.v[MM_COMPR_DATA_SIZE] / 1e6,
+		       (double)src->now.v[MM_MEM_USED_TOTAL] / 1e6, src->now.v[MM_HUGE_PAGES]);
+	printf("\n%-18s %14s %14s %18s %10s %10s %10s %11s\n", "candidate", "compr_bytes",
+	       "mem_bytes", "mem saving", "improved", "incompr.", "comp MB/s", "decomp MB/s");
+	printf("%-18s %14" PRIu64 " %14" PRIu64 " %18s %10s %10s %10.1f %11.1f\n", s,
+	       rp->primary.compr_bytes, rp->primary.mem_bytes, "(primary)", "-", "-",
+	       adv_compress_mb_s(e, 0), adv_decompress_mb_s(e, 0));
+	for (unsigned i = 0; i < rp->ncand; i++) {
+		const struct adv_eval *ev = &rp->cand[i];
+
+		spec_str(e, rp->cand_spec[i], s, sizeof(s));
+		printf("%-18s %14" PRIu64 " %14" PRIu64, s, ev->compr_bytes, ev->mem_bytes);
+		print_saving(&rp->primary, ev);
+		printf(" %10" PRIu64 " %10" PRIu64 " %10.1f %11.1f\n", ev->improved,
+		       ev->incompressible, adv_compress_mb_s(e, rp->cand_spec[i]),
+		       adv_decompress_mb_s(e, rp->cand_spec[i]));
+	}
+	chain_str(e, &rp->chain, ch, sizeof(ch));
+	printf("\nchain %s (%s): compr_bytes %" PRIu64 ", mem_bytes %" PRIu64, ch,
+	       o->chain_set	 ? "--chain"
+	       : src->chain_from ? src->chain_from
+				 : "configuration default",
+	       rp->chain.ev.compr_bytes, rp->chain.ev.mem_bytes);
+	print_saving(&rp->primary, &rp->chain.ev);
+	printf(", %" PRIu64 " improved, %" PRIu64 " incompressible, ~%.1f s CPU\n",
+	       rp->chain.ev.improved, rp->chain.ev.incompressible, rp->chain.ev.cpu_seconds);
+
+	printf("\nrecommendation: ");
+	if (!rp->pays) {
+		printf("%s\n", rp->reason);
+		return;
+	}
+	chain_str(e, &rp->best, ch, sizeof(ch));
+	human(h1, sizeof(h1), (double)saving(&rp->primary, &rp->best.ev));
+	printf("secondaries %s (%s); saves %s (%.1f%%) of pool memory after compaction, ~%.1f s "
+	       "CPU\n",
+	       ch, rp->reason, h1,
+	       100.0 * (double)saving(&rp->primary, &rp->best.ev) / (double)rp->primary.mem_bytes,
+	       rp->best.ev.cpu_seconds);
+	for (unsigned i = 0; i < rp->best.n; i++) {
+		const struct adv_spec *sp = &e->spec[rp->best.spec[i]];
+
+		printf("  echo 'algo=%s priority=%u' > recomp_algorithm", comp_algo_name(sp->algo),
+		       i + 1);
+		if (comp_algo_has_level(sp->algo) &&
+		    comp_effective_level(sp->algo, sp->level) != comp_default_level(sp->algo))
+			printf("; echo 'priority=%u level=%d' > algorithm_params", i + 1,
+			       comp_effective_level(sp->algo, sp->level));
+		printf("\n");
+	}
+	{
+		char algos[128], params[128];
+
+		config_lines(e, &rp->best, algos, sizeof(algos), params, sizeof(params));
+		printf("  config: recompress-algorithms = %s\n", algos);
+		if (params[0])
+			printf("          algorithm-params = %s\n", params);
+	}
+	if (rp->have_alt) {
+		chain_str(e, &rp->alt, ch, sizeof(ch));
+		human(h1, sizeof(h1), (double)saving(&rp->primary, &rp->alt.ev));
+		printf("  cheaper: %s saves %s for %.0f%% of the CPU time\n", ch, h1,
+		       rp->best.ev.cpu_seconds > 0
+			       ? 100.0 * rp->alt.ev.cpu_seconds / rp->best.ev.cpu_seconds
+			       : 0.0);
+	}
+	printf("  priorities must be contiguous from 1 (6.15+ marks every slot incompressible "
+	       "after a gap)\n");
+	if (o->threshold) {
+		printf("  threshold %u as given\n", o->threshold);
+	} else if (rp->threshold) {
+		human(h1, sizeof(h1), (double)saving(&rp->primary, &rp->best_thr));
+		printf("  threshold-bytes = %u pays: keeps %s of the saving for %.0f%% of the CPU "
+		       "time\n",
+		       rp->threshold, h1,
+		       rp->best.ev.cpu_seconds > 0
+			       ? 100.0 * rp->best_thr.cpu_seconds / rp->best.ev.cpu_seconds
+			       : 0.0);
+	} else if (rp->probe_thr) {
+		double keep = saving(&rp->primary, &rp->best.ev)
+				      ? 100.0 * (double)saving(&rp->primary, &rp->probe) /
+						(double)saving(&rp->primary, &rp->best.ev)
+				      : 0.0;
+
+		printf("  no threshold: threshold=%u would keep %.0f%% of the saving for %.0f%% of "
+		       "the CPU time\n",
+		       rp->probe_thr, keep,
+		       rp->best.ev.cpu_seconds > 0
+			       ? 100.0 * rp->probe.cpu_seconds / rp->best.ev.cpu_seconds
+			       : 0.0);
+	}
+	printf("  compact after recompressing: until then the freed space stays in partly used "
+	       "zspages\n");
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_level(const struct adv_spec *s)
+{
+	if (comp_algo_has_level(s->algo))
+		printf("%d", comp_effective_level(s->algo, s->level));
+	else
+		printf("null");
+}
+
+static void print_json(const struct adv_engine *e, const struct adv_source *src,
+		       const struct adv_opts *o, const struct adv_report *rp)
+{
+	char s[64];
+
+	printf("{\"pages\":%" PRIu64 ",\"same_pages\":%" PRIu64 ",\"primary\":{\"algo\":",
+	       src->pages, src->same_pages);
+	json_str(comp_algo_name(e->spec[0].algo));
+	printf(",\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64 "},\"candidates\":[",
+	       rp->primary.compr_bytes, rp->primary.mem_bytes);
+	for (unsigned i = 0; i < rp->ncand; i++) {
+		unsigned sp = rp->cand_spec[i];
+		const struct adv_eval *ev = &rp->cand[i];
+
+		printf("%s{\"algo\":", i ? "," : "");
+		json_str(comp_algo_name(e->spec[sp].algo));
+		printf(",\"level\":");
+		json_level(&e->spec[sp]);
+		printf(",\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64
+		       ",\"pages_improved\":%" PRIu64 ",\"pages_incompressible\":%" PRIu64
+		       ",\"compress_mb_s\":%.1f,\"decompress_mb_s\":%.1f}",
+		       ev->compr_bytes, ev->mem_bytes, ev->improved, ev->incompressible,
+		       adv_compress_mb_s(e, sp), adv_decompress_mb_s(e, sp));
+	}
+	printf("],\"chain\":{\"algos\":[");
+	for (unsigned i = 0; i < rp->chain.n; i++) {
+		spec_str(e, rp->chain.spec[i], s, sizeof(s));
+		printf("%s", i ? "," : "");
+		json_str(s);
+	}
+	printf("],\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64 "},",
+	       rp->chain.ev.compr_bytes, rp->chain.ev.mem_bytes);
+
+	printf("\"recommendation\":{\"pays\":%s,\"secondaries\":[", rp->pays ? "true" : "false");
+	for (unsigned i = 0; rp->pays && i < rp->best.n; i++) {
+		const struct adv_spec *sp = &e->spec[rp->best.spec[i]];
+
+		printf("%s{\"priority\":%u,\"algo\":", i ? "," : "", i + 1);
+		json_str(comp_algo_name(sp->algo));
+		printf(",\"level\":");
+		json_level(sp);
+		printf("}");
+	}
+	printf("],\"threshold\":%u,", o->threshold ? o->threshold : rp->threshold);
+	printf("\"mem_saving_bytes\":%" PRId64 ",\"compr_saving_bytes\":%" PRId64,
+	       rp->pays ? saving(&rp->primary, &rp->best.ev) : 0,
+	       rp->pays ? (int64_t)rp->primary.compr_bytes - (int64_t)rp->best.ev.compr_bytes : 0);
+	printf(",\"cpu_seconds\":%.2f", rp->pays ? rp->best.ev.cpu_seconds : 0.0);
+	if (rp->pays) {
+		char algos[128], params[128];
+
+		config_lines(e, &rp->best, algos, sizeof(algos), params, sizeof(params));
+		printf(",\"config\":{\"recompress-algorithms\":");
+		json_str(algos);
+		printf(",\"algorithm-params\":");
+		json_str(params);
+		printf("}");
+	}
+	if (rp->pays && rp->have_alt) {
+		printf(",\"alternative\":{\"secondaries\":[");
+		for (unsigned i = 0; i < rp->alt.n; i++) {
+			const struct adv_spec *sp = &e->spec[rp->alt.spec[i]];
+
+			printf("%s{\"priority\":%u,\"algo\":", i ? "," : "", i + 1);
+			json_str(comp_algo_name(sp->algo));
+			printf(",\"level\":");
+			json_level(sp);
+			printf("}");
+		}
+		printf("],\"mem_saving_bytes\":%" PRId64 ",\"cpu_seconds\":%.2f}",
+		       saving(&rp->primary, &rp->alt.ev), rp->alt.ev.cpu_seconds);
+	}
+	printf(",\"sampled_pages\":%" PRIu64 ",\"scaled\":%s,\"reason\":", src->sampled,
+	       src->sampling ? "true" : "false");
+	json_str(rp->reason);
+	printf("}}\n");
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* Deduplicated spec table: [0] primary, then candidates and chain. */
+static void add_spec(struct adv_spec *specs, unsigned *n, const struct adv_spec *s, unsigned *ret)
+{
+	for (unsigned i = 0; i < *n; i++) {
+		if (spec_equal(&specs[i], s)) {
+			*ret = i;
+			return;
+		}
+	}
+	/* 1 + ADV_MAX_CANDIDATES + ADV_MAX_CHAIN <= ADV_MAX_SPECS: always room. */
+	specs[*n] = *s;
+	*ret = (*n)++;
+}
+
+static void build_specs(const struct adv_opts *o, struct adv_spec *specs, unsigned *nspecs,
+			struct adv_report *rp)
+{
+	unsigned idx;
+
+	*nspecs = 0;
+	add_spec(specs, nspecs, &o->primary, &idx);
+	rp->ncand = o->ncand;
+	for (unsigned i = 0; i < o->ncand; i++)
+		add_spec(specs, nspecs, &o->cand[i], &rp->cand_spec[i]);
+	rp->chain.n = o->nchain;
+	for (unsigned i = 0; i < o->nchain; i++)
+		add_spec(specs, nspecs, &o->chain[i], &rp->chain.spec[i]);
+}
+
+int advise_main(int argc, char **argv, int root_fd)
+{
+	const struct zs_model *zs = zs_model_default();
+	struct adv_spec specs[ADV_MAX_SPECS];
+	struct adv_source src = {0};
+	struct dev_info di = {0};
+	struct adv_engine *e = NULL;
+	struct adv_report *rp = NULL;
+	struct adv_opts o, eff;
+	unsigned nspecs = 0;
+	int rc, r;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	rng_seed(&o);
+	eff = o;
+	if (!o.chain_set) {
+		eff.nchain = 1;
+		(void)comp_parse_spec(ADV_DEFAULT_CHAIN, &eff.chain[0].algo, &eff.chain[0].level);
+	}
+	if (!o.primary_set)
+		(void)comp_parse_spec(ADV_FILE_DEFAULT_PRIMARY, &eff.primary.algo,
+				      &eff.primary.level);
+	if (o.device) {
+		rc = device_config(&o, root_fd, &eff, &src, &di);
+		if (rc)
+			return rc;
+	}
+
+	rc = 1;
+	rp = calloc(1, sizeof(*rp));
+	e = calloc(1, sizeof(*e));
+	if (!rp || !e) {
+		log_error("advise: out of memory");
+		goto out;
+	}
+	build_specs(&eff, specs, &nspecs, rp);
+	r = adv_engine_init(e, zs, specs, nspecs);
+	if (r < 0) {
+		log_error("advise: cannot set up the compressors: %s", strerror(-r));
+		free(e);
+		e = NULL;
+		goto out;
+	}
+	rc = o.device ? device_sample(&o, root_fd, &di, e, &src) : read_file_source(&o, e, &src);
+	if (rc)
+		goto out;
+
+	rp->scale = e->npages ? (double)src.represented / (double)e->npages : 1.0;
+	adv_evaluate(e, NULL, 0, 0, rp->scale, &rp->primary);
+	for (unsigned i = 0; i < rp->ncand; i++)
+		adv_evaluate(e, &rp->cand_spec[i], 1, o.threshold, rp->scale, &rp->cand[i]);
+	adv_evaluate(e, rp->chain.spec, rp->chain.n, o.threshold, rp->scale, &rp->chain.ev);
+	if (e->npages == 0)
+		snprintf(rp->reason, sizeof(rp->reason),
+			 "nothing to recompress: every page is same-filled");
+	else
+		recommend(e, &o, rp);
+
+	if (o.json)
+		print_json(e, &src, &o, rp);
+	else
+		print_text(e, &src, &o, rp);
+	fflush(stdout);
+	rc = 0;
+out:
+	if (e) {
+		adv_engine_free(e);
+		free(e);
+	}
+	free(rp);
+	return rc;
+}
