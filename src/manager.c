@@ -85,6 +85,7 @@ struct manager {
 	bool stopping;
 
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
+	sd_event_source *rescan_timer; /* only while no device is managed */
 	int state_dir_fd;
 	struct state st;
 	bool state_ok;
@@ -219,6 +220,38 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 	return 0;
 }
 
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata);
+
+/*
+ * Devices are rescanned at every device tick and on kernel uevents. With no device to
+ * tick, a device that appears without a uevent (none is sent when one is re-initialized;
+ * netlink may be unavailable) would go unnoticed: poll at the interval then, and only then.
+ */
+static void arm_rescan(struct manager *m)
+{
+	uint64_t when;
+	bool any = false;
+
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
+		any |= m->devs[i].used && m->devs[i].timer;
+	if (any || m->stopping) {
+		if (m->rescan_timer)
+			(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
+		return;
+	}
+	when = sat_add_u64(now_monotonic_ns(), sat_mul_u64(m->cfg.global.interval_sec,
+							   UINT64_C(1000000000))) /
+	       NS_PER_USEC;
+	if (!m->rescan_timer) {
+		if (sd_event_add_time(m->e, &m->rescan_timer, CLOCK_MONOTONIC, when, 1000000,
+				      on_rescan, m) >= 0)
+			(void)sd_event_source_set_description(m->rescan_timer, "rescan");
+		return;
+	}
+	(void)sd_event_source_set_time(m->rescan_timer, when);
+	(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
+}
+
 static void rescan(struct manager *m)
 {
 	unsigned ids[CFG_MAX_DEVICES];
@@ -289,6 +322,13 @@ static void rescan(struct manager *m)
 			arm(md, md->pol.next_due_ns);
 		}
 	}
+	arm_rescan(m);
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	rescan(userdata);
+	return 0;
 }
 
 /* ---- status, accounting ---- */
@@ -708,6 +748,8 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 			log_warning("%s/state: %s; starting from zero", state_dir, strerror(-r));
 	}
 
+	/* Writes go to files and sockets only; never die of a closed pipe. */
+	(void)signal(SIGPIPE, SIG_IGN);
 	/* Block the signals before any thread exists: the worker inherits the mask. */
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -799,6 +841,7 @@ out:
 	}
 	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
 		m->devs[i].timer = sd_event_source_disable_unref(m->devs[i].timer);
+	m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
 	m->e = sd_event_unref(m->e);
 	if (m->efd >= 0)
 		close(m->efd);

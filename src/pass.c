@@ -331,9 +331,10 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 
 		r = zram_read_mm_stat(ctx->root_fd, d->id, &after);
 		if (r < 0) {
-			log_error("%s: mm_stat: %s", d->name, strerror(-r));
+			r = r == -ENOENT ? -ENODEV : r;
+			log_write_error(ctx, d, "mm_stat", "", r, 0);
 			pr->stop = STOP_ERROR;
-			pr->error = r == -ENOENT ? -ENODEV : r;
+			pr->error = r;
 			break;
 		}
 		d->mm = after;

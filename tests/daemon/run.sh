@@ -1,0 +1,506 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Daemon tier: runs $BUILDDIR/zram-recompd (default build/) as the daemon against fake /sys
+# and /proc trees (--sysroot; see tests/fakesys/lib.sh) and checks what it does over time:
+# passes, SIGHUP reload, SIGTERM during a blocked kernel write, devices removed and added,
+# backoff, the state file and the metrics file. One line per test ("PASS name" /
+# "FAIL name: reason"), then "daemon: N passed, N failed"; exit status 0 only if all passed.
+#
+#   BUILDDIR=build-san tests/daemon/run.sh   the ASan+UBSan build (deadlines doubled)
+#   tests/daemon/run.sh NAME...              only tests whose name contains one of NAME
+#   SERIAL=1 tests/daemon/run.sh             one test at a time (default: all in parallel;
+#                                            they mostly sleep; serially they take ~45 s)
+#   KEEP=1 tests/daemon/run.sh               keep the temporary directory (printed)
+#
+# Needs bash 5 (EPOCHREALTIME), coreutils, grep, sed, awk; python3 for the slow FIFO helper
+# (slowattr.py: a shell loop cannot reopen a FIFO without racing the daemon's writes).
+#
+# Timing facts the tests rely on: a device's first pass is due interval-sec after the daemon
+# finds it, and the daemon's timers have 1 s accuracy (sd-event may fire up to 1 s late, so
+# with interval-sec = 1 passes come every 1-2 s); a timer never fires early.
+# Tests run in subshells that set T and R on purpose.
+# shellcheck disable=SC2030,SC2031
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+HERE=$PWD/tests/daemon
+BUILDDIR=${BUILDDIR:-build}
+case $BUILDDIR in
+/*) BIN=$BUILDDIR/zram-recompd ;;
+*) BIN=$PWD/$BUILDDIR/zram-recompd ;;
+esac
+# shellcheck source=tests/fakesys/lib.sh
+. "$PWD/tests/fakesys/lib.sh"
+# shellcheck source=tests/daemon/lib.sh
+. "$HERE/lib.sh"
+
+export LC_ALL=C
+# Nothing from the caller's environment may redirect the binary, change its log format or
+# make it talk to a service manager.
+unset ZRAM_RECOMPD_SYSROOT ZRAM_RECOMPD_STATE_DIR STATE_DIRECTORY JOURNAL_STREAM NOTIFY_SOCKET \
+	WATCHDOG_USEC WATCHDOG_PID LISTEN_FDS LISTEN_PID
+
+VER=6.12
+
+if [ ! -x "$BIN" ]; then
+	echo "FAIL setup: $BIN not found (build it: make $BUILDDIR/zram-recompd)"
+	echo "daemon: 0 passed, 1 failed"
+	exit 1
+fi
+# Sanitizer builds run several times slower: every deadline is multiplied by SLOW.
+SLOW=1
+if grep -q AddressSanitizer "$BIN" 2>/dev/null; then
+	SLOW=2
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/zr-daemon.XXXXXX") || exit 1
+
+# End every process a test started (by pid, from its pids file) and remove the temp dir,
+# also when interrupted or when a test runner died.
+cleanup_all() {
+	local p d i left
+	for d in "$TMP"/*/; do
+		[ -s "$d/runner" ] && kill -TERM "$(cat "$d/runner")" 2>/dev/null
+	done
+	# A runner ends its own processes (its EXIT trap) when told to.
+	for i in $(seq 200); do
+		left=0
+		for d in "$TMP"/*/; do
+			[ -s "$d/runner" ] && kill -0 "$(cat "$d/runner")" 2>/dev/null && left=1
+		done
+		[ "$left" = 0 ] && break
+		sleep 0.03
+	done
+	for d in "$TMP"/*/; do
+		[ -e "$d/pids" ] || continue
+		while read -r p; do
+			kill -KILL "$p" 2>/dev/null
+		done <"$d/pids"
+	done
+	wait 2>/dev/null
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "kept $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+}
+trap cleanup_all EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------------------------
+# The tests. Each runs in its own subshell; T, R are set; die ends it as failed.
+
+# new_root: this test's fake root with zram0 (Linux 6.12, initialized, secondary zstd).
+new_root() {
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0
+}
+
+t_passes_happen() {
+	local n idle recomp
+	new_root
+	conf "${BASE_CONF[@]}" "metrics-file = $T/metrics.prom"
+	dstart
+	wait_for 8000 at_least 2 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "fewer than 2 passes in 8 s; stderr: $(oneline "$T/d.err")"
+	dstop
+	n=$(passes_logged zram0)
+	idle=$(count "$(attr 0 idle)" '^all$')
+	recomp=$(count "$(attr 0 recompress)" '^type=idle max_pages=2048$')
+	# Every pass marks all pages idle once and writes one type=idle batch (huge types
+	# stop after the first pass: nothing changed, so only incompressible pages are left).
+	[ "$idle" = "$n" ] ||
+		die "$n passes logged but $idle idle marks: $(oneline "$(attr 0 idle)")"
+	[ "$recomp" = "$n" ] ||
+		die "$n passes logged, $recomp type=idle writes: $(oneline "$(attr 0 recompress)")"
+	[ "$(head -n 3 "$(attr 0 recompress)")" = "type=huge_idle max_pages=2048
+type=idle max_pages=2048
+type=huge max_pages=2048" ] || die "first pass wrote $(oneline "$(attr 0 recompress)")"
+	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
+	[ "$(state_field zram0 passes)" = "$n" ] ||
+		die "state says passes=$(state_field zram0 passes), $n passes logged"
+	grep -qxF "zram_recompd_passes_total{device=\"zram0\"} $n" "$T/metrics.prom" ||
+		die "metrics file lacks zram_recompd_passes_total{device=\"zram0\"} $n:" \
+			"$(grep passes_total "$T/metrics.prom" 2>/dev/null | tr '\n' '|')"
+	grep -q '^zram-recompd: stopping (signal 15)$' "$T/d.err" ||
+		die "no 'stopping (signal 15)' in stderr: $(oneline "$T/d.err")"
+}
+
+t_sighup_reload() {
+	local n1 p1 all1 rest
+	new_root
+	# Line 6 is the passes line (FILE:6: in the reload error).
+	conf "${BASE_CONF[@]}" "passes = idle"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass in 8 s; stderr: $(oneline "$T/d.err")"
+	conf "${BASE_CONF[@]}" "passes = huge"
+	dsig HUP
+	wait_for 5000 grep -q '^zram-recompd: configuration reloaded$' "$T/d.err" ||
+		die "no 'configuration reloaded' after SIGHUP; stderr: $(oneline "$T/d.err")"
+	# What the passes with "passes = idle" wrote (the next pass is due 1-2 s later).
+	n1=$(wc -l <"$(attr 0 recompress)")
+	all1=$(count "$(attr 0 idle)" '^all$')
+	if [ "$n1" -lt 1 ] ||
+		[ "$(count "$(attr 0 recompress)" '^type=idle max_pages=2048$')" != "$n1" ]; then
+		die "before the reload: $(oneline "$(attr 0 recompress)")"
+	fi
+	p1=$(passes_logged zram0)
+	wait_for 8000 at_least 1 "$(attr 0 recompress)" '^type=huge' ||
+		die "no type=huge write after the reload: $(oneline "$(attr 0 recompress)")"
+	# That pass must be over before mm_stat changes below: it records the contents
+	# signature it ends with as "huge types exhausted".
+	wait_for 5000 at_least $((p1 + 1)) "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "the type=huge pass did not finish; stderr: $(oneline "$T/d.err")"
+
+	conf "${BASE_CONF[@]}" "passes = idel"
+	dsig HUP
+	wait_for 5000 grep -q 'configuration invalid; keeping the previous one' "$T/d.err" ||
+		die "invalid config on SIGHUP not reported; stderr: $(oneline "$T/d.err")"
+	grep -qF "zram-recompd: error: $T/conf:6: key 'passes'" "$T/d.err" ||
+		die "no FILE:LINE error for the invalid reload; stderr: $(oneline "$T/d.err")"
+	# New data lands (huge_pages_since changes): the huge type is worth another try, so
+	# the next pass writes type=huge again if "passes = huge" is still in force.
+	put_mm 0 104857600 30300000 37300000 0 43100000 120 0 1037 1040
+	wait_for 8000 at_least 2 "$(attr 0 recompress)" '^type=huge' ||
+		die "no type=huge after the invalid reload: $(oneline "$(attr 0 recompress)")"
+	dalive || die "daemon died; stderr: $(oneline "$T/d.err")"
+	dstop
+	rest=$(sed "1,${n1}d" "$(attr 0 recompress)")
+	[ "$rest" = "type=huge max_pages=2048
+type=huge max_pages=2048" ] || die "after the reload wrote: $(printf '%s' "$rest" | tr '\n' '|')"
+	[ "$(count "$(attr 0 idle)" '^all$')" = "$all1" ] ||
+		die "idle marks after switching to 'passes = huge': $(oneline "$(attr 0 idle)")"
+}
+
+t_sigterm_mid_pass() {
+	local t0 t1 ms bound line2
+	new_root
+	conf "${BASE_CONF[@]}" "passes = huge_idle idle huge"
+	slow_attr 0 recompress 0.5
+	dstart
+	wait_for 8000 at_least 1 "$T/slow.0.recompress" . ||
+		die "no recompress write in 8 s; stderr: $(oneline "$T/d.err")"
+	# The daemon is now blocked writing the second type (released by the helper's next
+	# round, up to 0.5 s later).
+	now_ms
+	t0=$NOW
+	dsig TERM
+	dwait 5000 || die "still running 5 s after SIGTERM (blocked write not ended?)"
+	now_ms
+	t1=$NOW
+	ms=$((t1 - t0))
+	# The normal build must end within 1 s. The sanitizer build gets 2 s: ASan's exit path
+	# (shadow memory teardown, leak check) alone can take a few hundred ms.
+	bound=$((1000 * SLOW))
+	[ "$DRC" = 0 ] || die "exit code $DRC; stderr: $(oneline "$T/d.err")"
+	[ "$ms" -le "$bound" ] || die "exited ${ms} ms after SIGTERM (bound $bound ms)"
+	# The write that was blocked completed after the signal, and nothing followed it.
+	[ "$(slow_cmds 0 recompress)" = "type=huge_idle max_pages=2048
+type=idle max_pages=2048" ] || die "recompress got $(slow_cmds 0 recompress | tr '\n' '|')"
+	line2=$(sed -n '2s/ .*//p' "$T/slow.0.recompress")
+	[ "$((line2 / 1000))" -ge "$t0" ] ||
+		die "second write done before SIGTERM (at $((line2 / 1000)) ms, signal at $t0 ms)"
+	[ ! -s "$(attr 0 compact)" ] || die "interrupted pass still compacted"
+	grep -q '^zram-recompd: zram0: pass (interrupted):' "$T/d.err" ||
+		die "no 'pass (interrupted)' in stderr: $(oneline "$T/d.err")"
+	state_valid d || die "state file invalid after SIGTERM: $(oneline "$T/d.state/state")"
+	[ "$(state_field zram0 passes)" = 1 ] ||
+		die "state passes=$(state_field zram0 passes), not 1: $(oneline "$T/d.state/state")"
+}
+
+t_device_removed_mid_pass() {
+	local n1 t0
+	new_root
+	fr_dev "$R" "$VER" 1
+	conf "${BASE_CONF[@]}" "passes = huge_idle idle huge"
+	slow_attr 0 recompress 0.5
+	dstart
+	wait_for 8000 at_least 1 "$T/slow.0.recompress" . ||
+		die "no recompress write on zram0 in 8 s; stderr: $(oneline "$T/d.err")"
+	# Hot-remove zram0 while the daemon is blocked in its next recompress write.
+	rm_dev 0
+	now_ms
+	t0=$NOW
+	n1=$(count "$(attr 1 recompress)" '^type=idle ')
+	wait_for 6000 grep -q '^zram-recompd: zram0: removed; no longer managed$' "$T/d.err" ||
+		die "zram0 not dropped; stderr: $(oneline "$T/d.err")"
+	wait_for 8000 at_least $((n1 + 1)) "$(attr 1 recompress)" '^type=idle ' ||
+		die "no pass on zram1 after zram0 was removed; stderr: $(oneline "$T/d.err")"
+	now_ms
+	[ "$NOW" -ge $((t0 + 2000)) ] || sleep_ms $((t0 + 2000 - NOW))
+	dalive || die "daemon died (exit code $(cat "$T/d.rc")); stderr: $(oneline "$T/d.err")"
+	dstop
+	[ "$(count "$T/d.err" '^zram-recompd: zram0: managed')" = 1 ] ||
+		die "zram0 managed again after removal: $(oneline "$T/d.err")"
+}
+
+t_device_added() {
+	new_root
+	conf "${BASE_CONF[@]}"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass on zram0 in 8 s; stderr: $(oneline "$T/d.err")"
+	# The device appears whole: its directory first, the sys/block link last.
+	fr_dev "$R" "$VER" 1 link=none
+	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
+	wait_for 6000 grep -q '^zram-recompd: zram1: managed (initialized)' "$T/d.err" ||
+		die "zram1 not picked up; stderr: $(oneline "$T/d.err")"
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram1: pass:' ||
+		die "no pass on zram1; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ "$(head -n 3 "$(attr 1 recompress)")" = "type=huge_idle max_pages=2048
+type=idle max_pages=2048
+type=huge max_pages=2048" ] || die "zram1 recompress: $(oneline "$(attr 1 recompress)")"
+	[ "$(head -n 1 "$(attr 1 idle)")" = all ] || die "zram1 idle: $(oneline "$(attr 1 idle)")"
+	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
+	[ "$(state_field zram1 passes)" = "$(passes_logged zram1)" ] ||
+		die "state for zram1: $(oneline "$T/d.state/state")"
+}
+
+# The last device goes away and comes back without a uevent (a fake tree sends none):
+# with no device ticking, the daemon must still notice it (it polls while it has none).
+t_device_readded() {
+	new_root
+	conf "${BASE_CONF[@]}"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass on zram0 in 8 s; stderr: $(oneline "$T/d.err")"
+	rm_dev 0
+	wait_for 6000 grep -q '^zram-recompd: zram0: removed; no longer managed' "$T/d.err" ||
+		die "removal not noticed; stderr: $(oneline "$T/d.err")"
+	fr_dev "$R" "$VER" 0 link=none
+	ln -s ../devices/virtual/block/zram0 "$R/sys/block/zram0"
+	wait_for 8000 at_least 2 "$T/d.err" '^zram-recompd: zram0: managed \(initialized\)' ||
+		die "zram0 not picked up again; stderr: $(oneline "$T/d.err")"
+	wait_for 8000 at_least 2 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass after re-adding zram0; stderr: $(oneline "$T/d.err")"
+	dstop
+}
+
+t_uninitialized_then_initialized() {
+	local ra written
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0 init=0 recomp=""
+	ra=$(attr 0 recomp_algorithm)
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zstd deflate"
+	dstart
+	wait_for 5000 at_least 2 "$ra" . || die "recomp_algorithm not configured: $(oneline "$ra")"
+	# Play the kernel: the attribute now lists the secondaries (a fake file would keep
+	# the written commands, which no kernel shows).
+	written=$(cat "$ra")
+	put "$ra" "#1: $(fr_algo_list "$VER" zstd)
+#2: $(fr_algo_list "$VER" deflate)
+"
+	[ "$written" = "algo=zstd priority=1
+algo=deflate priority=2" ] || die "recomp_algorithm got $(printf '%s' "$written" | tr '\n' '|')"
+	# Uninitialized: a few timer ticks pass with nothing to do.
+	sleep $((3 * SLOW))
+	dalive || die "daemon died; stderr: $(oneline "$T/d.err")"
+	[ "$(wc -l <"$ra")" = 2 ] || die "recomp_algorithm written again: $(oneline "$ra")"
+	local a
+	for a in recompress idle compact algorithm_params; do
+		[ ! -s "$(attr 0 $a)" ] ||
+			die "$a written while uninitialized: $(oneline "$(attr 0 $a)")"
+	done
+	# zram setup happens: disksize, data, then initstate.
+	put "$(attr 0 disksize)" "1073741824
+"
+	# shellcheck disable=SC2086 # nine fields
+	put_mm 0 $FR_MM_FRAG
+	put "$(attr 0 initstate)" "1
+"
+	wait_for 8000 at_least 1 "$(attr 0 recompress)" . ||
+		die "no pass after initialization; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ "$(head -n 3 "$(attr 0 recompress)")" = "type=huge_idle max_pages=2048
+type=idle max_pages=2048
+type=huge max_pages=2048" ] || die "recompress: $(oneline "$(attr 0 recompress)")"
+	[ "$(wc -l <"$ra")" = 2 ] || die "recomp_algorithm written after init: $(oneline "$ra")"
+}
+
+t_backoff() {
+	local ra=$T/ra rb=$T/rb na=0 nb=0 c i gap maxgap=0 deadline end=0
+	local -a ta=() tb=()
+	R=$ra new_root
+	R=$rb new_root
+	conf_to "$T/a.conf" "[global]" "interval-sec = 1" "idle-age-max-sec = 0" \
+		"backoff-max-sec = 4" "cpu-share-max-percent = 0"
+	conf_to "$T/b.conf" "${BASE_CONF[@]}"
+	# Static mm_stat: every pass saves nothing. a backs off (waits 2, 4, 4 ... s after
+	# a pass), b does not (1 s).
+	dstart -n a -r "$ra" -c "$T/a.conf"
+	dstart -n b -r "$rb" -c "$T/b.conf"
+	# Watch until 2 s after a's 3rd pass (its 4th is due 4 s after the 3rd).
+	now_ms
+	deadline=$((NOW + 15000 * SLOW))
+	while [ "$NOW" -lt "$deadline" ] && { [ "$end" = 0 ] || [ "$NOW" -lt "$end" ]; }; do
+		sleep 0.02
+		now_ms
+		c=$(passes_logged zram0 a)
+		while [ "$na" -lt "$c" ]; do
+			ta+=("$NOW")
+			na=$((na + 1))
+		done
+		c=$(passes_logged zram0 b)
+		while [ "$nb" -lt "$c" ]; do
+			tb+=("$NOW")
+			nb=$((nb + 1))
+		done
+		[ "$end" != 0 ] || [ "$na" -lt 3 ] || end=$((NOW + 2000))
+	done
+	dstop a
+	dstop b
+	[ "$na" -ge 3 ] || die "backoff daemon: only $na passes in $((15 * SLOW)) s"
+	# A timer never fires early: the waits are lower bounds (20 ms polling, 100 ms slack).
+	gap=$((ta[1] - ta[0]))
+	[ "$gap" -ge 1900 ] || die "backoff: 2nd pass ${gap} ms after the 1st (expected >= 2 s)"
+	gap=$((ta[2] - ta[1]))
+	[ "$gap" -ge 3900 ] || die "backoff: 3rd pass ${gap} ms after the 2nd (expected >= 4 s)"
+	[ "$na" = 3 ] || die "backoff: 4th pass $((ta[3] - ta[2])) ms after the 3rd (expected 4 s)"
+	# Without backoff, passes kept coming every 1-2 s over the same time (about 10 s: 5 or
+	# more passes against 3).
+	for ((i = 1; i < nb; i++)); do
+		gap=$((tb[i] - tb[i - 1]))
+		[ "$gap" -le "$maxgap" ] || maxgap=$gap
+	done
+	[ "$nb" -ge $((na + 2)) ] ||
+		die "without backoff $nb passes, with backoff $na in that time (expected 2+ more)"
+	[ "$maxgap" -le 3500 ] || die "without backoff, a gap of $maxgap ms between passes"
+}
+
+t_bad_config_exit() {
+	local rc
+	new_root
+	fr_snapshot "$R" >"$T/before"
+	conf "[global]" "interval-sec = 1" "passes = idel"
+	ZRAM_RECOMPD_STATE_DIR=$T/d.state timeout -s KILL $((10 * SLOW)) "$BIN" --sysroot "$R" \
+		--config "$T/conf" </dev/null >"$T/d.out" 2>"$T/d.err"
+	rc=$?
+	[ "$rc" = 2 ] || die "exit code $rc, expected 2; stderr: $(oneline "$T/d.err")"
+	grep -qF "$T/conf:3: key 'passes': 'idel'" "$T/d.err" ||
+		die "no FILE:LINE error on stderr: $(oneline "$T/d.err")"
+	[ ! -e "$T/d.state" ] || die "state directory created although the daemon did not start"
+	fr_snapshot "$R" >"$T/after"
+	[ -z "$(fr_changed "$T/before" "$T/after")" ] ||
+		die "the fake tree changed: $(fr_changed "$T/before" "$T/after" | tr '\n' ' ')"
+}
+
+t_state_corrupt() {
+	local n
+	new_root
+	conf "${BASE_CONF[@]}"
+	mkdir -p "$T/d.state"
+	printf 'zram-recompd-state 9\nzram0 passes=77 garbage\n\001\002\n' >"$T/d.state/state"
+	dstart
+	wait_for 5000 grep -q 'unreadable or foreign content; starting from zero' "$T/d.err" ||
+		die "no warning about the corrupt state file; stderr: $(oneline "$T/d.err")"
+	grep -q "^zram-recompd: warning: $T/d.state/state: unreadable or foreign content" \
+		"$T/d.err" || die "warning does not name the file: $(oneline "$T/d.err")"
+	wait_for 8000 state_valid d ||
+		die "state file not replaced after a pass: $(oneline "$T/d.state/state")"
+	dstop
+	n=$(passes_logged zram0)
+	state_valid d || die "state file invalid at exit: $(oneline "$T/d.state/state")"
+	if [ "$n" -lt 1 ] || [ "$(state_field zram0 passes)" != "$n" ]; then
+		die "state passes=$(state_field zram0 passes) after $n passes (the 77 must be gone)"
+	fi
+	[ "$(wc -l <"$T/d.state/state")" = 2 ] || die "state file: $(oneline "$T/d.state/state")"
+}
+
+# Totals survive a restart; the second run finds its directory through $STATE_DIRECTORY.
+t_state_persists() {
+	local n1 p1 n2 p2
+	new_root
+	conf "${BASE_CONF[@]}"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass in 8 s; stderr: $(oneline "$T/d.err")"
+	dstop
+	n1=$(passes_logged zram0)
+	p1=$(state_field zram0 pages_attempted)
+	[ "$(state_field zram0 passes)" = "$n1" ] || die "first run: $(oneline "$T/d.state/state")"
+	mv "$T/d.err" "$T/d.err.1"
+	dstart -s STATE_DIRECTORY
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass in the second run; stderr: $(oneline "$T/d.err")"
+	dstop
+	n2=$(passes_logged zram0)
+	p2=$(state_field zram0 pages_attempted)
+	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
+	[ "$(state_field zram0 passes)" = $((n1 + n2)) ] ||
+		die "passes=$(state_field zram0 passes) after $n1 + $n2 passes"
+	[ "$p2" -gt "$p1" ] || die "pages_attempted $p1 before the restart, $p2 after"
+	! grep -q '^zram-recompd: warning:' "$T/d.err" ||
+		die "second run warned: $(oneline "$T/d.err")"
+	[ ! -e "$T/d.state2" ] || die "the second STATE_DIRECTORY entry was used"
+}
+
+# ---------------------------------------------------------------------------------------------
+
+TESTS=(passes_happen sighup_reload sigterm_mid_pass device_removed_mid_pass device_added
+	device_readded
+	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists)
+
+selected() {
+	local pat
+	[ $# -eq 1 ] && return 0
+	for pat in "${@:2}"; do
+		case $1 in *"$pat"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# run_test NAME: runs t_NAME in a subshell; leaves "PASS NAME" or "FAIL NAME: reason" in
+# $TMP/NAME/result.
+run_test() {
+	local name=$1 rc reason
+	T=$TMP/$name
+	mkdir -p "$T"
+	: >"$T/pids"
+	(
+		R=$T/root
+		echo "$BASHPID" >"$T/runner"
+		trap test_cleanup EXIT
+		trap 'exit 1' TERM
+		"t_$name"
+	) 3>"$T/reason" >"$T/test.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "PASS $name" >"$T/result"
+	else
+		reason=$(head -c 1500 "$T/reason" | tr '\n' ' ')
+		[ -n "$reason" ] || reason="exit code $rc; $(oneline "$T/test.log")"
+		echo "FAIL $name: $reason" >"$T/result"
+	fi
+}
+
+RUN=()
+for name in "${TESTS[@]}"; do
+	selected "$name" "$@" || continue
+	RUN+=("$name")
+	if [ "${SERIAL:-0}" = 1 ]; then
+		run_test "$name"
+		cat "$TMP/$name/result"
+	else
+		run_test "$name" &
+	fi
+done
+wait
+
+NPASS=0
+NFAIL=0
+for name in "${RUN[@]}"; do
+	if [ ! -e "$TMP/$name/result" ]; then
+		echo "FAIL $name: test runner died"
+		NFAIL=$((NFAIL + 1))
+		continue
+	fi
+	[ "${SERIAL:-0}" = 1 ] || cat "$TMP/$name/result"
+	case $(cat "$TMP/$name/result") in
+	PASS*) NPASS=$((NPASS + 1)) ;;
+	*) NFAIL=$((NFAIL + 1)) ;;
+	esac
+done
+echo "daemon: $NPASS passed, $NFAIL failed"
+[ "$NFAIL" -eq 0 ]
