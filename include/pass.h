@@ -79,6 +79,7 @@ struct device_report {
 	struct zram_mm_stat before, after;
 
 	uint64_t written_back; /* bd_stat writes during the pass (4 KiB units): not ours */
+	bool device_lost;      /* reset or removed during the pass: its figures mean nothing */
 
 	bool have_block_state;
 	uint64_t incompressible_before, incompressible_after;

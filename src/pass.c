@@ -619,7 +619,14 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 out:
 	if (!ctx->dry_run) {
 		uint64_t bd_after;
+		bool init = false;
 
+		/* A reset (hot_remove resets first) empties mm_stat: that is no saving. */
+		if (zram_read_initstate(ctx->root_fd, d->id, &init) < 0 || !init) {
+			rep->device_lost = true;
+			rep->after = rep->before;
+			goto done;
+		}
 		(void)zram_read_mm_stat(ctx->root_fd, d->id, &d->mm);
 		/* A writeback during the pass moves mm_stat too; say so instead of
 		 * crediting its savings to recompression. */
@@ -636,6 +643,7 @@ out:
 		rep->recompressed_after = bs1.recompressed;
 		rep->new_incompressible = bs_bitmap_count_new(&inc_before, &inc_after);
 	}
+done:
 	bs_bitmap_free(&inc_before);
 	bs_bitmap_free(&inc_after);
 	return rep->error;
@@ -647,6 +655,10 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 
 	if (rep->skipped || !rep->initialized)
 		return;
+	if (rep->device_lost) {
+		fprintf(f, "%s: reset or removed during the pass; nothing is counted\n", rep->name);
+		return;
+	}
 	if (rep->idle_marked) {
 		if (rep->idle_age_sec)
 			fprintf(f, "%s: idle: marked pages unused for more than %" PRIu64 " s\n",

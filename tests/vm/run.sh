@@ -4,6 +4,8 @@
 # initramfs of busybox, zram-recompd and the scenarios (mkinitramfs.sh), parses the
 # "VMTEST PASS|FAIL|SKIP name" lines from the serial console, then runs the host scenario
 # host_no_multicomp. Last line: "vm: N passed, N failed, N skipped".
+# The systemd VM test (run-systemd.sh: systemd as PID 1, the installed unit) runs in between;
+# each of its checks counts as one test (name "systemd" in VM_TESTS selects them all).
 #
 # Environment: BUILDDIR (default build), VM_TESTS="name ..." (default: all; host_no_multicomp
 # is a valid name too), ZRAM_RECOMPD_VM_KERNEL, CORPUS, VM_PAGES, VM_TIMEOUT (whole VM, s,
@@ -27,11 +29,13 @@ ALL_GUEST=$(cd "$HERE/scenarios" && ls *.sh | sed 's/\.sh$//' | tr '\n' ' ')
 if [ -n "${VM_TESTS:-}" ]; then
 	WANT=$VM_TESTS
 else
-	WANT="$ALL_GUEST $HOST_TESTS"
+	WANT="$ALL_GUEST $HOST_TESTS systemd"
 fi
 GUEST=
 HOST=
+SYSTEMD=
 for t in $WANT; do
+	[ "$t" = systemd ] && SYSTEMD=1 && continue
 	case " $HOST_TESTS " in
 	*" $t "*) HOST="$HOST $t" ;;
 	*) GUEST="$GUEST $t" ;;
@@ -148,6 +152,29 @@ run_guest() {
 }
 
 run_guest
+if [ -n "$SYSTEMD" ]; then
+	# Its "vm: PASS|FAIL|SKIP name[: reason]" lines count here (its own summary line does
+	# not); its messages go to stderr.
+	n_sd=0
+	"$HERE/run-systemd.sh" >"$OUTDIR/systemd-results.txt"
+	while IFS= read -r l; do
+		case $l in
+		"vm: PASS "* | "vm: FAIL "* | "vm: SKIP "*) ;;
+		*) continue ;;
+		esac
+		st=$(echo "$l" | cut -d' ' -f2)
+		n=$(echo "$l" | cut -d' ' -f3)
+		n=${n%:}
+		reason=$(echo "$l" | sed -nE "s/^vm: [A-Z]+ $n: //p")
+		n_sd=$((n_sd + 1))
+		if [ -n "$reason" ]; then
+			result "$st" "$n" "$reason"
+		else
+			result "$st" "$n"
+		fi
+	done <"$OUTDIR/systemd-results.txt"
+	[ "$n_sd" -gt 0 ] || result FAIL systemd "run-systemd.sh reported no result"
+fi
 for t in $HOST; do
 	out=$(VMTEST_NAME=$t sh "$HERE/host/$t.sh" 2>&1)
 	line=$(echo "$out" | grep -E "^VMTEST (PASS|FAIL|SKIP) $t(:|\$)" | head -n 1)

@@ -169,3 +169,85 @@ elapsed() {
 pages_of() {
 	echo $(($(wc -c <"$1") / 4096))
 }
+
+# pass_note TEXT: pass, with a short note (a measurement) on the result line.
+pass_note() {
+	_result "PASS $T: $*"
+	exit 0
+}
+
+# ---- daemon mode (scenarios daemon_*) ----
+DPID=
+DLOG=
+
+# start_daemon LOG ARGS...: zram-recompd in daemon mode in the background, stdout and stderr
+# to LOG; sets DPID. When the scenario exits, a daemon still running is killed and its log
+# copied to the console before the devices are removed.
+start_daemon() {
+	DLOG=$1
+	shift
+	note "zram-recompd $* (daemon, log $DLOG)"
+	"$RECOMPD" "$@" >"$DLOG" 2>&1 &
+	DPID=$!
+	trap '_daemon_end; _cleanup' EXIT
+}
+
+_daemon_end() {
+	if [ -n "$DPID" ]; then
+		kill -9 "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+		DPID=
+	fi
+	[ -n "$DLOG" ] && [ -f "$DLOG" ] && sed "s/^/[$T]   | /" "$DLOG"
+	DLOG=
+}
+
+# daemon_alive: the daemon is running (not exited, not a zombie).
+daemon_alive() {
+	[ -n "$DPID" ] && [ -r "/proc/$DPID/stat" ] &&
+		! sed 's/^.*) //' "/proc/$DPID/stat" | grep -q '^Z'
+}
+
+# stop_daemon [LIMIT]: SIGTERM, then wait for the exit (SIGKILL after LIMIT s, default 10).
+# Sets RC (exit code; 137 when it had to be killed) and STOP_S (seconds from the signal to
+# the exit, /proc/uptime resolution: 10 ms).
+stop_daemon() {
+	[ -n "$DPID" ] || fail "stop_daemon: no daemon running"
+	_t0=$(now)
+	kill -TERM "$DPID"
+	(sleep "${1:-10}" && kill -9 "$DPID" 2>/dev/null) &
+	_wd=$!
+	wait "$DPID"
+	RC=$?
+	_t1=$(now)
+	kill "$_wd" 2>/dev/null
+	DPID=
+	STOP_S=$(elapsed "$_t0" "$_t1")
+	note "SIGTERM -> exit: $STOP_S s, exit code $RC"
+}
+
+# log_count REGEX: lines of the daemon log matching REGEX (extended).
+log_count() {
+	grep -cE "$1" "$DLOG"
+}
+
+# wait_log REGEX [N [SECONDS]]: waits until the daemon log has at least N (default 1) lines
+# matching REGEX; returns 1 after SECONDS (default 30). Fails the scenario if the daemon died.
+wait_log() {
+	_i=0
+	while [ "$(log_count "$1")" -lt "${2:-1}" ]; do
+		daemon_alive || fail "the daemon exited while waiting for /$1/ in its log"
+		_i=$((_i + 1))
+		[ "$_i" -gt $((${3:-30} * 10)) ] && return 1
+		usleep 100000
+	done
+	return 0
+}
+
+# state_field DEV KEY: a total from the daemon's state file ($ZRAM_RECOMPD_STATE_DIR/state).
+state_field() {
+	awk -v d="$1" -v k="$2=" '$1 == d {
+		for (i = 2; i <= NF; i++)
+			if (index($i, k) == 1) print substr($i, length(k) + 1) }' \
+		"$ZRAM_RECOMPD_STATE_DIR/state" 2>/dev/null
+}

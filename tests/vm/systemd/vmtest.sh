@@ -1,0 +1,357 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Driver of the systemd VM test, run by zram-recompd-vmtest.service with systemd as PID 1.
+# Checks the installed zram-recompd.service (the real unit, with its hardening) against the
+# kernel's zram: start/READY/STATUS, the sandbox, writes under it (a pass, configuring a new
+# device), the watchdog (drop-in WatchdogSec=3s), reload with a good and a broken
+# configuration, stop during a pass, and systemd-analyze security. Prints one
+# "VMTEST PASS|FAIL|SKIP systemd_NAME[: detail]" line per check (run-systemd.sh knows the
+# names; a missing line counts as a failure), then "VMTEST DONE", and reboots.
+export PATH=/usr/sbin:/usr/bin
+export SYSTEMD_PAGER= SYSTEMD_COLORS=0 SYSTEMD_LOG_COLOR=0 LC_ALL=C
+U=zram-recompd.service
+CONF=/etc/zram-recompd.conf
+TESTCONF=/vm/zram-recompd.conf
+DATA=/vm/data/pages.bin
+PAGES=16384
+
+say() {
+	echo "[systemd] $*"
+}
+
+res() { # PASS|FAIL|SKIP name [detail...]
+	_s=$1
+	_n=$2
+	shift 2
+	if [ $# -gt 0 ]; then
+		echo "VMTEST $_s $_n: $*"
+	else
+		echo "VMTEST $_s $_n"
+	fi
+}
+
+now() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+elapsed() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'
+}
+
+prop() {
+	systemctl show -p "$1" --value "$U"
+}
+
+# Messages of the unit (the daemon's and systemd's about it), text only.
+jlog() {
+	journalctl -q --no-pager -o cat -u "$U" "$@"
+}
+
+jcount() {
+	jlog | grep -cE "$1"
+}
+
+# wait_journal REGEX [N [SECONDS]]: until the unit's journal has N (default 1) matching lines.
+wait_journal() {
+	_i=0
+	while [ "$(jcount "$1")" -lt "${2:-1}" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt $((${3:-30} * 4)) ] && return 1
+		usleep 250000
+	done
+	return 0
+}
+
+mm() {
+	set -- "$1" "$2" $(cat "/sys/block/$1/mm_stat")
+	case $2 in
+	orig_data_size) echo "$3" ;;
+	compr_data_size) echo "$4" ;;
+	mem_used_total) echo "$5" ;;
+	esac
+}
+
+bs_r() {
+	dd if="/sys/kernel/debug/zram/$1/block_state" bs=1M 2>/dev/null |
+		awk 'index($3, "r") { n++ } END { print n + 0 }'
+}
+
+load() {
+	dd if="$DATA" of="/dev/$1" bs=256K oflag=direct conv=notrunc 2>/dev/null
+}
+
+# wait_drop DEV VALUE SECONDS: until compr_data_size falls below VALUE (a pass is running).
+wait_drop() {
+	_i=0
+	while [ "$(mm "$1" compr_data_size)" -ge "$2" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt $(($3 * 20)) ] && return 1
+		usleep 50000
+	done
+	return 0
+}
+
+# next_in DEV: the "next in N s" of DEV in the unit's status text (empty if none).
+next_in() {
+	prop StatusText | tr ';' '\n' | sed -n "s/^ *$1: .*next in \([0-9]*\) s.*/\1/p"
+}
+
+say "driver started at $(now) s after boot; PID 1 is $(cat /proc/1/comm)"
+failed=$(systemctl list-units --failed --plain --no-legend 2>/dev/null | awk '{ print $1 }' |
+	tr '\n' ' ')
+say "units failed during boot (parts of the host's systemd this image lacks): ${failed:-none}"
+
+# ---- boot ----
+ver=$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
+if [ "$(cat /proc/1/comm)" = systemd ]; then
+	res PASS systemd_boot "systemd $ver as PID 1, test driver at $(now) s"
+else
+	res FAIL systemd_boot "PID 1 is $(cat /proc/1/comm)"
+fi
+
+# ---- the unit as installed ----
+out=$(systemd-analyze verify --man=no "$U" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/[systemd] verify: /'
+if [ "$rc" -eq 0 ] && ! echo "$out" | grep -q "zram-recompd.service"; then
+	res PASS systemd_verify
+else
+	res FAIL systemd_verify "systemd-analyze verify exit $rc: $(echo "$out" | head -n 1)"
+fi
+
+# ---- devices: Z like zram-generator plus the drop-in would set it up; Y left uninitialized
+# for the daemon to configure ----
+# systemd's sys-kernel-debug.mount normally has debugfs mounted by now (block_state).
+if grep -q ' /sys/kernel/debug ' /proc/mounts; then
+	say "debugfs mounted by systemd"
+else
+	mount -t debugfs debugfs /sys/kernel/debug
+	say "debugfs was not mounted; mounted by the driver"
+fi
+Z=zram$(cat /sys/class/zram-control/hot_add)
+echo "algo=zstd priority=1" >"/sys/block/$Z/recomp_algorithm"
+echo 128M >"/sys/block/$Z/disksize"
+load "$Z"
+Y=zram$(cat /sys/class/zram-control/hot_add)
+say "$Z: $PAGES pages, mm_stat $(cat "/sys/block/$Z/mm_stat"); $Y: uninitialized"
+c0=$(mm "$Z" compr_data_size)
+
+# ---- start: Type=notify reaches "active" only after READY=1 ----
+t0=$(now)
+timeout 60 systemctl start "$U"
+rc=$?
+t1=$(now)
+st="$(prop ActiveState)/$(prop SubState)"
+PID=$(prop MainPID)
+say "systemctl start: exit $rc after $(elapsed "$t0" "$t1") s, $st, MainPID $PID, type $(prop Type)"
+if [ "$rc" -eq 0 ] && [ "$st" = active/running ] && [ "$(prop Type)" = notify ] &&
+	[ "${PID:-0}" -gt 0 ]; then
+	res PASS systemd_start \
+		"active (READY=1 received) $(elapsed "$t0" "$t1") s after systemctl start"
+else
+	res FAIL systemd_start "systemctl start exit $rc, state $st, MainPID $PID"
+	systemctl status --no-pager "$U" 2>&1 | sed 's/^/[systemd] /'
+fi
+
+# ---- the sandbox the process runs in ----
+if [ "${PID:-0}" -gt 0 ] && [ -r "/proc/$PID/status" ]; then
+	capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$PID/status")
+	capbnd=$(awk '/^CapBnd:/ { print $2 }' "/proc/$PID/status")
+	nnp=$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$PID/status")
+	sec=$(awk '/^Seccomp:/ { print $2 }' "/proc/$PID/status")
+	rootopt=$(awk '$5 == "/" { print $6 }' "/proc/$PID/mountinfo" | tail -n 1)
+	sysopt=$(awk '$5 == "/sys/devices/virtual/block" { print $6 }' "/proc/$PID/mountinfo" |
+		tail -n 1)
+	nice=$(cut -d')' -f2 "/proc/$PID/stat" | awk '{ print $17 }')
+	info="CapEff $capeff CapBnd $capbnd NoNewPrivs $nnp Seccomp $sec, / ${rootopt%%,*},"
+	info="$info /sys/devices/virtual/block ${sysopt%%,*}, nice $nice"
+	say "sandbox: $info"
+	if [ "$capeff" = 0000000000000000 ] && [ "$capbnd" = 0000000000000000 ] &&
+		[ "$nnp" = 1 ] && [ "$sec" = 2 ] && [ "${rootopt%%,*}" = ro ] &&
+		[ "${sysopt%%,*}" = rw ] && [ "$nice" = 10 ]; then
+		res PASS systemd_sandbox "$info"
+	else
+		res FAIL systemd_sandbox "$info"
+	fi
+else
+	res FAIL systemd_sandbox "no main process"
+fi
+
+# ---- STATUS= ----
+i=0
+status=$(prop StatusText)
+while ! echo "$status" | grep -qE "$Z: (first pass in|last pass)" && [ $i -lt 20 ]; do
+	usleep 250000
+	i=$((i + 1))
+	status=$(prop StatusText)
+done
+say "StatusText: $status"
+if echo "$status" | grep -qE "$Z: (first pass in [0-9]+ s|last pass [0-9]+ s ago saved)"; then
+	res PASS systemd_status "$status"
+else
+	res FAIL systemd_status "StatusText '$status'"
+fi
+
+# ---- a write under the sandbox: the uninitialized device gets its secondary algorithm ----
+if wait_journal "^$Y: not initialized; secondary algorithms configured" 1 10 &&
+	grep -q '^#1: .*\[zstd\]' "/sys/block/$Y/recomp_algorithm"; then
+	alg=$(grep '^#1' "/sys/block/$Y/recomp_algorithm" | sed 's/.*\[\(.*\)\].*/#1 \1/')
+	res PASS systemd_configure "$Y: recomp_algorithm $alg, written by the daemon"
+else
+	res FAIL systemd_configure "$Y: $(cat "/sys/block/$Y/recomp_algorithm" 2>&1 | head -n 1)"
+	jlog | tail -n 20 | sed 's/^/[systemd] journal: /'
+fi
+
+# ---- a pass recompresses real pages under the sandbox ----
+if wait_journal "^$Z: pass: .*saved [1-9]" 1 60; then
+	c1=$(mm "$Z" compr_data_size)
+	r=$(bs_r "$Z")
+	line=$(jlog | grep -E "^$Z: pass: .*saved [1-9]" | head -n 1)
+	errs=$(journalctl -q --no-pager -o cat -u "$U" -p err | grep -v '^$')
+	say "pass: $line; compr_data_size $c0 -> $c1, $r slots r"
+	if [ "$c1" -lt "$c0" ] && [ "$r" -gt 0 ] && [ -z "$errs" ]; then
+		res PASS systemd_pass "compr_data_size $c0 -> $c1, $r slots recompressed"
+	else
+		res FAIL systemd_pass "compr_data_size $c0 -> $c1, $r slots r, errors:" \
+			"$(echo "$errs" | head -n 2 | tr '\n' ' ')"
+	fi
+else
+	res FAIL systemd_pass "no pass on $Z saved anything within 60 s"
+	jlog | tail -n 20 | sed 's/^/[systemd] journal: /'
+fi
+# The sandbox must not have cost the PSI trigger or the uevent socket.
+if jlog | grep -qE "PSI memory trigger unavailable|kernel uevents unavailable"; then
+	res FAIL systemd_events "$(jlog | grep -E "unavailable" | head -n 1)"
+else
+	res PASS systemd_events "PSI memory trigger and uevent socket available"
+fi
+
+# ---- watchdog: WatchdogSec=3s (drop-in); the service must still be the same process after
+# more than 3 s, with keep-alive pings arriving. The control service, which never pings,
+# shows that systemd enforces the watchdog here. ----
+C=vmtest-watchdog-control.service
+systemctl start "$C"
+wd=$(prop WatchdogUSec)
+w0=$(prop WatchdogTimestampMonotonic)
+sleep 5
+w1=$(prop WatchdogTimestampMonotonic)
+sleep 2
+w2=$(prop WatchdogTimestampMonotonic)
+cres=$(systemctl show -p Result --value "$C")
+say "watchdog $wd: last ping at $w0, $w1, $w2 (us); NRestarts $(prop NRestarts)," \
+	"MainPID $(prop MainPID); control service without pings: Result $cres"
+if [ "$cres" != watchdog ]; then
+	res FAIL systemd_watchdog "the control service without pings was not killed by the" \
+		"watchdog (Result $cres): the check proves nothing here"
+elif [ "$wd" = 3s ] && [ "$w1" -gt "$w0" ] && [ "$w2" -gt "$w1" ] &&
+	[ "$(prop MainPID)" = "$PID" ] && [ "$(prop NRestarts)" = 0 ] &&
+	[ "$(prop ActiveState)" = active ]; then
+	res PASS systemd_watchdog "WatchdogSec=$wd: same process after 7 s, pings seen at" \
+		"$((w0 / 1000)), $((w1 / 1000)), $((w2 / 1000)) ms; a service without pings got" \
+		"Result=watchdog"
+else
+	res FAIL systemd_watchdog "WatchdogUSec $wd, pings $w0 $w1 $w2, MainPID $(prop MainPID)" \
+		"(was $PID), NRestarts $(prop NRestarts), $(prop ActiveState)"
+fi
+
+# ---- reload with a valid configuration: interval-sec 3 -> 45 ----
+sed 's/^interval-sec = .*/interval-sec = 45/' "$TESTCONF" >"$CONF"
+nrel=$(jcount "^configuration reloaded")
+timeout 30 systemctl reload "$U"
+rc=$?
+if wait_journal "^configuration reloaded" $((nrel + 1)) 10; then
+	i=0
+	while { n=$(next_in "$Z"); [ -z "$n" ] || [ "$n" -lt 30 ]; } && [ $i -lt 40 ]; do
+		usleep 250000
+		i=$((i + 1))
+	done
+	say "after reload: $(prop ActiveState), StatusText: $(prop StatusText)"
+	if [ "$rc" -eq 0 ] && [ -n "$n" ] && [ "$n" -ge 30 ] && [ "$(prop MainPID)" = "$PID" ] &&
+		[ "$(prop ActiveState)" = active ]; then
+		res PASS systemd_reload "interval-sec 45 applied: $Z next pass in $n s"
+	else
+		res FAIL systemd_reload "reload exit $rc, $Z next in '$n' s, $(prop ActiveState)"
+	fi
+else
+	res FAIL systemd_reload "reload exit $rc, no 'configuration reloaded' in the journal"
+fi
+
+# ---- reload with a broken configuration (interval-sec 3, passes = idel): kept running with the
+# previous one (interval 45) ----
+sed 's/^passes = .*/passes = idel/' "$TESTCONF" >"$CONF"
+nbad=$(jcount "^reload: configuration invalid; keeping the previous one")
+timeout 30 systemctl reload "$U"
+rc=$?
+if wait_journal "^reload: configuration invalid; keeping the previous one" $((nbad + 1)) 10; then
+	sleep 4
+	n=$(next_in "$Z")
+	err=$(jlog | grep -E "^$CONF:[0-9]+: .*passes" | tail -n 1)
+	say "broken config: error '$err'; $(prop ActiveState); StatusText $(prop StatusText)"
+	if [ "$(prop ActiveState)" = active ] && [ "$(prop MainPID)" = "$PID" ] && [ -n "$err" ] &&
+		[ -n "$n" ] && [ "$n" -ge 20 ]; then
+		res PASS systemd_reload_invalid \
+			"still active with the old configuration ($Z next in $n s); journal: $err"
+	else
+		res FAIL systemd_reload_invalid "$(prop ActiveState)," \
+			"MainPID $(prop MainPID) (was $PID), $Z next in '$n' s, error line '$err'"
+	fi
+else
+	res FAIL systemd_reload_invalid "reload exit $rc; no 'configuration invalid' in the journal"
+	jlog | tail -n 10 | sed 's/^/[systemd] journal: /'
+fi
+
+# ---- stop during a pass: back to the short interval, new data, stop once it is running ----
+cp "$TESTCONF" "$CONF"
+nrel=$(jcount "^configuration reloaded")
+timeout 30 systemctl reload "$U"
+wait_journal "^configuration reloaded" $((nrel + 1)) 10 || say "third reload not logged"
+load "$Z"
+c2=$(mm "$Z" compr_data_size)
+if wait_drop "$Z" "$c2" 20; then
+	t0=$(now)
+	timeout 60 systemctl stop "$U"
+	rc=$?
+	t1=$(now)
+	d=$(elapsed "$t0" "$t1")
+	result=$(prop Result)
+	code=$(prop ExecMainStatus)
+	intr=$(jcount "^$Z: pass \(interrupted\)")
+	say "systemctl stop: exit $rc after $d s; Result $result, ExecMainStatus $code," \
+		"interrupted passes in the journal: $intr;" \
+		"compr_data_size $c2 -> $(mm "$Z" compr_data_size)"
+	if [ "$rc" -eq 0 ] && [ "$result" = success ] && [ "$code" = 0 ] && [ "$intr" -ge 1 ] &&
+		awk -v d="$d" 'BEGIN { exit !(d < 5) }'; then
+		res PASS systemd_stop \
+			"stopped during a pass in $d s (TimeoutStopSec=$(prop TimeoutStopUSec))"
+	else
+		res FAIL systemd_stop "exit $rc after $d s, Result $result, status $code," \
+			"interrupted passes $intr"
+	fi
+else
+	res FAIL systemd_stop "no pass started within 20 s after new data"
+	timeout 60 systemctl stop "$U"
+fi
+
+# ---- systemd-analyze security ----
+sec=$(systemd-analyze security --no-pager "$U" 2>&1)
+# Unmet items start with "✗" ("-" in the C locale).
+echo "$sec" | grep -E '^(✗|-) ' | sed 's/^/[systemd] security: /'
+line=$(echo "$sec" | grep -E 'Overall exposure level' | tail -n 1)
+level=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) .*/\1/p')
+say "security: $line"
+if [ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l <= 2.5) }'; then
+	res PASS systemd_security \
+		"exposure level $level (limit 2.5): $(echo "$line" | sed 's/.*: //')"
+else
+	res FAIL systemd_security "exposure level '${level:-?}' (limit 2.5): $line"
+fi
+
+say "journal of $U (monotonic time):"
+journalctl -q --no-pager -o short-monotonic -u "$U" | sed 's/^/[systemd]   | /'
+# Kernel warnings are failures too (run-systemd.sh counts VMKERNEL lines).
+dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|hung_task|soft lockup' |
+	sed 's/^/VMKERNEL /'
+echo "VMTEST DONE"
+# qemu runs with -no-reboot: a reboot ends it (power-off needs ACPI with PCI, which the test
+# kernel lacks).
+busybox reboot -f
