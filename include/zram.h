@@ -103,7 +103,16 @@ struct zram_dev {
 	struct zram_recomp recomp;  /* the kernel's secondary list (the user-space mirror) */
 	struct zram_mm_stat mm;
 	struct zram_caps caps;
+	/* io_stat: failed_reads failed_writes invalid_io notify_free (6.4+: column 3 is 0) */
+	bool has_io_stat;
+	uint64_t io_stat[4];
+	/* bd_stat (CONFIG_ZRAM_WRITEBACK): bd_count bd_reads bd_writes, 4 KiB units */
+	bool has_bd_stat;
+	uint64_t bd_stat[3];
 };
+
+/* Exactly n whitespace-separated decimal fields (io_stat, bd_stat). */
+int zram_parse_fields(const char *s, uint64_t *ret, unsigned n);
 
 /* Primary algorithm name ("" when unknown). */
 const char *zram_primary(const struct zram_dev *d);

@@ -62,7 +62,21 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	fprintf(f, "],\"priority_gap\":%s,\"mm_stat\":{", d->recomp.gap ? "true" : "false");
 	for (unsigned i = 0; i < MM_NR_FIELDS; i++)
 		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", mm_field_name(i), d->mm.v[i]);
-	fprintf(f, "},\"ratio\":%.2f,\"block_state\":", ratio(&d->mm));
+	fputs("},\"io_stat\":", f);
+	if (d->has_io_stat)
+		fprintf(f,
+			"{\"failed_reads\":%" PRIu64 ",\"failed_writes\":%" PRIu64
+			",\"invalid_io\":%" PRIu64 ",\"notify_free\":%" PRIu64 "}",
+			d->io_stat[0], d->io_stat[1], d->io_stat[2], d->io_stat[3]);
+	else
+		fputs("null", f);
+	fputs(",\"bd_stat\":", f);
+	if (d->has_bd_stat)
+		fprintf(f, "{\"bd_count\":%" PRIu64 ",\"bd_reads\":%" PRIu64 ",\"bd_writes\":%" PRIu64 "}",
+			d->bd_stat[0], d->bd_stat[1], d->bd_stat[2]);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"ratio\":%.2f,\"block_state\":", ratio(&d->mm));
 	if (d->initialized && c->block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0)
 		fprintf(f,
 			"{\"allocated\":%" PRIu64 ",\"same\":%" PRIu64 ",\"written_back\":%" PRIu64
@@ -134,6 +148,14 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
 			   "\n",
 			d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
+		if (d->has_bd_stat && d->bd_stat[0])
+			fprintf(f, "  backing device: %" PRIu64 " pages stored, %" PRIu64
+				   " written, %" PRIu64 " read back\n",
+				d->bd_stat[0], d->bd_stat[2], d->bd_stat[1]);
+		if (d->has_io_stat && (d->io_stat[0] || d->io_stat[1]))
+			fprintf(f, "  I/O errors:     %" PRIu64 " failed reads, %" PRIu64
+				   " failed writes\n",
+				d->io_stat[0], d->io_stat[1]);
 		if (c->block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0) {
 			fprintf(f, "  slots:          allocated %" PRIu64 ", idle %" PRIu64
 				   ", huge %" PRIu64 ", same %" PRIu64 ", written back %" PRIu64 "\n",

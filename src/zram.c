@@ -297,6 +297,30 @@ int zram_read_mm_stat(int root_fd, unsigned id, struct zram_mm_stat *ret)
 	return zram_parse_mm_stat(buf, ret);
 }
 
+int zram_parse_fields(const char *s, uint64_t *ret, unsigned n)
+{
+	const char *p = s;
+
+	for (unsigned i = 0; i < n; i++) {
+		char tok[32];
+		size_t k = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (*p && !isspace((unsigned char)*p)) {
+			if (k + 1 >= sizeof(tok))
+				return -EINVAL;
+			tok[k++] = *p++;
+		}
+		tok[k] = '\0';
+		if (parse_u64(tok, &ret[i]) < 0)
+			return -EINVAL;
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	return *p ? -EINVAL : 0;
+}
+
 int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret)
 {
 	char path[64], buf[256];
@@ -387,6 +411,22 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 	r = zram_read_mm_stat(root_fd, id, &d.mm);
 	if (r < 0)
 		return gone(r);
+
+	/* Optional statistics: a device without them is still usable. */
+	(void)dev_path(path, sizeof(path), id, "io_stat");
+	if (sysfs_read(root_fd, path, buf, sizeof(buf), NULL) == 0) {
+		*ret_attr = "io_stat";
+		if (zram_parse_fields(buf, d.io_stat, 4) < 0)
+			return -EINVAL;
+		d.has_io_stat = true;
+	}
+	(void)dev_path(path, sizeof(path), id, "bd_stat");
+	if (sysfs_read(root_fd, path, buf, sizeof(buf), NULL) == 0) {
+		*ret_attr = "bd_stat";
+		if (zram_parse_fields(buf, d.bd_stat, 3) < 0)
+			return -EINVAL;
+		d.has_bd_stat = true;
+	}
 
 	*ret_attr = "recomp_algorithm";
 	bool recomp_files = attr_exists(root_fd, id, "recomp_algorithm") &&

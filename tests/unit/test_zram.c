@@ -73,6 +73,23 @@ static void test_mm_stat(void **state)
 	assert_int_equal(zram_parse_mm_stat("", &m), -EINVAL);
 }
 
+static void test_fields(void **state)
+{
+	uint64_t v[4];
+
+	(void)state;
+	/* io_stat 6.4+: column 3 is a literal 0 */
+	assert_int_equal(zram_parse_fields("       0        2 0     1234\n", v, 4), 0);
+	assert_true(v[1] == 2 && v[2] == 0 && v[3] == 1234);
+	/* bd_stat */
+	assert_int_equal(zram_parse_fields("      12        3       15\n", v, 3), 0);
+	assert_true(v[0] == 12 && v[2] == 15);
+	assert_int_equal(zram_parse_fields("1 2\n", v, 3), -EINVAL);
+	assert_int_equal(zram_parse_fields("1 2 3 4\n", v, 3), -EINVAL);
+	assert_int_equal(zram_parse_fields("1 x 3\n", v, 3), -EINVAL);
+	assert_int_equal(zram_parse_fields("", v, 1), -EINVAL);
+}
+
 static void test_algo_list(void **state)
 {
 	const char *s = "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n";
@@ -404,6 +421,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kver),
 		cmocka_unit_test(test_mm_stat),
+		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_algo_list),
 		cmocka_unit_test(test_recomp_listing),
 		cmocka_unit_test(test_caps),
