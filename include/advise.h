@@ -52,6 +52,32 @@
  */
 int advise_main(int argc, char **argv, int root_fd);
 
+struct advice_entry;
+
+/*
+ * The advisor on device zram<id> without any output, for recompress-algorithms = auto:
+ * samples slots (0 = every stored slot), the default candidates, the device's primary,
+ * threads as --threads (0 = one per CPU). Fills *ret with the recommended chain. Reads the
+ * sampled slots (their idle marks are cleared). 0, or -ENODEV (no such device), -ENODATA
+ * (not initialized, no compressed page), -EOPNOTSUPP (primary not modelled), -errno of a
+ * read, -ENOMEM.
+ */
+int advise_device(int root_fd, unsigned id, uint64_t samples, unsigned threads,
+		  struct advice_entry *ret);
+
+struct dev_config;
+struct zram_dev;
+
+/*
+ * The periodic refresh of recompress-algorithms = auto (daemon and --once, on an
+ * initialized device d whose mm_stat is current): when advice_due() says so, advise_device()
+ * with cfg->advise_samples slots on one thread, and the result stored in dir_fd's advice
+ * file (*ret is what was stored). Returns 1 refreshed, 0 not due, -EAGAIN too little data
+ * yet (fewer compressed pages than advise-samples), or -errno. No messages.
+ */
+int advise_refresh(int root_fd, int dir_fd, const struct zram_dev *d, const struct dev_config *cfg,
+		   uint64_t now, struct advice_entry *ret);
+
 #define ADV_MAX_SPECS 16 /* primary + candidates + chain, deduplicated */
 #define ADV_MAX_CANDIDATES 8
 #define ADV_MAX_CHAIN 3 /* secondary priorities 1..3 */
@@ -81,30 +107,52 @@ enum adv_outcome adv_decide(const struct zs_model *m, unsigned old_len, const un
 /* Size zram stores for a primary result: PAGE_SIZE when it reaches huge_class_size. */
 unsigned adv_stored_len(const struct zs_model *m, unsigned comp_len);
 
-/* Per-page compressed sizes for every spec, plus timing. spec[0] is the primary. */
+/*
+ * Per-page compressed sizes for every spec, plus timing. spec[0] is the primary.
+ *
+ * Pages are queued by adv_engine_add_page() and compressed in batches of ADV_BATCH_PAGES by
+ * up to nthreads threads (the caller's included), each with its own compressor contexts.
+ * Work is split into (spec, chunk of pages) jobs; every job writes its own cells of the
+ * size table, so the sizes do not depend on the thread count or on scheduling. Timings
+ * are CPU time of the thread that ran the job (CLOCK_THREAD_CPUTIME_ID), so they stay
+ * per-algorithm figures when threads share cores.
+ */
+#define ADV_MAX_THREADS 8
+#define ADV_BATCH_PAGES 512u
+
 struct adv_engine {
 	const struct zs_model *zs;
 	unsigned nspecs;
+	unsigned nthreads; /* 1..ADV_MAX_THREADS */
 	struct adv_spec spec[ADV_MAX_SPECS];
-	struct comp_ctx *ctx[ADV_MAX_SPECS];
+	struct comp_ctx *ctx[ADV_MAX_THREADS][ADV_MAX_SPECS];
 	uint64_t comp_ns[ADV_MAX_SPECS];
 	uint64_t decomp_ns[ADV_MAX_SPECS];
 	uint64_t same_pages; /* same-filled pages offered to adv_engine_add_page() */
-	size_t npages;	     /* non-same pages stored */
+	size_t npages;	     /* non-same pages whose sizes are known (flushed) */
 	size_t cap;
-	uint16_t *sizes; /* npages * nspecs raw compressed sizes */
-	bool verify;	 /* decompress and compare every result (default true) */
+	uint16_t *sizes;  /* npages * nspecs raw compressed sizes */
+	uint8_t *pending; /* ADV_BATCH_PAGES pages waiting for the next flush */
+	size_t npending;
+	bool verify; /* decompress and compare every result (default true) */
 };
 
-/* -EINVAL bad spec or count, -ENOMEM; the specs' contexts are created here. */
+/*
+ * nthreads 0 = one per CPU this process may run on; the count is capped at the number of
+ * specs and ADV_MAX_THREADS. -EINVAL bad spec or count, -ENOMEM; the contexts are created
+ * here.
+ */
 int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
-		    unsigned nspecs);
+		    unsigned nspecs, unsigned nthreads);
 void adv_engine_free(struct adv_engine *e);
 /*
- * One 4 KiB page: same-filled pages are only counted; others are compressed with every
- * spec. -EIO when a round trip does not reproduce the page (a mirror bug), -ENOMEM.
+ * One 4 KiB page: same-filled pages are only counted; others are queued and compressed
+ * with every spec when the batch is full. -EIO when a round trip does not reproduce a page
+ * (a mirror bug), -ENOMEM, or a thread creation error.
  */
 int adv_engine_add_page(struct adv_engine *e, const void *page);
+/* Compress what is queued; call before reading npages/sizes. Errors as above. */
+int adv_engine_flush(struct adv_engine *e);
 /* Index of an equal spec (same algorithm and effective level), or -1. */
 int adv_engine_find(const struct adv_engine *e, const struct adv_spec *s);
 

@@ -13,12 +13,13 @@
 #include <stdio.h>
 
 #define CFG_MAX_ALGOS 3	    /* the kernel has secondary priorities 1..3 */
+#define CFG_AUTO_FALLBACK "zstd" /* recompress-algorithms = auto without usable advice */
 #define CFG_ALGO_NAME_MAX 32 /* longest kernel backend name is 7; keep room */
 #define CFG_MAX_PASSES 8
 #define CFG_MAX_DEVICES 64
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 24			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 26			     /* number of enum cfg_key bits */
 
 enum pass_type {
 	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
@@ -59,6 +60,9 @@ enum cfg_key {
 	CFG_K_BATTERY_PSI = 1u << 21,
 	CFG_K_COMPACT_FRAG = 1u << 22,
 	CFG_K_COMPACT_SAVED = 1u << 23,
+	/* recompress-algorithms = auto (advice.h) */
+	CFG_K_ADVISE_INTERVAL = 1u << 24,
+	CFG_K_ADVISE_SAMPLES = 1u << 25,
 };
 
 /* One algorithm-params token as written: "NAME:level=N" (prio 0) or "P:level=N". */
@@ -75,9 +79,14 @@ struct cfg_origin {
 };
 
 struct dev_config {
-	/* recompress-algorithms: secondary list in priority order (index 0 = priority 1). */
+	/*
+	 * recompress-algorithms: secondary list in priority order (index 0 = priority 1).
+	 * "auto" sets algos_auto and leaves the fallback list "zstd" here; the setup path
+	 * replaces it with the stored advice (advice_apply() in advice.h).
+	 */
 	unsigned n_algos;
 	char algos[CFG_MAX_ALGOS][CFG_ALGO_NAME_MAX];
+	bool algos_auto;
 	/*
 	 * algorithm-params: compression level per priority (index 0 = priority 1), resolved
 	 * from "NAME:level=N" (every priority holding NAME) or "P:level=N" tokens.
@@ -115,6 +124,9 @@ struct dev_config {
 	uint64_t battery_psi_memory_percent; /* ... unless PSI memory some avg10 is above this */
 	uint64_t compact_fragmentation_percent;
 	uint64_t compact_min_saved_bytes; /* auto also compacts when a pass saved this; 0 off */
+	/* Advice refresh for recompress-algorithms = auto (daemon and --once). */
+	uint64_t advise_interval_sec; /* at most once per this many seconds; 0 = never */
+	uint64_t advise_samples;      /* slots read per refresh */
 
 	uint32_t set; /* enum cfg_key bits */
 	/* Indexed by bit number of enum cfg_key; for errors found after all files are read. */

@@ -12,6 +12,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define STATE_MAX_DEVICES 64
@@ -44,6 +45,12 @@ int state_load(struct state *s, int dir_fd);
 
 /* Atomically replace dir/state. */
 int state_save(const struct state *s, int dir_fd);
+
+/*
+ * Atomically replace dir/name (mode 0644) the way state_save() does; for other files of
+ * the state directory (advice.h). dir_fd may be O_PATH.
+ */
+int state_write_file(int dir_fd, const char *name, const char *data, size_t len);
 
 /*
  * Write the Prometheus text exposition of s (plus the live gauges given per device, may

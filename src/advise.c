@@ -9,6 +9,7 @@
  */
 #include "advise.h"
 
+#include "advice.h"
 #include "log.h"
 #include "sysfs.h"
 #include "util.h"
@@ -19,10 +20,14 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -83,77 +88,217 @@ int adv_engine_find(const struct adv_engine *e, const struct adv_spec *s)
 	return -1;
 }
 
+/* Pages per job: small enough to balance the threads, large enough to amortise the clock. */
+#define ADV_CHUNK_PAGES 32u
+
+static unsigned default_threads(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : (unsigned)n;
+}
+
 int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
-		    unsigned nspecs)
+		    unsigned nspecs, unsigned nthreads)
 {
 	int r;
 
 	memset(e, 0, sizeof(*e));
 	if (nspecs == 0 || nspecs > ADV_MAX_SPECS)
 		return -EINVAL;
+	if (nthreads == 0)
+		nthreads = default_threads();
+	if (nthreads > ADV_MAX_THREADS)
+		nthreads = ADV_MAX_THREADS;
 	e->zs = zs;
 	e->verify = true;
+	e->pending = malloc((size_t)ADV_BATCH_PAGES * COMP_PAGE_SIZE);
+	if (!e->pending)
+		return -ENOMEM;
 	for (unsigned i = 0; i < nspecs; i++) {
-		r = comp_ctx_new(specs[i].algo, specs[i].level, &e->ctx[i]);
-		if (r < 0) {
-			adv_engine_free(e);
-			return r;
-		}
 		e->spec[i] = specs[i];
 		e->nspecs = i + 1;
+		for (unsigned t = 0; t < nthreads; t++) {
+			r = comp_ctx_new(specs[i].algo, specs[i].level, &e->ctx[t][i]);
+			if (r < 0) {
+				e->nthreads = nthreads;
+				adv_engine_free(e);
+				return r;
+			}
+		}
 	}
+	e->nthreads = nthreads;
 	return 0;
 }
 
 void adv_engine_free(struct adv_engine *e)
 {
-	for (unsigned i = 0; i < e->nspecs; i++)
-		comp_ctx_free(e->ctx[i]);
+	for (unsigned t = 0; t < e->nthreads; t++)
+		for (unsigned i = 0; i < e->nspecs; i++)
+			comp_ctx_free(e->ctx[t][i]);
 	free(e->sizes);
+	free(e->pending);
 	e->sizes = NULL;
-	e->nspecs = 0;
-	e->npages = e->cap = 0;
+	e->pending = NULL;
+	e->nspecs = e->nthreads = 0;
+	e->npages = e->cap = e->npending = 0;
 }
 
 int adv_engine_add_page(struct adv_engine *e, const void *page)
 {
-	static _Thread_local uint8_t dst[COMP_DST_SIZE];
-	static _Thread_local uint8_t back[COMP_PAGE_SIZE];
-	uint16_t *row;
-
 	if (comp_page_same_filled(page)) {
 		e->same_pages++;
 		return 0;
 	}
-	if (e->npages == e->cap) {
-		size_t ncap = e->cap ? e->cap * 2 : 1024;
-		uint16_t *n = reallocarray(e->sizes, ncap * e->nspecs, sizeof(uint16_t));
+	memcpy(e->pending + e->npending * COMP_PAGE_SIZE, page, COMP_PAGE_SIZE);
+	if (++e->npending < ADV_BATCH_PAGES)
+		return 0;
+	return adv_engine_flush(e);
+}
 
+/* One thread's share of a flush: it takes (chunk, spec) jobs until none is left. */
+struct adv_worker {
+	struct adv_engine *e;
+	unsigned tid;
+	unsigned *next; /* shared job counter */
+	unsigned njobs;
+	int *failed;  /* shared: first error, stops the others */
+	uint8_t *out; /* ADV_CHUNK_PAGES compressed results */
+	uint64_t comp_ns[ADV_MAX_SPECS];
+	uint64_t decomp_ns[ADV_MAX_SPECS];
+	pthread_t th;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+static int run_job(struct adv_worker *w, unsigned job)
+{
+	struct adv_engine *e = w->e;
+	unsigned s = job % e->nspecs;
+	size_t first = (size_t)(job / e->nspecs) * ADV_CHUNK_PAGES;
+	size_t n = e->npending - first < ADV_CHUNK_PAGES ? e->npending - first : ADV_CHUNK_PAGES;
+	struct comp_ctx *c = w->e->ctx[w->tid][s];
+	uint16_t *row = e->sizes + (e->npages + first) * e->nspecs;
+	uint8_t back[COMP_PAGE_SIZE];
+	uint64_t t0, t1;
+	int r;
+
+	t0 = thread_cpu_ns();
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+
+		r = comp_compress(c, e->pending + (first + i) * COMP_PAGE_SIZE, COMP_PAGE_SIZE,
+				  w->out + i * COMP_DST_SIZE, COMP_DST_SIZE, &len);
+		if (r < 0)
+			return r;
+		row[i * e->nspecs + s] = (uint16_t)len;
+	}
+	t1 = thread_cpu_ns();
+	w->comp_ns[s] += t1 - t0;
+	if (!e->verify)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t back_len;
+
+		r = comp_decompress(c, w->out + i * COMP_DST_SIZE, row[i * e->nspecs + s], back,
+				    sizeof(back), &back_len);
+		if (r < 0 || back_len != COMP_PAGE_SIZE ||
+		    memcmp(back, e->pending + (first + i) * COMP_PAGE_SIZE, COMP_PAGE_SIZE) != 0)
+			return -EIO;
+	}
+	w->decomp_ns[s] += thread_cpu_ns() - t1;
+	return 0;
+}
+
+static void *worker_run(void *arg)
+{
+	struct adv_worker *w = arg;
+
+	for (;;) {
+		unsigned job = __atomic_fetch_add(w->next, 1, __ATOMIC_RELAXED);
+		int r;
+
+		if (job >= w->njobs || __atomic_load_n(w->failed, __ATOMIC_RELAXED))
+			break;
+		r = run_job(w, job);
+		if (r < 0) {
+			int zero = 0;
+
+			(void)__atomic_compare_exchange_n(w->failed, &zero, r, false,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int adv_engine_flush(struct adv_engine *e)
+{
+	struct adv_worker w[ADV_MAX_THREADS];
+	bool started[ADV_MAX_THREADS] = {false};
+	size_t chunks = (e->npending + ADV_CHUNK_PAGES - 1) / ADV_CHUNK_PAGES;
+	unsigned next = 0, nthreads = e->nthreads;
+	int failed = 0;
+
+	if (e->npending == 0)
+		return 0;
+	if (e->npages + e->npending > e->cap) {
+		size_t ncap = e->cap ? e->cap : 1024;
+		uint16_t *n;
+
+		while (ncap < e->npages + e->npending)
+			ncap *= 2;
+		n = reallocarray(e->sizes, ncap * e->nspecs, sizeof(uint16_t));
 		if (!n)
 			return -ENOMEM;
 		e->sizes = n;
 		e->cap = ncap;
 	}
-	row = e->sizes + e->npages * e->nspecs;
-	for (unsigned s = 0; s < e->nspecs; s++) {
-		uint64_t t0 = now_monotonic_ns(), t1;
-		size_t len, back_len;
-		int r;
-
-		r = comp_compress(e->ctx[s], page, COMP_PAGE_SIZE, dst, sizeof(dst), &len);
-		t1 = now_monotonic_ns();
-		if (r < 0)
-			return r;
-		e->comp_ns[s] += t1 - t0;
-		row[s] = (uint16_t)len;
-		if (!e->verify)
-			continue;
-		r = comp_decompress(e->ctx[s], dst, len, back, sizeof(back), &back_len);
-		e->decomp_ns[s] += now_monotonic_ns() - t1;
-		if (r < 0 || back_len != COMP_PAGE_SIZE || memcmp(back, page, COMP_PAGE_SIZE) != 0)
-			return -EIO;
+	if (nthreads > chunks * e->nspecs)
+		nthreads = (unsigned)(chunks * e->nspecs);
+	memset(w, 0, sizeof(w));
+	for (unsigned t = 0; t < nthreads; t++) {
+		w[t] = (struct adv_worker){.e = e,
+					   .tid = t,
+					   .next = &next,
+					   .njobs = (unsigned)(chunks * e->nspecs),
+					   .failed = &failed};
+		w[t].out = malloc((size_t)ADV_CHUNK_PAGES * COMP_DST_SIZE);
+		if (!w[t].out) {
+			failed = -ENOMEM;
+			nthreads = t;
+			break;
+		}
 	}
-	e->npages++;
+	/* Thread 0 is the caller; a thread that cannot be created leaves its share to others. */
+	for (unsigned t = 1; t < nthreads && !failed; t++)
+		started[t] = pthread_create(&w[t].th, NULL, worker_run, &w[t]) == 0;
+	if (!failed && nthreads > 0)
+		(void)worker_run(&w[0]);
+	for (unsigned t = 0; t < ADV_MAX_THREADS; t++) {
+		if (started[t])
+			(void)pthread_join(w[t].th, NULL);
+		for (unsigned s = 0; s < e->nspecs; s++) {
+			e->comp_ns[s] += w[t].comp_ns[s];
+			e->decomp_ns[s] += w[t].decomp_ns[s];
+		}
+		free(w[t].out);
+	}
+	if (failed)
+		return failed;
+	e->npages += e->npending;
+	e->npending = 0;
 	return 0;
 }
 
@@ -254,6 +399,9 @@ struct adv_opts {
 	bool primary_set, chain_set;
 	uint64_t seed;
 	bool seed_set;
+	unsigned threads; /* 0 = one per CPU */
+	bool quiet;	  /* advise_device(): no messages, errors in adv_source.err */
+	bool save;	  /* --save: store the recommendation (advice.h) */
 	unsigned threshold;
 	struct adv_spec primary;
 	unsigned ncand;
@@ -268,13 +416,16 @@ static void usage(FILE *f)
 		"usage: zram-recompd advise --device zramN [--samples N] [options]",
 		"       zram-recompd advise --input FILE [--samples N] [options]",
 		"options: --primary ALGO[:LEVEL]  --candidates A[:L],B[:L],...  --chain A[:L],...",
-		"         --threshold BYTES  --seed N  --json",
+		"         --threshold BYTES  --seed N  --threads N  --json  --save",
+		"--save (with --device) stores the recommendation for recompress-algorithms = auto",
+		"in $ZRAM_RECOMPD_STATE_DIR/advice (default /var/lib/zram-recompd).",
 		"algorithms: lzo lzo-rle lz4 lz4hc zstd deflate; LEVEL is the acceleration for "
 		"lz4,",
 		"1-16 for lz4hc, a zstd level, -1..9 for deflate.",
 		"defaults: --candidates " ADV_DEFAULT_CANDIDATES "; --samples 4096 slots of a",
 		"device, every page of a file; --primary the device's comp_algorithm (lzo-rle for",
-		"files); --chain the device's recomp_algorithm list (zstd when it has none).",
+		"files); --chain the device's recomp_algorithm list (zstd when it has none);",
+		"--threads one per CPU.",
 		"FILE holds 4096-byte pages, plain or zstd-compressed; a partial last page is",
 		"ignored with a warning.",
 	};
@@ -337,6 +488,8 @@ enum {
 	OPT_CHAIN,
 	OPT_THRESHOLD,
 	OPT_SEED,
+	OPT_THREADS,
+	OPT_SAVE,
 	OPT_JSON,
 	OPT_HELP,
 };
@@ -350,6 +503,8 @@ static const struct option long_opts[] = {
 	{"chain", required_argument, NULL, OPT_CHAIN},
 	{"threshold", required_argument, NULL, OPT_THRESHOLD},
 	{"seed", required_argument, NULL, OPT_SEED},
+	{"threads", required_argument, NULL, OPT_THREADS},
+	{"save", no_argument, NULL, OPT_SAVE},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
@@ -417,6 +572,17 @@ static int parse_opts(int argc, char **argv, struct adv_opts *o)
 			o->seed = v;
 			o->seed_set = true;
 			break;
+		case OPT_THREADS:
+			if (parse_u64(optarg, &v) < 0 || v < 1 || v > ADV_MAX_THREADS) {
+				log_error("advise: --threads: want 1 to %d: '%s'", ADV_MAX_THREADS,
+					  optarg);
+				return 2;
+			}
+			o->threads = (unsigned)v;
+			break;
+		case OPT_SAVE:
+			o->save = true;
+			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
@@ -437,6 +603,10 @@ static int parse_opts(int argc, char **argv, struct adv_opts *o)
 	}
 	if (!o->device == !o->input) {
 		log_error("advise: give exactly one of --device zramN or --input FILE");
+		return 2;
+	}
+	if (o->save && !o->device) {
+		log_error("advise: --save needs --device (advice is kept per device)");
 		return 2;
 	}
 	if (o->samples > ADV_MAX_SAMPLES) {
@@ -498,7 +668,15 @@ struct adv_source {
 	uint64_t wb_pages;
 	uint64_t trailing; /* file: bytes after the last whole page */
 	const char *chain_from;
+	int err; /* -errno of a failure, for advise_device() */
 };
+
+/* Errors of the device path, which advise_device() runs without messages. */
+#define adv_error(o, ...)                                                                          \
+	do {                                                                                       \
+		if (!(o)->quiet)                                                                   \
+			log_error(__VA_ARGS__);                                                    \
+	} while (0)
 
 struct reservoir {
 	uint8_t *pages;
@@ -691,13 +869,16 @@ static int read_file_source(const struct adv_opts *o, struct adv_engine *e, stru
 	if (fr->res.pages) {
 		uint64_t k = fr->res.seen < fr->res.cap ? fr->res.seen : fr->res.cap;
 
-		for (uint64_t i = 0; i < k; i++) {
+		for (uint64_t i = 0; i < k && r == 0; i++)
 			r = adv_engine_add_page(e, fr->res.pages + i * COMP_PAGE_SIZE);
-			if (r < 0) {
-				log_error("advise: '%s': %s", o->input, strerror(-r));
-				goto out;
-			}
-		}
+	}
+	if (r == 0)
+		r = adv_engine_flush(e);
+	if (r < 0) {
+		log_error("advise: '%s': %s", o->input,
+			  r == -EIO ? "a compressor mirror failed its round trip (bug)"
+				    : strerror(-r));
+		goto out;
 	}
 	src->read = src->pages;
 	src->represented = src->pages - src->same_pages;
@@ -844,7 +1025,8 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	if (strncmp(name, "/dev/", 5) == 0)
 		name += 5;
 	if (!zram_name_valid(name) || zram_name_to_id(name, &di->id) < 0) {
-		log_error("advise: --device: not a zram device name: '%s'", o->device);
+		src->err = -EINVAL;
+		adv_error(o, "advise: --device: not a zram device name: '%s'", o->device);
 		return 2;
 	}
 	snprintf(src->name, sizeof(src->name), "zram%u", di->id);
@@ -852,16 +1034,19 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 
 	r = zram_read_initstate(root_fd, di->id, &init);
 	if (r == -ENOENT) {
-		log_error("advise: %s: no such device", src->name);
+		src->err = -ENODEV;
+		adv_error(o, "advise: %s: no such device", src->name);
 		return 1;
 	}
 	if (r < 0) {
+		src->err = r;
 		errno = -r;
-		log_error("advise: %s: cannot read initstate: %m", src->name);
+		adv_error(o, "advise: %s: cannot read initstate: %m", src->name);
 		return 1;
 	}
 	if (!init) {
-		log_error("advise: %s: device holds no data (not initialized)", src->name);
+		src->err = -ENODATA;
+		adv_error(o, "advise: %s: device holds no data (not initialized)", src->name);
 		return 1;
 	}
 	r = zram_read_mm_stat(root_fd, di->id, &src->now);
@@ -870,8 +1055,9 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	if (r == 0)
 		r = sysfs_read_u64(root_fd, path, &disksize);
 	if (r < 0) {
+		src->err = r;
 		errno = -r;
-		log_error("advise: %s: cannot read mm_stat/disksize: %m", src->name);
+		adv_error(o, "advise: %s: cannot read mm_stat/disksize: %m", src->name);
 		return 1;
 	}
 	src->have_now = true;
@@ -882,12 +1068,14 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 		if (r == 0)
 			r = zram_parse_algo_list(buf, strlen(buf), &comp);
 		if (r < 0 || comp.selected < 0) {
-			log_error("advise: %s: cannot read comp_algorithm", src->name);
+			src->err = r < 0 ? r : -EINVAL;
+			adv_error(o, "advise: %s: cannot read comp_algorithm", src->name);
 			return 1;
 		}
 		if (comp_parse_spec(comp.name[comp.selected], &eff->primary.algo,
 				    &eff->primary.level) < 0) {
-			log_error("advise: %s: primary '%s' is not modelled; pass --primary",
+			src->err = -EOPNOTSUPP;
+			adv_error(o, "advise: %s: primary '%s' is not modelled; pass --primary",
 				  src->name, comp.name[comp.selected]);
 			return 1;
 		}
@@ -906,7 +1094,9 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 				if (!list.set[p])
 					continue;
 				if (comp_parse_spec(list.name[p], &sp->algo, &sp->level) < 0) {
-					log_error("advise: %s: secondary '%s' is not modelled; "
+					src->err = -EOPNOTSUPP;
+					adv_error(o,
+						  "advise: %s: secondary '%s' is not modelled; "
 						  "pass --chain",
 						  src->name, list.name[p]);
 					return 1;
@@ -923,7 +1113,8 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 		(void)sscanf(buf, "%" SCNu64, &src->wb_pages);
 	di->stored = sat_sub_u64(sat_sub_u64(src->pages, src->same_pages), src->wb_pages);
 	if (di->stored == 0) {
-		log_error("advise: %s: device holds no compressed pages", src->name);
+		src->err = -ENODATA;
+		adv_error(o, "advise: %s: device holds no compressed pages", src->name);
 		return 1;
 	}
 	return 0;
@@ -945,7 +1136,8 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 	ss.idx = calloc(want ? want : 1, sizeof(uint64_t));
 	page = aligned_alloc(COMP_PAGE_SIZE, COMP_PAGE_SIZE);
 	if (!ss.idx || !page) {
-		log_error("advise: out of memory");
+		src->err = -ENOMEM;
+		adv_error(o, "advise: out of memory");
 		goto out;
 	}
 	/* Prefer slots known to hold an object (debugfs block_state); else any slot. */
@@ -965,8 +1157,9 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 	if (r == 0)
 		r = sysfs_open_read(root_fd, path, &fd);
 	if (r < 0) {
+		src->err = r;
 		errno = -r;
-		log_error("advise: %s: cannot open /dev/%s: %m", src->name, src->name);
+		adv_error(o, "advise: %s: cannot open /dev/%s: %m", src->name, src->name);
 		goto out;
 	}
 	/* No readahead: every page read marks a slot accessed (clears IDLE, ABI pitfall 16). */
@@ -979,11 +1172,12 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 			n = pread(fd, page, COMP_PAGE_SIZE, off);
 		} while (n < 0 && errno == EINTR);
 		if (n != (ssize_t)COMP_PAGE_SIZE) {
+			src->err = n < 0 ? -errno : -EIO;
 			if (n < 0)
-				log_error("advise: %s: read of slot %" PRIu64 " failed: %m",
+				adv_error(o, "advise: %s: read of slot %" PRIu64 " failed: %m",
 					  src->name, ss.idx[i]);
 			else
-				log_error("advise: %s: short read at slot %" PRIu64, src->name,
+				adv_error(o, "advise: %s: short read at slot %" PRIu64, src->name,
 					  ss.idx[i]);
 			goto out;
 		}
@@ -991,15 +1185,22 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 		(void)posix_fadvise(fd, off, COMP_PAGE_SIZE, POSIX_FADV_DONTNEED);
 		src->read++;
 		r = adv_engine_add_page(e, page);
-		if (r < 0) {
-			log_error("advise: %s: %s", src->name,
-				  r == -EIO ? "a compressor mirror failed its round trip (bug)"
-					    : strerror(-r));
-			goto out;
-		}
+		if (r < 0)
+			break;
+	}
+	if (r == 0)
+		r = adv_engine_flush(e);
+	if (r < 0) {
+		src->err = r;
+		adv_error(o, "advise: %s: %s", src->name,
+			  r == -EIO ? "a compressor mirror failed its round trip (bug)"
+				    : strerror(-r));
+		goto out;
 	}
 	if (e->npages == 0) {
-		log_error("advise: %s: no compressed page among %" PRIu64 " sampled slots; "
+		src->err = -ENODATA;
+		adv_error(o,
+			  "advise: %s: no compressed page among %" PRIu64 " sampled slots; "
 			  "try more --samples",
 			  src->name, src->read);
 		goto out;
@@ -1172,9 +1373,14 @@ static void recommend(const struct adv_engine *e, const struct adv_opts *o, stru
 			rp->probe_thr = t;
 			rp->probe = ev;
 		}
+		/*
+		 * The relative slack keeps an exact tie (e.g. 24 of 32 pages attempted with one
+		 * secondary: the same per-page cost on both sides) from being decided by the
+		 * rounding of measured times.
+		 */
 		if ((double)saving(base, &ev) >=
 			    ADV_THRESHOLD_KEEP * (double)saving(base, &best.ev) &&
-		    ev.cpu_seconds <= ADV_THRESHOLD_CPU * best.ev.cpu_seconds &&
+		    ev.cpu_seconds <= ADV_THRESHOLD_CPU * best.ev.cpu_seconds * (1 + 1e-9) &&
 		    (!rp->threshold || ev.cpu_seconds < rp->best_thr.cpu_seconds)) {
 			rp->threshold = t;
 			rp->best_thr = ev;
@@ -1501,77 +1707,248 @@ static void build_specs(const struct adv_opts *o, struct adv_spec *specs, unsign
 		add_spec(specs, nspecs, &o->chain[i], &rp->chain.spec[i]);
 }
 
-int advise_main(int argc, char **argv, int root_fd)
+/* One advisor run: the engine filled and the report computed. */
+struct adv_run {
+	struct adv_opts eff;
+	struct adv_source src;
+	struct adv_engine *e;
+	struct adv_report *rp;
+};
+
+static void run_free(struct adv_run *run)
 {
-	const struct zs_model *zs = zs_model_default();
+	if (run->e) {
+		adv_engine_free(run->e);
+		free(run->e);
+	}
+	free(run->rp);
+	run->e = NULL;
+	run->rp = NULL;
+}
+
+/* Returns 0 or an exit code (logged unless o->quiet; run->src.err holds -errno). */
+static int advise_run(const struct adv_opts *o, int root_fd, struct adv_run *run)
+{
 	struct adv_spec specs[ADV_MAX_SPECS];
-	struct adv_source src = {0};
 	struct dev_info di = {0};
-	struct adv_engine *e = NULL;
-	struct adv_report *rp = NULL;
-	struct adv_opts o, eff;
+	struct adv_report *rp;
+	struct adv_engine *e;
 	unsigned nspecs = 0;
 	int rc, r;
 
-	rc = parse_opts(argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	rng_seed(&o);
-	eff = o;
-	if (!o.chain_set) {
-		eff.nchain = 1;
-		(void)comp_parse_spec(ADV_DEFAULT_CHAIN, &eff.chain[0].algo, &eff.chain[0].level);
+	memset(run, 0, sizeof(*run));
+	rng_seed(o);
+	run->eff = *o;
+	if (!o->chain_set) {
+		run->eff.nchain = 1;
+		(void)comp_parse_spec(ADV_DEFAULT_CHAIN, &run->eff.chain[0].algo,
+				      &run->eff.chain[0].level);
 	}
-	if (!o.primary_set)
-		(void)comp_parse_spec(ADV_FILE_DEFAULT_PRIMARY, &eff.primary.algo,
-				      &eff.primary.level);
-	if (o.device) {
-		rc = device_config(&o, root_fd, &eff, &src, &di);
+	if (!o->primary_set)
+		(void)comp_parse_spec(ADV_FILE_DEFAULT_PRIMARY, &run->eff.primary.algo,
+				      &run->eff.primary.level);
+	if (o->device) {
+		rc = device_config(o, root_fd, &run->eff, &run->src, &di);
 		if (rc)
 			return rc;
 	}
 
-	rc = 1;
-	rp = calloc(1, sizeof(*rp));
-	e = calloc(1, sizeof(*e));
+	run->rp = rp = calloc(1, sizeof(*rp));
+	run->e = e = calloc(1, sizeof(*e));
 	if (!rp || !e) {
-		log_error("advise: out of memory");
-		goto out;
+		run->src.err = -ENOMEM;
+		adv_error(o, "advise: out of memory");
+		return 1;
 	}
-	build_specs(&eff, specs, &nspecs, rp);
-	r = adv_engine_init(e, zs, specs, nspecs);
+	build_specs(&run->eff, specs, &nspecs, rp);
+	r = adv_engine_init(e, zs_model_default(), specs, nspecs, o->threads);
 	if (r < 0) {
-		log_error("advise: cannot set up the compressors: %s", strerror(-r));
 		free(e);
-		e = NULL;
-		goto out;
+		run->e = NULL;
+		run->src.err = r;
+		adv_error(o, "advise: cannot set up the compressors: %s", strerror(-r));
+		return 1;
 	}
-	rc = o.device ? device_sample(&o, root_fd, &di, e, &src) : read_file_source(&o, e, &src);
+	rc = o->device ? device_sample(o, root_fd, &di, e, &run->src)
+		       : read_file_source(o, e, &run->src);
 	if (rc)
-		goto out;
+		return rc;
 
-	rp->scale = e->npages ? (double)src.represented / (double)e->npages : 1.0;
+	rp->scale = e->npages ? (double)run->src.represented / (double)e->npages : 1.0;
 	adv_evaluate(e, NULL, 0, 0, rp->scale, &rp->primary);
 	for (unsigned i = 0; i < rp->ncand; i++)
-		adv_evaluate(e, &rp->cand_spec[i], 1, o.threshold, rp->scale, &rp->cand[i]);
-	adv_evaluate(e, rp->chain.spec, rp->chain.n, o.threshold, rp->scale, &rp->chain.ev);
+		adv_evaluate(e, &rp->cand_spec[i], 1, o->threshold, rp->scale, &rp->cand[i]);
+	adv_evaluate(e, rp->chain.spec, rp->chain.n, o->threshold, rp->scale, &rp->chain.ev);
 	if (e->npages == 0)
 		snprintf(rp->reason, sizeof(rp->reason),
 			 "nothing to recompress: every page is same-filled");
 	else
-		recommend(e, &o, rp);
+		recommend(e, o, rp);
+	return 0;
+}
 
-	if (o.json)
-		print_json(e, &src, &o, rp);
-	else
-		print_text(e, &src, &o, rp);
-	fflush(stdout);
-	rc = 0;
-out:
-	if (e) {
-		adv_engine_free(e);
-		free(e);
+/* The recommendation as stored advice; -ENODATA when there is none (no page compressed). */
+static int run_to_advice(const struct adv_run *run, struct advice_entry *ret)
+{
+	const struct adv_engine *e = run->e;
+	const struct adv_report *rp = run->rp;
+	int64_t save;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!e || !rp || e->npages == 0 || rp->best.n == 0)
+		return -ENODATA;
+	if (str_printf(ret->name, sizeof(ret->name), "%s", run->src.name) < 0)
+		return -EINVAL; /* not a device name: advice is per device */
+	ret->time = (uint64_t)time(NULL);
+	snprintf(ret->primary, sizeof(ret->primary), "%s", comp_algo_name(e->spec[0].algo));
+	ret->n = rp->best.n;
+	for (unsigned i = 0; i < rp->best.n; i++) {
+		const struct adv_spec *sp = &e->spec[rp->best.spec[i]];
+		int eff = comp_effective_level(sp->algo, sp->level);
+
+		snprintf(ret->algo[i], sizeof(ret->algo[i]), "%s", comp_algo_name(sp->algo));
+		/* Like the config lines advise prints: a level only when it is not the default. */
+		if (comp_algo_has_level(sp->algo) && eff != comp_default_level(sp->algo)) {
+			ret->has_level[i] = true;
+			ret->level[i] = eff;
+		}
 	}
-	free(rp);
+	ret->pays = rp->pays;
+	ret->pool = rp->primary.mem_bytes;
+	save = saving(&rp->primary, &rp->best.ev);
+	ret->saving = save > 0 ? (uint64_t)save : 0;
+	ret->samples = run->src.sampled;
+	return 0;
+}
+
+/* The state directory: $ZRAM_RECOMPD_STATE_DIR, else the daemon's default. */
+static int open_state_dir(const char **ret_path)
+{
+	const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/var/lib/zram-recompd";
+	*ret_path = dir;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int save_advice(const struct adv_run *run)
+{
+	struct advice_entry a;
+	const char *dir = NULL;
+	char chain[128];
+	int fd, r;
+
+	r = run_to_advice(run, &a);
+	if (r < 0) {
+		log_error("advise: --save: no recommendation to store (%s)", run->rp->reason);
+		return 1;
+	}
+	fd = open_state_dir(&dir);
+	if (fd < 0) {
+		log_error("advise: --save: state directory %s: %s", dir, strerror(-fd));
+		return 1;
+	}
+	r = advice_update(fd, &a);
+	close(fd);
+	if (r < 0) {
+		log_error("advise: --save: %s/%s: %s", dir, ADVICE_FILE, strerror(-r));
+		return 1;
+	}
+	(void)advice_format_chain(&a, chain, sizeof(chain));
+	/* stderr: stdout stays the report (and valid JSON with --json). */
+	log_info("advise: saved %s for %s (primary %s) to %s/%s; recompress-algorithms = auto "
+		 "applies it when the device is next set up",
+		 chain, a.name, a.primary, dir, ADVICE_FILE);
+	return 0;
+}
+
+int advise_main(int argc, char **argv, int root_fd)
+{
+	struct adv_run run;
+	struct adv_opts o;
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	rc = advise_run(&o, root_fd, &run);
+	if (rc == 0) {
+		if (o.json)
+			print_json(run.e, &run.src, &o, run.rp);
+		else
+			print_text(run.e, &run.src, &o, run.rp);
+		fflush(stdout);
+		if (o.save)
+			rc = save_advice(&run);
+	}
+	run_free(&run);
 	return rc;
+}
+
+int advise_device(int root_fd, unsigned id, uint64_t samples, unsigned threads,
+		  struct advice_entry *ret)
+{
+	struct adv_opts o;
+	struct adv_run run;
+	char name[16];
+	int rc, r;
+
+	memset(&o, 0, sizeof(o));
+	if (str_printf(name, sizeof(name), "zram%u", id) < 0)
+		return -EINVAL;
+	o.device = name;
+	o.quiet = true;
+	o.samples = samples;
+	o.samples_set = true;
+	o.threads = threads;
+	o.primary.level = COMP_LEVEL_DEFAULT;
+	/* The recommendation does not depend on the device's own chain: do not read it. */
+	o.chain_set = true;
+	o.nchain = 1;
+	(void)comp_parse_spec(ADV_DEFAULT_CHAIN, &o.chain[0].algo, &o.chain[0].level);
+	if (parse_spec_list("--candidates", ADV_DEFAULT_CANDIDATES, o.cand, ADV_MAX_CANDIDATES,
+			    &o.ncand) < 0)
+		return -EINVAL;
+	rc = advise_run(&o, root_fd, &run);
+	if (rc)
+		r = run.src.err < 0 ? run.src.err : -EIO;
+	else
+		r = run_to_advice(&run, ret);
+	run_free(&run);
+	return r;
+}
+
+int advise_refresh(int root_fd, int dir_fd, const struct zram_dev *d, const struct dev_config *cfg,
+		   uint64_t now, struct advice_entry *ret)
+{
+	struct advice_set *set;
+	uint64_t compressed;
+	bool due;
+	int r;
+
+	if (dir_fd < 0)
+		return -EBADF;
+	set = malloc(sizeof(*set));
+	if (!set)
+		return -ENOMEM;
+	r = advice_load(set, dir_fd);
+	/* Unreadable or corrupt advice is as good as none: replace it. */
+	due = advice_due(cfg, r == 0 ? advice_find(set, d->name) : NULL, zram_primary(d), now);
+	free(set);
+	if (!due)
+		return 0;
+	/* A sample of a nearly empty device (just after boot) would be a poor basis. */
+	compressed =
+		sat_sub_u64(d->mm.v[MM_ORIG_DATA_SIZE] / COMP_PAGE_SIZE, d->mm.v[MM_SAME_PAGES]);
+	if (!d->initialized || compressed < cfg->advise_samples)
+		return -EAGAIN;
+	r = advise_device(root_fd, d->id, cfg->advise_samples, 1, ret);
+	if (r == 0)
+		r = advice_update(dir_fd, ret);
+	return r < 0 ? r : 1;
 }

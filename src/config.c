@@ -86,6 +86,8 @@ static void dev_config_init(struct dev_config *d)
 	d->battery_psi_memory_percent = 10;
 	d->compact_fragmentation_percent = 10;
 	d->compact_min_saved_bytes = 16777216;
+	d->advise_interval_sec = 86400;
+	d->advise_samples = 1024;
 }
 
 void config_init(struct config *c)
@@ -324,9 +326,14 @@ static int parse_algos(struct parse_ctx *ctx, const struct key_def *k, char *v,
 {
 	char algos[CFG_MAX_ALGOS][CFG_ALGO_NAME_MAX];
 	unsigned n = 0;
+	bool auto_seen = false;
 	char *save = NULL, *tok;
 
 	for (tok = strtok_r(v, SEPS, &save); tok; tok = strtok_r(NULL, SEPS, &save)) {
+		if (strcmp(tok, "auto") == 0) {
+			auto_seen = true;
+			continue;
+		}
 		if (!algo_name_valid(tok)) {
 			key_err(ctx, k->name,
 				"'%s' is not a valid algorithm name ([a-z0-9-], at most %d "
@@ -342,12 +349,22 @@ static int parse_algos(struct parse_ctx *ctx, const struct key_def *k, char *v,
 		}
 		strcpy(algos[n++], tok);
 	}
+	if (auto_seen && n > 0) {
+		key_err(ctx, k->name, "'auto' cannot be combined with algorithm names");
+		return -EINVAL;
+	}
+	if (auto_seen) {
+		/* The fallback when no advice applies; see advice_apply(). */
+		n = 1;
+		strcpy(algos[0], CFG_AUTO_FALLBACK);
+	}
 	if (n == 0) {
 		key_err(ctx, k->name, "empty value (at least one algorithm is needed)");
 		return -EINVAL;
 	}
 	d->n_algos = n;
 	memcpy(d->algos, algos, sizeof(algos));
+	d->algos_auto = auto_seen;
 	return 0;
 }
 
@@ -579,6 +596,9 @@ static const struct key_def key_defs[] = {
 		compact_fragmentation_percent, 1, 100, NULL),
 	NUM_KEY("compact-min-saved-bytes", CFG_K_COMPACT_SAVED, compact_min_saved_bytes, 0,
 		UINT64_C(1) << 50, NULL),
+	NUM_KEY("advise-interval-sec", CFG_K_ADVISE_INTERVAL, advise_interval_sec, 0, AGE_LIMIT_SEC,
+		" (0 = never)"),
+	NUM_KEY("advise-samples", CFG_K_ADVISE_SAMPLES, advise_samples, 1, 1048576, NULL),
 };
 
 _Static_assert(ARRAY_SIZE(key_defs) == CFG_N_KEYS, "one key_defs row per enum cfg_key bit");
@@ -831,6 +851,7 @@ static void copy_key(struct dev_config *dst, const struct dev_config *src, enum 
 	case CFG_K_ALGOS:
 		dst->n_algos = src->n_algos;
 		memcpy(dst->algos, src->algos, sizeof(dst->algos));
+		dst->algos_auto = src->algos_auto;
 		break;
 	case CFG_K_PARAMS:
 		dst->n_params = src->n_params;
@@ -939,7 +960,18 @@ static void validate_effective(const struct dev_config *eff, const char *label,
 	char list[CFG_MAX_ALGOS * CFG_ALGO_NAME_MAX];
 
 	join_algos(eff, list, sizeof(list));
-	for (unsigned t = 0; t < eff->n_params; t++) {
+	if (eff->algos_auto && eff->n_params > 0) {
+		struct cfg_origin ao = eff->origin[key_index(CFG_K_ALGOS)];
+		bool params_last = origin_after(po, ao);
+
+		/* The advice brings its own levels; mixing them with ours has no meaning. */
+		origin_err(sink, paths, params_last ? po : ao,
+			   params_last ? "algorithm-params" : "recompress-algorithms",
+			   "algorithm-params cannot be combined with recompress-algorithms = auto "
+			   "in [%s] (the advice brings its own levels)",
+			   label);
+	}
+	for (unsigned t = 0; !eff->algos_auto && t < eff->n_params; t++) {
 		const struct cfg_param *p = &eff->params[t];
 		bool found = false;
 
@@ -1153,6 +1185,10 @@ static void print_key(const struct dev_config *d, enum cfg_key bit, FILE *f)
 	fprintf(f, "%s =", k->name);
 	switch (bit) {
 	case CFG_K_ALGOS:
+		if (d->algos_auto) {
+			fputs(" auto", f);
+			break;
+		}
 		for (unsigned i = 0; i < d->n_algos; i++)
 			fprintf(f, " %s", d->algos[i]);
 		break;

@@ -3,6 +3,7 @@
  * zram-recompd: argv, configuration, and the one-shot and status commands. The daemon's
  * event loop lives in manager.c; everything here runs once and exits.
  */
+#include "advice.h"
 #include "advise.h"
 #include "config.h"
 #include "log.h"
@@ -17,9 +18,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Documented in zram-recompd(8), EXIT STATUS. */
@@ -302,6 +306,78 @@ static void log_probe_error(unsigned id, int r, const char *attr)
 			  strerror(-r));
 }
 
+/* The daemon's state directory (advice for recompress-algorithms = auto); -errno if absent. */
+static int open_state_dir(bool create, const char **ret_path)
+{
+	const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/var/lib/zram-recompd";
+	*ret_path = dir;
+	if (create && mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * recompress-algorithms = auto before the pass. Uninitialized device: the stored advice (or
+ * the fallback) becomes the list to write. Initialized device: its list was fixed at setup;
+ * there is nothing to compare it with, so the comparison is switched off (n_algos 0).
+ */
+static void resolve_auto(const struct zram_dev *d, struct dev_config *dc, int dir_fd)
+{
+	struct dev_config out;
+	char why[256];
+
+	if (d->initialized) {
+		dc->n_algos = 0;
+		return;
+	}
+	(void)advice_resolve(dc, dir_fd, d->name, zram_primary(d), &out, why, sizeof(why));
+	log_info("%s: %s", d->name, why);
+	*dc = out;
+}
+
+/* recompress-algorithms = auto after the pass: refresh the stored advice when it is due. */
+static void refresh_advice(int root_fd, const struct zram_dev *d, const struct dev_config *dc,
+			   int *dir_fd)
+{
+	struct advice_entry a;
+	const char *dir = NULL;
+	char chain[128];
+	int r;
+
+	if (*dir_fd < 0) {
+		*dir_fd = open_state_dir(true, &dir);
+		if (*dir_fd < 0) {
+			log_warning("%s: recompress-algorithms = auto: state directory %s: %s; "
+				    "advice not refreshed",
+				    d->name, dir, strerror(-*dir_fd));
+			return;
+		}
+	}
+	r = advise_refresh(root_fd, *dir_fd, d, dc, (uint64_t)time(NULL), &a);
+	if (r == 0)
+		return;
+	if (r == -EAGAIN) {
+		log_debug("%s: advice refresh waits for %" PRIu64 " compressed pages", d->name,
+			  dc->advise_samples);
+		return;
+	}
+	if (r < 0) {
+		log_warning("%s: recompress-algorithms = auto: advice refresh failed: %s (it "
+			    "reads /dev/%s and the state directory)",
+			    d->name, strerror(-r), d->name);
+		return;
+	}
+	(void)advice_format_chain(&a, chain, sizeof(chain));
+	log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %.1f MB of "
+		 "%.1f MB); applied when the device is next set up",
+		 d->name, a.samples, chain, (double)a.saving / 1e6, (double)a.pool / 1e6);
+}
+
 static int run(const struct args *a)
 {
 	struct zram_dev devs[MAX_DEVICES];
@@ -393,6 +469,8 @@ static int run(const struct args *a)
 	}
 
 	struct pass_ctx ctx;
+	const char *adv_dir = NULL;
+	int adv_fd = -EBADF;
 	pass_ctx_init(&ctx, root_fd);
 	ctx.dry_run = a->dry_run;
 	if (zram_read_meminfo(root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
@@ -402,6 +480,7 @@ static int run(const struct args *a)
 		struct zram_dev *d = &devs[i];
 		struct device_report rep;
 		struct dev_config dc;
+		bool auto_algos;
 
 		memset(&rep, 0, sizeof(rep));
 		config_effective(&cfg, d->id, &dc);
@@ -410,6 +489,12 @@ static int run(const struct args *a)
 				  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
 				  d->name);
 			continue;
+		}
+		auto_algos = dc.algos_auto;
+		if (auto_algos) {
+			if (adv_fd < 0 && !d->initialized)
+				adv_fd = open_state_dir(false, &adv_dir);
+			resolve_auto(d, &dc, adv_fd);
 		}
 		r = pass_configure_algorithms(&ctx, d, &dc, &rep);
 		if (r < 0) {
@@ -422,7 +507,11 @@ static int run(const struct args *a)
 		if (r < 0)
 			ret = EXIT_RUNTIME;
 		fflush(stdout);
+		if (auto_algos && d->initialized && !ctx.dry_run)
+			refresh_advice(root_fd, d, &dc, &adv_fd);
 	}
+	if (adv_fd >= 0)
+		close(adv_fd);
 	close(root_fd);
 	if (ndev > 0 && unsupported == ndev)
 		return EXIT_UNSUPPORTED;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "manager.h"
 
+#include "advice.h"
+#include "advise.h"
 #include "blockstate.h"
 #include "host.h"
 #include "log.h"
@@ -41,6 +43,11 @@ struct job {
 	struct device_report rep;
 	uint64_t start_ns, end_ns;
 	int r;
+	/* recompress-algorithms = auto: refresh the stored advice after the pass if due */
+	bool advise;
+	struct dev_config cfg; /* the device's configuration when queued (reload-safe copy) */
+	int advise_r;	       /* advise_refresh(): 1 refreshed, 0 not due, -errno */
+	struct advice_entry advice;
 };
 
 /* One managed device. */
@@ -57,6 +64,7 @@ struct mdev {
 	int64_t last_saved;
 	uint64_t last_end_ns;
 	enum policy_verdict last_verdict;
+	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
 };
 
 struct manager {
@@ -122,6 +130,13 @@ static void *worker_main(void *arg)
 		j->start_ns = now_monotonic_ns();
 		j->r = pass_execute(&ctx, &j->dev, &j->plan, &j->rep);
 		j->end_ns = now_monotonic_ns();
+		/*
+		 * Reads advise-samples slots and compresses them: rare (advise-interval-sec),
+		 * and not part of the pass's timing.
+		 */
+		if (j->advise && !m->stop_job)
+			j->advise_r = advise_refresh(m->root_fd, m->state_dir_fd, &j->dev, &j->cfg,
+						     (uint64_t)time(NULL), &j->advice);
 
 		pthread_mutex_lock(&m->mu);
 		m->done[m->ndone++] = j;
@@ -210,10 +225,16 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 	    d.recomp.count == 0) {
 		struct pass_ctx ctx;
 		struct device_report rep = { 0 };
+		struct dev_config dc;
+		char why[256];
 
+		/* recompress-algorithms = auto: the stored advice, or the fallback list. */
+		if (advice_resolve(&md->cfg, m->state_dir_fd, d.name, zram_primary(&d), &dc, why,
+				   sizeof(why)) != ADVICE_NOT_AUTO)
+			log_info("%s: %s", d.name, why);
 		/* Quick writes, before zram setup sets disksize: fine on the loop. */
 		pass_ctx_init(&ctx, m->root_fd);
-		if (pass_configure_algorithms(&ctx, &md->dev, &md->cfg, &rep) == 0 &&
+		if (pass_configure_algorithms(&ctx, &md->dev, &dc, &rep) == 0 &&
 		    rep.algorithms_written)
 			log_info("%s: not initialized; secondary algorithms configured", d.name);
 	}
@@ -401,6 +422,32 @@ static void write_outputs(struct manager *m)
 		log_warning("metrics-file %s: %s", m->cfg.metrics_file, strerror(-r));
 }
 
+/* The outcome of an advice refresh (recompress-algorithms = auto). */
+static void report_advice(struct mdev *md, const struct job *j)
+{
+	char chain[128];
+
+	if (j->advise_r == 1) {
+		(void)advice_format_chain(&j->advice, chain, sizeof(chain));
+		log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %.1f MB "
+			 "of %.1f MB); applied when the device is next set up",
+			 md->dev.name, j->advice.samples, chain, (double)j->advice.saving / 1e6,
+			 (double)j->advice.pool / 1e6);
+	} else if (j->advise_r == -EAGAIN) {
+		log_debug("%s: advice refresh waits for %" PRIu64 " compressed pages", md->dev.name,
+			  j->cfg.advise_samples);
+	} else if (j->advise_r < 0) {
+		/* Retried an interval later, not at every pass. */
+		md->advise_retry_ns = sat_add_u64(now_monotonic_ns(),
+						  sat_mul_u64(j->cfg.advise_interval_sec,
+							      UINT64_C(1000000000)));
+		log_warning("%s: recompress-algorithms = auto: advice refresh failed: %s (it reads "
+			    "/dev/%s; retried in %" PRIu64 " s)",
+			    md->dev.name, strerror(-j->advise_r), md->dev.name,
+			    j->cfg.advise_interval_sec);
+	}
+}
+
 static void finish_job(struct manager *m, struct job *j)
 {
 	struct mdev *md = j->md;
@@ -466,6 +513,8 @@ static void finish_job(struct manager *m, struct job *j)
 	if (interrupted && !m->stopping)
 		md->pol.next_due_ns = sat_add_u64(j->end_ns, POLICY_DEFER_RETRY_NS);
 
+	if (j->advise)
+		report_advice(md, j);
 	log_info("%s: pass%s: %u step%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
 		 " pages attempted%s; next in %" PRIu64 " s",
 		 md->dev.name, interrupted ? " (interrupted)" : "", rep->n_passes,
@@ -554,6 +603,9 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	md->job.md = md;
 	md->job.dev = md->dev;
 	md->job.plan = dec.plan;
+	md->job.cfg = md->cfg;
+	md->job.advise = md->cfg.algos_auto && md->cfg.advise_interval_sec > 0 &&
+			 m->state_dir_fd >= 0 && s.now_ns >= md->advise_retry_ns;
 	md->busy = true;
 	enqueue(m, &md->job);
 	return 0;

@@ -424,6 +424,19 @@ out:
 	return r;
 }
 
+int state_write_file(int dir_fd, const char *name, const char *data, size_t len)
+{
+	int dfd, r;
+
+	/* dir_fd may be O_PATH (no fsync, no I/O); reopen the directory for real. */
+	dfd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	r = replace_file(dfd, name, data, len, 0644);
+	(void)close(dfd);
+	return r;
+}
+
 /* Nanoseconds as exact decimal seconds, trailing zeros dropped: 1500000000 -> "1.5". */
 static void print_seconds(struct obuf *b, uint64_t ns)
 {

@@ -9,7 +9,8 @@
  * 2. advise end to end, each in a child process (wall time and that child's peak RSS):
  *    a fake device (a temporary root holding sys/block/zram0, block_state and dev/zram0
  *    made of the file's pages) sampled with --samples N (default 4096) and the four default
- *    candidates; the file sampled the same way; the whole file.
+ *    candidates, once with --threads 1 and once with the default (one thread per CPU); the
+ *    file sampled the same way; the whole file.
  */
 #include "advise.h"
 #include "compress.h"
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,18 @@ static void bench_algorithms(void)
 out:
 	free(store);
 	free(len);
+}
+
+/* What advise uses by default: one thread per CPU it may run on (at most 8). */
+static unsigned ncpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > ADV_MAX_THREADS ? ADV_MAX_THREADS : (unsigned)n;
 }
 
 /* Resident set of this process now (what a forked child starts with), in MB. */
@@ -322,8 +336,23 @@ int main(int argc, char **argv)
 			     (char[]){"1"},
 			     NULL};
 
-		snprintf(label, sizeof(label), "advise --device (fake, block_state) --samples %s",
-			 samples);
+		char *a1[] = {(char[]){"advise"},
+			      (char[]){"--device"},
+			      (char[]){"zram0"},
+			      (char[]){"--samples"},
+			      samples,
+			      (char[]){"--seed"},
+			      (char[]){"1"},
+			      (char[]){"--threads"},
+			      (char[]){"1"},
+			      NULL};
+
+		snprintf(label, sizeof(label),
+			 "advise --device (fake, block_state) --samples %s --threads 1", samples);
+		run_child(label, a1, 9, root_fd);
+		snprintf(label, sizeof(label),
+			 "advise --device (fake, block_state) --samples %s (%u threads)", samples,
+			 ncpus());
 		run_child(label, a, 7, root_fd);
 		close(root_fd);
 	}

@@ -11,8 +11,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "advice.h"
 #include "advise.h"
+#include "config.h"
 #include "fakeroot.h"
+#include "zram.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -544,6 +548,87 @@ static void test_evaluate(void **state)
 	assert_int_equal(ev.compr_bytes, 2000 + 4096 + 500 + 200);
 }
 
+/*
+ * The threaded engine gives the same size table as one thread, in page order, across
+ * several batches (a partial last one included), and counts same-filled pages apart.
+ */
+static void test_engine_threads(void **state)
+{
+	const struct adv_spec specs[] = {
+		{COMP_LZO_RLE, COMP_LEVEL_DEFAULT},
+		{COMP_ZSTD, COMP_LEVEL_DEFAULT},
+		{COMP_LZ4, COMP_LEVEL_DEFAULT},
+		{COMP_DEFLATE, 1},
+	};
+	const unsigned n = ADV_BATCH_PAGES * 2 + 77;
+	struct adv_engine e1, e3;
+	static uint8_t page[4096], dst[COMP_DST_SIZE];
+	unsigned same = 0;
+
+	(void)state;
+	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, 4, 1), 0);
+	assert_int_equal(adv_engine_init(&e3, zs_model_default(), specs, 4, 3), 0);
+	assert_int_equal(e1.nthreads, 1);
+	assert_int_equal(e3.nthreads, 3);
+	for (unsigned i = 0; i < n; i++) {
+		gen_page(page, i % 7 == 3 ? 3 : i % 3, i + 1);
+		same += i % 7 == 3;
+		assert_int_equal(adv_engine_add_page(&e1, page), 0);
+		assert_int_equal(adv_engine_add_page(&e3, page), 0);
+	}
+	/* Full batches are compressed as they fill; the rest waits for the flush. */
+	assert_int_equal(e1.npages % ADV_BATCH_PAGES, 0);
+	assert_int_equal(adv_engine_flush(&e1), 0);
+	assert_int_equal(adv_engine_flush(&e3), 0);
+	assert_int_equal(adv_engine_flush(&e3), 0); /* nothing queued: no change */
+	assert_int_equal(e1.same_pages, same);
+	assert_int_equal(e3.same_pages, same);
+	assert_int_equal(e1.npages, n - same);
+	assert_int_equal(e3.npages, n - same);
+	assert_memory_equal(e1.sizes, e3.sizes, e1.npages * 4 * sizeof(uint16_t));
+	/* Row order is page order: spot-check the last non-same page against a direct call. */
+	{
+		struct comp_ctx *c = NULL;
+		size_t len = 0;
+		unsigned last = n - 1;
+
+		while (last % 7 == 3)
+			last--;
+		gen_page(page, last % 3, last + 1);
+		assert_int_equal(comp_ctx_new(COMP_DEFLATE, 1, &c), 0);
+		assert_int_equal(comp_compress(c, page, 4096, dst, sizeof(dst), &len), 0);
+		assert_int_equal(e3.sizes[(e3.npages - 1) * 4 + 3], len);
+		comp_ctx_free(c);
+	}
+	for (unsigned s = 0; s < 4; s++) {
+		assert_true(e3.comp_ns[s] > 0);
+		assert_true(e3.decomp_ns[s] > 0);
+	}
+	adv_engine_free(&e1);
+	adv_engine_free(&e3);
+	/* Bad counts. */
+	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, 0, 1), -EINVAL);
+	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, ADV_MAX_SPECS + 1, 1),
+			 -EINVAL);
+}
+
+/* advise_main with one thread and with four prints the same figures. */
+static void strip_speeds(char *s)
+{
+	static const char *const keys[] = {
+		"\"compress_mb_s\":", "\"decompress_mb_s\":", "\"cpu_seconds\":"};
+
+	for (size_t k = 0; k < 3; k++) {
+		for (char *p = strstr(s, keys[k]); p; p = strstr(p + 1, keys[k])) {
+			char *v = p + strlen(keys[k]), *end = v;
+
+			while ((*end >= '0' && *end <= '9') || *end == '.')
+				end++;
+			memmove(v, end, strlen(end) + 1);
+		}
+	}
+}
+
 /* ------------------------------------------------------------ advise_main: files */
 
 static const char *const top_keys[] = {"pages",	     "same_pages", "primary",
@@ -618,6 +703,32 @@ static void test_json_file(void **state)
 	assert_int_equal(jnum(rec, "sampled_pages"), MIX_PAGES - MIX_PAGES / 5);
 	assert_false(jt[jget(rec, "scaled")].b);
 	assert_string_equal(err_buf, "");
+}
+
+static void test_threads_same_output(void **state)
+{
+	static char one[65536];
+
+	(void)state;
+	write_bytes("mix.pages", mix, sizeof(mix));
+	/*
+	 * One candidate: with several, ties between chains are broken by measured CPU time
+	 * and the "alternative" depends on it, so the text could differ without a bug.
+	 */
+	assert_int_equal(run_advise(-1, "--input", tpath("mix.pages"), "--json", "--threads", "1",
+				    "--candidates", "zstd", "--chain", "lz4hc,deflate:9", NULL),
+			 0);
+	memcpy(one, out_buf, sizeof(one));
+	assert_int_equal(run_advise(-1, "--input", tpath("mix.pages"), "--json", "--threads", "4",
+				    "--candidates", "zstd", "--chain", "lz4hc,deflate:9", NULL),
+			 0);
+	assert_int_equal(json_parse(out_buf), 0);
+	strip_speeds(one);
+	strip_speeds(out_buf);
+	assert_string_equal(one, out_buf);
+	assert_int_equal(run_advise(-1, "--input", "x", "--threads", "0", NULL), 2);
+	assert_non_null(strstr(err_buf, "--threads: want 1 to 8"));
+	assert_int_equal(run_advise(-1, "--input", "x", "--threads", "9", NULL), 2);
 }
 
 /* lzo and lzo-rle have no level: JSON null. --primary with a level is honoured. */
@@ -1010,11 +1121,189 @@ static void test_device_errors(void **state)
 	close(root_fd);
 }
 
+/* ------------------------------------------------------------ stored advice */
+
+static void set_state_dir(const char *rel)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", fr_dir, rel);
+	assert_int_equal(setenv("ZRAM_RECOMPD_STATE_DIR", p, 1), 0);
+}
+
+static int open_rel_dir(const char *rel)
+{
+	int fd = open(tpath(rel), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* --save stores exactly the recommendation the report shows. */
+static void test_save(void **state)
+{
+	struct advice_set set;
+	const struct advice_entry *a;
+	int root_fd, rec, sec, fd;
+
+	(void)state;
+	make_device("lzo lzo-rle [lz4] lz4hc zstd deflate \n", "", true);
+	root_fd = fr_open_root();
+	set_state_dir("state"); /* created by --save */
+	assert_int_equal(run_advise(root_fd, "--device", "zram0", "--json", "--samples", "0",
+				    "--save", NULL),
+			 0);
+	assert_int_equal(json_parse(out_buf), 0); /* stdout is still just the JSON */
+	assert_non_null(strstr(err_buf, "advise: saved "));
+	assert_non_null(strstr(err_buf, " for zram0 (primary lz4) to "));
+	rec = jget(0, "recommendation");
+	assert_true(jt[jget(rec, "pays")].b);
+
+	fd = open_rel_dir("state");
+	assert_int_equal(advice_load(&set, fd), 0);
+	close(fd);
+	assert_int_equal(set.n, 1);
+	a = advice_find(&set, "zram0");
+	assert_non_null(a);
+	assert_string_equal(a->primary, "lz4");
+	sec = jget(rec, "secondaries");
+	assert_int_equal(a->n, jlen(sec));
+	for (unsigned i = 0; i < a->n; i++) {
+		int x = jat(sec, (int)i), lv = jget(x, "level");
+		enum comp_algo alg;
+
+		assert_string_equal(a->algo[i], jt[jget(x, "algo")].str);
+		assert_int_equal(comp_algo_from_name(a->algo[i], &alg), 0);
+		/* A level is stored only when it is not the kernel's default. */
+		if (jt[lv].type == J_NUM && (int)jt[lv].num != comp_default_level(alg)) {
+			assert_true(a->has_level[i]);
+			assert_int_equal(a->level[i], (int)jt[lv].num);
+		} else {
+			assert_false(a->has_level[i]);
+		}
+	}
+	assert_true(a->pays);
+	assert_int_equal(a->pool, jnum(jget(0, "primary"), "mem_bytes"));
+	assert_int_equal(a->saving, jnum(rec, "mem_saving_bytes"));
+	assert_int_equal(a->samples, 32);
+	assert_true(a->time > 1700000000);
+
+	/* --save needs a device; an unusable state directory is an error (exit 1). */
+	assert_int_equal(run_advise(-1, "--input", "x", "--save", NULL), 2);
+	assert_non_null(strstr(err_buf, "--save needs --device"));
+	fr_write("notadir", "x");
+	set_state_dir("notadir");
+	assert_int_equal(run_advise(root_fd, "--device", "zram0", "--save", NULL), 1);
+	assert_non_null(strstr(err_buf, "--save: state directory"));
+	assert_non_null(strstr(out_buf, "recommendation:")); /* the report came first */
+	unsetenv("ZRAM_RECOMPD_STATE_DIR");
+	close(root_fd);
+}
+
+static void fill_dev(struct zram_dev *d, const char *primary)
+{
+	memset(d, 0, sizeof(*d));
+	d->id = 0;
+	strcpy(d->name, "zram0");
+	d->initialized = true;
+	d->comp.n = 1;
+	d->comp.selected = 0;
+	strcpy(d->comp.name[0], primary);
+	d->mm.v[MM_ORIG_DATA_SIZE] = MIX_PAGES * 4096;
+	d->mm.v[MM_SAME_PAGES] = MIX_PAGES / 5;
+}
+
+/* The periodic refresh: due rules, the data bar, the file written, errors returned. */
+static void test_refresh(void **state)
+{
+	struct advice_entry a, b;
+	struct advice_set set;
+	struct zram_dev d;
+	struct dev_config cfg;
+	struct config c;
+	int root_fd, fd;
+	uint64_t t;
+
+	(void)state;
+	make_device("lzo [lzo-rle] zstd \n", "", true);
+	root_fd = fr_open_root();
+	assert_int_equal(mkdir(tpath("state"), 0755), 0);
+	fd = open_rel_dir("state");
+	config_init(&c);
+	cfg = c.global;
+	cfg.algos_auto = true;
+	cfg.advise_samples = 16;
+	fill_dev(&d, "lzo-rle");
+
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, 2000000000, &a), 1);
+	assert_string_equal(a.name, "zram0");
+	assert_string_equal(a.primary, "lzo-rle");
+	assert_int_equal(a.samples, 16);
+	assert_true(a.n >= 1);
+	t = a.time;
+	assert_int_equal(advice_load(&set, fd), 0);
+	assert_int_equal(set.n, 1);
+	assert_memory_equal(advice_find(&set, "zram0"), &a, sizeof(a));
+	/* Fresh: not due (the stored time counts, not the now given before). */
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 10, &b), 0);
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 86400, &b), 1);
+	/* Another primary makes it due at once. */
+	fill_dev(&d, "lz4");
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, b.time, &b), 1);
+	assert_string_equal(b.primary, "lzo-rle"); /* what the device says, not the struct */
+	fill_dev(&d, "lzo-rle");
+	/* Too little data for the sample: wait (nothing written). */
+	cfg.advise_samples = 1000;
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 10 * 86400, &b), -EAGAIN);
+	d.initialized = false;
+	cfg.advise_samples = 16;
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 10 * 86400, &b), -EAGAIN);
+	d.initialized = true;
+	/* Not auto, or interval 0: never. */
+	cfg.advise_interval_sec = 0;
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 10 * 86400, &b), 0);
+	cfg.advise_interval_sec = 86400;
+	cfg.algos_auto = false;
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 10 * 86400, &b), 0);
+	cfg.algos_auto = true;
+	/* Errors of the device come back as -errno, without a message. */
+	d.id = 7;
+	strcpy(d.name, "zram7");
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t, &b), -ENODEV);
+	d.id = 0;
+	strcpy(d.name, "zram0");
+	(void)unlink(tpath("dev/zram0"));
+	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 10 * 86400, &b), -ENOENT);
+	assert_int_equal(advise_refresh(root_fd, -1, &d, &cfg, t + 10 * 86400, &b), -EBADF);
+	close(fd);
+	close(root_fd);
+}
+
+/* advise_device() on a device that is not initialized or lacks a modelled primary. */
+static void test_advise_device_errors(void **state)
+{
+	struct advice_entry a;
+	int root_fd;
+
+	(void)state;
+	make_device("lzo [842] \n", "", true);
+	root_fd = fr_open_root();
+	assert_int_equal(advise_device(root_fd, 0, 16, 1, &a), -EOPNOTSUPP);
+	fr_write("sys/block/zram0/initstate", "0\n");
+	assert_int_equal(advise_device(root_fd, 0, 16, 1, &a), -ENODATA);
+	make_device("lzo [lzo-rle] \n", "", true);
+	assert_int_equal(advise_device(root_fd, 0, 0, 2, &a), 0);
+	assert_int_equal(a.samples, 32);
+	close(root_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_evaluate),
+		cmocka_unit_test(test_engine_threads),
+		cmocka_unit_test_setup_teardown(test_threads_same_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_levels_and_primary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zst_input, setup, teardown),
@@ -1028,6 +1317,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_no_block_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_save, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_advise_device_errors, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

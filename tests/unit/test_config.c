@@ -123,6 +123,9 @@ static void assert_dev_equal(const struct dev_config *a, const struct dev_config
 	assert_int_equal(a->idle_age_min_sec, b->idle_age_min_sec);
 	assert_int_equal(a->idle_age_max_sec, b->idle_age_max_sec);
 	assert_int_equal(a->compact, b->compact);
+	assert_int_equal(a->algos_auto, b->algos_auto);
+	assert_int_equal(a->advise_interval_sec, b->advise_interval_sec);
+	assert_int_equal(a->advise_samples, b->advise_samples);
 }
 
 static char *print_to_string(const struct config *c)
@@ -1088,7 +1091,9 @@ static void test_print_defaults(void **state)
 				 "defer-on-battery = yes\n"
 				 "battery-psi-memory-percent = 10\n"
 				 "compact-fragmentation-percent = 10\n"
-				 "compact-min-saved-bytes = 16777216\n");
+				 "compact-min-saved-bytes = 16777216\n"
+				 "advise-interval-sec = 86400\n"
+				 "advise-samples = 1024\n");
 	free(out);
 }
 
@@ -1137,6 +1142,8 @@ static void test_print_sections(void **state)
 				 "battery-psi-memory-percent = 10\n"
 				 "compact-fragmentation-percent = 10\n"
 				 "compact-min-saved-bytes = 16777216\n"
+				 "advise-interval-sec = 86400\n"
+				 "advise-samples = 1024\n"
 				 "\n"
 				 "[zram1]\n"
 				 "recompress-algorithms = deflate\n"
@@ -1224,6 +1231,129 @@ static void test_print_round_trip(void **state)
 	free(out2);
 }
 
+/* recompress-algorithms = auto and the advice keys (advice.h). */
+static void test_auto_keys(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config eff;
+	char *out;
+
+	(void)state;
+	config_init(&c);
+	assert_false(c.global.algos_auto);
+	assert_int_equal(c.global.advise_interval_sec, 86400);
+	assert_int_equal(c.global.advise_samples, 1024);
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = auto\n"
+				  "advise-interval-sec = 0\n"
+				  "[zram2]\n"
+				  "recompress-algorithms = zstd deflate\n"
+				  "advise-samples = 4096\n"
+				  "[zram3]\n"
+				  "advise-interval-sec = 3600\n"),
+			 0);
+	/* auto keeps the fallback list, so code that ignores auto still sees zstd. */
+	config_effective(&c, 0, &eff);
+	assert_true(eff.algos_auto);
+	assert_int_equal(eff.n_algos, 1);
+	assert_string_equal(eff.algos[0], CFG_AUTO_FALLBACK);
+	assert_int_equal(eff.advise_interval_sec, 0);
+	assert_int_equal(eff.advise_samples, 1024);
+	/* A section's own list switches auto off for that device... */
+	config_effective(&c, 2, &eff);
+	assert_false(eff.algos_auto);
+	assert_int_equal(eff.n_algos, 2);
+	assert_string_equal(eff.algos[1], "deflate");
+	assert_int_equal(eff.advise_samples, 4096);
+	/* ... and a section without one inherits auto. */
+	config_effective(&c, 3, &eff);
+	assert_true(eff.algos_auto);
+	assert_int_equal(eff.advise_interval_sec, 3600);
+
+	/* Printed as "auto", and the print loads back to the same. */
+	out = print_to_string(&c);
+	assert_non_null(strstr(out, "[global]\ndevices = all\nmetrics-file =\n"
+				    "recompress-algorithms = auto\n"));
+	assert_non_null(strstr(out, "advise-interval-sec = 0\nadvise-samples = 1024\n"));
+	assert_non_null(strstr(out, "[zram2]\nrecompress-algorithms = zstd deflate\n"));
+	{
+		struct config c2;
+
+		config_init(&c2);
+		assert_int_equal(config_load_file(&c2, write_file("printed.conf", out), &e), 0);
+		assert_configs_equal(&c, &c2);
+	}
+	free(out);
+
+	/* A later list replaces auto; a later auto replaces a list. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = auto\n"
+				  "recompress-algorithms = lz4hc\n"
+				  "[zram1]\n"
+				  "recompress-algorithms = deflate\n"
+				  "recompress-algorithms = auto\n"),
+			 0);
+	assert_false(c.global.algos_auto);
+	assert_string_equal(c.global.algos[0], "lz4hc");
+	config_effective(&c, 1, &eff);
+	assert_true(eff.algos_auto);
+	assert_string_equal(eff.algos[0], "zstd");
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = auto zstd\n"
+				  "recompress-algorithms = zstd auto\n"
+				  "advise-interval-sec = 31536001\n"
+				  "advise-samples = 0\n"
+				  "advise-samples = 1048577\n"
+				  "advise-samples = many\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 6);
+	assert_non_null(strstr(e.msg[0], ":2: key 'recompress-algorithms': 'auto' cannot be "
+					 "combined with algorithm names"));
+	assert_non_null(strstr(e.msg[1], ":3: key 'recompress-algorithms': 'auto' cannot"));
+	assert_non_null(strstr(e.msg[2], ":4: key 'advise-interval-sec': '31536001' is out of "
+					 "range 0-31536000 (0 = never)"));
+	assert_non_null(strstr(e.msg[3], ":5: key 'advise-samples': '0' is out of range "
+					 "1-1048576"));
+	assert_non_null(strstr(e.msg[4], ":6: key 'advise-samples': '1048577' is out of range"));
+	assert_non_null(strstr(e.msg[5], ":7: key 'advise-samples': 'many' is not a decimal"));
+	/* The rejected values left the defaults in place. */
+	assert_false(c.global.algos_auto);
+	assert_int_equal(c.global.advise_samples, 1024);
+
+	/* Levels come with the advice: algorithm-params next to auto is an error... */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = auto\n"
+				  "algorithm-params = zstd:level=9\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_non_null(strstr(e.msg[0], ":3: key 'algorithm-params': algorithm-params cannot be "
+					 "combined with recompress-algorithms = auto in [global]"));
+	/* ... also when inherited: the message points at the later of the two lines. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "algorithm-params = 1:level=9\n"
+				  "[zram4]\n"
+				  "recompress-algorithms = auto\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_non_null(strstr(e.msg[0], ":4: key 'recompress-algorithms': algorithm-params "
+					 "cannot be combined with recompress-algorithms = auto in "
+					 "[zram4]"));
+	/* An empty algorithm-params is fine. */
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "recompress-algorithms = auto\n"
+				  "algorithm-params =\n"),
+			 0);
+}
+
 static void test_shipped_example(void **state)
 {
 	struct config c, def;
@@ -1308,6 +1438,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auto_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_round_trip, setup, teardown),
