@@ -54,6 +54,7 @@ struct pass_report {
 		STOP_UNBATCHED,
 		STOP_ERROR,
 		STOP_SIGNAL,
+		STOP_NOTHING, /* block_state: no slot this type could still improve */
 	} stop;
 	int error; /* -errno of the write that failed, 0 */
 };

@@ -48,6 +48,9 @@ enum { FL_SAME, FL_WB, FL_HUGE, FL_IDLE, FL_RECOMP, FL_INCOMP };
 #define FLAGS_DOT 0x0a2e2e2e2e2e2e20ULL /* " ......\n" */
 /* High bit of each flag column's byte in that word: bytes 1..6. */
 #define FLAG_COLUMNS 0x0080808080808000ULL
+/* The high bit of flag column k (0 s, 1 w, 2 h, 3 i, 4 r, 5 n) in that word. */
+#define COL(k) (0x80ULL << (8 * ((k) + 1)))
+#define FRESH_MASK (COL(0) | COL(1) | COL(3) | COL(4) | COL(5))
 
 static inline uint64_t load_le64(const char *s)
 {
@@ -172,6 +175,11 @@ static void account(struct bs_parser *p, uint64_t index, unsigned flags)
 	c->idle += (flags >> FL_IDLE) & 1;
 	c->recompressed += (flags >> FL_RECOMP) & 1;
 	c->incompressible += (flags >> FL_INCOMP) & 1;
+	if ((flags & ((1u << FL_SAME) | (1u << FL_WB) | (1u << FL_IDLE) | (1u << FL_RECOMP) |
+		      (1u << FL_INCOMP))) == (1u << FL_IDLE)) {
+		c->idle_fresh++;
+		c->huge_idle_fresh += (flags >> FL_HUGE) & 1;
+	}
 	if (flags & (1u << FL_INCOMP))
 		bitmap_set(p->incomp, index);
 	if (flags & (1u << FL_RECOMP))
@@ -286,7 +294,7 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 	/* Only parse the index when a bitmap wants it. */
 	uint64_t want = (incomp ? 0x80ULL << 48 : 0) | (recomp ? 0x80ULL << 40 : 0);
 	const char *start = s, *end = s + len;
-	uint64_t lanes = 0, lines = 0;
+	uint64_t lanes = 0, lines = 0, fresh = 0, huge_fresh = 0;
 	unsigned in_lanes = 0;
 
 	while (end - s >= BS_LINE) {
@@ -295,6 +303,10 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 		if (!set)
 			break;
 		lanes += (set & FLAG_COLUMNS) >> 7;
+		if ((set & FRESH_MASK) == COL(3)) {
+			fresh++;
+			huge_fresh += (set >> (8 * 3 + 7)) & 1; /* column 2: h */
+		}
 		if (set & want) {
 			uint64_t index = fast_index(s);
 
@@ -312,6 +324,8 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 		}
 	}
 	flush_lanes(&p->counts, lanes);
+	p->counts.idle_fresh += fresh;
+	p->counts.huge_idle_fresh += huge_fresh;
 	p->counts.allocated += lines;
 	p->line += lines;
 	return (size_t)(s - start);

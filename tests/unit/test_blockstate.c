@@ -1058,9 +1058,35 @@ static void test_read_errno_passthrough(void **state)
 	assert_int_equal(c.allocated, 1);
 }
 
+/* Idle slots a recompress could still improve, on the fast and the general path. */
+static void test_idle_fresh(void **state)
+{
+	/* fast path: exact 40-byte lines */
+	const char *text = "           0           12.000001 ...i..\n" /* fresh */
+			   "           1           12.000001 ..hi..\n" /* fresh, huge */
+			   "           2            0.000000 ...ir.\n" /* recompressed */
+			   "           3           12.000001 ..hi.n\n" /* incompressible */
+			   "           4           12.000001 s..i..\n" /* same */
+			   "           5           12.000001 .w.i..\n" /* written back */
+			   "           6           12.000001 ......\n"; /* not idle */
+	/* general path: an index wider than 12 digits */
+	const char *wide = "1234567890123           12.000001 ..hi..\n";
+	struct bs_counts c;
+
+	(void)state;
+	assert_int_equal(blockstate_parse(text, strlen(text), &c, NULL, NULL), 0);
+	assert_int_equal(c.idle, 6);
+	assert_int_equal(c.idle_fresh, 2);
+	assert_int_equal(c.huge_idle_fresh, 1);
+	assert_int_equal(blockstate_parse(wide, strlen(wide), &c, NULL, NULL), 0);
+	assert_int_equal(c.idle_fresh, 1);
+	assert_int_equal(c.huge_idle_fresh, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idle_fresh),
 		cmocka_unit_test(test_golden_v62),
 		cmocka_unit_test(test_golden_v70),
 		cmocka_unit_test(test_every_flag_combination),

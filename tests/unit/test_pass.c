@@ -205,6 +205,38 @@ static void test_total_budget_across_steps(void **state)
 	assert_int_equal(rep.passes[0].priority, 1);
 }
 
+/* Idle slots that are all recompressed already: the idle step is not written at all. */
+static void test_idle_step_skipped_when_nothing_left(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0            0.000000 ...ir.\n"
+		 "           1            0.000000 ...ir.\n"
+		 "           2           17.000001 ..h..n\n");
+	dev.caps.block_state = true;
+	cfg.compact = COMPACT_NEVER;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, "idle: all\nrecompress: type=huge max_pages=2048\n");
+	assert_int_equal(rep.n_passes, 2);
+	assert_int_equal(rep.passes[0].stop, STOP_NOTHING);
+	assert_int_equal(rep.passes[0].commands, 0);
+	/* one fresh idle slot: the step runs */
+	w.log[0] = '\0';
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0            0.000000 ...ir.\n"
+		 "           1           17.000001 ...i..\n");
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle max_pages=2048\n"));
+	/* two secondaries and no restriction: a recompressed slot may still try #2 */
+	w.log[0] = '\0';
+	fr_write("sys/kernel/debug/zram/zram0/block_state", "           0            0.000000 ...ir.\n");
+	dev.recomp.count = 2;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle max_pages=2048\n"));
+}
+
 static void test_eagain_retried(void **state)
 {
 	struct device_report rep = { 0 };
@@ -376,6 +408,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_batches_until_no_progress, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_step_skipped_when_nothing_left, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_exhausted_next_pass_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_einval_continues, setup, teardown),
