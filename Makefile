@@ -78,6 +78,9 @@ $(BUILDDIR)/tools/%: tests/tools/%.c
 # advbench (benchmark of `advise`) drives the library code; other tools stay standalone.
 $(BUILDDIR)/tools/advbench: $(LIB_OBJS)
 $(BUILDDIR)/tools/advbench: TOOL_OBJS = $(LIB_OBJS)
+# bsparse (block_state parser throughput, make bench) too.
+$(BUILDDIR)/tools/bsparse: $(LIB_OBJS)
+$(BUILDDIR)/tools/bsparse: TOOL_OBJS = $(LIB_OBJS)
 
 tools: $(TOOL_BINS)
 
@@ -112,6 +115,11 @@ deps:
 
 demo: all $(TOOL_BINS)
 	@tests/vm/demo.sh
+
+# Memory, CPU and latency of recompression policies on the real kernel (tests/bench/README);
+# reports targets met or missed, asserts nothing.
+bench: all tools
+	@tests/bench/run.sh
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/zram-recompd

@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make bench, step 3: reads the measured "key value" lines, prints them again followed by the
+# derived figures (ratios, CPU per MiB saved) and the targets, each with measured value,
+# limit and "met", "missed" or "not measured". Pure arithmetic: every input is a measurement
+# the guest or run.sh took.
+
+function has(k) { return (k in V) && V[k] != "" && V[k] != "null" }
+function num(k) { return V[k] + 0 }
+function put(k, v) { V[k] = v; print k, v }
+function mib(b) { return b / 1048576 }
+function fmt(x, d) { return sprintf("%." d "f", x) }
+
+# target(id, text, measured key, limit, op, unit, why-not-measured)
+function target(id, text, k, limit, op, unit, nm,    m, ok) {
+	put("targets." id ".text", text)
+	put("targets." id ".limit", limit)
+	put("targets." id ".unit", unit)
+	if (!has(k)) {
+		put("targets." id ".measured", "null")
+		put("targets." id ".result", "not_measured")
+		put("targets." id ".note", nm != "" ? nm : "not measured: " k " missing")
+		return
+	}
+	m = num(k)
+	put("targets." id ".measured", V[k])
+	if (op == "<=")
+		ok = m <= limit
+	else if (op == ">=")
+		ok = m >= limit
+	else
+		ok = m == limit
+	put("targets." id ".result", ok ? "met" : "missed")
+	# by how much: measured / limit (a zero limit has no ratio)
+	if (limit != 0)
+		put("targets." id ".times_limit", fmt(m / limit, 3))
+}
+
+{
+	k = $1
+	v = substr($0, length($1) + 2)
+	V[k] = v
+	print
+}
+
+END {
+	# ---- 1. static ----
+	split("none naive naive_compact once limit", P, " ")
+	for (i = 1; i <= 5; i++) {
+		p = "static." P[i]
+		if (has(p ".mem_used_total") && has("static.limit.mem_used_total")) {
+			put(p ".mem_ratio", fmt(num(p ".mem_used_total") / num("static.limit.mem_used_total"), 4))
+			put(p ".compr_ratio", fmt(num(p ".compr_data_size") / num("static.limit.compr_data_size"), 4))
+			put(p ".mem_saved_bytes", num("static.none.mem_used_total") - num(p ".mem_used_total"))
+		}
+	}
+
+	# ---- 2. churn ----
+	for (i = 1; i <= 2; i++) {
+		p = i == 1 ? "churn.daemon" : "churn.naive"
+		if (!has(p ".end.compr_data_size"))
+			continue
+		saved = num(p ".start.compr_data_size") - num(p ".end.compr_data_size")
+		put(p ".saved_end_bytes", saved)
+		put(p ".mem_saved_end_bytes", num(p ".start.mem_used_total") - num(p ".end.mem_used_total"))
+		if (has(p ".kernel_write_s") && saved > 0)
+			put(p ".cpu_s_per_mib_saved", fmt(num(p ".kernel_write_s") / mib(saved), 4))
+		if (has(p ".kernel_write_s") && num(p ".bytes_saved_cumulative") > 0)
+			put(p ".cpu_s_per_mib_saved_cumulative",
+			    fmt(num(p ".kernel_write_s") / mib(num(p ".bytes_saved_cumulative")), 4))
+	}
+	if (has("churn.daemon.cpu_s_per_mib_saved") && num("churn.naive.cpu_s_per_mib_saved") > 0)
+		put("churn.cpu_per_mib_ratio",
+		    fmt(num("churn.daemon.cpu_s_per_mib_saved") / num("churn.naive.cpu_s_per_mib_saved"), 3))
+	if (has("churn.daemon.cpu_s_per_mib_saved_cumulative") &&
+	    num("churn.naive.cpu_s_per_mib_saved_cumulative") > 0)
+		put("churn.cpu_per_mib_ratio_cumulative",
+		    fmt(num("churn.daemon.cpu_s_per_mib_saved_cumulative") / \
+			num("churn.naive.cpu_s_per_mib_saved_cumulative"), 3))
+	if (has("churn.daemon.proc.utime_ticks"))
+		put("churn.daemon.process_cpu_s",
+		    fmt((num("churn.daemon.proc.utime_ticks") + num("churn.daemon.proc.stime_ticks")) / 100, 2))
+
+	# ---- 3. responsiveness ----
+	if (has("latency.batched.run1.recompress_writes") && num("latency.batched.run1.recompress_writes") > 0)
+		put("latency.batched.recompress_mean_s",
+		    fmt(num("latency.batched.run1.recompress_total_s") / \
+			num("latency.batched.run1.recompress_writes"), 6))
+	if (has("static.once.kernel_write_s") && num("static.once.writes") > 0)
+		put("latency.once_mean_write_upper_s",
+		    fmt(num("static.once.kernel_write_s") / num("static.once.writes"), 6))
+	if (has("static.naive.recompress_write_s"))
+		put("latency.naive_single_write_s", V["static.naive.recompress_write_s"])
+	# the longest write of the first pass (batches, compact) or of the next one (the walk
+	# over the recompressed slots)
+	if (has("latency.batched.longest_write_s")) {
+		lw = num("latency.batched.longest_write_s")
+		if (has("latency.again.max_s") && num("latency.again.max_s") > lw)
+			lw = num("latency.again.max_s")
+		put("latency.longest_write_s", fmt(lw, 6))
+	}
+
+	# ---- 4. overhead ----
+	hwm = 0
+	split("overhead.plain.vmhwm_kb overhead.watchdog.vmhwm_kb churn.daemon.proc.vmhwm_kb", H, " ")
+	for (i = 1; i <= 3; i++)
+		if (has(H[i]) && num(H[i]) > hwm)
+			hwm = num(H[i])
+	if (hwm > 0)
+		put("overhead.peak_rss_mib", fmt(hwm / 1024, 2))
+	if (has("overhead.plain.cpu_ticks"))
+		put("overhead.plain.cpu_s", fmt(num("overhead.plain.cpu_ticks") / 100, 2))
+	if (has("overhead.watchdog.watchdog_usec")) {
+		per = num("overhead.watchdog.watchdog_usec") / 1e6
+		w = num("overhead.window_s")
+		# sd-event pings between 1/2 and 3/4 of the period after the last one
+		put("overhead.watchdog.expected_pings_min", int(w / (per * 0.75)))
+		put("overhead.watchdog.expected_pings_max", int(w / (per * 0.5)) + 1)
+		if (has("overhead.watchdog.wakeups")) {
+			extra = num("overhead.watchdog.wakeups") - V["overhead.watchdog.expected_pings_max"]
+			put("overhead.watchdog.wakeups_beyond_watchdog", extra > 0 ? extra : 0)
+		}
+	}
+
+	# ---- 5. parser ----
+	if (has("parser.bsparse.parse_gbps") && num("parser.awk.gbps") > 0)
+		put("parser.times_awk", fmt(num("parser.bsparse.parse_gbps") / num("parser.awk.gbps"), 1))
+	if (has("parser.bsparse.parse_gbps") && num("parser.grep.gbps") > 0)
+		put("parser.times_grep_one_flag", fmt(num("parser.bsparse.parse_gbps") / num("parser.grep.gbps"), 1))
+
+	# ---- 6. advisor ----
+	for (i = 1; i <= 2; i++) {
+		p = i == 1 ? "advise" : "advise.all"
+		if (!has(p ".predicted_compr_bytes") || num("advise.measured_compr_bytes") <= 0)
+			continue
+		ec = (num(p ".predicted_compr_bytes") - num("advise.measured_compr_bytes")) * 100 / \
+		     num("advise.measured_compr_bytes")
+		em = (num(p ".predicted_mem_bytes") - num("advise.measured_mem_bytes")) * 100 / \
+		     num("advise.measured_mem_bytes")
+		put(p ".compr_error_pct", fmt(ec, 2))
+		put(p ".mem_error_pct", fmt(em, 2))
+		ec = ec < 0 ? -ec : ec
+		em = em < 0 ? -em : em
+		put(p ".max_abs_error_pct", fmt(ec > em ? ec : em, 2))
+		# the saving itself: predicted vs measured reduction of mem_used_total
+		ps = num("advise.start_mem_bytes") - num(p ".predicted_mem_bytes")
+		ms = num("advise.start_mem_bytes") - num("advise.measured_mem_bytes")
+		if (has("advise.start_mem_bytes") && ms > 0)
+			put(p ".saving_error_pct", fmt((ps - ms) * 100 / ms, 2))
+		if (has(p ".sampled_pages") && num(p ".wall_s") > 0)
+			put(p ".vm_pages_per_s", fmt(num(p ".sampled_pages") / num(p ".wall_s"), 0))
+	}
+
+	# ---- targets ----
+	target("static_once_memory", "static: mem_used_total after one --once <= 1.01 x the physical limit",
+	       "static.once.mem_ratio", 1.01, "<=", "x limit")
+	target("churn_cpu_per_mib", "churn: daemon CPU (kernel writes) per MiB saved <= 0.5 x the naive job's",
+	       "churn.cpu_per_mib_ratio", 0.5, "<=", "x naive")
+	target("churn_hot_recompressed", "churn: hot pages recompressed by the daemon = 0",
+	       "churn.daemon.hot_recompressions", 0, "==", "pages")
+	target("longest_write", "longest single sysfs write of a pass <= 250 ms (emulated CPU)",
+	       "latency.longest_write_s", 0.25, "<=", "s")
+	target("sigterm_exit", "SIGTERM to exit while a pass runs <= 1 s",
+	       "latency.sigterm.max_exit_s", 1, "<=", "s")
+	target("peak_rss", "daemon peak RSS (VmHWM) <= 3 MiB", "overhead.peak_rss_mib", 3, "<=", "MiB")
+	target("idle_wakeups", "no wake-ups between scheduled passes (no watchdog configured)",
+	       "overhead.plain.wakeups", 0, "==", "wake-ups")
+	target("idle_wakeups_watchdog", "with a watchdog: no wake-ups beyond its pings",
+	       "overhead.watchdog.wakeups_beyond_watchdog", 0, "==", "wake-ups")
+	target("parser_throughput", "block_state parse >= 1 GB/s natively",
+	       "parser.bsparse.parse_gbps", 1, ">=", "GB/s")
+	target("parser_vs_awk", "block_state parse many times awk (>= 10x)",
+	       "parser.times_awk", 10, ">=", "x awk")
+	target("advisor_error", "advisor: predicted vs measured pool (compr and mem) within 5%",
+	       "advise.max_abs_error_pct", 5, "<=", "%",
+	       V["advise.available"] == "false" ? "not measured: advise not available" : \
+	       has("advise.error") ? "not measured: advise failed (" V["advise.error"] ")" : "")
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Bench 1, static: the same pages, everything idle, one policy per fresh device (lzo-rle
+# primary, zstd secondary at priority 1):
+#   none           no recompression
+#   naive          echo all > idle; echo type=idle > recompress   (as distributions ship it)
+#   naive_compact  the same, then echo 1 > compact
+#   once           zram-recompd --once with the shipped defaults, except idle-age-max-sec = 0
+#                  (every page counts as idle: the data was written seconds ago)
+#   limit          the same pages on a zstd-primary device (what recompression can reach)
+# Reports mm_stat after each, the time spent in kernel writes, and the r/n slot counts.
+# Word splitting of $(...) into "set --" is intended; start_bg assigns pids by name.
+# shellcheck disable=SC1091,SC2046,SC2086,SC2154
+. /vm/lib.sh
+. /vm/benchlib.sh
+need_recompd
+
+out static.pages "$PAGES"
+out static.disksize "$DISKSIZE"
+
+# flags PREFIX: r and n slot counts of $Z.
+flags() {
+	set -- "$1" $(block_state "$Z" | awk '
+		index($3, "r") { r++ } index($3, "n") { n++ } END { print r + 0, n + 0 }')
+	out "$1.recompressed_slots" "$2"
+	out "$1.incompressible_slots" "$3"
+}
+
+bench_dev zstd
+mm_out static.limit "$Z"
+zram_del "$Z"
+
+bench_dev lzo-rle zstd
+mm_out static.none "$Z"
+out static.none.kernel_write_s 0
+out static.none.writes 0
+flags static.none
+zram_del "$Z"
+
+for policy in naive naive_compact; do
+	bench_dev lzo-rle zstd
+	timed_write "/sys/block/$Z/idle" all
+	idle=$WNS
+	timed_write "/sys/block/$Z/recompress" type=idle
+	rec=$WNS
+	comp=0
+	writes=2
+	if [ "$policy" = naive_compact ]; then
+		timed_write "/sys/block/$Z/compact" 1
+		comp=$WNS
+		writes=3
+	fi
+	note "$policy: idle $(secs "$idle") s, recompress $(secs "$rec") s, compact $(secs "$comp") s"
+	mm_out "static.$policy" "$Z"
+	out "static.$policy.idle_write_s" "$(secs "$idle")"
+	out "static.$policy.recompress_write_s" "$(secs "$rec")"
+	out "static.$policy.compact_write_s" "$(secs "$comp")"
+	out "static.$policy.kernel_write_s" "$(secs $((idle + rec + comp)))"
+	out "static.$policy.writes" "$writes"
+	flags "static.$policy"
+	zram_del "$Z"
+done
+
+bench_dev lzo-rle zstd
+conf "$WORK/once.conf" "recompress-algorithms = zstd" "idle-age-max-sec = 0"
+t0=$(ns)
+"$RECOMPD" --config "$WORK/once.conf" --once --device "$Z" >"$WORK/once.out" 2>&1
+rc=$?
+t1=$(ns)
+show "$WORK/once.out"
+[ "$rc" -eq 0 ] || fail "zram-recompd --once exited $rc"
+mm_out static.once "$Z"
+# --once reports the time of every recompress and compact write, not the idle mark's.
+out static.once.kernel_write_s "$(once_kernel_s "$WORK/once.out")"
+out static.once.writes "$(once_writes "$WORK/once.out")"
+out static.once.wall_s "$(secs $((t1 - t0)))"
+flags static.once
+zram_del "$Z"
+pass

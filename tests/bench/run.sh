@@ -1,0 +1,272 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `make bench`: memory, CPU and latency of recompression policies on the real kernel, side by
+# side, in one run (see tests/bench/README and docs/performance.md).
+#
+# 1. On this machine: block_state parser throughput (bsgen, bsparse, awk, grep) and the
+#    advisor's speed on the page file.
+# 2. In the VM of the real-kernel tier (tests/vm: cached 6.12 kernel, busybox initramfs, qemu
+#    TCG): the guest scenarios in tests/bench/guest (static, latency, advise, churn,
+#    overhead), each printing "BENCH key value" lines on the console.
+# 3. tests/bench/derive.awk adds ratios and the targets (met or missed), json.awk writes
+#    tests/bench/results/latest.json, table.awk prints the markdown tables on stdout.
+# The bench asserts nothing: it exits 0 when it could measure, 1 when the VM could not run.
+#
+# Environment: BUILDDIR (default build), CORPUS=file (page data, plain or .zst; default:
+# pagegen output, VM_PAGES pages, default 8192), BENCH_SCENARIOS="static churn ..." (default
+# all), BENCH_PARSE_SLOTS (default 8000000), ZRAM_RECOMPD_VM_KERNEL, VM_TIMEOUT (default
+# 900 s), BENCH_RESULTS (default tests/bench/results/latest.json), BENCH_ICOUNT (qemu -icount
+# options, default shift=0,sleep=off; empty: no icount).
+# $missing and $icount are word lists on purpose.
+# shellcheck disable=SC1091,SC2086
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+VMDIR=$TOP/tests/vm
+. "$VMDIR/host-lib.sh"
+cd "$TOP" || exit 1
+
+BUILDDIR=${BUILDDIR:-build}
+case $BUILDDIR in
+/*) BD=$BUILDDIR ;;
+*) BD=$TOP/$BUILDDIR ;;
+esac
+export BUILDDIR
+OUT=$HERE/out
+RESULTS=${BENCH_RESULTS:-$HERE/results/latest.json}
+mkdir -p "$OUT" "$(dirname "$RESULTS")"
+KV=$OUT/kv.txt
+: >"$KV"
+QEMU=${QEMU:-qemu-system-x86_64}
+SLOTS=${BENCH_PARSE_SLOTS:-8000000}
+SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead}
+# qemu -icount: the guest's clock counts instructions (shift=0: one per ns), so timings in the
+# VM do not depend on the host's speed or load and repeat within 0.1%; both vCPUs share
+# that clock. sleep=off skips idle time. BENCH_ICOUNT= (empty) times with the host's clock.
+ICOUNT=${BENCH_ICOUNT-shift=0,sleep=off}
+
+kv() { # key value...
+	k=$1
+	shift
+	echo "$k $*" >>"$KV"
+}
+
+log() {
+	echo "bench: $*" >&2
+}
+
+ns() {
+	date +%s%N
+}
+
+# seconds T0 T1 (ns)
+seconds() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", (b - a) / 1e9 }'
+}
+
+for f in "$BD/zram-recompd" "$BD/tools/pagegen" "$BD/tools/bsgen" "$BD/tools/bsparse" \
+	"$BD/tools/vmbench"; do
+	[ -x "$f" ] || vm_die "$f missing (run: make BUILDDIR=$BUILDDIR all tools)"
+done
+
+T_START=$(ns)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/zram-recompd-bench.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+# ---- metadata ----
+kv meta.date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+kv meta.git_commit "$(git rev-parse HEAD 2>/dev/null || echo unknown)"
+# Read-only check (git status would refresh the index).
+if git diff-index --quiet HEAD -- 2>/dev/null; then
+	kv meta.git_dirty false
+else
+	kv meta.git_dirty true
+fi
+PAGES_FILE=$TMP/pages.bin
+if [ -n "${CORPUS:-}" ]; then
+	[ -r "$CORPUS" ] || vm_die "CORPUS=$CORPUS is not readable"
+	case $CORPUS in
+	*.zst) zstd -q -dc "$CORPUS" >"$PAGES_FILE" ;;
+	*) cp "$CORPUS" "$PAGES_FILE" ;;
+	esac
+	kv meta.corpus "$(basename "$CORPUS")"
+	meta=${CORPUS%.zst}
+	meta=${meta%.bin}.json
+	[ -r "$meta" ] && kv meta.corpus_description "$(tr -d '\n' <"$meta" |
+		sed -n 's/.*"how": *"\([^"]*\)".*/\1/p')"
+else
+	"$BD/tools/pagegen" "${VM_PAGES:-8192}" "${VM_SEED:-1}" >"$PAGES_FILE"
+	kv meta.corpus "pagegen ${VM_PAGES:-8192} pages seed ${VM_SEED:-1}"
+fi
+kv meta.corpus_pages $(($(wc -c <"$PAGES_FILE") / 4096))
+kv meta.host_cpu "$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -n 1)"
+kv meta.host_cpus "$(nproc)"
+kv meta.host_load_1min "$(cut -d' ' -f1 /proc/loadavg)"
+kv meta.vm "qemu TCG -cpu max -smp 2 -m 1536${ICOUNT:+ -icount $ICOUNT}"
+if [ -n "$ICOUNT" ]; then
+	kv meta.clock "guest instructions (icount $ICOUNT)"
+else
+	kv meta.clock "host wall clock"
+fi
+
+# ---- 5. parser, natively ----
+log "parser: bsgen $SLOTS slots"
+BS=$TMP/block_state
+"$BD/tools/bsgen" "$SLOTS" 1 --counts >"$BS" 2>"$TMP/bsgen.counts"
+kv parser.slots "$SLOTS"
+if "$BD/tools/bsparse" "$BS" "$SLOTS" 5 >"$TMP/bsparse.out"; then
+	while read -r k v; do
+		kv "parser.bsparse.$k" "$v"
+	done <"$TMP/bsparse.out"
+	# The parser's counts must be bsgen's truth.
+	want=$(tr ' ' '\n' <"$TMP/bsgen.counts" | sed 's/=/ /')
+	ok=true
+	echo "$want" | while read -r k v; do
+		[ "$(awk -v k="$k" '$1 == k { print $2 }' "$TMP/bsparse.out")" = "$v" ] || exit 1
+	done || ok=false
+	kv parser.bsparse.counts_match_bsgen "$ok"
+else
+	log "bsparse failed"
+fi
+bytes=$(wc -c <"$BS")
+kv parser.bytes "$bytes"
+AWK=$(readlink -f "$(command -v awk)")
+kv parser.awk.program "$(basename "$AWK")"
+best=
+for _ in 1 2; do
+	t0=$(ns)
+	awk '{ a++; f = $3
+		if (substr(f, 1, 1) == "s") s++
+		if (substr(f, 2, 1) == "w") w++
+		if (substr(f, 3, 1) == "h") h++
+		if (substr(f, 4, 1) == "i") i++
+		if (substr(f, 5, 1) == "r") r++
+		if (substr(f, 6, 1) == "n") n++ }
+		END { print a + 0, s + 0, w + 0, h + 0, i + 0, r + 0, n + 0 }' "$BS" >"$TMP/awk.out"
+	t=$(($(ns) - t0))
+	[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+done
+kv parser.awk.seconds "$(seconds 0 "$best")"
+kv parser.awk.gbps "$(awk -v b="$bytes" -v t="$best" 'BEGIN { printf "%.3f", b / t }')"
+kv parser.awk.counts "$(cat "$TMP/awk.out")"
+best=
+for _ in 1 2 3; do
+	t0=$(ns)
+	grep -c 'r.$' "$BS" >"$TMP/grep.out"
+	t=$(($(ns) - t0))
+	[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+done
+kv parser.grep.seconds "$(seconds 0 "$best")"
+kv parser.grep.gbps "$(awk -v b="$bytes" -v t="$best" 'BEGIN { printf "%.3f", b / t }')"
+kv parser.grep.recompressed "$(cat "$TMP/grep.out")"
+rm -f "$BS"
+
+# ---- 6. advisor speed, natively ----
+case " $SCENARIOS " in
+*" advise "*)
+	if "$BD/zram-recompd" advise --help >/dev/null 2>&1; then
+		t0=$(ns)
+		if "$BD/zram-recompd" advise --input "$PAGES_FILE" --json >"$TMP/advise.json" \
+			2>"$TMP/advise.err"; then
+			t=$(($(ns) - t0))
+			kv advise.native.wall_s "$(seconds 0 "$t")"
+			p=$(sed -n 's/^{"pages":\([0-9]*\),.*/\1/p' "$TMP/advise.json")
+			kv advise.native.pages "$p"
+			kv advise.native.pages_per_s "$(awk -v p="$p" -v t="$t" \
+				'BEGIN { printf "%.0f", p / (t / 1e9) }')"
+		else
+			log "advise --input failed: $(head -n 3 "$TMP/advise.err")"
+		fi
+	fi
+	;;
+esac
+
+# ---- the VM ----
+run_vm() {
+	missing=
+	for c in "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd; do
+		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
+	done
+	if [ -n "$missing" ] && ! (vm_apt_install $missing); then
+		log "missing:$missing"
+		return 1
+	fi
+	KERNEL=$("$VMDIR/build-kernel.sh" | tail -n 1)
+	[ -r "$KERNEL" ] || { log "no test kernel"; return 1; }
+	tests=
+	for s in $SCENARIOS; do
+		[ -f "$HERE/guest/bench_$s.sh" ] || vm_die "no scenario $s (tests/bench/guest)"
+		tests="$tests bench_$s"
+	done
+	INITRD=$OUT/initramfs.cpio.gz
+	# The tier's image (busybox, zram-recompd and its libraries, /init, /vm/lib.sh, the page
+	# data) with /vm/tests naming the bench scenarios, then a second archive appended with
+	# the bench's own files: the kernel unpacks concatenated archives in order.
+	VM_TESTS="$tests" VM_SCENARIO_TIMEOUT=${BENCH_SCENARIO_TIMEOUT:-300} \
+		"$VMDIR/mkinitramfs.sh" "$INITRD" tests || return 1
+	st=$TMP/overlay
+	mkdir -p "$st/vm/scenarios" "$st/usr/bin"
+	cp "$HERE"/guest/bench_*.sh "$st/vm/scenarios/"
+	cp "$HERE/guest/benchlib.sh" "$st/vm/benchlib.sh"
+	cp -L "$BD/tools/vmbench" "$st/usr/bin/vmbench"
+	# Knobs of the guest scenarios (README, Variables), passed on as shell assignments.
+	env | grep -E '^BENCH_(CHURN_[A-Z]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
+		sed 's/^/export /' >"$st/vm/bench.env"
+	# vmbench needs only libc, which the image already has for zram-recompd.
+	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >>"$INITRD"
+
+	LOG=$OUT/console.log
+	log "booting $KERNEL (TCG); console log $LOG"
+	t0=$(ns)
+	icount=
+	[ -n "$ICOUNT" ] && icount="-icount $ICOUNT"
+	timeout -k 10 "${VM_TIMEOUT:-900}" "$QEMU" -machine accel=tcg -cpu max -smp 2 -m 1536 \
+		$icount -nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD" \
+		-append "console=ttyS0 panic=-1 quiet" </dev/null >"$LOG" 2>&1
+	rc=$?
+	tr -d '\r' <"$LOG" >"$LOG.tmp" && mv "$LOG.tmp" "$LOG"
+	log "qemu exited $rc after $(seconds "$t0" "$(ns)") s"
+	kv vm.seconds "$(seconds "$t0" "$(ns)")"
+	# Emulated timings stretch when the host is busy: its load before and after the VM.
+	kv meta.host_load_1min_after_vm "$(cut -d' ' -f1 /proc/loadavg)"
+	kv meta.kernel "$(sed -n 's/^VMINFO kernel \([^ ]*\) .*/\1/p' "$LOG" | head -n 1)"
+	sed -n 's/^BENCH //p' "$LOG" >>"$KV"
+	for t in $tests; do
+		line=$(grep -E "^VMTEST (PASS|FAIL|SKIP) $t(:|\$)" "$LOG" | head -n 1)
+		name=${t#bench_}
+		if [ -z "$line" ]; then
+			kv "vm.$name.result" FAIL
+			kv "vm.$name.reason" "no result (VM stopped or timed out; qemu exit $rc)"
+			continue
+		fi
+		kv "vm.$name.result" "$(echo "$line" | cut -d' ' -f2)"
+		reason=$(echo "$line" | sed -nE "s/^VMTEST [A-Z]+ $t: //p")
+		[ -n "$reason" ] && kv "vm.$name.reason" "$reason"
+		kv "vm.$name.seconds" "$(sed -n "s/^VMTIME $t \([0-9.]*\) s/\1/p" "$LOG")"
+	done
+	if grep -q '^VMKERNEL ' "$LOG"; then
+		kv vm.kernel_warnings "$(grep -c '^VMKERNEL ' "$LOG")"
+		grep '^VMKERNEL ' "$LOG" | head -n 10 >&2
+	else
+		kv vm.kernel_warnings 0
+	fi
+	grep -E '^VMTEST (FAIL|SKIP)' "$LOG" >&2
+	return 0
+}
+
+vm_ok=0
+run_vm || vm_ok=1
+kv meta.bench_wall_s "$(seconds "$T_START" "$(ns)")"
+
+# Replace the results only when every step worked.
+if awk -f "$HERE/derive.awk" "$KV" >"$OUT/results.kv" &&
+	awk -f "$HERE/json.awk" "$OUT/results.kv" >"$OUT/latest.json.tmp"; then
+	mv "$OUT/latest.json.tmp" "$RESULTS"
+else
+	log "could not compute the results; $RESULTS left as it was"
+	vm_ok=1
+fi
+awk -f "$HERE/table.awk" "$OUT/results.kv"
+log "results: ${RESULTS#"$TOP"/}; console log: ${OUT#"$TOP"/}/console.log"
+exit "$vm_ok"

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make bench: the derived "key value" lines (derive.awk) as markdown tables on stdout.
+
+function has(k) { return (k in V) && V[k] != "" && V[k] != "null" }
+function g(k) { return has(k) ? V[k] : "–" }
+function num(k) { return V[k] + 0 }
+function mib(k) { return has(k) ? sprintf("%.2f MiB", num(k) / 1048576) : "–" }
+function f(k, d) { return has(k) ? sprintf("%." d "f", num(k)) : "–" }
+function s(k, d) { return has(k) ? sprintf("%." d "f s", num(k)) : "–" }
+function row(a, b, c, d, e, f_, g_, h, i, j) {
+	line = "| " a
+	if (b != "") line = line " | " b
+	if (c != "") line = line " | " c
+	if (d != "") line = line " | " d
+	if (e != "") line = line " | " e
+	if (f_ != "") line = line " | " f_
+	if (g_ != "") line = line " | " g_
+	if (h != "") line = line " | " h
+	if (i != "") line = line " | " i
+	if (j != "") line = line " | " j
+	print line " |"
+}
+function failed(sc) {
+	if (has("vm." sc ".result") && V["vm." sc ".result"] != "PASS")
+		print "\n*" sc ": " V["vm." sc ".result"] (has("vm." sc ".reason") ? " — " V["vm." sc ".reason"] : "") "*"
+}
+
+{
+	V[$1] = substr($0, length($1) + 2)
+}
+
+END {
+	print "# zram-recompd bench"
+	print ""
+	print "Corpus: " g("meta.corpus") " (" g("meta.corpus_pages") " pages); Linux " g("meta.kernel") \
+	      " under " g("meta.vm") "; commit " substr(g("meta.git_commit"), 1, 12) \
+	      (V["meta.git_dirty"] == "true" ? " (uncommitted changes)" : "") "; " g("meta.date") \
+	      "; host: " g("meta.host_cpu") ", " g("meta.host_cpus") " CPUs, load " g("meta.host_load_1min") " before the VM, " \
+	      g("meta.host_load_1min_after_vm") " after."
+	if (V["meta.clock"] ~ /^guest instructions/)
+		print "Times in the VM count emulated instructions, 1 ns each (qemu -icount): they repeat from run to " \
+		      "run whatever the host's load; compare them with each other, not with real hardware."
+	else
+		print "Times in the VM are host wall-clock time of an emulated CPU and move with the host's load."
+
+	print "\n## 1. Static: one policy per fresh device (lzo-rle, zstd secondary), same pages, all idle\n"
+	row("policy", "mem_used_total", "× limit", "compr_data_size", "× limit", "kernel writes", "writes",
+	    "`r` slots", "`n` slots")
+	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	split("none naive naive_compact once limit", P, " ")
+	split("no recompression|naive: idle all + recompress type=idle|naive + compact|" \
+	      "zram-recompd --once (defaults, idle-age-max-sec = 0)|limit: zstd primary", L, "|")
+	for (i = 1; i <= 5; i++) {
+		p = "static." P[i]
+		row(L[i], mib(p ".mem_used_total"), f(p ".mem_ratio", 3), mib(p ".compr_data_size"),
+		    f(p ".compr_ratio", 3), P[i] == "limit" ? "–" : s(p ".kernel_write_s", 3),
+		    P[i] == "limit" ? "–" : g(p ".writes"), P[i] == "limit" ? "–" : g(p ".recompressed_slots"),
+		    P[i] == "limit" ? "–" : g(p ".incompressible_slots"))
+	}
+	print "\n--once reports the time of its recompress and compact writes, not of the idle mark" \
+	      " (naive: " s("static.naive.idle_write_s", 3) "); its wall time was " s("static.once.wall_s", 3) "."
+	failed("static")
+
+	print "\n## 2. Churn: hot set (" g("churn.hot_pages") " pages, every " g("churn.hot_stride") \
+	      "th) rewritten every " g("churn.interval_s") " s, " g("churn.intervals") " intervals\n"
+	row("policy", "kernel writes", "saved at end", "CPU s / MiB saved", "cumulative saved",
+	    "CPU s / cum. MiB", "mem_used_total at end", "hot recompressions", "hot `n` marks", "passes")
+	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	row("daemon (interval " g("churn.interval_s") " s, idle age " g("churn.idle_age_s") " s)",
+	    s("churn.daemon.kernel_write_s", 3), mib("churn.daemon.saved_end_bytes"),
+	    f("churn.daemon.cpu_s_per_mib_saved", 4), mib("churn.daemon.bytes_saved_cumulative"),
+	    f("churn.daemon.cpu_s_per_mib_saved_cumulative", 4), mib("churn.daemon.end.mem_used_total"),
+	    g("churn.daemon.hot_recompressions"), g("churn.daemon.hot_incompressible_marks"),
+	    g("churn.daemon.state.passes"))
+	row("naive job (idle all + recompress + compact)", s("churn.naive.kernel_write_s", 3),
+	    mib("churn.naive.saved_end_bytes"), f("churn.naive.cpu_s_per_mib_saved", 4),
+	    mib("churn.naive.bytes_saved_cumulative"), f("churn.naive.cpu_s_per_mib_saved_cumulative", 4),
+	    mib("churn.naive.end.mem_used_total"), g("churn.naive.hot_recompressions"),
+	    g("churn.naive.hot_incompressible_marks"), g("churn.naive.runs"))
+	print "\nDaemon / naive CPU per MiB saved: " f("churn.cpu_per_mib_ratio", 3) " (at the end), " \
+	      f("churn.cpu_per_mib_ratio_cumulative", 3) " (cumulative). Daemon: " g("churn.daemon.empty_passes") \
+	      " of its passes saved nothing and took " s("churn.daemon.empty_passes_kernel_s", 3) \
+	      " of kernel writes; process CPU over the run " s("churn.daemon.process_cpu_s", 2) \
+	      "; deferrals logged: " g("churn.daemon.deferrals") ". Naive job: first run " \
+	      s("churn.naive.first_run_kernel_s", 3) ", later runs " s("churn.naive.later_run_kernel_s", 3) " each."
+	failed("churn")
+
+	print "\n## 3. Responsiveness (emulated CPU)\n"
+	row("write", "time")
+	row("---", "---:")
+	row("naive: one `type=idle` write over the whole device", s("latency.naive_single_write_s", 3))
+	row("`idle` = all (run 1)", s("latency.batched.run1.idle_write_s", 3))
+	split("huge_idle idle huge", T, " ")
+	for (i = 1; i <= 3; i++) {
+		p = "latency.batched.run1." T[i]
+		row("`type=" T[i] " max_pages=" g("latency.batched.max_pages") "` (run 1): " g(p ".writes") \
+		    " writes, " s(p ".total_s", 3) " in all: " g(p ".each_s"), "longest " s(p ".max_s", 3))
+	}
+	row("`compact` (run 1)", s("latency.batched.run1.compact_write_s", 3))
+	row("**longest write of a first pass**, median of " g("latency.reps") " runs (min–max)",
+	    "**" s("latency.batched.longest_write_s", 3) "** (" f("latency.batched.longest_write_min_s", 3) \
+	    "–" f("latency.batched.longest_write_max_s", 3) ")")
+	row("next pass: one `type=idle max_pages=" g("latency.batched.max_pages") "` write walking " \
+	    g("latency.again.recompressed_slots") " recompressed slots (" \
+	    g("latency.again.us_per_recompressed_slot") " µs each), median", s("latency.again.max_s", 3))
+	row("first pass, `type=idle max_pages=1024`: " g("latency.sweep.b1024.writes") " writes, median",
+	    "longest " s("latency.sweep.b1024.max_s", 3))
+	row("first pass, `type=idle max_pages=512`: " g("latency.sweep.b512.writes") " writes, median",
+	    "longest " s("latency.sweep.b512.max_s", 3))
+	row("**longest single write of a default pass (first or next)**", "**" s("latency.longest_write_s", 3) "**")
+	row("mean recompress write (batched; --once: sum / writes)",
+	    s("latency.batched.recompress_mean_s", 3) " (" s("latency.once_mean_write_upper_s", 3) ")")
+	row("SIGTERM → exit during a first pass (3 runs)", s("latency.sigterm.run1.exit_s", 3) ", " \
+	    s("latency.sigterm.run2.exit_s", 3) ", " s("latency.sigterm.run3.exit_s", 3))
+	row("SIGTERM → exit, sent " g("latency.sigterm.again.write_ms_at_signal") \
+	    " ms into the walk over " g("latency.sigterm.again.recompressed_slots") " recompressed slots",
+	    s("latency.sigterm.again.exit_s", 3))
+	failed("latency")
+
+	print "\n## 4. Overhead of the idle daemon (interval-sec = 3600, " g("overhead.window_s") " s watched)\n"
+	row("figure", "no watchdog", "WATCHDOG_USEC = " f("overhead.watchdog.watchdog_usec", 0) " µs")
+	row("---", "---:", "---:")
+	row("wake-ups (voluntary context switches, all threads)", g("overhead.plain.wakeups"),
+	    g("overhead.watchdog.wakeups") " (pings expected: " g("overhead.watchdog.expected_pings_min") \
+	    "–" g("overhead.watchdog.expected_pings_max") ")")
+	row("CPU (utime + stime, 10 ms ticks)", g("overhead.plain.cpu_ticks"), g("overhead.watchdog.cpu_ticks"))
+	row("VmHWM", g("overhead.plain.vmhwm_kb") " kB", g("overhead.watchdog.vmhwm_kb") " kB")
+	row("RSS by mapping (no watchdog): binary, libraries, [heap], anonymous maps, [stack]",
+	    g("overhead.plain.rss_binary_kb") ", " g("overhead.plain.rss_libraries_kb") ", " \
+	    g("overhead.plain.rss_heap_kb") ", " g("overhead.plain.rss_anon_maps_kb") ", " \
+	    g("overhead.plain.rss_stack_kb") " kB", "–")
+	row("RSS at the end: anonymous + file + shmem (the guest's libraries live in tmpfs)",
+	    g("overhead.plain.rss_anon_kb") " + " g("overhead.plain.rss_file_kb") " + " \
+	    g("overhead.plain.rss_shmem_kb") " kB",
+	    g("overhead.watchdog.rss_anon_kb") " + " g("overhead.watchdog.rss_file_kb") " + " \
+	    g("overhead.watchdog.rss_shmem_kb") " kB")
+	print "\nPeak RSS over every daemon run of the bench (churn included): " g("overhead.peak_rss_mib") \
+	      " MiB (churn: VmHWM " g("churn.daemon.proc.vmhwm_kb") " kB; at its end RssAnon " \
+	      g("churn.daemon.proc.rss_anon_kb") " kB, RssShmem " g("churn.daemon.proc.rss_shmem_kb") " kB)."
+	failed("overhead")
+
+	print "\n## 5. block_state parser, natively (" g("parser.slots") " slots, " \
+	      sprintf("%.0f", num("parser.bytes") / 1e6) " MB)\n"
+	row("reader", "time", "GB/s")
+	row("---", "---:", "---:")
+	row("blockstate_parse, counts", s("parser.bsparse.parse_s", 3), f("parser.bsparse.parse_gbps", 2))
+	row("blockstate_parse, counts + bitmaps", s("parser.bsparse.parse_bitmaps_s", 3),
+	    f("parser.bsparse.parse_bitmaps_gbps", 2))
+	row("blockstate_read (256 KiB reads, page cache)", s("parser.bsparse.read_s", 3),
+	    f("parser.bsparse.read_gbps", 2))
+	row(g("parser.awk.program") ", the same seven counts", s("parser.awk.seconds", 3), f("parser.awk.gbps", 2))
+	row("grep -c, one flag only", s("parser.grep.seconds", 3), f("parser.grep.gbps", 2))
+	print "\nParser = " g("parser.times_awk") "× awk, " g("parser.times_grep_one_flag") \
+	      "× grep -c (which counts one flag of seven); counts equal bsgen's: " \
+	      g("parser.bsparse.counts_match_bsgen") "."
+
+	print "\n## 6. Advisor (`advise --device`, then `--once`)\n"
+	if (V["advise.available"] == "false") {
+		print "not measured: advise not available"
+	} else {
+		row("figure", "predicted (" g("advise.sampled_pages") " samples, seed " g("advise.seed") ")",
+		    "error", "predicted (every slot: " g("advise.all.sampled_pages") ")", "error", "measured")
+		row("---", "---:", "---:", "---:", "---:", "---:")
+		row("compr_data_size", mib("advise.predicted_compr_bytes"), f("advise.compr_error_pct", 2) " %",
+		    mib("advise.all.predicted_compr_bytes"), f("advise.all.compr_error_pct", 2) " %",
+		    mib("advise.measured_compr_bytes"))
+		row("mem_used_total (after compaction)", mib("advise.predicted_mem_bytes"),
+		    f("advise.mem_error_pct", 2) " %", mib("advise.all.predicted_mem_bytes"),
+		    f("advise.all.mem_error_pct", 2) " %", mib("advise.measured_mem_bytes"))
+		row("saving of mem_used_total", "–", f("advise.saving_error_pct", 2) " %", "–",
+		    f("advise.all.saving_error_pct", 2) " %", "–")
+		print "\nSpeed (five algorithms): " g("advise.sampled_pages") " pages in " s("advise.wall_s", 2) \
+		      " (" g("advise.vm_pages_per_s") " pages/s) and " g("advise.all.sampled_pages") " in " \
+		      s("advise.all.wall_s", 2) " (" g("advise.all.vm_pages_per_s") " pages/s) in the VM, emulated;" \
+		      " natively " g("advise.native.pages_per_s") " pages/s (" g("advise.native.pages") " pages)."
+	}
+	failed("advise")
+
+	print "\n## Targets\n"
+	row("target", "measured", "limit", "result")
+	row("---", "---:", "---:", "---")
+	split("static_once_memory churn_cpu_per_mib churn_hot_recompressed longest_write sigterm_exit " \
+	      "peak_rss idle_wakeups idle_wakeups_watchdog parser_throughput parser_vs_awk advisor_error", I, " ")
+	for (i = 1; i in I; i++) {
+		p = "targets." I[i]
+		r = V[p ".result"]
+		row(V[p ".text"], g(p ".measured") " " V[p ".unit"], V[p ".limit"],
+		    r == "met" ? "met" : r == "missed" ? "**missed** (" g(p ".times_limit") " × the limit)" : \
+		    g(p ".note"))
+	}
+}
