@@ -100,21 +100,27 @@ END {
 	row("**longest write of a first pass**, median of " g("latency.reps") " runs (min–max)",
 	    "**" s("latency.batched.longest_write_s", 3) "** (" f("latency.batched.longest_write_min_s", 3) \
 	    "–" f("latency.batched.longest_write_max_s", 3) ")")
-	row("next pass: one `type=idle max_pages=" g("latency.batched.max_pages") "` write walking " \
-	    g("latency.again.recompressed_slots") " recompressed slots (" \
-	    g("latency.again.us_per_recompressed_slot") " µs each), median", s("latency.again.max_s", 3))
-	row("first pass, `type=idle max_pages=1024`: " g("latency.sweep.b1024.writes") " writes, median",
+	row("next pass (zram-recompd --once on the recompressed device): " \
+	    g("latency.next.run1.recompress_writes") " recompress writes, " \
+	    s("latency.next.run1.kernel_write_s", 3) " reported, " g("latency.next.run1.skipped_steps") \
+	    " steps skipped (nothing left to improve); idle mark " s("latency.next.run1.idle_mark_s", 3) \
+	    ", median", "longest " s("latency.next.longest_write_s", 3))
+	row("kernel: `type=idle max_pages=" g("latency.batched.max_pages") "` write over " \
+	    g("latency.walk.recompressed_slots") " recompressed slots (" \
+	    g("latency.walk.us_per_recompressed_slot") " µs each; what zram-recompd now skips), median",
+	    s("latency.walk.max_s", 3))
+	row("first pass, `type=idle max_pages=1024`: " g("latency.sweep.b1024.writes") " writes, " \
+	    f("latency.sweep.b1024.kernel_ratio", 3) " × the kernel time of 2048 (run 1); median",
 	    "longest " s("latency.sweep.b1024.max_s", 3))
-	row("first pass, `type=idle max_pages=512`: " g("latency.sweep.b512.writes") " writes, median",
+	row("first pass, `type=idle max_pages=512`: " g("latency.sweep.b512.writes") " writes, " \
+	    f("latency.sweep.b512.kernel_ratio", 3) " × the kernel time of 2048 (run 1); median",
 	    "longest " s("latency.sweep.b512.max_s", 3))
-	row("**longest single write of a default pass (first or next)**", "**" s("latency.longest_write_s", 3) "**")
+	row("**longest single write of a default zram-recompd pass (first or next)**",
+	    "**" s("latency.longest_write_s", 3) "**")
 	row("mean recompress write (batched; --once: sum / writes)",
 	    s("latency.batched.recompress_mean_s", 3) " (" s("latency.once_mean_write_upper_s", 3) ")")
 	row("SIGTERM → exit during a first pass (3 runs)", s("latency.sigterm.run1.exit_s", 3) ", " \
 	    s("latency.sigterm.run2.exit_s", 3) ", " s("latency.sigterm.run3.exit_s", 3))
-	row("SIGTERM → exit, sent " g("latency.sigterm.again.write_ms_at_signal") \
-	    " ms into the walk over " g("latency.sigterm.again.recompressed_slots") " recompressed slots",
-	    s("latency.sigterm.again.exit_s", 3))
 	failed("latency")
 
 	print "\n## 4. Overhead of the idle daemon (interval-sec = 3600, " g("overhead.window_s") " s watched)\n"
