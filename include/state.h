@@ -53,6 +53,13 @@ int state_save(const struct state *s, int dir_fd);
 int state_write_file(int dir_fd, const char *name, const char *data, size_t len);
 
 /*
+ * Read dir/name whole (not following a symlink, not blocking on a FIFO): -ENOENT when
+ * missing, -EISDIR for a directory, -EBADMSG for another non-regular file or more than
+ * max bytes. *ret_buf is malloc'd (free it) and not NUL-terminated.
+ */
+int state_read_file(int dir_fd, const char *name, size_t max, char **ret_buf, size_t *ret_len);
+
+/*
  * Write the Prometheus text exposition of s (plus the live gauges given per device, may
  * be NULL) atomically to path (absolute; the directory must exist).
  */

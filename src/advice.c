@@ -257,52 +257,20 @@ static int parse_file(char *buf, size_t len, struct advice_set *s)
 
 int advice_load(struct advice_set *s, int dir_fd)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	int fd, r;
+	char *buf;
+	size_t len;
+	int r;
 
 	memset(s, 0, sizeof(*s));
-	/* O_NONBLOCK: a FIFO planted under the name must not hang us in open(). */
-	fd = openat(dir_fd, ADVICE_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = S_ISDIR(st.st_mode) ? -EISDIR : -EBADMSG;
-		goto out;
-	}
-	buf = malloc(ADVICE_MAX_SIZE + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, ADVICE_MAX_SIZE + 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > ADVICE_MAX_SIZE) {
-			r = -EBADMSG;
-			goto out;
-		}
-	}
+	r = state_read_file(dir_fd, ADVICE_FILE, ADVICE_MAX_SIZE, &buf, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
 	r = parse_file(buf, len, s);
-out:
 	if (r < 0)
 		memset(s, 0, sizeof(*s));
 	free(buf);
-	(void)close(fd);
 	return r;
 }
 

@@ -335,38 +335,35 @@ static int parse_state(char *buf, size_t len, struct state *s)
 	return first ? -EBADMSG : 0;
 }
 
-int state_load(struct state *s, int dir_fd)
+int state_read_file(int dir_fd, const char *name, size_t max, char **ret_buf, size_t *ret_len)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
-	int fd, r;
+	int fd, r = 0;
 
-	memset(s, 0, sizeof(*s));
-	/* O_NONBLOCK: a FIFO planted as "state" must not hang the daemon in open(). */
-	fd = openat(dir_fd, STATE_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	*ret_buf = NULL;
+	*ret_len = 0;
+	/* O_NONBLOCK: a FIFO planted under the name must not hang the daemon in open(). */
+	fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return -errno;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		r = -EISDIR;
-		goto out;
-	}
 	if (!S_ISREG(st.st_mode)) {
-		r = -EBADMSG;
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EBADMSG;
 		goto out;
 	}
-	/* One byte more than allowed, to tell "exactly 64 KiB" from "larger". */
-	buf = malloc(STATE_MAX_SIZE + 1);
+	/* One byte more than allowed, to tell "exactly max" from "larger". */
+	buf = malloc(max + 1);
 	if (!buf) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf + len, STATE_MAX_SIZE + 1 - len);
+		ssize_t n = read(fd, buf + len, max + 1 - len);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -377,17 +374,38 @@ int state_load(struct state *s, int dir_fd)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > STATE_MAX_SIZE) {
+		if (len > max) {
 			r = -EBADMSG;
 			goto out;
 		}
 	}
-	r = parse_state(buf, len, s);
 out:
+	(void)close(fd);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	*ret_buf = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int state_load(struct state *s, int dir_fd)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	r = state_read_file(dir_fd, STATE_FILE, STATE_MAX_SIZE, &buf, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = parse_state(buf, len, s);
 	if (r < 0)
 		memset(s, 0, sizeof(*s));
 	free(buf);
-	(void)close(fd);
 	return r;
 }
 
