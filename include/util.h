@@ -42,6 +42,12 @@ static inline int64_t delta_i64(uint64_t before, uint64_t after)
  */
 int parse_u64(const char *s, uint64_t *ret);
 
+/*
+ * parse_u64 of sysfs text read by length: leading/trailing whitespace and NUL bytes are
+ * ignored, nothing else may surround the number.
+ */
+int parse_u64_text(const char *s, size_t len, uint64_t *ret);
+
 /* True when name is "zram" followed by 1-9 decimal digits without a leading zero (zram0 ok). */
 bool zram_name_valid(const char *name);
 

@@ -49,8 +49,13 @@ struct zram_mm_stat {
 };
 
 const char *mm_field_name(enum mm_field f);
+/*
+ * Parsers take the bytes read and their count, never a C string: NUL bytes count as
+ * whitespace (6.17+ pads recomp_algorithm with them), as do missing or extra newlines.
+ */
+
 /* Whitespace-separated, never fixed columns; 3..9+ fields accepted (extra ignored). */
-int zram_parse_mm_stat(const char *s, struct zram_mm_stat *ret);
+int zram_parse_mm_stat(const char *s, size_t len, struct zram_mm_stat *ret);
 
 /* comp_algorithm: "lzo-rle lzo lz4 [zstd] deflate \n" */
 struct zram_algo_list {
@@ -62,9 +67,11 @@ int zram_parse_algo_list(const char *line, size_t len, struct zram_algo_list *re
 bool zram_algo_list_has(const struct zram_algo_list *l, const char *name);
 
 /*
- * recomp_algorithm listing, one line per configured priority: "#1: lzo lz4 [zstd] \n".
- * Empty text = nothing configured. Lines must be "#P: " with P in 1..3, strictly
- * increasing, each with exactly one bracketed name; anything else is -EINVAL.
+ * recomp_algorithm listing, one record per configured priority: "#1: lzo lz4 [zstd] \n".
+ * 6.17+ (through 7.3.4 at least) puts NUL runs between and after the records
+ * ("#1: … \n\0\0\0\0#2: … \n\0…"): they are separators. Empty text = nothing
+ * configured. Records must be "#P: " with P in 1..3, strictly increasing, each with
+ * exactly one bracketed name; anything else is -EINVAL.
  */
 struct zram_recomp {
 	char name[ZRAM_MAX_PRIO + 1][ZRAM_ALGO_MAX]; /* [1..3]; [0] unused */
@@ -74,7 +81,7 @@ struct zram_recomp {
 	bool gap;	  /* a priority below highest is empty (6.15+ trap, ABI pitfall 2) */
 	struct zram_algo_list avail; /* the list shown on the first line */
 };
-int zram_parse_recomp_listing(const char *s, struct zram_recomp *ret);
+int zram_parse_recomp_listing(const char *s, size_t len, struct zram_recomp *ret);
 /* Priority holding name, searching upwards from 1 like the kernel's algo= lookup; 0 if none. */
 unsigned zram_recomp_find(const struct zram_recomp *r, const char *name);
 
@@ -111,8 +118,9 @@ struct zram_dev {
 	uint64_t bd_stat[3];
 };
 
-/* Exactly n whitespace-separated decimal fields (io_stat, bd_stat). */
-int zram_parse_fields(const char *s, uint64_t *ret, unsigned n);
+/* The first n whitespace-separated decimal fields (io_stat, bd_stat); later columns that a
+ * newer kernel may add are ignored. */
+int zram_parse_fields(const char *s, size_t len, uint64_t *ret, unsigned n);
 
 /* Primary algorithm name ("" when unknown). */
 const char *zram_primary(const struct zram_dev *d);

@@ -994,12 +994,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int read_dev_text(int root_fd, unsigned id, const char *attr, char *buf, size_t size)
+/* Read by length: the parsers take the byte count (6.17+ NUL padding, zram.h). */
+static int read_dev_text(int root_fd, unsigned id, const char *attr, char *buf, size_t size,
+			 size_t *ret_len)
 {
 	char path[96];
 	int r = str_printf(path, sizeof(path), "sys/block/zram%u/%s", id, attr);
 
-	return r < 0 ? r : sysfs_read(root_fd, path, buf, size, NULL);
+	return r < 0 ? r : sysfs_read(root_fd, path, buf, size, ret_len);
 }
 
 struct dev_info {
@@ -1017,6 +1019,7 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 {
 	const char *name = o->device;
 	char buf[1024], path[64];
+	size_t blen;
 	struct zram_algo_list comp;
 	uint64_t disksize;
 	bool init;
@@ -1064,9 +1067,9 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	di->nslots = disksize / COMP_PAGE_SIZE;
 
 	if (!o->primary_set) {
-		r = read_dev_text(root_fd, di->id, "comp_algorithm", buf, sizeof(buf));
+		r = read_dev_text(root_fd, di->id, "comp_algorithm", buf, sizeof(buf), &blen);
 		if (r == 0)
-			r = zram_parse_algo_list(buf, strlen(buf), &comp);
+			r = zram_parse_algo_list(buf, blen, &comp);
 		if (r < 0 || comp.selected < 0) {
 			src->err = r < 0 ? r : -EINVAL;
 			adv_error(o, "advise: %s: cannot read comp_algorithm", src->name);
@@ -1084,8 +1087,8 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 		struct zram_recomp list;
 
 		/* Missing (no MULTI_COMP) or empty: keep the configuration default. */
-		r = read_dev_text(root_fd, di->id, "recomp_algorithm", buf, sizeof(buf));
-		if (r == 0 && zram_parse_recomp_listing(buf, &list) == 0 && list.count > 0) {
+		r = read_dev_text(root_fd, di->id, "recomp_algorithm", buf, sizeof(buf), &blen);
+		if (r == 0 && zram_parse_recomp_listing(buf, blen, &list) == 0 && list.count > 0) {
 			src->chain_from = "the device's recomp_algorithm";
 			eff->nchain = 0;
 			for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
@@ -1109,8 +1112,12 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	/* Pages in zsmalloc: stored minus same-filled minus written back (bd_stat, if any). */
 	src->pages = src->now.v[MM_ORIG_DATA_SIZE] / COMP_PAGE_SIZE;
 	src->same_pages = src->now.v[MM_SAME_PAGES];
-	if (read_dev_text(root_fd, di->id, "bd_stat", buf, sizeof(buf)) == 0)
-		(void)sscanf(buf, "%" SCNu64, &src->wb_pages);
+	if (read_dev_text(root_fd, di->id, "bd_stat", buf, sizeof(buf), &blen) == 0) {
+		uint64_t bd[3];
+
+		if (zram_parse_fields(buf, blen, bd, 3) == 0)
+			src->wb_pages = bd[0];
+	}
 	di->stored = sat_sub_u64(sat_sub_u64(src->pages, src->same_pages), src->wb_pages);
 	if (di->stored == 0) {
 		src->err = -ENODATA;

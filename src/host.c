@@ -4,6 +4,7 @@
 #include "sysfs.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,12 +45,16 @@ enum tri host_on_battery(int root_fd)
 	for (int i = 0; i < n; i++) {
 		char path[160], buf[64];
 		uint64_t online;
+		size_t len;
 
 		if (str_printf(path, sizeof(path), "sys/class/power_supply/%s/type", names[i]) < 0)
 			continue;
-		if (sysfs_read(root_fd, path, buf, sizeof(buf), NULL) < 0)
+		if (sysfs_read(root_fd, path, buf, sizeof(buf), &len) < 0)
 			continue;
-		if (strcmp(buf, "Mains\n") != 0 && strcmp(buf, "Mains") != 0)
+		/* By length: trailing newline, whitespace or NUL padding are not the value. */
+		while (len > 0 && (buf[len - 1] == '\0' || isspace((unsigned char)buf[len - 1])))
+			len--;
+		if (len != 5 || memcmp(buf, "Mains", 5) != 0)
 			continue;
 		mains = true;
 		if (str_printf(path, sizeof(path), "sys/class/power_supply/%s/online", names[i]) < 0)

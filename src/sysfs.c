@@ -93,23 +93,23 @@ int sysfs_read(int root_fd, const char *relpath, char *buf, size_t size, size_t 
 		}
 	}
 	close(fd);
-	if (r < 0)
-		return r;
+	/* Terminated on every return, -EFBIG included: callers may look at what fit. */
 	buf[len] = '\0';
 	if (ret_len)
 		*ret_len = len;
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 int sysfs_read_u64(int root_fd, const char *relpath, uint64_t *ret)
 {
 	char buf[64];
+	size_t len;
 	int r;
 
-	r = sysfs_read(root_fd, relpath, buf, sizeof(buf), NULL);
+	r = sysfs_read(root_fd, relpath, buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;
-	return parse_u64(buf, ret);
+	return parse_u64_text(buf, len, ret);
 }
 
 int sysfs_exists(int root_fd, const char *relpath)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "util.h"
 
+#include <ctype.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +26,23 @@ int parse_u64(const char *s, uint64_t *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
+}
+
+int parse_u64_text(const char *s, size_t len, uint64_t *ret)
+{
+	char tok[32];
+	size_t a = 0, b = len;
+
+	/* sysfs text: surrounding whitespace and NUL padding are not part of the value. */
+	while (a < b && (s[a] == '\0' || isspace((unsigned char)s[a])))
+		a++;
+	while (b > a && (s[b - 1] == '\0' || isspace((unsigned char)s[b - 1])))
+		b--;
+	if (b == a || b - a >= sizeof(tok) || memchr(s + a, '\0', b - a))
+		return -EINVAL;
+	memcpy(tok, s + a, b - a);
+	tok[b - a] = '\0';
+	return parse_u64(tok, ret);
 }
 
 bool zram_name_valid(const char *name)

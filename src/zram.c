@@ -60,26 +60,61 @@ const char *mm_field_name(enum mm_field f)
 	return (unsigned)f < MM_NR_FIELDS ? mm_names[f] : "?";
 }
 
-int zram_parse_mm_stat(const char *s, struct zram_mm_stat *ret)
+/*
+ * sysfs text is read by length, never as a C string: 6.17+ pads recomp_algorithm with NUL
+ * bytes inside and after its text (kernel bug, still in 7.3.4), and a reader that stops
+ * at the first NUL loses every priority after the first. NULs, tabs, CR and newlines all
+ * count as separators here.
+ */
+static bool is_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0' || c == '\v' ||
+	       c == '\f';
+}
+
+/*
+ * Next whitespace-separated token of s[*pos..len) into tok (size bytes, NUL-terminated).
+ * Returns its length, 0 at the end, -EINVAL when it does not fit.
+ */
+static int next_token(const char *s, size_t len, size_t *pos, char *tok, size_t size)
+{
+	size_t i = *pos, n = 0;
+
+	while (i < len && is_sep(s[i]))
+		i++;
+	while (i < len && !is_sep(s[i])) {
+		if (n + 1 >= size)
+			return -EINVAL;
+		tok[n++] = s[i++];
+	}
+	tok[n] = '\0';
+	*pos = i;
+	return (int)n;
+}
+
+int zram_parse_mm_stat(const char *s, size_t len, struct zram_mm_stat *ret)
 {
 	struct zram_mm_stat m = { 0 };
-	const char *p = s;
+	size_t pos = 0;
 
+	/* One line: a second line of numbers would be a format we do not know. */
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '\n')
+			continue;
+		for (size_t k = i + 1; k < len; k++)
+			if (!is_sep(s[k]))
+				return -EINVAL;
+		break;
+	}
 	for (;;) {
 		char tok[32];
-		size_t n = 0;
 		uint64_t v;
+		int r = next_token(s, len, &pos, tok, sizeof(tok));
 
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '\n' || *p == '\0')
+		if (r < 0)
+			return r;
+		if (r == 0)
 			break;
-		while (*p && !isspace((unsigned char)*p)) {
-			if (n + 1 >= sizeof(tok))
-				return -EINVAL;
-			tok[n++] = *p++;
-		}
-		tok[n] = '\0';
 		/* mem_limit and friends are printed as %8ld on some versions: still >= 0. */
 		if (parse_u64(tok, &v) < 0)
 			return -EINVAL;
@@ -87,8 +122,6 @@ int zram_parse_mm_stat(const char *s, struct zram_mm_stat *ret)
 			m.v[m.nfields] = v;
 		m.nfields++;
 	}
-	if (*p == '\n' && p[1] != '\0')
-		return -EINVAL;
 	/* Every kernel since 4.7 prints at least 7 fields; 3 are the minimum we use. */
 	if (m.nfields < 3)
 		return -EINVAL;
@@ -121,7 +154,7 @@ int zram_parse_algo_list(const char *line, size_t len, struct zram_algo_list *re
 		bool bracket = false;
 		size_t n = 0;
 
-		if (line[i] == ' ' || line[i] == '\n') {
+		if (is_sep(line[i])) {
 			i++;
 			continue;
 		}
@@ -129,7 +162,7 @@ int zram_parse_algo_list(const char *line, size_t len, struct zram_algo_list *re
 			bracket = true;
 			i++;
 		}
-		while (i < len && line[i] != ' ' && line[i] != '\n' && line[i] != ']') {
+		while (i < len && !is_sep(line[i]) && line[i] != ']' && line[i] != '[') {
 			if (n + 1 >= sizeof(name))
 				return -EINVAL;
 			name[n++] = line[i++];
@@ -160,27 +193,36 @@ bool zram_algo_list_has(const struct zram_algo_list *l, const char *name)
 	return false;
 }
 
-int zram_parse_recomp_listing(const char *s, struct zram_recomp *ret)
+int zram_parse_recomp_listing(const char *s, size_t len, struct zram_recomp *ret)
 {
 	struct zram_recomp r = { 0 };
 	unsigned last = 0;
-	const char *p = s;
+	size_t i = 0;
 
-	while (*p) {
-		const char *eol = strchr(p, '\n');
+	/*
+	 * Records are "#P: <list>" and end at the next '#' (names never contain one) or at
+	 * the end: 6.2-6.16 separate them with '\n', 6.17+ with '\n' plus NUL runs.
+	 */
+	for (;;) {
 		struct zram_algo_list l;
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		size_t start, end;
 		unsigned prio;
-		int k;
 
-		/* "#%d: " then the algorithm list */
-		if (len < 4 || p[0] != '#' || p[1] < '1' || p[1] > '3' || p[2] != ':' || p[3] != ' ')
+		while (i < len && is_sep(s[i]))
+			i++;
+		if (i >= len)
+			break;
+		if (len - i < 4 || s[i] != '#' || s[i + 1] < '1' || s[i + 1] > '3' ||
+		    s[i + 2] != ':' || s[i + 3] != ' ')
 			return -EINVAL;
-		prio = (unsigned)(p[1] - '0');
+		prio = (unsigned)(s[i + 1] - '0');
 		if (prio <= last)
 			return -EINVAL;
-		k = zram_parse_algo_list(p + 4, len - 4, &l);
-		if (k < 0 || l.selected < 0)
+		start = i + 4;
+		end = start;
+		while (end < len && s[end] != '#')
+			end++;
+		if (zram_parse_algo_list(s + start, end - start, &l) < 0 || l.selected < 0)
 			return -EINVAL;
 		memcpy(r.name[prio], l.name[l.selected], sizeof(r.name[prio]));
 		r.set[prio] = true;
@@ -189,9 +231,7 @@ int zram_parse_recomp_listing(const char *s, struct zram_recomp *ret)
 		if (last == 0)
 			r.avail = l;
 		last = prio;
-		p += len;
-		if (*p == '\n')
-			p++;
+		i = end;
 	}
 	r.gap = r.count != r.highest;
 	*ret = r;
@@ -286,56 +326,49 @@ static int dev_path(char *buf, size_t size, unsigned id, const char *attr)
 int zram_read_mm_stat(int root_fd, unsigned id, struct zram_mm_stat *ret)
 {
 	char path[64], buf[512];
+	size_t len;
 	int r;
 
 	r = dev_path(path, sizeof(path), id, "mm_stat");
 	if (r < 0)
 		return r;
-	r = sysfs_read(root_fd, path, buf, sizeof(buf), NULL);
+	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;
-	return zram_parse_mm_stat(buf, ret);
+	return zram_parse_mm_stat(buf, len, ret);
 }
 
-int zram_parse_fields(const char *s, uint64_t *ret, unsigned n)
+int zram_parse_fields(const char *s, size_t len, uint64_t *ret, unsigned n)
 {
-	const char *p = s;
+	size_t pos = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		char tok[32];
-		size_t k = 0;
+		int r = next_token(s, len, &pos, tok, sizeof(tok));
 
-		while (*p == ' ' || *p == '\t')
-			p++;
-		while (*p && !isspace((unsigned char)*p)) {
-			if (k + 1 >= sizeof(tok))
-				return -EINVAL;
-			tok[k++] = *p++;
-		}
-		tok[k] = '\0';
-		if (parse_u64(tok, &ret[i]) < 0)
+		if (r <= 0 || parse_u64(tok, &ret[i]) < 0)
 			return -EINVAL;
 	}
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	return *p ? -EINVAL : 0;
+	return 0; /* later kernels may add columns: extra fields are ignored */
 }
 
 int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret)
 {
 	char path[64], buf[256];
-	unsigned long long c, r, w;
+	uint64_t v[3];
+	size_t len;
 	int k;
 
 	k = dev_path(path, sizeof(path), id, "bd_stat");
 	if (k < 0)
 		return k;
-	k = sysfs_read(root_fd, path, buf, sizeof(buf), NULL);
+	k = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
 	if (k < 0)
 		return k;
-	if (sscanf(buf, "%llu %llu %llu", &c, &r, &w) != 3)
-		return -EINVAL;
-	*ret = w;
+	k = zram_parse_fields(buf, len, v, 3);
+	if (k < 0)
+		return k;
+	*ret = v[2];
 	return 0;
 }
 
@@ -414,16 +447,16 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 
 	/* Optional statistics: a device without them is still usable. */
 	(void)dev_path(path, sizeof(path), id, "io_stat");
-	if (sysfs_read(root_fd, path, buf, sizeof(buf), NULL) == 0) {
+	if (sysfs_read(root_fd, path, buf, sizeof(buf), &len) == 0) {
 		*ret_attr = "io_stat";
-		if (zram_parse_fields(buf, d.io_stat, 4) < 0)
+		if (zram_parse_fields(buf, len, d.io_stat, 4) < 0)
 			return -EINVAL;
 		d.has_io_stat = true;
 	}
 	(void)dev_path(path, sizeof(path), id, "bd_stat");
-	if (sysfs_read(root_fd, path, buf, sizeof(buf), NULL) == 0) {
+	if (sysfs_read(root_fd, path, buf, sizeof(buf), &len) == 0) {
 		*ret_attr = "bd_stat";
-		if (zram_parse_fields(buf, d.bd_stat, 3) < 0)
+		if (zram_parse_fields(buf, len, d.bd_stat, 3) < 0)
 			return -EINVAL;
 		d.has_bd_stat = true;
 	}
@@ -433,10 +466,10 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 			    attr_exists(root_fd, id, "recompress");
 	if (recomp_files) {
 		(void)dev_path(path, sizeof(path), id, "recomp_algorithm");
-		r = sysfs_read(root_fd, path, buf, sizeof(buf), NULL);
+		r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
 		if (r < 0)
 			return gone(r);
-		r = zram_parse_recomp_listing(buf, &d.recomp);
+		r = zram_parse_recomp_listing(buf, len, &d.recomp);
 		if (r < 0)
 			return r;
 	}

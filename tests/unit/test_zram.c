@@ -13,6 +13,22 @@
 #include <errno.h>
 #include <string.h>
 
+/* C-string wrappers for the length-taking parsers (the NUL tests below pass lengths). */
+static int mm_str(const char *s, struct zram_mm_stat *m)
+{
+	return zram_parse_mm_stat(s, strlen(s), m);
+}
+
+static int fields_str(const char *s, uint64_t *v, unsigned n)
+{
+	return zram_parse_fields(s, strlen(s), v, n);
+}
+
+static int listing_str(const char *s, struct zram_recomp *r)
+{
+	return zram_parse_recomp_listing(s, strlen(s), r);
+}
+
 static void test_kver(void **state)
 {
 	struct kver v;
@@ -44,7 +60,7 @@ static void test_mm_stat(void **state)
 	struct zram_mm_stat m;
 
 	(void)state;
-	assert_int_equal(zram_parse_mm_stat("109051904 42991616 45203456        0 45203456     1234"
+	assert_int_equal(mm_str("109051904 42991616 45203456        0 45203456     1234"
 					    "        5     1037     1037\n",
 					    &m),
 			 0);
@@ -56,21 +72,21 @@ static void test_mm_stat(void **state)
 	assert_int_equal(m.v[MM_PAGES_COMPACTED], 5);
 	assert_int_equal(m.v[MM_HUGE_PAGES], 1037);
 	/* Older kernels: fewer fields; the missing ones are 0. */
-	assert_int_equal(zram_parse_mm_stat("4096 100 8192 0 8192 0 0\n", &m), 0);
+	assert_int_equal(mm_str("4096 100 8192 0 8192 0 0\n", &m), 0);
 	assert_int_equal(m.nfields, 7);
 	assert_int_equal(m.v[MM_HUGE_PAGES], 0);
 	/* Future kernels: extra fields are ignored. */
-	assert_int_equal(zram_parse_mm_stat("1 2 3 4 5 6 7 8 9 10 11\n", &m), 0);
+	assert_int_equal(mm_str("1 2 3 4 5 6 7 8 9 10 11\n", &m), 0);
 	assert_int_equal(m.v[MM_HUGE_PAGES_SINCE], 9);
 	/* Values wider than the %8 columns. */
-	assert_int_equal(zram_parse_mm_stat("18446744073709551615 2 3\n", &m), 0);
+	assert_int_equal(mm_str("18446744073709551615 2 3\n", &m), 0);
 	assert_true(m.v[0] == UINT64_MAX);
-	assert_int_equal(zram_parse_mm_stat("garbage\n", &m), -EINVAL);
-	assert_int_equal(zram_parse_mm_stat("1 2\n", &m), -EINVAL);
-	assert_int_equal(zram_parse_mm_stat("1 -2 3\n", &m), -EINVAL);
-	assert_int_equal(zram_parse_mm_stat("1 2 3\n4 5 6\n", &m), -EINVAL);
-	assert_int_equal(zram_parse_mm_stat("18446744073709551616 2 3\n", &m), -EINVAL);
-	assert_int_equal(zram_parse_mm_stat("", &m), -EINVAL);
+	assert_int_equal(mm_str("garbage\n", &m), -EINVAL);
+	assert_int_equal(mm_str("1 2\n", &m), -EINVAL);
+	assert_int_equal(mm_str("1 -2 3\n", &m), -EINVAL);
+	assert_int_equal(mm_str("1 2 3\n4 5 6\n", &m), -EINVAL);
+	assert_int_equal(mm_str("18446744073709551616 2 3\n", &m), -EINVAL);
+	assert_int_equal(mm_str("", &m), -EINVAL);
 }
 
 static void test_fields(void **state)
@@ -79,15 +95,18 @@ static void test_fields(void **state)
 
 	(void)state;
 	/* io_stat 6.4+: column 3 is a literal 0 */
-	assert_int_equal(zram_parse_fields("       0        2 0     1234\n", v, 4), 0);
+	assert_int_equal(fields_str("       0        2 0     1234\n", v, 4), 0);
 	assert_true(v[1] == 2 && v[2] == 0 && v[3] == 1234);
 	/* bd_stat */
-	assert_int_equal(zram_parse_fields("      12        3       15\n", v, 3), 0);
+	assert_int_equal(fields_str("      12        3       15\n", v, 3), 0);
 	assert_true(v[0] == 12 && v[2] == 15);
-	assert_int_equal(zram_parse_fields("1 2\n", v, 3), -EINVAL);
-	assert_int_equal(zram_parse_fields("1 2 3 4\n", v, 3), -EINVAL);
-	assert_int_equal(zram_parse_fields("1 x 3\n", v, 3), -EINVAL);
-	assert_int_equal(zram_parse_fields("", v, 1), -EINVAL);
+	assert_int_equal(fields_str("1 2\n", v, 3), -EINVAL);
+	/* A newer kernel may add columns: the first n are used (bug: a 4th io_stat
+	 * column used to make the whole device unreadable). */
+	assert_int_equal(fields_str("1 2 3 4\n", v, 3), 0);
+	assert_int_equal(v[2], 3);
+	assert_int_equal(fields_str("1 x 3\n", v, 3), -EINVAL);
+	assert_int_equal(fields_str("", v, 1), -EINVAL);
 }
 
 static void test_algo_list(void **state)
@@ -125,12 +144,12 @@ static void test_recomp_listing(void **state)
 	struct zram_recomp r;
 
 	(void)state;
-	assert_int_equal(zram_parse_recomp_listing("", &r), 0);
+	assert_int_equal(listing_str("", &r), 0);
 	assert_int_equal(r.count, 0);
 	assert_int_equal(r.highest, 0);
 	assert_false(r.gap);
 
-	assert_int_equal(zram_parse_recomp_listing("#1: lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n"
+	assert_int_equal(listing_str("#1: lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n"
 						   "#2: lzo-rle lzo lz4 lz4hc zstd [deflate] 842 \n",
 						   &r),
 			 0);
@@ -144,21 +163,123 @@ static void test_recomp_listing(void **state)
 	assert_int_equal(r.avail.n, 7);
 
 	/* 6.15+ trap: only priority 2 configured. */
-	assert_int_equal(zram_parse_recomp_listing("#2: lzo lz4 [zstd] \n", &r), 0);
+	assert_int_equal(listing_str("#2: lzo lz4 [zstd] \n", &r), 0);
 	assert_true(r.gap);
 	assert_int_equal(r.highest, 2);
 	assert_int_equal(r.count, 1);
-	assert_int_equal(zram_parse_recomp_listing("#1: [zstd] \n#3: [lz4hc] \n", &r), 0);
+	assert_int_equal(listing_str("#1: [zstd] \n#3: [lz4hc] \n", &r), 0);
 	assert_true(r.gap);
 
-	assert_int_equal(zram_parse_recomp_listing("#4: [zstd] \n", &r), -EINVAL);
-	assert_int_equal(zram_parse_recomp_listing("#0: [zstd] \n", &r), -EINVAL);
-	assert_int_equal(zram_parse_recomp_listing("#2: [zstd] \n#1: [lz4] \n", &r), -EINVAL);
-	assert_int_equal(zram_parse_recomp_listing("#1: [zstd] \n#1: [lz4] \n", &r), -EINVAL);
-	assert_int_equal(zram_parse_recomp_listing("#1: zstd lz4 \n", &r), -EINVAL);
-	assert_int_equal(zram_parse_recomp_listing("1: [zstd] \n", &r), -EINVAL);
-	assert_int_equal(zram_parse_recomp_listing("#1:[zstd]\n", &r), -EINVAL);
-	assert_int_equal(zram_parse_recomp_listing("garbage", &r), -EINVAL);
+	assert_int_equal(listing_str("#4: [zstd] \n", &r), -EINVAL);
+	assert_int_equal(listing_str("#0: [zstd] \n", &r), -EINVAL);
+	assert_int_equal(listing_str("#2: [zstd] \n#1: [lz4] \n", &r), -EINVAL);
+	assert_int_equal(listing_str("#1: [zstd] \n#1: [lz4] \n", &r), -EINVAL);
+	assert_int_equal(listing_str("#1: zstd lz4 \n", &r), -EINVAL);
+	assert_int_equal(listing_str("1: [zstd] \n", &r), -EINVAL);
+	assert_int_equal(listing_str("#1:[zstd]\n", &r), -EINVAL);
+	assert_int_equal(listing_str("garbage", &r), -EINVAL);
+}
+
+/*
+ * recomp_algorithm as 6.17+ (7.3.4 measured) returns it: each "#P: " record is written at
+ * the running size, which the kernel then advances by the absolute end offset again, so
+ * NUL runs follow every record (ABI doc §12.3). Built here the way the kernel lays it out.
+ */
+static size_t nul_listing(char *buf, size_t size, const char *const *lists, unsigned n)
+{
+	size_t sz = 0;
+
+	memset(buf, 0, size);
+	for (unsigned p = 0; p < n; p++) {
+		size_t at, l = strlen(lists[p]);
+
+		sz += (size_t)snprintf(buf + sz, size - sz, "#%u: ", p + 1);
+		at = sz;
+		memcpy(buf + at, lists[p], l);
+		sz += at + l; /* the kernel's "sz += zcomp_available_show(..., buf, sz)" */
+	}
+	return sz;
+}
+
+static void test_recomp_listing_nul(void **state)
+{
+	/* The exact 150 bytes read on 7.3.4 with zstd at 1 and deflate at 2. */
+	static const char *const two[] = { "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n",
+					   "lzo-rle lzo lz4 lz4hc zstd [deflate] 842 \n" };
+	static const char *const three[] = { "lz4 lz4hc [zstd] deflate \n",
+					     "lz4 lz4hc zstd [deflate] \n",
+					     "lz4 [lz4hc] zstd deflate \n" };
+	struct zram_recomp r;
+	char buf[4096];
+	size_t len;
+
+	(void)state;
+	len = nul_listing(buf, sizeof(buf), two, 2);
+	assert_int_equal(len, 150);
+	assert_int_equal(buf[46], '\0'); /* four NULs after the first record */
+	assert_int_equal(buf[50], '#');
+	assert_int_equal(zram_parse_recomp_listing(buf, len, &r), 0);
+	assert_int_equal(r.count, 2);
+	assert_int_equal(r.highest, 2);
+	assert_false(r.gap);
+	assert_string_equal(r.name[1], "zstd");
+	assert_string_equal(r.name[2], "deflate");
+	assert_int_equal(r.avail.n, 7);
+	/* What a C-string reader saw: only the first priority. */
+	assert_int_equal(listing_str(buf, &r), 0);
+	assert_int_equal(r.count, 1);
+
+	/* One secondary: 8 + L bytes (4 trailing NULs); Debian 7.3's backend set. */
+	len = nul_listing(buf, sizeof(buf), three, 1);
+	assert_int_equal(len, 8 + strlen(three[0]));
+	assert_int_equal(zram_parse_recomp_listing(buf, len, &r), 0);
+	assert_int_equal(r.count, 1);
+	assert_string_equal(r.name[1], "zstd");
+
+	/* Three: 56 + 4*L1 + 2*L2 + L3 bytes. */
+	len = nul_listing(buf, sizeof(buf), three, 3);
+	assert_int_equal(len, 56 + 4 * strlen(three[0]) + 2 * strlen(three[1]) + strlen(three[2]));
+	assert_int_equal(zram_parse_recomp_listing(buf, len, &r), 0);
+	assert_int_equal(r.count, 3);
+	assert_string_equal(r.name[3], "lz4hc");
+
+	/* Zero secondaries: 0 bytes; only NULs or whitespace: nothing configured either. */
+	assert_int_equal(zram_parse_recomp_listing(buf, 0, &r), 0);
+	assert_int_equal(r.count, 0);
+	assert_int_equal(zram_parse_recomp_listing("\0\0\n \0", 5, &r), 0);
+	assert_int_equal(r.count, 0);
+	/* Missing trailing newline, CRLF, tabs, extra newlines. */
+	assert_int_equal(listing_str("#1: lzo [zstd]", &r), 0);
+	assert_int_equal(r.count, 1);
+	assert_int_equal(listing_str("\n#1: lzo\t[zstd] \r\n\n#2: [lz4] \n\n", &r), 0);
+	assert_int_equal(r.count, 2);
+	/* Garbage between records is still refused. */
+	assert_int_equal(zram_parse_recomp_listing("#1: [zstd] \n\0*#2: [lz4] \n", 25, &r), -EINVAL);
+	assert_int_equal(zram_parse_recomp_listing("#1: [zstd] \0\0#1: [lz4] \n", 24, &r), -EINVAL);
+}
+
+static void test_nul_tolerant_readers(void **state)
+{
+	struct zram_mm_stat m;
+	uint64_t v[3], u;
+
+	(void)state;
+	/* NUL padding, no newline, extra newlines. */
+	assert_int_equal(zram_parse_mm_stat("4096 100 8192 0 8192 0 0\n\0\0\0", 28, &m), 0);
+	assert_int_equal(m.nfields, 7);
+	assert_int_equal(m.v[MM_MEM_USED_TOTAL], 8192);
+	assert_int_equal(mm_str("4096 100 8192", &m), 0);
+	assert_int_equal(mm_str("4096 100 8192\n\n", &m), 0);
+	assert_int_equal(zram_parse_fields("1 2\0 3\n", 7, v, 3), 0);
+	assert_int_equal(v[2], 3);
+	assert_int_equal(parse_u64_text("1\n", 2, &u), 0);
+	assert_int_equal(u, 1);
+	assert_int_equal(parse_u64_text(" 42 \n\0\0", 7, &u), 0);
+	assert_int_equal(u, 42);
+	assert_int_equal(parse_u64_text("42", 2, &u), 0);
+	assert_int_equal(parse_u64_text("4\0002", 3, &u), -EINVAL);
+	assert_int_equal(parse_u64_text("\0\0", 2, &u), -EINVAL);
+	assert_int_equal(parse_u64_text("", 0, &u), -EINVAL);
 }
 
 static void test_caps(void **state)
@@ -231,7 +352,7 @@ static struct zram_dev dev_612(void)
 	const char *s = "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n";
 
 	assert_int_equal(zram_parse_algo_list(s, strlen(s), &d.comp), 0);
-	assert_int_equal(zram_parse_recomp_listing("#1: lzo [zstd] \n#2: lzo [deflate] \n", &d.recomp),
+	assert_int_equal(listing_str("#1: lzo [zstd] \n#2: lzo [deflate] \n", &d.recomp),
 			 0);
 	zram_caps_derive(&d.caps, &v, true, true, true, true, TRI_YES);
 	return d;
@@ -424,6 +545,8 @@ int main(void)
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_algo_list),
 		cmocka_unit_test(test_recomp_listing),
+		cmocka_unit_test(test_recomp_listing_nul),
+		cmocka_unit_test(test_nul_tolerant_readers),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_build_recompress),
 		cmocka_unit_test(test_build_other),
