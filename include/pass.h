@@ -40,6 +40,15 @@ void pass_plan_from_config(const struct dev_config *cfg, uint64_t idle_age_sec,
 struct pass_report {
 	enum pass_type type;
 	unsigned priority;
+	bool fallback;		/* continues the previous priority on what it left (policy.h) */
+	/*
+	 * Pages this step tried and could not shrink, when the kernel does not mark them
+	 * incompressible at this priority (policy_failures_marked): the next priority's
+	 * budget, or pages the next pass tries again. From block_state; without it an upper
+	 * bound (the pages charged). UINT64_MAX = not measured.
+	 */
+	uint64_t unshrunk;
+	bool unshrunk_retried; /* ... and no later step of this pass takes them */
 	unsigned commands;	/* recompress writes that succeeded */
 	unsigned eagain;	/* EAGAIN retries */
 	uint64_t pages_charged; /* sum of max_pages written */
@@ -71,7 +80,7 @@ struct device_report {
 	uint64_t idle_ns;
 
 	unsigned n_passes;
-	struct pass_report passes[CFG_MAX_PASSES];
+	struct pass_report passes[PASS_MAX_STEPS];
 
 	bool compacted;
 	int64_t compact_freed;

@@ -19,9 +19,16 @@ struct pass_step {
 	unsigned priority;     /* recompress priority= (6.12+); 0 = every secondary in order */
 	bool mark_idle;	       /* write the idle mark before this step */
 	uint64_t idle_age_sec; /* 0 = "all" */
+	/*
+	 * Set by policy_expand_plan: this step continues the previous one at the next
+	 * priority, for the pages that one tried and could not shrink. Its page budget is
+	 * that count (the kernel cannot be told which pages they were).
+	 */
+	bool fallback;
 };
 
-#define PASS_MAX_STEPS (CFG_MAX_PASSES + 2)
+/* A cold step plus the configured types, each expanded into up to 3 priorities. */
+#define PASS_MAX_STEPS ((CFG_MAX_PASSES + 1) * ZRAM_MAX_PRIO)
 
 /* What one pass does; --once builds it from the configuration, the daemon's policy too. */
 struct pass_plan {
@@ -37,6 +44,35 @@ struct pass_plan {
 	bool cold;			/* steps[0] is the daemon's cold tier */
 };
 
+/* What the kernel does with a recompress write, as far as the plan depends on it. */
+struct policy_kernel {
+	bool priority;	       /* priority= accepted (6.12+) */
+	bool clears_idle;      /* every page tried loses its idle mark (6.12.y, 6.13+) */
+	unsigned prio_set;     /* bit P set: priority P has an algorithm (1..3) */
+};
+
+/*
+ * Make every write name its priority where the kernel accepts priority= (6.12+; on 7.1+
+ * a write without it uses priority 1 only, there is no walk over the list any more). A
+ * step with priority 0 ("every secondary in order") becomes one step per priority,
+ * lowest first; steps 2.. are fallbacks: they get the pages the previous priority tried
+ * and could not shrink as their budget, and an idle mark of the same age first where the
+ * kernel cleared the marks of the pages it tried. Explicit priorities and kernels before
+ * 6.12 (the kernel walks the list itself) are left as they are.
+ */
+void policy_expand_plan(const struct pass_plan *in, const struct policy_kernel *k,
+			struct pass_plan *out);
+
+/*
+ * Whether a write at priority prio (0 = no priority= key) marks the pages it fails on
+ * incompressible ('n'), by version: 6.2-6.11 always (the write tries every secondary);
+ * 6.12-6.14 only when prio is the only secondary; 6.15-7.0 when prio is the highest
+ * (prio_max reaches the last active one); 7.1+ when no priority above prio has an
+ * algorithm. highest: the highest configured priority. Pages not marked are tried again
+ * at every pass.
+ */
+bool policy_failures_marked(const struct zram_caps *c, unsigned prio, unsigned highest);
+
 /*
  * Idle age from memory utilisation, as ChromeOS and Android do:
  *   age = min + (max - min) * e^(-5 * util),  util = 1 - MemAvailable / MemTotal
@@ -50,10 +86,13 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 unsigned policy_fragmentation_permille(const struct zram_mm_stat *mm);
 
 /*
- * Compaction after the passes. auto: when fragmentation is at least frag_permille
- * (default POLICY_COMPACT_FRAG_PERMILLE), or when the pass saved at least min_saved bytes
- * of compressed data (min_saved 0 = that rule off). Measured: a fresh lzo-rle pool is at ~50 per mille from
- * size-class rounding alone; after recompression it was 190, after compaction 55).
+ * Compaction after the passes. auto: when the pass freed compressed data (saved at least
+ * min_saved bytes; 0 = any saving), or when fragmentation is at least frag_permille.
+ * Why not fragmentation alone: recompression frees objects all over the pool, and only
+ * compaction returns the partly used zspages. How much that is depends on the kernel,
+ * not on a fragmentation figure: measured on the same pages, 6.12 was at 21.5% before
+ * compaction and freed 6.5 MB, 7.3 at 8.7% and still freed 1.07 MB (3.3% of the pool),
+ * in milliseconds. A compaction that finds nothing costs a walk of the size classes.
  */
 #define POLICY_COMPACT_FRAG_PERMILLE 100
 bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *after,

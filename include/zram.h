@@ -99,6 +99,13 @@ struct zram_caps {
 	bool prio_max_active;  /* 6.15+: prio_max = number of active algorithms */
 	bool writeback;	       /* CONFIG_ZRAM_WRITEBACK */
 	bool threshold_pagesize; /* 6.2-6.4: threshold bound is PAGE_SIZE, not huge_class_size */
+	bool clears_idle;      /* recompress clears IDLE of every page it tries (6.12.y, 6.13+) */
+	bool blocking_pp;      /* 7.0+: recompress/writeback hold the device lock exclusively:
+				* a second one and every lock-taking read (mm_stat ...) wait */
+	bool single_prio;      /* 7.1+: one priority per write (1 without priority=/algo=),
+				* 'n' only at the highest, unknown type= is -EINVAL */
+	bool params_busy;      /* algorithm_params after disksize is -EBUSY (7.0.10+, 7.1+) */
+	bool params_reset_on_algo; /* 7.3+: an algorithm write resets that priority's params */
 };
 
 struct zram_dev {
@@ -132,6 +139,12 @@ const char *zram_primary(const struct zram_dev *d);
 void zram_caps_derive(struct zram_caps *ret, const struct kver *kv, bool has_recomp_files,
 		      bool has_algorithm_params, bool has_block_state, bool has_writeback,
 		      enum tri config_idle_age);
+
+/*
+ * The kernel's recompression semantics where they matter to a user, one sentence each
+ * ("one priority per write (7.1+)", "concurrent passes block (7.0+)"). Returns the count.
+ */
+unsigned zram_caps_semantics(const struct zram_caps *c, char out[][256], unsigned max);
 
 /*
  * Explain each missing capability in one sentence (which option or version). Returns the

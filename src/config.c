@@ -85,7 +85,7 @@ static void dev_config_init(struct dev_config *d)
 	d->defer_on_battery = true;
 	d->battery_psi_memory_percent = 10;
 	d->compact_fragmentation_percent = 10;
-	d->compact_min_saved_bytes = 16777216;
+	d->compact_min_saved_bytes = 0;
 	d->advise_interval_sec = 86400;
 	d->advise_samples = 1024;
 }

@@ -266,7 +266,8 @@ static bool is_fatal_for_device(int r)
 
 static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			const struct pass_plan *plan, const struct pass_step *step,
-			struct pass_report *pr, uint64_t *marks, uint64_t total_left)
+			struct pass_report *pr, uint64_t *marks, uint64_t total_left,
+			uint64_t step_budget)
 {
 	struct batch_state st = {
 		.pages_budget = plan->pages_budget,
@@ -275,6 +276,9 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 
 	if (plan->pages_total && (st.pages_budget == 0 || st.pages_budget > total_left))
 		st.pages_budget = total_left;
+	/* A fallback step: at most the pages the previous priority could not shrink. */
+	if (step_budget && (st.pages_budget == 0 || st.pages_budget > step_budget))
+		st.pages_budget = step_budget;
 	enum pass_type type = step->type;
 	struct zram_mm_stat start = d->mm;
 	int r = 0;
@@ -282,6 +286,8 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	memset(pr, 0, sizeof(*pr));
 	pr->type = type;
 	pr->priority = step->priority;
+	pr->fallback = step->fallback;
+	pr->unshrunk = UINT64_MAX;
 	for (;;) {
 		struct recompress_cmd c = {
 			.type = type,
@@ -314,8 +320,10 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 				fprintf(ctx->out,
 					"%s:   (repeated while batches make progress, %s)\n",
 					d->name,
-					plan->pages_budget ? "up to max-pages-per-pass pages"
-								: "no page limit");
+					step->fallback ? "up to the pages the previous priority "
+							 "could not shrink"
+					: plan->pages_budget ? "up to max-pages-per-pass pages"
+							     : "no page limit");
 			break;
 		}
 		r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
@@ -497,6 +505,40 @@ static bool nothing_to_improve(const struct pass_ctx *ctx, const struct zram_dev
 	return (step->type == PASS_IDLE ? c.idle_fresh : c.huge_idle_fresh) == 0;
 }
 
+/* Slots a step of this type could try at priority 1 (block_state counts). */
+static uint64_t step_candidates(const struct bs_counts *c, enum pass_type t)
+{
+	switch (t) {
+	case PASS_IDLE:
+		return c->idle_fresh;
+	case PASS_HUGE_IDLE:
+		return c->huge_idle_fresh;
+	case PASS_HUGE:
+		return sat_sub_u64(c->huge, c->incompressible);
+	}
+	return 0;
+}
+
+/*
+ * Pages a finished step tried and left as they were: at most what it could try (its
+ * candidates, or the pages charged), minus those it shrank (new 'r') or gave up on (new
+ * 'n'). A fallback step's candidates are not in block_state (slots already at a lower
+ * priority show 'r' too), so its charge bounds it.
+ */
+static uint64_t step_unshrunk(const struct pass_report *pr, bool have_bs, const struct bs_counts *c0,
+			      const struct bs_counts *c1)
+{
+	uint64_t tried = pr->pages_charged, done;
+
+	if (!have_bs)
+		return tried;
+	if (!pr->fallback && pr->priority <= 1 && step_candidates(c0, pr->type) < tried)
+		tried = step_candidates(c0, pr->type);
+	done = sat_add_u64(sat_sub_u64(c1->recompressed, c0->recompressed),
+			   sat_sub_u64(c1->incompressible, c0->incompressible));
+	return sat_sub_u64(tried, done);
+}
+
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep)
 {
@@ -574,10 +616,37 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		marks = bs0.incompressible + bs0.recompressed;
 	}
 
+	struct policy_kernel kern = {
+		.priority = d->caps.priority,
+		.clears_idle = d->caps.clears_idle,
+	};
+	struct pass_plan xp;
+	uint64_t left = 0; /* pages the previous step left unshrunk (fallback budget) */
+
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
+		if (d->recomp.set[p])
+			kern.prio_set |= 1u << p;
+	/* One priority per write (6.12+): "every secondary" becomes a step per priority. */
+	policy_expand_plan(plan, &kern, &xp);
+	plan = &xp;
 	for (unsigned i = 0; i < plan->n_steps && i < PASS_MAX_STEPS; i++) {
 		const struct pass_step *step = &plan->steps[i];
+		bool next_fallback = i + 1 < plan->n_steps && plan->steps[i + 1].fallback;
+		bool measure, have_c0 = false;
+		struct bs_counts c0, c1;
 		struct pass_report *pr;
 
+		if (step->fallback && !ctx->dry_run && left == 0) {
+			/* The previous priority shrank (or gave up on) all it tried. */
+			pr = &rep->passes[rep->n_passes++];
+			memset(pr, 0, sizeof(*pr));
+			pr->type = step->type;
+			pr->priority = step->priority;
+			pr->fallback = true;
+			pr->unshrunk = UINT64_MAX;
+			pr->stop = STOP_NOTHING;
+			continue;
+		}
 		if (step->mark_idle) {
 			r = mark_idle(ctx, d, step->idle_age_sec, rep);
 			if (r < 0) {
@@ -590,18 +659,40 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		}
 		if (plan->pages_total && charged >= plan->pages_total)
 			break; /* the pass's page budget is spent */
-		if (!ctx->dry_run && bs_ok && nothing_to_improve(ctx, d, step)) {
+		if (!ctx->dry_run && bs_ok && !step->fallback && nothing_to_improve(ctx, d, step)) {
 			pr = &rep->passes[rep->n_passes++];
 			memset(pr, 0, sizeof(*pr));
 			pr->type = step->type;
 			pr->priority = step->priority;
+			pr->unshrunk = UINT64_MAX;
 			pr->stop = STOP_NOTHING;
+			left = 0;
 			continue;
 		}
+		/*
+		 * What the step leaves unshrunk matters when a fallback follows, and when the
+		 * kernel does not mark those pages (they are tried again next pass): measure
+		 * it around the step (two block_state reads).
+		 */
+		measure = !ctx->dry_run &&
+			  (next_fallback ||
+			   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest));
+		if (measure && bs_ok)
+			have_c0 = blockstate_read(ctx->root_fd, d->id, &c0, NULL, NULL) == 0;
 		pr = &rep->passes[rep->n_passes++];
 		r = run_one_type(ctx, d, plan, step, pr, bs_ok ? &marks : NULL,
-				 sat_sub_u64(plan->pages_total, charged));
+				 sat_sub_u64(plan->pages_total, charged), step->fallback ? left : 0);
 		charged = sat_add_u64(charged, pr->pages_charged);
+		if (measure) {
+			bool have_c1 = have_c0 &&
+				       blockstate_read(ctx->root_fd, d->id, &c1, NULL, NULL) == 0;
+
+			pr->unshrunk = step_unshrunk(pr, have_c1, &c0, &c1);
+			pr->unshrunk_retried = !next_fallback;
+			left = pr->unshrunk;
+		} else {
+			left = 0;
+		}
 		if (r < 0 && !rep->error)
 			rep->error = r;
 		if (r < 0 && is_fatal_for_device(r))
@@ -619,14 +710,21 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	if (ctx->dry_run) {
 		if (plan->compact == COMPACT_ALWAYS)
 			(void)write_cmd(ctx, d, "compact", "1", NULL, NULL);
-		else if (plan->compact == COMPACT_AUTO)
+		else if (plan->compact == COMPACT_AUTO) {
+			char at_least[64] = "";
+
+			if (plan->compact_min_saved)
+				(void)snprintf(at_least, sizeof(at_least), "at least %" PRIu64 " bytes of ",
+					       plan->compact_min_saved);
 			fprintf(ctx->out,
-				"%s: would write '1' to compact if fragmentation after the passes "
-				"is at least %u.%u%% (now %u.%u%%)\n",
-				d->name, plan->compact_frag_permille / 10,
+				"%s: would write '1' to compact if the passes free %scompressed "
+				"data, or if fragmentation after them is at least %u.%u%% "
+				"(now %u.%u%%)\n",
+				d->name, at_least, plan->compact_frag_permille / 10,
 				plan->compact_frag_permille % 10,
 				policy_fragmentation_permille(&d->mm) / 10,
 				policy_fragmentation_permille(&d->mm) % 10);
+		}
 		goto out;
 	}
 	saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
@@ -700,14 +798,25 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 	for (unsigned i = 0; i < rep->n_passes; i++) {
 		const struct pass_report *p = &rep->passes[i];
 
+		char prio[16] = "";
+
+		if (p->priority)
+			(void)snprintf(prio, sizeof(prio), " #%u", p->priority);
 		fprintf(f,
-			"%s: pass %s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
-			", %.3f s in kernel, stop: %s%s\n",
-			rep->name, pass_type_name(p->type), p->commands, p->commands == 1 ? "" : "s",
-			format_bytes(a, sizeof(a), p->compr_saved),
+			"%s: pass %s%s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
+			", %.3f s in kernel, stop: %s%s",
+			rep->name, pass_type_name(p->type), prio, p->commands,
+			p->commands == 1 ? "" : "s", format_bytes(a, sizeof(a), p->compr_saved),
 			format_bytes(b, sizeof(b), -p->mem_freed), p->huge_delta,
 			(double)p->kernel_ns / 1e9, stop_name(p->stop),
 			p->eagain ? " (EAGAIN retries)" : "");
+		if (p->unshrunk != UINT64_MAX && p->stop != STOP_NOTHING)
+			fprintf(f, ", %" PRIu64 " page%s not shrunk%s", p->unshrunk,
+				p->unshrunk == 1 ? "" : "s",
+				p->unshrunk_retried ? " (not marked incompressible at this priority: "
+						      "tried again next pass)"
+						    : " (next priority tries them)");
+		fputc('\n', f);
 	}
 	if (rep->compacted)
 		fprintf(f, "%s: compact: freed %s in %.3f s\n", rep->name,

@@ -51,11 +51,62 @@ bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *af
 	case COMPACT_AUTO:
 		if (after->v[MM_MEM_USED_TOTAL] == 0)
 			return false;
-		if (min_saved && saved >= min_saved)
+		if (saved > 0 && saved >= min_saved)
 			return true;
 		return policy_fragmentation_permille(after) >= frag_permille;
 	}
 	return false;
+}
+
+void policy_expand_plan(const struct pass_plan *in, const struct policy_kernel *k,
+			struct pass_plan *out)
+{
+	uint64_t last_age = 0;
+	bool marked = false;
+
+	*out = *in;
+	out->n_steps = 0;
+	for (unsigned i = 0; i < in->n_steps && i < PASS_MAX_STEPS; i++) {
+		const struct pass_step *s = &in->steps[i];
+		bool idle_type = s->type == PASS_IDLE || s->type == PASS_HUGE_IDLE;
+		bool first = true;
+
+		if (s->mark_idle) {
+			last_age = s->idle_age_sec;
+			marked = true;
+		}
+		if (!k->priority || s->priority != 0 || (k->prio_set & 0xeu) == 0) {
+			if (out->n_steps < PASS_MAX_STEPS)
+				out->steps[out->n_steps++] = *s;
+			continue;
+		}
+		for (unsigned p = 1; p <= ZRAM_MAX_PRIO && out->n_steps < PASS_MAX_STEPS; p++) {
+			struct pass_step *o;
+
+			if (!(k->prio_set & (1u << p)))
+				continue;
+			o = &out->steps[out->n_steps++];
+			*o = *s;
+			o->priority = p;
+			if (first) {
+				first = false;
+				continue;
+			}
+			o->fallback = true;
+			/* The previous priority took the idle marks of what it tried. */
+			o->mark_idle = idle_type && k->clears_idle && marked;
+			o->idle_age_sec = last_age;
+		}
+	}
+}
+
+bool policy_failures_marked(const struct zram_caps *c, unsigned prio, unsigned highest)
+{
+	if (prio == 0 || !c->priority)
+		return true; /* the write tries every secondary (6.2-7.0 without priority=) */
+	if (c->single_prio || c->prio_max_active)
+		return prio >= highest;
+	return highest == 1; /* 6.12-6.14: only if this write tried every secondary */
 }
 
 bool policy_batch_progress(const struct zram_mm_stat *before, const struct zram_mm_stat *after,

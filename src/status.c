@@ -43,8 +43,9 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			   const struct dev_totals *t)
 {
 	const struct zram_caps *c = &d->caps;
-	char why[8][256];
+	char why[8][256], sem[8][256];
 	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
+	unsigned nsem = zram_caps_semantics(c, sem, 8);
 	struct bs_counts bs;
 	bool first = true;
 
@@ -89,16 +90,26 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	fprintf(f,
 		",\"capabilities\":{\"multi_comp\":%s,\"max_pages\":%s,\"priority\":%s,"
 		"\"algorithm_params\":%s,\"idle_age\":%s,\"block_state\":%s,"
-		"\"eagain_on_concurrent\":%s,\"prio_max_active\":%s,\"writeback\":%s},\"missing\":[",
+		"\"eagain_on_concurrent\":%s,\"prio_max_active\":%s,\"writeback\":%s,"
+		"\"clears_idle\":%s,\"concurrent_blocks\":%s,\"one_priority_per_write\":%s},"
+		"\"missing\":[",
 		c->multi_comp ? "true" : "false", c->max_pages ? "true" : "false",
 		c->priority ? "true" : "false", c->algorithm_params ? "true" : "false",
 		c->idle_age == TRI_YES ? "true" : c->idle_age == TRI_NO ? "false" : "null",
 		c->block_state ? "true" : "false", c->eagain ? "true" : "false",
-		c->prio_max_active ? "true" : "false", c->writeback ? "true" : "false");
+		c->prio_max_active ? "true" : "false", c->writeback ? "true" : "false",
+		c->clears_idle ? "true" : "false", c->blocking_pp ? "true" : "false",
+		c->single_prio ? "true" : "false");
 	for (unsigned i = 0; i < nwhy; i++) {
 		if (i)
 			fputc(',', f);
 		json_print_string(f, why[i]);
+	}
+	fputs("],\"semantics\":[", f);
+	for (unsigned i = 0; i < nsem; i++) {
+		if (i)
+			fputc(',', f);
+		json_print_string(f, sem[i]);
 	}
 	fputs("],\"totals\":", f);
 	if (t)
@@ -118,8 +129,9 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			   const struct dev_totals *t)
 {
 	const struct zram_caps *c = &d->caps;
-	char why[8][256], a[32], b[32], e[32];
+	char why[8][256], sem[8][256], a[32], b[32], e[32];
 	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
+	unsigned nsem = zram_caps_semantics(c, sem, 8);
 	struct bs_counts bs;
 
 	fprintf(f, "%s: %s, disksize %s\n", d->name,
@@ -175,6 +187,8 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		c->eagain ? " eagain_on_concurrent" : "");
 	for (unsigned i = 0; i < nwhy; i++)
 		fprintf(f, "  missing:        %s\n", why[i]);
+	for (unsigned i = 0; i < nsem; i++)
+		fprintf(f, "  kernel:         %s\n", sem[i]);
 	if (t)
 		fprintf(f,
 			"  daemon totals:  %" PRIu64 " passes, saved %s, freed %s, %" PRIu64

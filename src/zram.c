@@ -274,7 +274,51 @@ void zram_caps_derive(struct zram_caps *ret, const struct kver *kv, bool has_rec
 	c.eagain = c.multi_comp && kver_ge(kv, 6, 12, 1) && !kver_ge(kv, 7, 0, 0);
 	c.prio_max_active = c.multi_comp && kver_ge(kv, 6, 15, 0);
 	c.threshold_pagesize = !kver_ge(kv, 6, 5, 0);
+	/* "zram: clear IDLE flag after recompression": 6.13, backported to 6.12.y. */
+	c.clears_idle = c.multi_comp && kver_ge(kv, 6, 12, 1);
+	/* 7.0: dev_lock taken for writing by recompress and writeback (no -EAGAIN). */
+	c.blocking_pp = c.multi_comp && kver_ge(kv, 7, 0, 0);
+	/* 7.1: "remove chained recompression" and the INCOMPRESSIBLE rule with it. */
+	c.single_prio = c.multi_comp && kver_ge(kv, 7, 1, 0);
+	/* 7.1, queued for 7.0.10: "do not permit params change after init". */
+	c.params_busy = c.algorithm_params && kver_ge(kv, 7, 0, 10);
+	/* 7.3: __comp_algorithm_store ends with comp_params_reset(). */
+	c.params_reset_on_algo = c.algorithm_params && kver_ge(kv, 7, 3, 0);
 	*ret = c;
+}
+
+unsigned zram_caps_semantics(const struct zram_caps *c, char out[][256], unsigned max)
+{
+	unsigned n = 0;
+
+#define SAY(...)                                                                                   \
+	do {                                                                                       \
+		if (n < max)                                                                       \
+			(void)snprintf(out[n++], 256, __VA_ARGS__);                                \
+	} while (0)
+	if (!c->multi_comp)
+		return 0;
+	if (c->single_prio)
+		SAY("one priority per write (7.1+): each secondary is tried by its own write; "
+		    "pages a lower priority fails on are not marked incompressible");
+	else if (c->priority)
+		SAY("one write walks every secondary unless priority= is given (6.12-7.0); "
+		    "zram-recompd writes one priority at a time");
+	else
+		SAY("one write walks every secondary in order (6.2-6.11; no priority=)");
+	if (c->blocking_pp)
+		SAY("concurrent passes block (7.0+): a recompress write holds the device lock, "
+		    "readers of mm_stat and a second pass wait until it returns");
+	else if (c->eagain)
+		SAY("concurrent passes fail with EAGAIN (6.12.y, 6.13-6.19): retried");
+	if (c->clears_idle)
+		SAY("recompression clears the idle mark of every page it tries (6.12.y, 6.13+): "
+		    "idle is marked again before the next priority");
+	if (c->params_reset_on_algo)
+		SAY("an algorithm write resets that priority's parameters (7.3+): parameters "
+		    "are written after all algorithms");
+#undef SAY
+	return n;
 }
 
 unsigned zram_caps_explain(const struct zram_caps *c, const struct kver *kv, char out[][256],

@@ -39,6 +39,7 @@ fr_release() {
 	6.12) echo 6.12.118 ;;
 	6.15) echo 6.15.11 ;;
 	7.0) echo 7.0.0 ;;
+	7.3) echo 7.3.4 ;;
 	*) echo "$1.0" ;;
 	esac
 }
@@ -207,9 +208,17 @@ fr_dev() {
 			printf '%s' "$recomp_raw" >"$d/recomp_algorithm"
 		else
 			: >"$d/recomp_algorithm"
+			local at=0 rec
 			for p in $recomp; do
-				printf '#%s: %s\n' "${p%%:*}" "$(fr_algo_list "$ver" "${p#*:}")" \
-					>>"$d/recomp_algorithm"
+				rec=$(printf '#%s: %s' "${p%%:*}" "$(fr_algo_list "$ver" "${p#*:}")")
+				printf '%s\n' "$rec" >>"$d/recomp_algorithm"
+				# 6.17+ (through 7.3.4): the kernel adds the record's absolute end
+				# offset to its running size, so "start + 4" NULs follow each record
+				# (ABI doc §12.3).
+				if fr_ver_ge "$ver" 6.17; then
+					head -c $((at + 4)) /dev/zero >>"$d/recomp_algorithm"
+					at=$((2 * at + 8 + ${#rec} - 4 + 1))
+				fi
 			done
 		fi
 	fi

@@ -200,7 +200,7 @@ run_test() {
 # kernel of that version. Idle-age support is known from a kernel config (6.2, 6.10) or from
 # block_state (6.12+).
 
-VERSIONS="6.2 6.10 6.12 6.15 7.0"
+VERSIONS="6.2 6.10 6.12 6.15 7.0 7.3"
 
 build_version_root() {
 	local r=$1 ver=$2
@@ -231,20 +231,40 @@ build_version_root() {
 		fr_dev "$r" 7.0 0 wb=1 link=abs
 		fr_blockstate "$r" 7.0 0
 		;;
+	7.3)
+		# recomp_algorithm with the NUL padding of 6.17+ (fr_dev), two secondaries.
+		fr_dev "$r" 7.3 0 wb=1 recomp="1:zstd 2:deflate"
+		fr_blockstate "$r" 7.3 0
+		;;
 	esac
 }
 
 # The configuration matching each reference root (6.15 has two secondaries).
 version_conf() {
 	case $1 in
-	6.15) conf '[global]' 'recompress-algorithms = zstd deflate' ;;
+	6.15 | 7.3) conf '[global]' 'recompress-algorithms = zstd deflate' ;;
 	*) conf '# defaults' ;;
 	esac
 }
 
 # Expected recompress commands with the default configuration.
+# 6.12+: every write names its priority. With two secondaries (6.15, 7.3 roots) each type is
+# one step per priority; #2 gets what #1 tried and left unshrunk as its budget: with the
+# unchanging fake block_state that is every candidate of #1 (huge_idle 1, idle 2, huge 2).
 default_recompress() {
-	if fr_ver_ge "$1" 6.10; then
+	case $1 in
+	6.15 | 7.3)
+		printf '%s\n' 'type=huge_idle priority=1 max_pages=2048' \
+			'type=huge_idle priority=2 max_pages=1' \
+			'type=idle priority=1 max_pages=2048' 'type=idle priority=2 max_pages=2' \
+			'type=huge priority=1 max_pages=2048' 'type=huge priority=2 max_pages=2'
+		return
+		;;
+	esac
+	if fr_ver_ge "$1" 6.12; then
+		printf '%s\n' 'type=huge_idle priority=1 max_pages=2048' \
+			'type=idle priority=1 max_pages=2048' 'type=huge priority=1 max_pages=2048'
+	elif fr_ver_ge "$1" 6.10; then
 		printf '%s\n' 'type=huge_idle max_pages=2048' 'type=idle max_pages=2048' \
 			'type=huge max_pages=2048'
 	else
@@ -263,7 +283,11 @@ t_once_version() {
 	snap
 	zro --once
 	expect_rc 0
-	expect_content "$(attr 0 idle)" 14400
+	case $ver in
+	# 6.13+ clear the idle mark of every page tried: marked again before each #2
+	6.15 | 7.3) expect_content "$(attr 0 idle)" 14400 14400 14400 ;;
+	*) expect_content "$(attr 0 idle)" 14400 ;;
+	esac
 	default_recompress "$ver" >"$T/want_recompress"
 	cmp -s "$(attr 0 recompress)" "$T/want_recompress" ||
 		die "recompress: got '$(oneline "$(attr 0 recompress)")', expected '$(oneline "$T/want_recompress")'"
@@ -271,7 +295,10 @@ t_once_version() {
 	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
 	expect_content "$T/err"
 	expect_has "$T/out" "zram0: idle: marked pages unused for more than 14400 s"
-	expect_count "$T/out" "zram0: pass " 3
+	case $ver in
+	6.15 | 7.3) expect_count "$T/out" "zram0: pass " 6 ;;
+	*) expect_count "$T/out" "zram0: pass " 3 ;;
+	esac
 	expect_has "$T/out" "zram0: compact: freed 0 B in"
 	normalize "$T/out" >"$T/out.norm"
 	golden "once-$ver.out" "$T/out.norm"
@@ -332,8 +359,8 @@ t_section_override() {
 	snap
 	zro --once
 	expect_rc 0
-	expect_content "$(attr 0 recompress)" 'type=idle max_pages=512'
-	expect_content "$(attr 1 recompress)" 'type=huge max_pages=512'
+	expect_content "$(attr 0 recompress)" 'type=idle priority=1 max_pages=512'
+	expect_content "$(attr 1 recompress)" 'type=huge priority=1 max_pages=512'
 	expect_content "$(attr 0 idle)" 14400
 	# A huge-only pass needs no idle mark.
 	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)" "$(dp 1 recompress)"
@@ -347,7 +374,7 @@ t_pass_budget() {
 	conf '[global]' 'passes = huge' 'max-pages-per-pass = 100'
 	zro --once
 	expect_rc 0
-	expect_content "$(attr 0 recompress)" 'type=huge max_pages=100'
+	expect_content "$(attr 0 recompress)" 'type=huge priority=1 max_pages=100'
 }
 run_test pass-budget-caps-batch t_pass_budget
 
@@ -439,13 +466,13 @@ t_dry_run() {
 	expect_changed
 	expect_content "$T/out" \
 		"zram0: would write '14400' to idle" \
-		"zram0: would write 'type=huge_idle max_pages=2048' to recompress" \
+		"zram0: would write 'type=huge_idle priority=1 max_pages=2048' to recompress" \
 		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
-		"zram0: would write 'type=idle max_pages=2048' to recompress" \
+		"zram0: would write 'type=idle priority=1 max_pages=2048' to recompress" \
 		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
-		"zram0: would write 'type=huge max_pages=2048' to recompress" \
+		"zram0: would write 'type=huge priority=1 max_pages=2048' to recompress" \
 		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
-		"zram0: would write '1' to compact if fragmentation after the passes is at least 10.0% (now 18.7%)"
+		"zram0: would write '1' to compact if the passes free compressed data, or if fragmentation after them is at least 10.0% (now 18.7%)"
 	expect_content "$T/err"
 }
 run_test dry-run-6.12 t_dry_run
@@ -578,11 +605,37 @@ t_gap_612() {
 	expect_rc 0
 	expect_has "$T/err" "priority gap"
 	expect_has "$T/err" "warning"
-	default_recompress 6.12 >"$T/want"
+	# every write names the priority that has an algorithm
+	default_recompress 6.12 | sed 's/priority=1/priority=2/' >"$T/want"
 	cmp -s "$(attr 0 recompress)" "$T/want" || die "recompress: $(oneline "$(attr 0 recompress)")"
 	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
 }
 run_test priority-gap-6.12 t_gap_612
+
+# 6.17+ (7.3.4 measured): recomp_algorithm holds NUL runs between and after its records.
+# Every configured secondary must be seen (a C-string reader saw only #1), and the cold tier
+# and the second priority must be usable.
+t_recomp_nul_73() {
+	local f
+	build_version_root "$R" 7.3
+	f=$(attr 0 recomp_algorithm)
+	[ "$(wc -c <"$f")" -eq 150 ] || die "the 7.3 fake is $(wc -c <"$f") bytes, not 150"
+	[ "$(tr -d '\000' <"$f" | wc -c)" -lt 150 ] || die "the 7.3 fake lost its NUL bytes"
+	zro status --json
+	expect_rc 0
+	expect_has "$T/out" '"recomp_algorithms":["zstd","deflate"]'
+	expect_has "$T/out" '"one_priority_per_write":true'
+	expect_has "$T/out" '"concurrent_blocks":true'
+	zro status
+	expect_has "$T/out" "secondary:      #1 zstd #2 deflate"
+	expect_has "$T/out" "one priority per write (7.1+)"
+	version_conf 7.3
+	zro --once --dry-run
+	expect_rc 0
+	expect_has "$T/out" "would write 'type=idle priority=2 max_pages=2048' to recompress"
+	expect_not "$T/err" "differ from the configuration"
+}
+run_test recomp-nul-7.3 t_recomp_nul_73
 
 T_NOMULTI_MSG="zram0: recompression unsupported: kernel built without CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)"
 
@@ -724,7 +777,7 @@ t_write_error() {
 	snap
 	zro --once
 	expect_rc 1
-	grep -F 'zram0: recompress' "$T/err" | grep -q -F 'type=huge_idle max_pages=2048' ||
+	grep -F 'zram0: recompress' "$T/err" | grep -q -F 'type=huge_idle priority=1 max_pages=2048' ||
 		die "no error naming zram0, recompress and the command: $(oneline "$T/err")"
 	expect_changed "$(dp 0 idle)" "$(dp 0 compact)" "$(dp 1 idle)" "$(dp 1 recompress)" \
 		"$(dp 1 compact)"
@@ -1141,7 +1194,7 @@ t_print_config_same_effect() {
 	cp "$T/out" "$T/printed.conf"
 	zr --sysroot "$R" --config "$T/printed.conf" --once
 	expect_rc 0
-	expect_content "$(attr 0 recompress)" 'type=huge threshold=1024 max_pages=4096'
+	expect_content "$(attr 0 recompress)" 'type=huge threshold=1024 priority=1 max_pages=4096'
 	expect_content "$(attr 0 compact)"
 }
 run_test print-config-same-effect t_print_config_same_effect

@@ -1091,7 +1091,7 @@ static void test_print_defaults(void **state)
 				 "defer-on-battery = yes\n"
 				 "battery-psi-memory-percent = 10\n"
 				 "compact-fragmentation-percent = 10\n"
-				 "compact-min-saved-bytes = 16777216\n"
+				 "compact-min-saved-bytes = 0\n"
 				 "advise-interval-sec = 86400\n"
 				 "advise-samples = 1024\n");
 	free(out);
@@ -1141,7 +1141,7 @@ static void test_print_sections(void **state)
 				 "defer-on-battery = yes\n"
 				 "battery-psi-memory-percent = 10\n"
 				 "compact-fragmentation-percent = 10\n"
-				 "compact-min-saved-bytes = 16777216\n"
+				 "compact-min-saved-bytes = 0\n"
 				 "advise-interval-sec = 86400\n"
 				 "advise-samples = 1024\n"
 				 "\n"

@@ -14,6 +14,8 @@
 #include "zram.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -28,6 +30,7 @@ static struct {
 	int progress_batches;	/* recompress writes that shrink compr_data_size */
 	uint64_t compr, used, huge;
 	const char *remove_after; /* after a write to this attr, the device disappears */
+	const char *bs_after_prio1; /* block_state after a "priority=1" recompress write */
 } w;
 
 static void write_mm(void)
@@ -65,6 +68,8 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 		w.used = w.compr + w.compr / 20;
 		write_mm();
 	}
+	if (strcmp(attr, "recompress") == 0 && w.bs_after_prio1 && strstr(data, "priority=1 "))
+		fr_write("sys/kernel/debug/zram/zram0/block_state", w.bs_after_prio1);
 	return __real_sysfs_write(root_fd, relpath, data);
 }
 
@@ -140,11 +145,11 @@ static void test_batches_until_no_progress(void **state)
 	/* 3 productive idle batches + 1 empty one, then 1 empty huge batch, then compact
 	 * (fragmentation 43 MB used vs 37 MB compressed = 14%). */
 	assert_string_equal(w.log, "idle: all\n"
-				   "recompress: type=idle max_pages=2048\n"
-				   "recompress: type=idle max_pages=2048\n"
-				   "recompress: type=idle max_pages=2048\n"
-				   "recompress: type=idle max_pages=2048\n"
-				   "recompress: type=huge max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=huge priority=1 max_pages=2048\n"
 				   "compact: 1\n");
 	assert_int_equal(rep.n_passes, 2);
 	assert_int_equal(rep.passes[0].commands, 4);
@@ -158,9 +163,9 @@ static void test_batches_until_no_progress(void **state)
 	assert_true(rep.after.v[MM_COMPR_DATA_SIZE] == 37000000);
 	/* the real file saw exactly the same commands */
 	assert_string_equal(fr_read("sys/block/zram0/recompress"),
-			    "type=idle max_pages=2048\ntype=idle max_pages=2048\n"
-			    "type=idle max_pages=2048\ntype=idle max_pages=2048\n"
-			    "type=huge max_pages=2048\n");
+			    "type=idle priority=1 max_pages=2048\ntype=idle priority=1 max_pages=2048\n"
+			    "type=idle priority=1 max_pages=2048\ntype=idle priority=1 max_pages=2048\n"
+			    "type=huge priority=1 max_pages=2048\n");
 }
 
 static void test_budget(void **state)
@@ -174,9 +179,9 @@ static void test_budget(void **state)
 	cfg.compact = COMPACT_NEVER;
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_string_equal(w.log, "idle: all\n"
-				   "recompress: type=idle max_pages=2048\n"
-				   "recompress: type=idle max_pages=2048\n"
-				   "recompress: type=idle max_pages=904\n");
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=904\n");
 	assert_int_equal(rep.passes[0].stop, STOP_BUDGET);
 	assert_true(rep.passes[0].pages_charged == 5000);
 	assert_false(rep.compacted);
@@ -218,7 +223,7 @@ static void test_idle_step_skipped_when_nothing_left(void **state)
 	dev.caps.block_state = true;
 	cfg.compact = COMPACT_NEVER;
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
-	assert_string_equal(w.log, "idle: all\nrecompress: type=huge max_pages=2048\n");
+	assert_string_equal(w.log, "idle: all\nrecompress: type=huge priority=1 max_pages=2048\n");
 	assert_int_equal(rep.n_passes, 2);
 	assert_int_equal(rep.passes[0].stop, STOP_NOTHING);
 	assert_int_equal(rep.passes[0].commands, 0);
@@ -228,13 +233,109 @@ static void test_idle_step_skipped_when_nothing_left(void **state)
 		 "           0            0.000000 ...ir.\n"
 		 "           1           17.000001 ...i..\n");
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
-	assert_non_null(strstr(w.log, "recompress: type=idle max_pages=2048\n"));
-	/* two secondaries and no restriction: a recompressed slot may still try #2 */
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
+	/*
+	 * Two secondaries: #2 is a fallback for what #1 tried and could not shrink. #1 had
+	 * nothing to try, so #2 has nothing either: a slot #1 shrank is not tried again.
+	 */
 	w.log[0] = '\0';
 	fr_write("sys/kernel/debug/zram/zram0/block_state", "           0            0.000000 ...ir.\n");
 	dev.recomp.count = 2;
+	dev.recomp.highest = 2;
+	dev.recomp.set[2] = true;
+	strcpy(dev.recomp.name[2], "deflate");
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
-	assert_non_null(strstr(w.log, "recompress: type=idle max_pages=2048\n"));
+	assert_string_equal(w.log, "idle: all\nrecompress: type=huge priority=1 max_pages=2048\n");
+	assert_int_equal(rep.n_passes, 4);
+	assert_int_equal(rep.passes[1].priority, 2);
+	assert_true(rep.passes[1].fallback);
+	assert_int_equal(rep.passes[1].stop, STOP_NOTHING);
+}
+
+/*
+ * 7.3 with zstd at #1 and deflate at #2: one write per priority. #1 takes the idle marks of
+ * every page it tries and does not mark its failures 'n'; #2 re-marks idle and gets the
+ * pages #1 tried and left unshrunk as its budget (largest first on 6.13+, so mostly them).
+ */
+static void test_one_priority_per_write_73(void **state)
+{
+	struct device_report rep = { 0 };
+	struct kver v = { 7, 3, 4 };
+	const char *attr;
+	char buf[512];
+
+	(void)state;
+	fr_write("sys/block/zram0/comp_algorithm", "[lzo-rle] lzo lz4 lz4hc zstd deflate 842 \n");
+	/* the NUL-padded listing of 7.3.4 */
+	static const char l73[] = "#1: lzo-rle [zstd] deflate \n\0\0\0\0#2: lzo-rle zstd [deflate] \n"
+				  "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+	char path[512];
+	snprintf(path, sizeof(path), "%s/sys/block/zram0/recomp_algorithm", fr_dir);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, l73, sizeof(l73) - 1), (ssize_t)(sizeof(l73) - 1));
+	close(fd);
+	/* ten idle slots never recompressed, one huge */
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 10; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%12u %12u.000000 ...i..\n", i,
+			 100 + i);
+	fr_write("sys/kernel/debug/zram/zram0/block_state", buf);
+	/* after #1: six shrunk (r, ac_time 0), four tried and left (idle mark cleared) */
+	w.bs_after_prio1 = "           0            0.000000 ....r.\n"
+			   "           1            0.000000 ....r.\n"
+			   "           2            0.000000 ....r.\n"
+			   "           3            0.000000 ....r.\n"
+			   "           4            0.000000 ....r.\n"
+			   "           5            0.000000 ....r.\n"
+			   "           6          106.000000 ......\n"
+			   "           7          107.000000 ......\n"
+			   "           8          108.000000 ......\n"
+			   "           9          109.000000 ......\n";
+	assert_int_equal(zram_probe(root, &v, TRI_YES, 0, &dev, &attr), 0);
+	assert_int_equal(dev.recomp.count, 2);
+	assert_true(dev.caps.single_prio);
+	w.progress_batches = 1;
+	cfg.n_passes = 1;
+	cfg.passes[0] = PASS_IDLE;
+	cfg.compact = COMPACT_NEVER;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	/* batch 1 shrinks compr_data_size; batch 2 only marks (new 'r'), batch 3 nothing */
+	assert_string_equal(w.log, "idle: all\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "idle: all\n"
+				   "recompress: type=idle priority=2 max_pages=4\n");
+	assert_int_equal(rep.n_passes, 2);
+	assert_int_equal(rep.passes[0].priority, 1);
+	assert_int_equal(rep.passes[0].unshrunk, 4);
+	assert_false(rep.passes[0].unshrunk_retried);
+	assert_int_equal(rep.passes[1].priority, 2);
+	assert_true(rep.passes[1].fallback);
+	assert_int_equal(rep.passes[1].pages_charged, 4);
+	/* #2 is the highest: its failures are marked 'n', nothing is left for next pass */
+	assert_int_equal(rep.passes[1].unshrunk, UINT64_MAX);
+
+	/* the report says what #1 left and where it went */
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "zram0: pass idle #1: 3 writes"));
+	assert_non_null(strstr(out, "4 pages not shrunk (next priority tries them)"));
+	assert_non_null(strstr(out, "zram0: pass idle #2: 1 write"));
+
+	/* dry run: the exact per-priority writes */
+	w.log[0] = '\0';
+	out[0] = '\0';
+	rewind(outf);
+	ctx.dry_run = true;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	fflush(outf);
+	assert_string_equal(w.log, "");
+	assert_non_null(strstr(out, "would write 'type=idle priority=1 max_pages=2048' to recompress\n"));
+	assert_non_null(strstr(out, "would write 'type=idle priority=2 max_pages=2048' to recompress\n"));
+	assert_non_null(strstr(out, "up to the pages the previous priority could not shrink"));
+	ctx.dry_run = false;
 }
 
 static void test_eagain_retried(void **state)
@@ -249,7 +350,7 @@ static void test_eagain_retried(void **state)
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_int_equal(rep.passes[0].eagain, 2);
 	assert_int_equal(rep.passes[0].commands, 1);
-	assert_string_equal(fr_read("sys/block/zram0/recompress"), "type=idle max_pages=2048\n");
+	assert_string_equal(fr_read("sys/block/zram0/recompress"), "type=idle priority=1 max_pages=2048\n");
 }
 
 static void test_eagain_exhausted_next_pass_runs(void **state)
@@ -264,7 +365,7 @@ static void test_eagain_exhausted_next_pass_runs(void **state)
 	assert_int_equal(rep.passes[0].stop, STOP_ERROR);
 	assert_int_equal(rep.passes[0].error, -EAGAIN);
 	assert_int_equal(rep.passes[1].commands, 1);
-	assert_string_equal(fr_read("sys/block/zram0/recompress"), "type=huge max_pages=2048\n");
+	assert_string_equal(fr_read("sys/block/zram0/recompress"), "type=huge priority=1 max_pages=2048\n");
 }
 
 static void test_threshold_einval_continues(void **state)
@@ -280,7 +381,7 @@ static void test_threshold_einval_continues(void **state)
 	/* the later types would carry the same threshold: skipped after one error;
 	 * compaction is still considered but the pool is only 7% fragmented */
 	assert_string_equal(w.log, "idle: all\n"
-				   "recompress: type=idle threshold=4000 max_pages=2048\n");
+				   "recompress: type=idle threshold=4000 priority=1 max_pages=2048\n");
 	assert_int_equal(rep.n_passes, 1);
 	assert_int_equal(rep.passes[0].error, -EINVAL);
 }
@@ -293,7 +394,7 @@ static void test_device_removed(void **state)
 	w.remove_after = "idle";
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), -ENODEV);
 	/* the first recompress write fails with ENOENT→ENODEV: nothing after it */
-	assert_string_equal(w.log, "idle: all\nrecompress: type=idle max_pages=2048\n");
+	assert_string_equal(w.log, "idle: all\nrecompress: type=idle priority=1 max_pages=2048\n");
 	(void)fr_setup(); /* teardown removes a fresh dir */
 }
 
@@ -344,8 +445,8 @@ static void test_dry_run_writes_nothing(void **state)
 	fflush(outf);
 	assert_string_equal(w.log, "");
 	assert_non_null(strstr(out, "zram0: would write 'all' to idle\n"));
-	assert_non_null(strstr(out, "zram0: would write 'type=idle max_pages=2048' to recompress\n"));
-	assert_non_null(strstr(out, "zram0: would write 'type=huge max_pages=2048' to recompress\n"));
+	assert_non_null(strstr(out, "zram0: would write 'type=idle priority=1 max_pages=2048' to recompress\n"));
+	assert_non_null(strstr(out, "zram0: would write 'type=huge priority=1 max_pages=2048' to recompress\n"));
 	assert_non_null(strstr(out, "zram0: would write '1' to compact\n"));
 }
 
@@ -410,6 +511,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_step_skipped_when_nothing_left, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_one_priority_per_write_73, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_exhausted_next_pass_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_einval_continues, setup, teardown),

@@ -74,7 +74,135 @@ static void test_fragmentation_and_compact(void **state)
 		/* a configurable share */
 		assert_int_equal(policy_should_compact(COMPACT_AUTO, &mm, 200, 0, 0),
 				 policy_fragmentation_permille(&mm) >= 200 && t[i].used > 0);
+		/* 0 = any saving: the 7.3 case (8.7% fragmentation, 10.2 MiB saved) compacts */
+		assert_int_equal(policy_should_compact(COMPACT_AUTO, &mm, 100, 1, 0), t[i].used > 0);
 	}
+	/* The 7.3.4 measurement: recompression left 8.7% fragmentation. */
+	struct zram_mm_stat m73 = { .nfields = 9 };
+
+	m73.v[MM_COMPR_DATA_SIZE] = 30290000;
+	m73.v[MM_MEM_USED_TOTAL] = 33177600;
+	assert_int_equal(policy_fragmentation_permille(&m73), 87);
+	assert_false(policy_should_compact(COMPACT_AUTO, &m73, 100, 0, 0));
+	assert_true(policy_should_compact(COMPACT_AUTO, &m73, 100, 10695475, 0));
+	assert_false(policy_should_compact(COMPACT_AUTO, &m73, 100, 10695475, 16 << 20));
+}
+
+static const struct pass_step *find_step(const struct pass_plan *p, enum pass_type t,
+					 unsigned prio)
+{
+	for (unsigned i = 0; i < p->n_steps; i++)
+		if (p->steps[i].type == t && p->steps[i].priority == prio)
+			return &p->steps[i];
+	return NULL;
+}
+
+/* One priority per write: the expansion of "every secondary" by kernel version. */
+static void test_expand_plan(void **state)
+{
+	struct pass_plan in = {
+		.n_steps = 3,
+		.steps = { { .type = PASS_HUGE_IDLE, .mark_idle = true, .idle_age_sec = 3600 },
+			   { .type = PASS_IDLE },
+			   { .type = PASS_HUGE } },
+		.batch_pages = 2048,
+	};
+	struct policy_kernel k612y = { .priority = true, .clears_idle = true, .prio_set = 0x6 };
+	struct policy_kernel k6120 = { .priority = true, .clears_idle = false, .prio_set = 0x6 };
+	struct policy_kernel k611 = { .priority = false, .clears_idle = false, .prio_set = 0x6 };
+	struct pass_plan out;
+	const struct pass_step *st;
+
+	(void)state;
+	/* 6.12.y/7.x, two secondaries: 3 types x 2 priorities, lowest first */
+	policy_expand_plan(&in, &k612y, &out);
+	assert_int_equal(out.n_steps, 6);
+	assert_int_equal(out.batch_pages, 2048);
+	for (unsigned i = 0; i < out.n_steps; i++) {
+		assert_int_equal(out.steps[i].priority, i % 2 + 1);
+		assert_int_equal(out.steps[i].fallback, i % 2 == 1);
+		assert_int_equal(out.steps[i].type, in.steps[i / 2].type);
+	}
+	/* the first keeps its mark; #2 of an idle type re-marks with the same age */
+	assert_true(out.steps[0].mark_idle);
+	assert_true(out.steps[1].mark_idle);
+	assert_int_equal(out.steps[1].idle_age_sec, 3600);
+	assert_false(out.steps[2].mark_idle); /* idle #1: the earlier mark still holds */
+	assert_true(out.steps[3].mark_idle);
+	assert_int_equal(out.steps[3].idle_age_sec, 3600);
+	st = find_step(&out, PASS_HUGE, 2);
+	assert_non_null(st);
+	assert_false(st->mark_idle); /* huge does not filter on idle */
+
+	/* 6.12.0: recompression keeps the idle marks, no re-mark */
+	policy_expand_plan(&in, &k6120, &out);
+	assert_int_equal(out.n_steps, 6);
+	assert_false(out.steps[1].mark_idle);
+	assert_false(out.steps[3].mark_idle);
+
+	/* 6.2-6.11: the kernel walks the list itself; nothing changes */
+	policy_expand_plan(&in, &k611, &out);
+	assert_int_equal(out.n_steps, 3);
+	assert_int_equal(out.steps[1].priority, 0);
+
+	/* one secondary: one step each, priority 1, no fallback */
+	k612y.prio_set = 0x2;
+	policy_expand_plan(&in, &k612y, &out);
+	assert_int_equal(out.n_steps, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(out.steps[i].priority, 1);
+		assert_false(out.steps[i].fallback);
+	}
+
+	/* an explicit priority is kept as it is; a gap uses the priorities that exist */
+	in.steps[1].priority = 2;
+	k612y.prio_set = 0xe;
+	policy_expand_plan(&in, &k612y, &out);
+	assert_int_equal(out.n_steps, 7);
+	assert_non_null(find_step(&out, PASS_IDLE, 2));
+	assert_null(find_step(&out, PASS_IDLE, 1));
+	k612y.prio_set = 0x4; /* only #2 (a 6.2-6.14 device; 6.15+ refuses gaps) */
+	policy_expand_plan(&in, &k612y, &out);
+	assert_int_equal(out.n_steps, 3);
+	assert_int_equal(out.steps[0].priority, 2);
+	assert_false(out.steps[0].fallback);
+
+	/* never more steps than fit */
+	struct pass_plan big = { .n_steps = PASS_MAX_STEPS };
+	k612y.prio_set = 0xe;
+	policy_expand_plan(&big, &k612y, &out);
+	assert_int_equal(out.n_steps, PASS_MAX_STEPS);
+}
+
+/* Which writes mark the pages they fail on incompressible, by version. */
+static void test_failures_marked(void **state)
+{
+	struct zram_caps c611 = { .multi_comp = true }, c614, c615, c70, c73;
+	struct kver v;
+
+	(void)state;
+	v = (struct kver){ 6, 14, 0 };
+	zram_caps_derive(&c614, &v, true, true, true, true, TRI_YES);
+	v = (struct kver){ 6, 15, 0 };
+	zram_caps_derive(&c615, &v, true, true, true, true, TRI_YES);
+	v = (struct kver){ 7, 0, 0 };
+	zram_caps_derive(&c70, &v, true, true, true, true, TRI_YES);
+	v = (struct kver){ 7, 3, 4 };
+	zram_caps_derive(&c73, &v, true, true, true, true, TRI_YES);
+	assert_true(policy_failures_marked(&c611, 0, 2));
+	assert_true(policy_failures_marked(&c614, 1, 1));
+	assert_false(policy_failures_marked(&c614, 2, 2)); /* only one of two tried */
+	assert_false(policy_failures_marked(&c614, 1, 2));
+	assert_true(policy_failures_marked(&c615, 2, 2));
+	assert_false(policy_failures_marked(&c615, 1, 2));
+	assert_true(policy_failures_marked(&c70, 0, 2)); /* chained write, 7.0 */
+	assert_false(policy_failures_marked(&c73, 1, 2));
+	assert_true(policy_failures_marked(&c73, 2, 2));
+	assert_true(policy_failures_marked(&c73, 1, 1));
+	assert_true(c73.single_prio && c73.blocking_pp && c73.clears_idle);
+	assert_false(c70.single_prio);
+	assert_true(c70.blocking_pp);
+	assert_false(c614.blocking_pp);
 }
 
 static void test_batch(void **state)
@@ -455,6 +583,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idle_age),
 		cmocka_unit_test(test_fragmentation_and_compact),
+		cmocka_unit_test(test_expand_plan),
+		cmocka_unit_test(test_failures_marked),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_saturating),
 		cmocka_unit_test(test_daemon_due_and_plan),
