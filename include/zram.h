@@ -198,7 +198,16 @@ int zram_build_recompress(const struct zram_dev *d, const struct recompress_cmd 
 /* "algo=NAME priority=P" (P 1..3; NAME a plausible kernel name, and in comp list when known). */
 int zram_build_recomp_algorithm(const struct zram_dev *d, const char *name, unsigned prio,
 				char *buf, size_t size);
-/* "priority=P level=L" (6.12+, uninitialized devices only, P must hold a name). */
+/*
+ * Level range a backend accepts (7.3 checks them at disksize): 0, -EOPNOTSUPP for
+ * backends without levels (lzo, lzo-rle, 842), -ENOENT for names not known here.
+ */
+int zram_level_range(const char *algo, int *ret_min, int *ret_max);
+
+/*
+ * "priority=P level=L" (6.12+, uninitialized devices only). When P holds a name the
+ * level is checked against its backend: -ERANGE out of range, -EOPNOTSUPP no levels.
+ */
 int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int level, char *buf,
 				size_t size);
 /* "all" for age 0, else the age in decimal (never a leading zero: the kernel parses base 0). */

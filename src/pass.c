@@ -201,6 +201,31 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			return r;
 		}
 	}
+	/*
+	 * Levels are checked before anything is written too: 7.3 rejects a bad level only at
+	 * disksize, which then resets every algorithm of the device (ABI doc §12.4).
+	 */
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		int lo, hi, k;
+
+		if (!cfg->has_level[i])
+			continue;
+		k = zram_level_range(cfg->algos[i], &lo, &hi);
+		if (k == -EOPNOTSUPP) {
+			log_error("%s: algorithm_params: %s has no compression levels (7.3+ fails "
+				  "disksize with EOPNOTSUPP); nothing written",
+				  d->name, cfg->algos[i]);
+			return -EINVAL;
+		}
+		if (k == 0 && (cfg->level[i] < lo || cfg->level[i] > hi)) {
+			log_error("%s: algorithm_params: level %d is out of range for %s (%d to %d; "
+				  "7.3+ fails disksize with EINVAL); nothing written",
+				  d->name, cfg->level[i], cfg->algos[i], lo, hi);
+			return -EINVAL;
+		}
+	}
+	/* Order valid 6.12 to 7.3: every algorithm first, then the parameters per priority
+	 * (7.3+: an algorithm write resets that priority's parameters). */
 	for (unsigned i = 0; i < cfg->n_algos; i++) {
 		r = write_cmd(ctx, d, "recomp_algorithm", cmds[i], NULL, NULL);
 		if (r < 0) {

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -743,7 +744,43 @@ int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int lev
 		return -EBUSY;
 	if (prio < 1 || prio > ZRAM_MAX_PRIO)
 		return -EINVAL;
+	/* 7.3 checks levels only when disksize creates the backends, and a failed disksize
+	 * resets every algorithm: refuse what the backend would refuse, on every version. */
+	if (d->recomp.set[prio]) {
+		int lo, hi, r = zram_level_range(d->recomp.name[prio], &lo, &hi);
+
+		if (r == -EOPNOTSUPP)
+			return r;
+		if (r == 0 && (level < lo || level > hi))
+			return -ERANGE;
+	}
 	return str_printf(buf, size, "priority=%u level=%d", prio, level);
+}
+
+int zram_level_range(const char *algo, int *ret_min, int *ret_max)
+{
+	/* The backends' own checks (7.3 backend_*.c setup_params, at disksize). */
+	static const struct {
+		const char *name;
+		int min, max;
+	} t[] = {
+		{ "zstd", -131072, 22 }, /* zstd_min_clevel() .. zstd_max_clevel() */
+		{ "deflate", -1, 9 },	 /* Z_DEFAULT_COMPRESSION .. Z_BEST_COMPRESSION */
+		{ "lz4", 1, INT_MAX },	 /* the acceleration */
+		{ "lz4hc", 1, 16 },	 /* LZ4HC_MAX_CLEVEL */
+		{ "lzo", 0, -1 },	 /* no levels: -EOPNOTSUPP */
+		{ "lzo-rle", 0, -1 },
+		{ "842", 0, -1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		if (strcmp(algo, t[i].name) != 0)
+			continue;
+		*ret_min = t[i].min;
+		*ret_max = t[i].max;
+		return t[i].min <= t[i].max ? 0 : -EOPNOTSUPP;
+	}
+	return -ENOENT;
 }
 
 int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_t size)

@@ -489,6 +489,22 @@ static void test_configure_uninitialized(void **state)
 	strcpy(cfg.algos[1], "brotli");
 	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), -EINVAL);
 	assert_string_equal(w.log, "");
+	/* so is a level the backend refuses: 7.3 fails disksize and resets every algorithm */
+	memset(&dev.recomp, 0, sizeof(dev.recomp));
+	strcpy(cfg.algos[1], "deflate");
+	cfg.level[1] = 10;
+	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), -EINVAL);
+	assert_string_equal(w.log, "");
+	/* two priorities of one algorithm with their own levels: all algorithms, then params */
+	strcpy(cfg.algos[1], "zstd");
+	cfg.has_level[0] = true;
+	cfg.level[0] = 3;
+	cfg.level[1] = 9;
+	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, "recomp_algorithm: algo=zstd priority=1\n"
+				   "recomp_algorithm: algo=zstd priority=2\n"
+				   "algorithm_params: priority=1 level=3\n"
+				   "algorithm_params: priority=2 level=9\n");
 }
 
 static void test_configure_initialized_differs(void **state)

@@ -432,6 +432,19 @@ static void test_build_other(void **state)
 	assert_string_equal(buf, "priority=2 level=9");
 	assert_int_equal(zram_build_algorithm_params(&d, 1, -5, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "priority=1 level=-5");
+	/* levels the backend refuses (7.3 checks them at disksize) */
+	strcpy(d.recomp.name[2], "deflate");
+	d.recomp.set[2] = true;
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 10, buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(zram_build_algorithm_params(&d, 2, -1, buf, sizeof(buf)), 0);
+	strcpy(d.recomp.name[2], "lz4hc");
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 17, buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 0, buf, sizeof(buf)), -ERANGE);
+	strcpy(d.recomp.name[2], "zstd");
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 23, buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 19, buf, sizeof(buf)), 0);
+	strcpy(d.recomp.name[2], "lzo-rle");
+	assert_int_equal(zram_build_algorithm_params(&d, 2, 1, buf, sizeof(buf)), -EOPNOTSUPP);
 	d.initialized = true; /* ABI pitfall 9: never after disksize */
 	assert_int_equal(zram_build_algorithm_params(&d, 2, 9, buf, sizeof(buf)), -EBUSY);
 }
