@@ -318,6 +318,11 @@ static void rescan(struct manager *m)
 			config_effective(&m->cfg, ids[k], &md->cfg);
 			policy_dev_init(&md->pol, &md->cfg, now);
 		}
+		/*
+		 * Never probe a device whose pass runs: from 7.0 a recompress write holds the
+		 * device lock exclusively and mm_stat, comp_algorithm ... would block the event
+		 * loop (and the watchdog) until it returns. Its figures come with the job.
+		 */
 		if (md->busy)
 			continue;
 		r = refresh_dev(m, md, is_new);
@@ -515,10 +520,11 @@ static void finish_job(struct manager *m, struct job *j)
 
 	if (j->advise)
 		report_advice(md, j);
-	log_info("%s: pass%s: %u step%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
+	log_info("%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
 		 " pages attempted%s; next in %" PRIu64 " s",
 		 md->dev.name, interrupted ? " (interrupted)" : "", rep->n_passes,
-		 rep->n_passes == 1 ? "" : "s", format_bytes(a, sizeof(a), saved),
+		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",
+		 format_bytes(a, sizeof(a), saved),
 		 format_bytes(b, sizeof(b), freed), (double)kernel / 1e9, pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
