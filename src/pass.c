@@ -844,7 +844,7 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 		fputc('\n', f);
 	}
 	if (rep->compacted)
-		fprintf(f, "%s: compact: freed %s in %.3f s\n", rep->name,
+		fprintf(f, "%s: compact: freed %s in %.6f s\n", rep->name,
 			format_bytes(a, sizeof(a), rep->compact_freed), (double)rep->compact_ns / 1e9);
 	fprintf(f, "%s: total: compr_data_size %s -> %s, mem_used_total %s -> %s (freed %s)",
 		rep->name, format_bytes(a, sizeof(a), (int64_t)rep->before.v[MM_COMPR_DATA_SIZE]),

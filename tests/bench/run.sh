@@ -5,14 +5,18 @@
 #
 # 1. On this machine: block_state parser throughput (bsgen, bsparse, awk, grep) and the
 #    advisor's speed on the page file.
-# 2. In the VM of the real-kernel tier (tests/vm: cached 6.12 kernel, busybox initramfs, qemu
+# 2. In the VM of the real-kernel tier (tests/vm: the cached kernels, busybox initramfs, qemu
 #    TCG): the guest scenarios in tests/bench/guest (static, latency, advise, churn,
-#    overhead), each printing "BENCH key value" lines on the console.
+#    overhead), each printing "BENCH key value" lines on the console. Every scenario runs on
+#    the first kernel of BENCH_KERNELS (keys as they are); BENCH_OTHER_SCENARIOS (default
+#    "static latency") run on the others too, their keys prefixed with the kernel
+#    ("k7_3.static.once.mem_used_total").
 # 3. tests/bench/derive.awk adds ratios and the targets (met or missed), json.awk writes
 #    tests/bench/results/latest.json, table.awk prints the markdown tables on stdout.
 # The bench asserts nothing: it exits 0 when it could measure, 1 when the VM could not run.
 #
-# Environment: BUILDDIR (default build), CORPUS=file (page data, plain or .zst; default:
+# Environment: BENCH_KERNELS (default "6.12 7.3": tests/vm/build-kernel.sh versions),
+# BUILDDIR (default build), CORPUS=file (page data, plain or .zst; default:
 # pagegen output, VM_PAGES pages, default 8192), BENCH_SCENARIOS="static churn ..." (default
 # all), BENCH_PARSE_SLOTS (default 8000000), ZRAM_RECOMPD_VM_KERNEL, VM_TIMEOUT (default
 # 900 s), BENCH_RESULTS (default tests/bench/results/latest.json), BENCH_ICOUNT (qemu -icount
@@ -41,6 +45,8 @@ KV=$OUT/kv.txt
 QEMU=${QEMU:-qemu-system-x86_64}
 SLOTS=${BENCH_PARSE_SLOTS:-8000000}
 SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead}
+KERNELS=${BENCH_KERNELS:-6.12 7.3}
+OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency}
 # qemu -icount: the guest's clock counts instructions (shift=0: one per ns), so timings in the
 # VM do not depend on the host's speed or load and repeat within 0.1%; both vCPUs share
 # that clock. sleep=off skips idle time. BENCH_ICOUNT= (empty) times with the host's clock.
@@ -183,7 +189,12 @@ case " $SCENARIOS " in
 esac
 
 # ---- the VM ----
+# run_vm KVER PREFIX SCENARIOS: one boot of kernel KVER running the scenarios; every key it
+# measures gets PREFIX ("" for the first kernel).
 run_vm() {
+	kver=$1
+	pre=$2
+	scen=$3
 	missing=
 	for c in "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd; do
 		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
@@ -192,10 +203,10 @@ run_vm() {
 		log "missing:$missing"
 		return 1
 	fi
-	KERNEL=$("$VMDIR/build-kernel.sh" | tail -n 1)
-	[ -r "$KERNEL" ] || { log "no test kernel"; return 1; }
+	KERNEL=$("$VMDIR/build-kernel.sh" "$kver" | tail -n 1)
+	[ -r "$KERNEL" ] || { log "no test kernel $kver"; return 1; }
 	tests=
-	for s in $SCENARIOS; do
+	for s in $scen; do
 		[ -f "$HERE/guest/bench_$s.sh" ] || vm_die "no scenario $s (tests/bench/guest)"
 		tests="$tests bench_$s"
 	done
@@ -216,7 +227,7 @@ run_vm() {
 	# vmbench needs only libc, which the image already has for zram-recompd.
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >>"$INITRD"
 
-	LOG=$OUT/console.log
+	LOG=$OUT/console-$kver.log
 	log "booting $KERNEL (TCG); console log $LOG"
 	t0=$(ns)
 	icount=
@@ -227,36 +238,48 @@ run_vm() {
 	rc=$?
 	tr -d '\r' <"$LOG" >"$LOG.tmp" && mv "$LOG.tmp" "$LOG"
 	log "qemu exited $rc after $(seconds "$t0" "$(ns)") s"
-	kv vm.seconds "$(seconds "$t0" "$(ns)")"
+	kv "${pre}vm.seconds" "$(seconds "$t0" "$(ns)")"
 	# Emulated timings stretch when the host is busy: its load before and after the VM.
-	kv meta.host_load_1min_after_vm "$(cut -d' ' -f1 /proc/loadavg)"
-	kv meta.kernel "$(sed -n 's/^VMINFO kernel \([^ ]*\) .*/\1/p' "$LOG" | head -n 1)"
-	sed -n 's/^BENCH //p' "$LOG" >>"$KV"
+	kv "${pre}meta.host_load_1min_after_vm" "$(cut -d' ' -f1 /proc/loadavg)"
+	kv "${pre}meta.kernel" "$(sed -n 's/^VMINFO kernel \([^ ]*\) .*/\1/p' "$LOG" | head -n 1)"
+	sed -n "s/^BENCH /$pre/p" "$LOG" >>"$KV"
 	for t in $tests; do
 		line=$(grep -E "^VMTEST (PASS|FAIL|SKIP) $t(:|\$)" "$LOG" | head -n 1)
 		name=${t#bench_}
 		if [ -z "$line" ]; then
-			kv "vm.$name.result" FAIL
-			kv "vm.$name.reason" "no result (VM stopped or timed out; qemu exit $rc)"
+			kv "${pre}vm.$name.result" FAIL
+			kv "${pre}vm.$name.reason" "no result (VM stopped or timed out; qemu exit $rc)"
 			continue
 		fi
-		kv "vm.$name.result" "$(echo "$line" | cut -d' ' -f2)"
+		kv "${pre}vm.$name.result" "$(echo "$line" | cut -d' ' -f2)"
 		reason=$(echo "$line" | sed -nE "s/^VMTEST [A-Z]+ $t: //p")
-		[ -n "$reason" ] && kv "vm.$name.reason" "$reason"
-		kv "vm.$name.seconds" "$(sed -n "s/^VMTIME $t \([0-9.]*\) s/\1/p" "$LOG")"
+		[ -n "$reason" ] && kv "${pre}vm.$name.reason" "$reason"
+		kv "${pre}vm.$name.seconds" "$(sed -n "s/^VMTIME $t \([0-9.]*\) s/\1/p" "$LOG")"
 	done
 	if grep -q '^VMKERNEL ' "$LOG"; then
-		kv vm.kernel_warnings "$(grep -c '^VMKERNEL ' "$LOG")"
+		kv "${pre}vm.kernel_warnings" "$(grep -c '^VMKERNEL ' "$LOG")"
 		grep '^VMKERNEL ' "$LOG" | head -n 10 >&2
 	else
-		kv vm.kernel_warnings 0
+		kv "${pre}vm.kernel_warnings" 0
 	fi
 	grep -E '^VMTEST (FAIL|SKIP)' "$LOG" >&2
 	return 0
 }
 
 vm_ok=0
-run_vm || vm_ok=1
+first=1
+prefixes=
+for k in $KERNELS; do
+	if [ "$first" = 1 ]; then
+		run_vm "$k" "" "$SCENARIOS" || vm_ok=1
+		first=0
+		continue
+	fi
+	p=k$(echo "$k" | tr -c '0-9\n' '_').
+	prefixes="$prefixes $p"
+	run_vm "$k" "$p" "$OTHER_SCENARIOS" || vm_ok=1
+done
+kv meta.kernel_prefixes "${prefixes# }"
 kv meta.bench_wall_s "$(seconds "$T_START" "$(ns)")"
 
 # Replace the results only when every step worked.
@@ -268,5 +291,5 @@ else
 	vm_ok=1
 fi
 awk -f "$HERE/table.awk" "$OUT/results.kv"
-log "results: ${RESULTS#"$TOP"/}; console log: ${OUT#"$TOP"/}/console.log"
+log "results: ${RESULTS#"$TOP"/}; console logs: ${OUT#"$TOP"/}/console-*.log"
 exit "$vm_ok"

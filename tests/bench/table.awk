@@ -25,6 +25,36 @@ function failed(sc) {
 		print "\n*" sc ": " V["vm." sc ".result"] (has("vm." sc ".reason") ? " — " V["vm." sc ".reason"] : "") "*"
 }
 
+# The static rows of one kernel (key prefix pre).
+function static_table(pre, kernel,    i, p, P, L) {
+	print "\nLinux " kernel ":\n"
+	row("policy", "mem_used_total", "× limit", "compr_data_size", "× limit", "kernel writes", "writes",
+	    "`r` slots", "`n` slots")
+	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	split("none naive naive_compact once limit cold limit9", P, " ")
+	split("no recompression|naive: idle all + recompress type=idle|naive + compact|" \
+	      "zram-recompd --once (defaults, idle-age-max-sec = 0)|limit: zstd primary|" \
+	      "daemon, cold tier: zstd 3 at #1, zstd 9 at #2 (× the zstd-9 limit)|" \
+	      "limit9: zstd level 9 primary", L, "|")
+	for (i = 1; i <= 7; i++) {
+		p = pre "static." P[i]
+		if (!has(p ".mem_used_total"))
+			continue
+		row(L[i], mib(p ".mem_used_total"),
+		    P[i] ~ /cold|limit9/ ? f(p ".mem_ratio9", 3) : f(p ".mem_ratio", 3), mib(p ".compr_data_size"),
+		    P[i] ~ /cold|limit9/ ? f(p ".compr_ratio9", 3) : f(p ".compr_ratio", 3),
+		    P[i] ~ /^limit/ || P[i] == "cold" ? "–" : s(p ".kernel_write_s", 3),
+		    P[i] ~ /^limit/ || P[i] == "cold" ? "–" : g(p ".writes"),
+		    P[i] ~ /^limit/ ? "–" : g(p ".recompressed_slots"),
+		    P[i] ~ /^limit/ ? "–" : g(p ".incompressible_slots"))
+	}
+	print "\n--once reports the time of its recompress and compact writes, not of the idle mark" \
+	      " (naive: " s(pre "static.naive.idle_write_s", 3) "); its wall time was " s(pre "static.once.wall_s", 3) \
+	      ". Its compaction freed " mib(pre "static.once.compact_freed") " (" f(pre "static.once.compact_share", 3) \
+	      " of what the pass freed) in " s(pre "static.once.compact_s", 3) \
+	      ". The cold tier reached its level after " g(pre "static.cold.passes") " daemon passes."
+}
+
 {
 	V[$1] = substr($0, length($1) + 2)
 }
@@ -44,21 +74,10 @@ END {
 		print "Times in the VM are host wall-clock time of an emulated CPU and move with the host's load."
 
 	print "\n## 1. Static: one policy per fresh device (lzo-rle, zstd secondary), same pages, all idle\n"
-	row("policy", "mem_used_total", "× limit", "compr_data_size", "× limit", "kernel writes", "writes",
-	    "`r` slots", "`n` slots")
-	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
-	split("none naive naive_compact once limit", P, " ")
-	split("no recompression|naive: idle all + recompress type=idle|naive + compact|" \
-	      "zram-recompd --once (defaults, idle-age-max-sec = 0)|limit: zstd primary", L, "|")
-	for (i = 1; i <= 5; i++) {
-		p = "static." P[i]
-		row(L[i], mib(p ".mem_used_total"), f(p ".mem_ratio", 3), mib(p ".compr_data_size"),
-		    f(p ".compr_ratio", 3), P[i] == "limit" ? "–" : s(p ".kernel_write_s", 3),
-		    P[i] == "limit" ? "–" : g(p ".writes"), P[i] == "limit" ? "–" : g(p ".recompressed_slots"),
-		    P[i] == "limit" ? "–" : g(p ".incompressible_slots"))
-	}
-	print "\n--once reports the time of its recompress and compact writes, not of the idle mark" \
-	      " (naive: " s("static.naive.idle_write_s", 3) "); its wall time was " s("static.once.wall_s", 3) "."
+	nk = split(V["meta.kernel_prefixes"], KP, " ")
+	static_table("", g("meta.kernel"))
+	for (j = 1; j <= nk; j++)
+		static_table(KP[j], g(KP[j] "meta.kernel"))
 	failed("static")
 
 	print "\n## 2. Churn: hot set (" g("churn.hot_pages") " pages, every " g("churn.hot_stride") \
@@ -185,7 +204,13 @@ END {
 	print "\n## Targets\n"
 	row("target", "measured", "limit", "result")
 	row("---", "---:", "---:", "---")
-	split("static_once_memory churn_cpu_per_mib churn_hot_recompressed longest_write sigterm_exit " \
+	tl = "static_once_memory static_cold_memory"
+	for (j = 1; j <= nk; j++) {
+		t = KP[j]
+		sub(/\.$/, "", t)
+		tl = tl " static_once_memory_" t " static_cold_memory_" t
+	}
+	split(tl " churn_cpu_per_mib churn_hot_recompressed longest_write sigterm_exit " \
 	      "peak_rss idle_wakeups idle_wakeups_watchdog parser_throughput parser_vs_awk advisor_error", I, " ")
 	for (i = 1; i in I; i++) {
 		p = "targets." I[i]

@@ -147,7 +147,7 @@ expect_changed() {
 
 # Timings vary from run to run: "0.000 s" -> "T s".
 normalize() {
-	sed -E 's/[0-9]+\.[0-9]{3} s\b/T s/g' "$1"
+	sed -E 's/[0-9]+\.[0-9]{3,6} s\b/T s/g' "$1"
 }
 
 # golden NAME FILE: FILE equals tests/fakesys/expected/NAME (UPDATE_GOLDEN=1 rewrites it).

@@ -8,6 +8,11 @@
 #   once           zram-recompd --once with the shipped defaults, except idle-age-max-sec = 0
 #                  (every page counts as idle: the data was written seconds ago)
 #   limit          the same pages on a zstd-primary device (what recompression can reach)
+#   once           also: what its compaction freed and cost (compact_freed, compact_s)
+#   limit9         the pages on a zstd level 9 primary (what a cold tier can reach)
+#   cold           the daemon with recompress-algorithms = zstd zstd, levels 3 and 9, and a
+#                  cold tier at priority 2 (cold age 4 s, interval 2 s): memory once its
+#                  first cold pass has run, against limit9
 # Reports mm_stat after each, the time spent in kernel writes, and the r/n slot counts.
 # Word splitting of $(...) into "set --" is intended; start_bg assigns pids by name.
 # shellcheck disable=SC1091,SC2046,SC2086,SC2154
@@ -75,5 +80,47 @@ out static.once.kernel_write_s "$(once_kernel_s "$WORK/once.out")"
 out static.once.writes "$(once_writes "$WORK/once.out")"
 out static.once.wall_s "$(secs $((t1 - t0)))"
 flags static.once
+# compaction's share: what it freed after the passes, and its write time
+set -- $(awk '/: compact: freed / {
+	for (i = 1; i <= NF; i++) if ($i == "freed") { v = $(i + 1); u = $(i + 2) }
+	m = (u == "MiB") ? 1048576 : (u == "KiB") ? 1024 : (u == "GiB") ? 1073741824 : 1
+	printf "%d %s\n", v * m, $(NF - 1) }' "$WORK/once.out")
+out static.once.compact_freed "${1:-0}"
+out static.once.compact_s "${2:-0}"
+zram_del "$Z"
+
+# The zstd level 9 limit: algorithm_params before disksize, after the algorithm (7.3+
+# resets a priority's parameters when its algorithm is written).
+zram_add
+zset "$Z" comp_algorithm zstd
+zset "$Z" algorithm_params "algo=zstd level=9"
+zset "$Z" disksize "$DISKSIZE"
+load "$Z" "$DATA/pages.bin"
+mm_out static.limit9 "$Z"
+zram_del "$Z"
+
+# The cold tier: zram-recompd configures the uninitialized device (both priorities, then
+# their levels), the pages go in, the daemon runs until a pass with the cold tier ended.
+zram_add
+zset "$Z" comp_algorithm lzo-rle
+conf "$WORK/cold.conf" "recompress-algorithms = zstd zstd" "algorithm-params = 1:level=3 2:level=9" \
+	"idle-age-max-sec = 0" "interval-sec = 2" "cold-idle-age-sec = 4" "cold-priority = 2" \
+	"psi-cpu-max-percent = 0" "pages-per-hour = 0" "cpu-share-max-percent = 0"
+"$RECOMPD" --config "$WORK/cold.conf" --once --device "$Z" >"$WORK/cold-setup.out" 2>&1 ||
+	fail "configuring $Z for the cold tier failed: $(cat "$WORK/cold-setup.out")"
+zset "$Z" disksize "$DISKSIZE"
+load "$Z" "$DATA/pages.bin"
+t0=$(ns)
+ZRAM_RECOMPD_STATE_DIR=$WORK/cold-state
+export ZRAM_RECOMPD_STATE_DIR
+mkdir -p "$ZRAM_RECOMPD_STATE_DIR"
+start_daemon "$WORK/cold.log" --config "$WORK/cold.conf"
+wait_log "$Z: pass: .*\(cold tier first\)" 1 600 || fail "no cold-tier pass within 600 s"
+stop_daemon
+t1=$(ns)
+mm_out static.cold "$Z"
+out static.cold.passes "$(log_count "$Z: pass: ")"
+out static.cold.wall_s "$(secs $((t1 - t0)))"
+flags static.cold
 zram_del "$Z"
 pass
