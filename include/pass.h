@@ -64,6 +64,7 @@ struct pass_report {
 		STOP_ERROR,
 		STOP_SIGNAL,
 		STOP_NOTHING, /* block_state: no slot this type could still improve */
+		STOP_UNCHANGED, /* nothing written since every candidate failed at every priority */
 	} stop;
 	int error; /* -errno of the write that failed, 0 */
 };

@@ -108,6 +108,19 @@ struct zram_caps {
 	bool params_reset_on_algo; /* 7.3+: an algorithm write resets that priority's params */
 };
 
+/*
+ * What a pass learnt that the next pass of the daemon can use (--once starts empty). Where
+ * the kernel does not mark the pages every priority failed on (6.12-6.14 with several
+ * secondaries, and any chain ending below the highest priority), they would be decompressed
+ * and tried again at every pass. As long as nothing was written to the device (write_sig),
+ * no page changed, so a chain whose candidates are no more than those it left is skipped.
+ */
+struct zram_memo {
+	uint64_t write_sig;  /* zram_read_write_sig() when it was recorded */
+	bool valid[3];	     /* per enum pass_type */
+	uint64_t left[3];    /* candidates the whole chain tried and left as they were */
+};
+
 struct zram_dev {
 	unsigned id;
 	char name[ZRAM_NAME_MAX];
@@ -123,7 +136,15 @@ struct zram_dev {
 	/* bd_stat (CONFIG_ZRAM_WRITEBACK): bd_count bd_reads bd_writes, 4 KiB units */
 	bool has_bd_stat;
 	uint64_t bd_stat[3];
+	struct zram_memo memo;
 };
+
+/*
+ * A counter that grows with every change of the device's contents: block-layer write and
+ * discard requests (sys/block/zramN/stat, fields 5 and 12) plus freed slots (io_stat
+ * notify_free). None of these files takes zram's device lock. -ENOENT without them.
+ */
+int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret);
 
 /* The first n whitespace-separated decimal fields (io_stat, bd_stat); later columns that a
  * newer kernel may add are ignored. */

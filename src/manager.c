@@ -219,6 +219,8 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		log_info("%s: re-initialized (disksize %" PRIu64 ", primary %s); starting over",
 			 d.name, d.disksize, zram_primary(&d));
 		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
+	} else if (!is_new) {
+		d.memo = md->dev.memo; /* what the last pass learnt (zram.h) */
 	}
 	md->dev = d;
 	if (!d.initialized && d.caps.multi_comp && md->cfg.n_algos &&

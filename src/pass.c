@@ -415,6 +415,8 @@ static const char *stop_name(enum batch_stop s)
 		return "interrupted";
 	case STOP_NOTHING:
 		return "nothing left to improve (skipped)";
+	case STOP_UNCHANGED:
+		return "nothing written since every candidate failed at every priority (skipped)";
 	}
 	return "?";
 }
@@ -530,6 +532,11 @@ static bool nothing_to_improve(const struct pass_ctx *ctx, const struct zram_dev
 	return (step->type == PASS_IDLE ? c.idle_fresh : c.huge_idle_fresh) == 0;
 }
 
+static bool step_idle_type(enum pass_type t)
+{
+	return t == PASS_IDLE || t == PASS_HUGE_IDLE;
+}
+
 /* Slots a step of this type could try at priority 1 (block_state counts). */
 static uint64_t step_candidates(const struct bs_counts *c, enum pass_type t)
 {
@@ -543,6 +550,20 @@ static uint64_t step_candidates(const struct bs_counts *c, enum pass_type t)
 	}
 	return 0;
 }
+
+/* The head of a chain whose candidates are no more than the last pass left: skip it. */
+static bool chain_unchanged(const struct pass_ctx *ctx, const struct zram_dev *d,
+			    const struct pass_step *step, uint64_t left)
+{
+	struct bs_counts c;
+
+	if (!step_idle_type(step->type))
+		return false;
+	if (blockstate_read(ctx->root_fd, d->id, &c, NULL, NULL) < 0)
+		return false;
+	return step_candidates(&c, step->type) <= left;
+}
+
 
 /*
  * Pages a finished step tried and left as they were: at most what it could try (its
@@ -647,6 +668,13 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	};
 	struct pass_plan xp;
 	uint64_t left = 0; /* pages the previous step left unshrunk (fallback budget) */
+	/* the chain (a step and its fallbacks) under way: its head's counts and stop */
+	struct bs_counts chain_c0 = { 0 };
+	bool chain_measured = false, chain_complete = false;
+	struct zram_memo memo = { 0 };
+	uint64_t sig0 = 0;
+	bool have_sig = !ctx->dry_run && zram_read_write_sig(ctx->root_fd, d->id, &sig0) == 0;
+	bool memo_usable = have_sig && d->memo.write_sig == sig0;
 
 	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
 		if (d->recomp.set[p])
@@ -694,6 +722,20 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 			left = 0;
 			continue;
 		}
+		if (!step->fallback && memo_usable && bs_ok && d->memo.valid[step->type] &&
+		    chain_unchanged(ctx, d, step, d->memo.left[step->type])) {
+			pr = &rep->passes[rep->n_passes++];
+			memset(pr, 0, sizeof(*pr));
+			pr->type = step->type;
+			pr->priority = step->priority;
+			pr->unshrunk = UINT64_MAX;
+			pr->stop = STOP_UNCHANGED;
+			left = 0;
+			/* still true at the end of this pass if nothing is written meanwhile */
+			memo.valid[step->type] = true;
+			memo.left[step->type] = d->memo.left[step->type];
+			continue;
+		}
 		/*
 		 * What the step leaves unshrunk matters when a fallback follows, and when the
 		 * kernel does not mark those pages (they are tried again next pass): measure
@@ -708,6 +750,12 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		r = run_one_type(ctx, d, plan, step, pr, bs_ok ? &marks : NULL,
 				 sat_sub_u64(plan->pages_total, charged), step->fallback ? left : 0);
 		charged = sat_add_u64(charged, pr->pages_charged);
+		if (!step->fallback) {
+			chain_measured = have_c0;
+			chain_complete = pr->stop == STOP_NO_PROGRESS;
+			if (have_c0)
+				chain_c0 = c0;
+		}
 		if (measure) {
 			bool have_c1 = have_c0 &&
 				       blockstate_read(ctx->root_fd, d->id, &c1, NULL, NULL) == 0;
@@ -715,6 +763,20 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 			pr->unshrunk = step_unshrunk(pr, have_c1, &c0, &c1);
 			pr->unshrunk_retried = !next_fallback;
 			left = pr->unshrunk;
+			/*
+			 * The chain ends here with its failures unmarked: remember how many
+			 * candidates it left, for the next pass to tell whether anything new
+			 * came (ABI: 6.12-6.14 never mark them with several secondaries).
+			 */
+			if (!next_fallback && have_c1 && chain_measured && chain_complete &&
+			    pr->error == 0 && step_idle_type(step->type)) {
+				memo.valid[step->type] = true;
+				memo.left[step->type] = sat_sub_u64(
+					step_candidates(&chain_c0, step->type),
+					sat_add_u64(sat_sub_u64(c1.recompressed, chain_c0.recompressed),
+						    sat_sub_u64(c1.incompressible,
+								chain_c0.incompressible)));
+			}
 		} else {
 			left = 0;
 		}
@@ -772,8 +834,16 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 
 out:
 	if (!ctx->dry_run) {
-		uint64_t bd_after;
+		uint64_t bd_after, sig1;
 		bool init = false;
+
+		/* Valid only if nothing was written to the device while the pass ran. */
+		if (have_sig && zram_read_write_sig(ctx->root_fd, d->id, &sig1) == 0 && sig1 == sig0) {
+			memo.write_sig = sig0;
+			d->memo = memo;
+		} else {
+			memset(&d->memo, 0, sizeof(d->memo));
+		}
 
 		/* A reset (hot_remove resets first) empties mm_stat: that is no saving. */
 		if (zram_read_initstate(ctx->root_fd, d->id, &init) < 0 || !init) {

@@ -417,6 +417,34 @@ int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret)
 	return 0;
 }
 
+int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret)
+{
+	char path[64], buf[512];
+	uint64_t st[12] = { 0 }, io[4];
+	size_t len;
+	int r;
+
+	r = dev_path(path, sizeof(path), id, "stat");
+	if (r < 0)
+		return r;
+	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	/* 11 fields before 4.18, then discards (12-15), then flushes (5.5+). */
+	if (zram_parse_fields(buf, len, st, 12) < 0 && zram_parse_fields(buf, len, st, 11) < 0)
+		return -EINVAL;
+	r = dev_path(path, sizeof(path), id, "io_stat");
+	if (r < 0)
+		return r;
+	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	if (zram_parse_fields(buf, len, io, 4) < 0)
+		return -EINVAL;
+	*ret = sat_add_u64(sat_add_u64(st[4], st[11]), io[3]);
+	return 0;
+}
+
 int zram_read_initstate(int root_fd, unsigned id, bool *ret)
 {
 	char path[64];

@@ -174,7 +174,8 @@ slow_attr() {
 	python3 "$HERE/slowattr.py" "$(attr "$id" "$a")" "$priv" "$T/slow.$id.$a" "$delay" \
 		"$priv/ready" 2>>"$T/slowattr.err" &
 	echo $! >>"$T/pids"
-	wait_for 5000 test -e "$priv/ready" ||
+	# generous: a pyenv shim plus interpreter start-up on a loaded 2-core machine
+	wait_for 20000 test -e "$priv/ready" ||
 		die "slowattr.py did not start: $(oneline "$T/slowattr.err")"
 }
 

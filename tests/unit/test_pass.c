@@ -338,6 +338,75 @@ static void test_one_priority_per_write_73(void **state)
 	ctx.dry_run = false;
 }
 
+/*
+ * 6.12.y with two secondaries: a write at one priority never marks the pages it fails on
+ * (6.12-6.14 mark only when a write tried every secondary), so they would be decompressed
+ * and tried again at every pass. The next pass skips the chain while nothing was written to
+ * the device and its candidates are those the chain left.
+ */
+static void test_unmarked_failures_not_retried(void **state)
+{
+	struct device_report rep = { 0 };
+	struct kver v = { 6, 12, 118 };
+	const char *attr;
+
+	(void)state;
+	fr_write("sys/block/zram0/recomp_algorithm", "#1: lzo [zstd] \n#2: lzo [deflate] \n");
+	fr_write("sys/block/zram0/stat", "     100 0 800 10 5000 0 40000 50 0 60 60 7 0 56 0 0 0\n");
+	fr_write("sys/block/zram0/io_stat", "       0        0        0      120\n");
+	/* three idle candidates, all incompressible: nothing changes in block_state */
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0           17.000001 ..hi..\n"
+		 "           1           18.000001 ...i..\n"
+		 "           2           19.000001 ...i..\n");
+	assert_int_equal(zram_probe(root, &v, TRI_YES, 0, &dev, &attr), 0);
+	assert_int_equal(dev.recomp.count, 2);
+	cfg.n_passes = 1;
+	cfg.passes[0] = PASS_IDLE;
+	cfg.compact = COMPACT_NEVER;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, "idle: all\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "idle: all\n"
+				   "recompress: type=idle priority=2 max_pages=3\n");
+	assert_int_equal(rep.passes[1].unshrunk, 3);
+	assert_true(rep.passes[1].unshrunk_retried);
+	assert_true(dev.memo.valid[PASS_IDLE]);
+	assert_int_equal(dev.memo.left[PASS_IDLE], 3);
+
+	/* nothing written since: the chain is skipped, only the idle mark is written */
+	w.log[0] = '\0';
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, "idle: all\n");
+	assert_int_equal(rep.passes[0].stop, STOP_UNCHANGED);
+	assert_int_equal(rep.passes[1].stop, STOP_NOTHING);
+	assert_true(dev.memo.valid[PASS_IDLE]);
+
+	/* a page became idle that was not before: the chain runs again */
+	w.log[0] = '\0';
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0           17.000001 ..hi..\n"
+		 "           1           18.000001 ...i..\n"
+		 "           2           19.000001 ...i..\n"
+		 "           3           20.000001 ...i..\n");
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
+	assert_int_equal(dev.memo.left[PASS_IDLE], 4);
+
+	/* a write to the device (stat's write count moved): no skip either */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/stat", "     100 0 800 10 5001 0 40008 50 0 60 60 7 0 56 0 0 0\n");
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
+
+	/* --once (a fresh device model) knows nothing: the chain runs */
+	w.log[0] = '\0';
+	assert_int_equal(zram_probe(root, &v, TRI_YES, 0, &dev, &attr), 0);
+	assert_false(dev.memo.valid[PASS_IDLE]);
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
+}
+
 static void test_eagain_retried(void **state)
 {
 	struct device_report rep = { 0 };
@@ -528,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_step_skipped_when_nothing_left, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_one_priority_per_write_73, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unmarked_failures_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_exhausted_next_pass_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_einval_continues, setup, teardown),
