@@ -4,10 +4,15 @@
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -eu
 
+# The VM tier's second kernel, 7.3, is not a Debian 12 package: tests/vm/build-kernel.sh
+# downloads linux-source-7.3 from trixie-backports into its cache with apt-get and dpkg-deb
+# (a private apt configuration, checked with debian-archive-keyring; nothing installed). It
+# builds with the same tools as 6.12 (7.3 needs gcc >= 8.1, binutils >= 2.30; Debian 12 has 12.2
+# and 2.40).
 PKGS="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev
 zlib1g-dev libinih-dev libcmocka-dev man-db groff-base zstd python3
 qemu-system-x86 busybox-static linux-source-6.12 bc bison flex libelf-dev libssl-dev
-cpio xz-utils kmod"
+cpio xz-utils kmod debian-archive-keyring"
 
 missing=""
 for p in $PKGS; do

@@ -1,23 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds (or fetches from the cache) the bzImage used by the VM test tier.
+# Builds (or fetches from the cache) the bzImage of one kernel of the VM test tier.
 #
-# tinyconfig + tests/vm/kernel.fragment, from Debian's linux-source-6.12 package. The result is
-# cached as $VM_CACHE/bzImage-<source version>-<fragment sha256 prefix>, so a second run with the
-# same inputs only prints that path. ZRAM_RECOMPD_VM_KERNEL=/path/bzImage skips all of this.
-# The unpacked source and build tree (about 1.9 GB) stay in the cache for fast rebuilds after a
-# fragment change; ZRAM_RECOMPD_VM_KEEP_TREE=0 deletes them after a successful build (for CI
-# caches, which then only need the bzImage-* files).
+# Usage: build-kernel.sh [6.12|7.3] (default: the newest; the list is vm_kernel_spec in
+# host-lib.sh). tinyconfig + tests/vm/kernel.fragment (+ kernel-K.fragment when it exists), from
+# Debian's linux-source-K package: 6.12 installed with apt, 7.3 (not in Debian 12) downloaded
+# from trixie-backports into the cache by vm_fetch_source without installing it. The result is
+# cached as $VM_CACHE/bzImage-<source version>-<fragments sha256 prefix>, so a second run with
+# the same inputs only prints that path. ZRAM_RECOMPD_VM_KERNEL=/path/bzImage skips all of
+# this. The unpacked source and build tree (about 1.9 GB per kernel) stay in the cache for fast
+# rebuilds after a fragment change; ZRAM_RECOMPD_VM_KEEP_TREE=0 deletes them after a successful
+# build (for CI caches, which then only need the bzImage-* files).
 # The last line on stdout is the bzImage path; everything else goes to stderr.
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/host-lib.sh"
 
-FRAGMENT=$HERE/kernel.fragment
-SRC_PKG=linux-source-6.12
-SRC_TAR=/usr/src/linux-source-6.12.tar.xz
-
+# A given image stands for whichever kernel is asked for.
 if [ -n "${ZRAM_RECOMPD_VM_KERNEL:-}" ]; then
 	[ -r "$ZRAM_RECOMPD_VM_KERNEL" ] ||
 		vm_die "ZRAM_RECOMPD_VM_KERNEL=$ZRAM_RECOMPD_VM_KERNEL is not readable"
@@ -26,13 +26,31 @@ if [ -n "${ZRAM_RECOMPD_VM_KERNEL:-}" ]; then
 	exit 0
 fi
 
-vm_apt_install $VM_KERNEL_PKGS
-[ -r "$SRC_TAR" ] || vm_die "$SRC_TAR missing although $SRC_PKG is installed"
+K=${1:-$VM_KERNEL_NEWEST}
+vm_kernel_spec "$K"
+FRAGMENT=$HERE/kernel.fragment
+# Options only one kernel series has (or needs under another name).
+FRAGMENT_K=$HERE/kernel-$K.fragment
+[ -f "$FRAGMENT_K" ] || FRAGMENT_K=
 
-# Cache key: the Debian package version (covers stable updates and Debian patches) and the
-# fragment's hash.
-src_ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG" | tr -c 'A-Za-z0-9.+\n-' '_')
-frag_sum=$(sha256sum "$FRAGMENT" | cut -c1-12)
+vm_apt_install $VM_KERNEL_BUILD_PKGS
+if [ -z "$KSUITE" ]; then
+	vm_apt_install "$KPKG"
+	SRC_TAR=/usr/src/$KPKG.tar.xz
+	[ -r "$SRC_TAR" ] || vm_die "$SRC_TAR missing although $KPKG is installed"
+	src_ver=$(dpkg-query -W -f='${Version}' "$KPKG")
+else
+	# Fetched by vm_fetch_source below (after the cache lookup).
+	SRC_TAR=
+	src_ver=$KPIN
+fi
+
+# Cache key: the Debian package version (covers stable updates and Debian patches; it starts
+# with the kernel version, so each kernel series keeps its own images) and the fragments'
+# hash. With kernel.fragment alone the hash is the one of that file, as before per-kernel
+# fragments existed.
+src_ver=$(echo "$src_ver" | tr -c 'A-Za-z0-9.+\n-' '_')
+frag_sum=$(cat "$FRAGMENT" ${FRAGMENT_K:+"$FRAGMENT_K"} | sha256sum | cut -c1-12)
 mkdir -p "$VM_CACHE"
 IMAGE=$VM_CACHE/bzImage-$src_ver-$frag_sum
 
@@ -42,7 +60,8 @@ if [ -s "$IMAGE" ]; then
 	exit 0
 fi
 
-# One build at a time (run.sh and demo.sh may race); re-check the cache after the lock.
+# One build at a time (run.sh and demo.sh may race; two kernel builds on 2 cores only slow
+# each other down); re-check the cache after the lock.
 exec 9>"$VM_CACHE/build.lock"
 flock 9
 if [ -s "$IMAGE" ]; then
@@ -57,12 +76,18 @@ LOG=$VM_CACHE/kbuild-$src_ver.log
 start=$(vm_now)
 
 if [ ! -f "$SRC/Makefile" ]; then
+	if [ -n "$KSUITE" ]; then
+		vm_fetch_source "$K" "$SRC.dl"
+		SRC_TAR=$SRC.dl/linux-source.tar.xz
+	fi
 	vm_log "unpacking $SRC_TAR"
 	rm -rf "$SRC.tmp"
 	mkdir -p "$SRC.tmp"
 	tar -xJf "$SRC_TAR" -C "$SRC.tmp" --strip-components=1
 	rm -rf "$SRC"
 	mv "$SRC.tmp" "$SRC"
+	# The downloaded tarball is not needed once unpacked (the tree is the cache).
+	[ -z "$KSUITE" ] || rm -rf "$SRC.dl"
 fi
 
 # ARCH=x86_64, not the default x86: with ARCH=x86 the 64BIT option is a prompt and
@@ -73,9 +98,9 @@ kmake() {
 
 mkdir -p "$OBJ"
 : >"$LOG"
-vm_log "configuring (tinyconfig + $(basename "$FRAGMENT")), log: $LOG"
+vm_log "configuring $K (tinyconfig + kernel.fragment${FRAGMENT_K:+ + ${FRAGMENT_K##*/}}), log: $LOG"
 kmake tinyconfig >>"$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; vm_die "make tinyconfig failed"; }
-cat "$FRAGMENT" >>"$OBJ/.config"
+cat "$FRAGMENT" ${FRAGMENT_K:+"$FRAGMENT_K"} >>"$OBJ/.config"
 kmake olddefconfig >>"$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; vm_die "make olddefconfig failed"; }
 
 # Every option the fragment asks for must have survived olddefconfig.
@@ -91,14 +116,16 @@ while IFS= read -r line; do
 		grep -q "^$opt=" "$OBJ/.config" && bad="$bad $line"
 		;;
 	esac
-done <"$FRAGMENT"
+done <<EOF
+$(cat "$FRAGMENT" ${FRAGMENT_K:+"$FRAGMENT_K"})
+EOF
 if [ -n "$bad" ]; then
 	for b in $bad; do
 		opt=${b%%=*}
 		got=$(grep -E "^(# )?${opt}[= ]" "$OBJ/.config" || echo 'absent')
 		vm_log "requested $b, got: $got"
 	done
-	vm_die "kernel config does not match $FRAGMENT (missing dependency?)"
+	vm_die "kernel config does not match kernel.fragment${FRAGMENT_K:+ + ${FRAGMENT_K##*/}} (missing dependency?)"
 fi
 
 vm_log "building bzImage with -j$(nproc) (several minutes on 2 cores)"
@@ -106,8 +133,9 @@ kmake -j"$(nproc)" bzImage >>"$LOG" 2>&1 || { tail -n 40 "$LOG" >&2; vm_die "ker
 cp "$OBJ/arch/x86/boot/bzImage" "$IMAGE.tmp"
 cp "$OBJ/.config" "$IMAGE.config"
 mv "$IMAGE.tmp" "$IMAGE"
-# Keep the three newest kernels (other fragments, other source versions).
-ls -1t "$VM_CACHE"/bzImage-* 2>/dev/null | grep -v '\.config$' | tail -n +4 |
+# Keep the two newest images of this kernel series (other fragments, other uploads); the
+# version in the name starts with the series ("bzImage-6.12.118-...").
+ls -1t "$VM_CACHE"/bzImage-"$K".* 2>/dev/null | grep -v '\.config$' | tail -n +3 |
 	while read -r old; do
 		rm -f "$old" "$old.config"
 	done
