@@ -113,8 +113,9 @@ unit-bins: $(UNIT_BINS)
 deps:
 	@tests/deps.sh
 
+# `make demo KERNEL=6.12`: the VM tier's older kernel instead of the newest (7.3).
 demo: all $(TOOL_BINS)
-	@tests/vm/demo.sh
+	@tests/vm/demo.sh $(KERNEL)
 
 # Memory, CPU and latency of recompression policies on the real kernel (tests/bench/README);
 # reports targets met or missed, asserts nothing.

@@ -5,6 +5,7 @@
 # to a zram device set up like a distribution's (lzo-rle primary, zstd secondary), as a
 # before/after table on stdout. The kernel is cached: a second run takes seconds plus the
 # VM's run time.
+# Usage: demo.sh [6.12|7.3] (`make demo KERNEL=6.12`; default: the newest kernel, 7.3).
 # Environment: BUILDDIR (default build), CORPUS=file (pages to use instead of pagegen's),
 # VM_PAGES (pagegen pages, default 16384 = 64 MiB), ZRAM_RECOMPD_VM_KERNEL, VM_TIMEOUT.
 set -eu
@@ -16,6 +17,8 @@ cd "$TOP"
 
 BUILDDIR=${BUILDDIR:-build}
 export BUILDDIR
+K=${1:-$VM_KERNEL_NEWEST}
+vm_kernel_spec "$K" # an unknown name fails here, before any build
 
 vm_apt_install qemu-system-x86 busybox-static zstd cpio
 if [ ! -x "$BUILDDIR/zram-recompd" ] || [ ! -x "$BUILDDIR/tools/pagegen" ]; then
@@ -25,21 +28,17 @@ if [ ! -x "$BUILDDIR/zram-recompd" ] || [ ! -x "$BUILDDIR/tools/pagegen" ]; then
 	make -s BUILDDIR="$BUILDDIR" all tools >&2
 fi
 
-KERNEL=$("$HERE/build-kernel.sh" | tail -n 1)
+KERNEL=$("$HERE/build-kernel.sh" "$K" | tail -n 1)
 OUTDIR=$HERE/out
 mkdir -p "$OUTDIR"
 INITRD=$OUTDIR/demo-initramfs.cpio.gz
 LOG=$OUTDIR/demo-console.log
 VM_PAGES=${VM_PAGES:-16384} "$HERE/mkinitramfs.sh" "$INITRD" demo
 
-vm_log "booting the VM (qemu TCG, no KVM); console log $LOG"
-t0=$(vm_now)
-rc=0
-timeout -k 10 "${VM_TIMEOUT:-480}" qemu-system-x86_64 -machine accel=tcg -cpu max -smp 2 \
-	-m 1536 -nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD" \
-	-append "console=ttyS0 panic=-1 quiet" </dev/null >"$LOG" 2>&1 || rc=$?
-tr -d '\r' <"$LOG" >"$LOG.tmp" && mv "$LOG.tmp" "$LOG"
-vm_log "VM finished in $(($(vm_now) - t0)) s"
+vm_log "booting the VM ($(vm_kernel_release "$KERNEL"), qemu TCG, no KVM); console log $LOG"
+vm_boot "$KERNEL" "$INITRD" "$LOG" "${VM_TIMEOUT:-480}"
+rc=$VM_RC
+vm_log "VM finished in $VM_SECS s"
 
 if ! grep -q '^DEMO ' "$LOG"; then
 	tail -n 30 "$LOG" >&2
