@@ -81,6 +81,33 @@ zget() {
 	cat "/sys/block/$1/$2"
 }
 
+# ---- the running kernel: scenarios assert what this version does (zram-abi.md §1, §12) ----
+KREL=$(uname -r)
+
+# kver_ge MAJOR MINOR: the running kernel is MAJOR.MINOR or newer.
+kver_ge() {
+	_maj=${KREL%%.*}
+	_min=${KREL#*.}
+	_min=${_min%%[!0-9]*}
+	[ "$_maj" -gt "$1" ] || { [ "$_maj" -eq "$1" ] && [ "$_min" -ge "$2" ]; }
+}
+
+# recomp_list DEV: recomp_algorithm as text, one "#P: list" line per priority. 6.17+ put runs
+# of NUL bytes between and after the lines (zram-abi.md §12.3, asserted by kernel_abi): grep
+# and sed would take them for the start of the next line. (The shell's $(...) drops NULs.)
+recomp_list() {
+	tr -d '\000' <"/sys/block/$1/recomp_algorithm"
+}
+
+# zwrite DEV ATTR VALUE: a sysfs write that may fail: WRC is its exit status, WERR the error
+# text (e.g. "Invalid argument", "Device or resource busy"; empty on success).
+zwrite() {
+	WERR=$( (echo "$3" >"/sys/block/$1/$2") 2>&1)
+	WRC=$?
+	WERR=${WERR##*error: }
+	note "echo '$3' > $2: ${WERR:-ok}"
+}
+
 # mm DEV FIELD: one mm_stat column by name (zram-abi.md §3; split on whitespace).
 mm() {
 	set -- "$1" "$2" $(cat "/sys/block/$1/mm_stat")

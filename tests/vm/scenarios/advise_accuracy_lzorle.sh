@@ -77,7 +77,7 @@ note "data: $(cat "$DATA/source"), $pages pages, primary $PRIMARY"
 conf "$WORK/a.conf" "recompress-algorithms = zstd" "idle-age-max-sec = 0" "compact = always"
 setup_dev "$WORK/a.conf"
 A=$D
-expect_eq "$A recomp_algorithm" "$(zget "$A" recomp_algorithm | sed -n 's/^#1: .*\[\(.*\)\].*/\1/p')" zstd
+expect_eq "$A recomp_algorithm" "$(recomp_list "$A" | sed -n 's/^#1: .*\[\(.*\)\].*/\1/p')" zstd
 note "$A before: mm_stat $(zget "$A" mm_stat)"
 c0=$(mm "$A" compr_data_size)
 m0=$(mm "$A" mem_used_total)

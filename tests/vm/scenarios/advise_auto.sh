@@ -75,7 +75,7 @@ run_recompd "$WORK/setup.out" --config "$WORK/auto.conf" --once --device "$A"
 expect_eq "setup exit code" "$RC" 0
 grep -q "advice of .* UTC applied: $chain (" "$WORK/setup.out" || fail "setup did not apply it"
 zset "$A" disksize 128M
-got=$(zget "$A" recomp_algorithm | sed -n 's/^#[0-9]: .*\[\(.*\)\].*/\1/p' | tr '\n' ' ' |
+got=$(recomp_list "$A" | sed -n 's/^#[0-9]: .*\[\(.*\)\].*/\1/p' | tr '\n' ' ' |
 	sed 's/ $//')
 expect_eq "recomp_algorithm after setup" "$got" "$algos"
 load "$A" "$DATA/pages.bin" 0 "$N"
@@ -96,8 +96,8 @@ expect_eq "lz4 setup exit code" "$RC" 0
 grep -q "computed for primary lzo-rle, not lz4; using zstd" "$WORK/lz4.out" ||
 	fail "setup with lz4 did not fall back to zstd"
 zset "$A" disksize 128M
-zget "$A" recomp_algorithm | grep -q '^#1: .*\[zstd\]' || fail "lz4 setup: not zstd at #1"
-[ "$(zget "$A" recomp_algorithm | wc -l)" -eq 1 ] || fail "lz4 setup: more than one secondary"
+recomp_list "$A" | grep -q '^#1: .*\[zstd\]' || fail "lz4 setup: not zstd at #1"
+[ "$(recomp_list "$A" | wc -l)" -eq 1 ] || fail "lz4 setup: more than one secondary"
 load "$A" "$DATA/pages.bin" 0 "$N"
 
 # ---- 4. the daemon ----
@@ -118,7 +118,7 @@ wait_log "^zram-recompd: $C: recompress-algorithms = auto: no advice for $C yet;
 	1 10 || fail "$C: the daemon did not resolve auto"
 wait_log "^zram-recompd: $C: not initialized; secondary algorithms configured" 1 10 ||
 	fail "$C: the daemon did not configure it"
-zget "$C" recomp_algorithm | grep -q '^#1: .*\[zstd\]' || fail "$C: not zstd at #1"
+recomp_list "$C" | grep -q '^#1: .*\[zstd\]' || fail "$C: not zstd at #1"
 stop_daemon
 expect_eq "daemon exit code" "$RC" 0
 pass_note "chain $chain stored by --once, applied at setup (compr_data_size $pred as" \

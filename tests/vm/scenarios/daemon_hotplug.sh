@@ -41,9 +41,9 @@ wait_log "^zram-recompd: $B: not initialized; secondary algorithms configured" 1
 	fail "$B: the daemon did not configure the secondary algorithms within 10 s"
 note "$B: configured by the daemon $(elapsed "$t0" "$(now)") s after hot_add"
 grep -q "^zram-recompd: $B: managed" "$DLOG" || fail "$B: no 'managed' line"
-zget "$B" recomp_algorithm | grep -q '^#1: .*\[zstd\]' ||
+recomp_list "$B" | grep -q '^#1: .*\[zstd\]' ||
 	fail "$B: recomp_algorithm does not select zstd at priority 1:" \
-		"$(zget "$B" recomp_algorithm)"
+		"$(recomp_list "$B")"
 zset "$B" disksize 64M
 load "$B" "$DATA/pages.bin" "$N" "$N" 0
 wait_log "^zram-recompd: $B: pass: .*saved [1-9]" 1 30 || fail "no pass on $B saved anything"

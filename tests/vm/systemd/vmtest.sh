@@ -193,12 +193,15 @@ else
 fi
 
 # ---- a write under the sandbox: the uninitialized device gets its secondary algorithm ----
+# (6.17+ put NUL bytes between and after the lines of recomp_algorithm: read as text.)
 if wait_journal "^$Y: not initialized; secondary algorithms configured" 1 10 &&
-	grep -q '^#1: .*\[zstd\]' "/sys/block/$Y/recomp_algorithm"; then
-	alg=$(grep '^#1' "/sys/block/$Y/recomp_algorithm" | sed 's/.*\[\(.*\)\].*/#1 \1/')
+	tr -d '\000' <"/sys/block/$Y/recomp_algorithm" | grep -q '^#1: .*\[zstd\]'; then
+	alg=$(tr -d '\000' <"/sys/block/$Y/recomp_algorithm" | grep '^#1' |
+		sed 's/.*\[\(.*\)\].*/#1 \1/')
 	res PASS systemd_configure "$Y: recomp_algorithm $alg, written by the daemon"
 else
-	res FAIL systemd_configure "$Y: $(cat "/sys/block/$Y/recomp_algorithm" 2>&1 | head -n 1)"
+	res FAIL systemd_configure "$Y: $(tr -d '\000' <"/sys/block/$Y/recomp_algorithm" 2>&1 |
+		head -n 1)"
 	jlog | tail -n 20 | sed 's/^/[systemd] journal: /'
 fi
 
