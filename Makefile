@@ -50,8 +50,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 
-.PHONY: all check check-unit check-fakesys check-daemon check-vm check-san test install uninstall clean \
-	format deps demo bench
+.PHONY: all check check-unit check-fakesys check-daemon check-vm check-san check-deps test \
+	install uninstall clean format deps demo bench tools unit-bins
 
 all: $(BIN)
 
@@ -84,9 +84,16 @@ $(BUILDDIR)/tools/bsparse: TOOL_OBJS = $(LIB_OBJS)
 
 tools: $(TOOL_BINS)
 
+# demo, check and bench are what a newcomer types first: each installs the packages it
+# needs (tests/deps.sh, as root or with sudo) before anything compiles, so the builds run in
+# the recipe, after it, not as prerequisites. Plain `make` and `make install` never
+# install packages.
+
 # Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers,
 # the same two under ASan+UBSan, then the real-kernel VM tier.
-check: all $(UNIT_BINS) $(TOOL_BINS)
+check:
+	@tests/deps.sh build vm test
+	@$(MAKE) --no-print-directory all unit-bins tools
 	@$(MAKE) --no-print-directory SANITIZE=1 all unit-bins tools
 	@tests/check.sh all
 
@@ -108,18 +115,25 @@ check-san:
 check-vm: all $(TOOL_BINS)
 	@tests/check.sh vm
 
+check-deps:
+	@tests/check.sh deps
+
 unit-bins: $(UNIT_BINS)
 
 deps:
 	@tests/deps.sh
 
 # `make demo KERNEL=6.12`: the VM tier's older kernel instead of the newest (7.3).
-demo: all $(TOOL_BINS)
+demo:
+	@tests/deps.sh build vm
+	@$(MAKE) --no-print-directory all tools
 	@tests/vm/demo.sh $(KERNEL)
 
 # Memory, CPU and latency of recompression policies on the real kernel (tests/bench/README);
 # reports targets met or missed, asserts nothing.
-bench: all tools
+bench:
+	@tests/deps.sh build vm
+	@$(MAKE) --no-print-directory all tools
 	@tests/bench/run.sh
 
 install: $(BIN)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|unit|fakesys|daemon|san|vm
+# Usage: tests/check.sh all|deps|unit|fakesys|daemon|san|vm
 # Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -71,6 +71,9 @@ want() {
 }
 
 MODE=${1:-all}
+if want deps; then
+	tier deps tests/deps/run.sh
+fi
 if want unit; then
 	tier unit run_unit build unit
 fi

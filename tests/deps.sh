@@ -1,32 +1,60 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Install the Debian packages that building and `make check` need, when missing.
+# Install the Debian/Ubuntu packages a target needs, when missing: `make demo`, `make check`
+# and `make bench` run this first, before anything compiles, so each works as the first
+# command on a fresh machine (as root, or with sudo). Plain `make` and `make install` never
+# call it (packagers build without network).
+# Usage: tests/deps.sh [GROUP...]   groups: build, vm, test (default: all three = make deps)
+#   build  compiler and the libraries zram-recompd links
+#   vm     qemu, busybox and what building a test kernel takes (tests/vm)
+#   test   cmocka, man, python3 and strace for the test tiers; Debian's 6.12 kernel source
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
-set -eu
-
+#
 # The VM tier's second kernel, 7.3, is not a Debian 12 package: tests/vm/build-kernel.sh
 # downloads linux-source-7.3 from trixie-backports into its cache with apt-get and dpkg-deb
 # (a private apt configuration, checked with debian-archive-keyring; nothing installed). It
 # builds with the same tools as 6.12 (7.3 needs gcc >= 8.1, binutils >= 2.30; Debian 12 has 12.2
 # and 2.40).
-PKGS="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev
-zlib1g-dev libinih-dev libcmocka-dev man-db groff-base zstd python3
-qemu-system-x86 busybox-static linux-source-6.12 bc bison flex libelf-dev libssl-dev
-cpio xz-utils kmod debian-archive-keyring"
+set -eu
+
+BUILD="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev
+libinih-dev"
+VM="qemu-system-x86 busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
+debian-archive-keyring"
+TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"
+
+[ $# -gt 0 ] || set -- build vm test
+PKGS=
+for g in "$@"; do
+	case $g in
+	build) PKGS="$PKGS $BUILD" ;;
+	vm) PKGS="$PKGS $VM" ;;
+	test) PKGS="$PKGS $TEST" ;;
+	*)
+		echo "deps: unknown group '$g' (build, vm, test)" >&2
+		exit 2
+		;;
+	esac
+done
 
 missing=""
 for p in $PKGS; do
+	case " $missing " in *" $p "*) continue ;; esac
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
 		missing="$missing $p"
 	fi
 done
 if [ -z "$missing" ]; then
-	echo "deps: all packages present"
+	echo "deps: all packages present ($*)"
 	exit 0
 fi
 echo "deps: installing:$missing"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 || {
+		echo "deps: missing packages:$missing; run as root (or install sudo)" >&2
+		exit 1
+	}
 	SUDO=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
