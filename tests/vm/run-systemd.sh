@@ -30,7 +30,7 @@ KLABEL=$K
 # In the order vmtest.sh runs them.
 CHECKS="systemd_boot systemd_verify systemd_start systemd_sandbox systemd_status
 	systemd_configure systemd_pass systemd_events systemd_watchdog systemd_reload
-	systemd_reload_invalid systemd_stop systemd_security"
+	systemd_reload_invalid systemd_stop systemd_watchdog_long_pass systemd_security"
 
 PASSED=0
 FAILED=0
