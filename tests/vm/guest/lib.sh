@@ -255,6 +255,8 @@ stop_daemon() {
 
 # log_count REGEX: lines of the daemon log matching REGEX (extended).
 log_count() {
+	# The daemon's shell opens the log only after the fork: until then, 0 lines.
+	[ -f "$DLOG" ] || { echo 0; return; }
 	grep -cE "$1" "$DLOG"
 }
 
