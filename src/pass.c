@@ -585,6 +585,19 @@ static uint64_t step_unshrunk(const struct pass_report *pr, bool have_bs, const 
 	return sat_sub_u64(tried, done);
 }
 
+/* A step that is not written, with the reason, in the report. */
+static void skip_step(struct device_report *rep, const struct pass_step *step, enum batch_stop why)
+{
+	struct pass_report *pr = &rep->passes[rep->n_passes++];
+
+	memset(pr, 0, sizeof(*pr));
+	pr->type = step->type;
+	pr->priority = step->priority;
+	pr->fallback = step->fallback;
+	pr->unshrunk = UINT64_MAX;
+	pr->stop = why;
+}
+
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep)
 {
@@ -691,13 +704,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 
 		if (step->fallback && !ctx->dry_run && left == 0) {
 			/* The previous priority shrank (or gave up on) all it tried. */
-			pr = &rep->passes[rep->n_passes++];
-			memset(pr, 0, sizeof(*pr));
-			pr->type = step->type;
-			pr->priority = step->priority;
-			pr->fallback = true;
-			pr->unshrunk = UINT64_MAX;
-			pr->stop = STOP_NOTHING;
+			skip_step(rep, step, STOP_NOTHING);
 			continue;
 		}
 		if (step->mark_idle) {
@@ -713,23 +720,13 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		if (plan->pages_total && charged >= plan->pages_total)
 			break; /* the pass's page budget is spent */
 		if (!ctx->dry_run && bs_ok && !step->fallback && nothing_to_improve(ctx, d, step)) {
-			pr = &rep->passes[rep->n_passes++];
-			memset(pr, 0, sizeof(*pr));
-			pr->type = step->type;
-			pr->priority = step->priority;
-			pr->unshrunk = UINT64_MAX;
-			pr->stop = STOP_NOTHING;
+			skip_step(rep, step, STOP_NOTHING);
 			left = 0;
 			continue;
 		}
 		if (!step->fallback && memo_usable && bs_ok && d->memo.valid[step->type] &&
 		    chain_unchanged(ctx, d, step, d->memo.left[step->type])) {
-			pr = &rep->passes[rep->n_passes++];
-			memset(pr, 0, sizeof(*pr));
-			pr->type = step->type;
-			pr->priority = step->priority;
-			pr->unshrunk = UINT64_MAX;
-			pr->stop = STOP_UNCHANGED;
+			skip_step(rep, step, STOP_UNCHANGED);
 			left = 0;
 			/* still true at the end of this pass if nothing is written meanwhile */
 			memo.valid[step->type] = true;

@@ -397,50 +397,47 @@ int zram_parse_fields(const char *s, size_t len, uint64_t *ret, unsigned n)
 	return 0; /* later kernels may add columns: extra fields are ignored */
 }
 
+/* The first n decimal fields of sys/block/zramN/<attr>, read by length. */
+static int read_dev_fields(int root_fd, unsigned id, const char *attr, uint64_t *v, unsigned n)
+{
+	char path[64], buf[512];
+	size_t len;
+	int r;
+
+	r = dev_path(path, sizeof(path), id, attr);
+	if (r < 0)
+		return r;
+	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	return zram_parse_fields(buf, len, v, n);
+}
+
 int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret)
 {
-	char path[64], buf[256];
 	uint64_t v[3];
-	size_t len;
-	int k;
+	int r = read_dev_fields(root_fd, id, "bd_stat", v, 3);
 
-	k = dev_path(path, sizeof(path), id, "bd_stat");
-	if (k < 0)
-		return k;
-	k = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
-	if (k < 0)
-		return k;
-	k = zram_parse_fields(buf, len, v, 3);
-	if (k < 0)
-		return k;
+	if (r < 0)
+		return r;
 	*ret = v[2];
 	return 0;
 }
 
 int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret)
 {
-	char path[64], buf[512];
 	uint64_t st[12] = { 0 }, io[4];
-	size_t len;
 	int r;
 
-	r = dev_path(path, sizeof(path), id, "stat");
-	if (r < 0)
-		return r;
-	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
-	if (r < 0)
-		return r;
 	/* 11 fields before 4.18, then discards (12-15), then flushes (5.5+). */
-	if (zram_parse_fields(buf, len, st, 12) < 0 && zram_parse_fields(buf, len, st, 11) < 0)
-		return -EINVAL;
-	r = dev_path(path, sizeof(path), id, "io_stat");
+	r = read_dev_fields(root_fd, id, "stat", st, 12);
+	if (r == -EINVAL)
+		r = read_dev_fields(root_fd, id, "stat", st, 11);
 	if (r < 0)
 		return r;
-	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+	r = read_dev_fields(root_fd, id, "io_stat", io, 4);
 	if (r < 0)
 		return r;
-	if (zram_parse_fields(buf, len, io, 4) < 0)
-		return -EINVAL;
 	*ret = sat_add_u64(sat_add_u64(st[4], st[11]), io[3]);
 	return 0;
 }
