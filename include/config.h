@@ -19,7 +19,7 @@
 #define CFG_MAX_DEVICES 64
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 26			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 27			     /* number of enum cfg_key bits */
 
 enum pass_type {
 	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
@@ -63,6 +63,7 @@ enum cfg_key {
 	/* recompress-algorithms = auto (advice.h) */
 	CFG_K_ADVISE_INTERVAL = 1u << 24,
 	CFG_K_ADVISE_SAMPLES = 1u << 25,
+	CFG_K_CPU_SHARE_PRESSURE = 1u << 26,
 };
 
 /* One algorithm-params token as written: "NAME:level=N" (prio 0) or "P:level=N". */
@@ -118,6 +119,7 @@ struct dev_config {
 	unsigned cold_priority;	    /* ... recompressed with this priority */
 	uint64_t pages_per_hour;    /* token bucket of recompress pages; 0 = unlimited */
 	uint64_t cpu_share_max_percent; /* kernel-write time over wall time (window 600 s) */
+	uint64_t cpu_share_pressure_percent; /* ... rising to this under full memory pressure */
 	uint64_t psi_cpu_max_percent;	/* PSI cpu some avg10 above this defers a pass; 0 off */
 	uint64_t memory_stall_us;	/* PSI memory trigger: stall per 1 s bringing a pass forward */
 	bool defer_on_battery;

@@ -27,6 +27,12 @@ struct pass_ctx {
 	unsigned eagain_retries;       /* per write; 6.12.y/6.13-6.19 concurrent writeback */
 	unsigned eagain_delay_ms;      /* first retry delay, doubled each time */
 	const volatile sig_atomic_t *stop; /* set asynchronously to end a pass early; may be NULL */
+	/*
+	 * Duty cycle per mille, changed by the daemon while the pass runs (CPU or memory
+	 * pressure); NULL: the plan's. After each recompress write the pass pauses so that
+	 * its writes take at most this share of the wall time.
+	 */
+	const volatile unsigned *duty_permille;
 	uint64_t mem_total, mem_available; /* for the idle age; 0 = unknown */
 };
 
@@ -51,6 +57,8 @@ struct pass_report {
 	bool unshrunk_retried; /* ... and no later step of this pass takes them */
 	unsigned commands;	/* recompress writes that succeeded */
 	unsigned eagain;	/* EAGAIN retries */
+	unsigned enomem;	/* writes refused with ENOMEM (back-pressure, retried smaller) */
+	uint64_t paced_ns;	/* pauses between writes (duty cycle) */
 	uint64_t pages_charged; /* sum of max_pages written */
 	int64_t compr_saved;	/* compr_data_size before - after */
 	int64_t mem_freed;	/* mem_used_total before - after (compaction comes later) */
@@ -65,6 +73,7 @@ struct pass_report {
 		STOP_SIGNAL,
 		STOP_NOTHING, /* block_state: no slot this type could still improve */
 		STOP_UNCHANGED, /* nothing written since every candidate failed at every priority */
+		STOP_ENOMEM,	/* the kernel kept refusing with ENOMEM: memory is short */
 	} stop;
 	int error; /* -errno of the write that failed, 0 */
 };
@@ -84,6 +93,7 @@ struct device_report {
 	struct pass_report passes[PASS_MAX_STEPS];
 
 	bool compacted;
+	bool compact_enomem; /* compaction refused with ENOMEM (skipped, not an error) */
 	int64_t compact_freed;
 	uint64_t compact_ns;
 

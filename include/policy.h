@@ -42,6 +42,12 @@ struct pass_plan {
 	unsigned compact_frag_permille; /* auto: compact at this fragmentation or more */
 	uint64_t compact_min_saved;	/* auto: also when the pass saved this much (0 = off) */
 	bool cold;			/* steps[0] is the daemon's cold tier */
+	/*
+	 * Duty cycle of the pass in per mille of wall time spent in kernel writes: 1000 =
+	 * batches back to back; less while the CPU is busy (policy_pace_permille). The daemon
+	 * may change it while the pass runs (pass_ctx.duty_permille). 0 is taken as 1000.
+	 */
+	unsigned duty_permille;
 };
 
 /* What the kernel does with a recompress write, as far as the plan depends on it. */
@@ -168,7 +174,7 @@ struct policy_snapshot {
 enum policy_verdict {
 	POLICY_RUN,
 	POLICY_WAIT,		/* not due yet */
-	POLICY_DEFER_CPU,	/* PSI cpu some avg10 above the limit */
+	POLICY_DEFER_CPU,	/* unused since passes are paced instead (kept for the names) */
 	POLICY_DEFER_BATTERY,	/* on battery, no memory pressure */
 	POLICY_DEFER_CPU_SHARE, /* kernel-write time over the window exceeds the share */
 	POLICY_DEFER_BUDGET,	/* pages-per-hour bucket empty */
@@ -202,6 +208,26 @@ struct policy_outcome {
 };
 void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 		      const struct policy_outcome *o);
+
+/*
+ * Pressure decides how much CPU recompression may take; memory pressure never lowers it.
+ *
+ * Memory pressure m, 0..1000 per mille, the larger of
+ *   PSI memory some avg10 / 20%          (20% of the time stalled on memory = full), and
+ *   (20% - MemAvailable/MemTotal) / 15%  (20% available = none, 5% or less = full).
+ * The share of wall time kernel writes may take, per mille:
+ *   share = base + (ceiling - base) * m / 1000,
+ * base = cpu-share-max-percent, ceiling = cpu-share-pressure-percent (never below base).
+ * It is the limit of the 600 s window (POLICY_DEFER_CPU_SHARE), and while the CPU is busy
+ * (PSI cpu some avg10 above psi-cpu-max-percent) also the duty cycle of the running pass:
+ * batches with pauses instead of no pass at all. A base of 0 (window off) paces at 5%.
+ */
+unsigned policy_memory_pressure_permille(const struct policy_snapshot *s);
+unsigned policy_cpu_share_permille(const struct dev_config *cfg, const struct policy_snapshot *s);
+unsigned policy_pace_permille(const struct dev_config *cfg, const struct policy_snapshot *s);
+
+/* Pause after a kernel write of write_ns at duty per mille (0 when not paced). */
+uint64_t policy_pause_ns(uint64_t write_ns, unsigned duty_permille);
 
 /* A PSI memory trigger fired: bring the next pass forward (a pass frees memory). */
 void policy_memory_pressure(struct policy_dev *pd, uint64_t now_ns);

@@ -80,6 +80,7 @@ static void dev_config_init(struct dev_config *d)
 	d->cold_priority = 2;
 	d->pages_per_hour = 262144;
 	d->cpu_share_max_percent = 5;
+	d->cpu_share_pressure_percent = 50;
 	d->psi_cpu_max_percent = 40;
 	d->memory_stall_us = 150000;
 	d->defer_on_battery = true;
@@ -599,6 +600,8 @@ static const struct key_def key_defs[] = {
 	NUM_KEY("advise-interval-sec", CFG_K_ADVISE_INTERVAL, advise_interval_sec, 0, AGE_LIMIT_SEC,
 		" (0 = never)"),
 	NUM_KEY("advise-samples", CFG_K_ADVISE_SAMPLES, advise_samples, 1, 1048576, NULL),
+	NUM_KEY("cpu-share-pressure-percent", CFG_K_CPU_SHARE_PRESSURE, cpu_share_pressure_percent, 0,
+		100, " (the share under full memory pressure)"),
 };
 
 _Static_assert(ARRAY_SIZE(key_defs) == CFG_N_KEYS, "one key_defs row per enum cfg_key bit");

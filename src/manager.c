@@ -90,6 +90,10 @@ struct manager {
 	int efd;
 	/* set by SIGTERM (ends the daemon) or by CPU pressure (ends the current pass) */
 	volatile sig_atomic_t stop_job;
+	/* duty cycle of the running pass (per mille), raised or lowered by pressure events;
+	 * __atomic accesses (the worker reads it between writes) */
+	volatile unsigned duty_permille;
+	struct job *running; /* under mu: the job the worker runs, NULL when idle */
 	bool stopping;
 
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
@@ -123,10 +127,14 @@ static void *worker_main(void *arg)
 		memmove(&m->queue[0], &m->queue[1], (m->qlen - 1) * sizeof(m->queue[0]));
 		m->qlen--;
 		m->stop_job = 0;
+		m->running = j;
+		__atomic_store_n(&m->duty_permille, j->plan.duty_permille ? j->plan.duty_permille : 1000,
+				 __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&m->mu);
 
 		pass_ctx_init(&ctx, m->root_fd);
 		ctx.stop = &m->stop_job;
+		ctx.duty_permille = &m->duty_permille;
 		j->start_ns = now_monotonic_ns();
 		j->r = pass_execute(&ctx, &j->dev, &j->plan, &j->rep);
 		j->end_ns = now_monotonic_ns();
@@ -140,6 +148,7 @@ static void *worker_main(void *arg)
 
 		pthread_mutex_lock(&m->mu);
 		m->done[m->ndone++] = j;
+		m->running = NULL;
 		pthread_mutex_unlock(&m->mu);
 		(void)eventfd_write(m->efd, 1);
 	}
@@ -512,13 +521,8 @@ static void finish_job(struct manager *m, struct job *j)
 	md->has_last = true;
 	md->last_saved = saved;
 	md->last_end_ns = j->end_ns;
-	if (interrupted && !m->stopping) {
-		/* CPU pressure cut the pass short: try again a little later. */
-		o.saved = 1;
-	}
+	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	policy_pass_done(&md->pol, &md->cfg, &o);
-	if (interrupted && !m->stopping)
-		md->pol.next_due_ns = sat_add_u64(j->end_ns, POLICY_DEFER_RETRY_NS);
 
 	if (j->advise)
 		report_advice(md, j);
@@ -619,6 +623,8 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static void repace(struct manager *m, const char *why);
+
 static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
@@ -628,6 +634,7 @@ static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void
 		log_warning("PSI memory trigger failed; memory pressure no longer watched");
 		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	}
+	repace(m, "memory pressure");
 	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
 		struct mdev *md = &m->devs[i];
 		uint64_t before;
@@ -644,22 +651,41 @@ static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void
 	return 0;
 }
 
+/*
+ * A pressure trigger fired: the running pass's duty cycle follows the pressure now, not only
+ * at its next batch decision (policy_pace_permille: a busy CPU paces the pass, memory
+ * pressure raises its share again). Host figures only: the device is not read here.
+ */
+static void repace(struct manager *m, const char *why)
+{
+	struct policy_snapshot s;
+	unsigned old, duty;
+	char name[ZRAM_NAME_MAX];
+
+	pthread_mutex_lock(&m->mu);
+	if (!m->running) {
+		pthread_mutex_unlock(&m->mu);
+		return;
+	}
+	snapshot(m, m->running->md, &s);
+	duty = policy_pace_permille(&m->running->cfg, &s);
+	memcpy(name, m->running->dev.name, sizeof(name));
+	old = __atomic_exchange_n(&m->duty_permille, duty, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&m->mu);
+	if (duty != old)
+		log_info("%s: %s: the running pass now takes up to %u.%u%% of the time in kernel "
+			 "writes (was %u.%u%%)",
+			 name, why, duty / 10, duty % 10, old / 10, old % 10);
+}
+
 static int on_cpu_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
 
 	if (revents & EPOLLERR)
 		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	/* End the running pass after its current batch; it is retried later. */
-	pthread_mutex_lock(&m->mu);
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
-		if (m->devs[i].used && m->devs[i].busy) {
-			m->stop_job = 1;
-			log_info("CPU pressure: ending the running pass after its batch");
-			break;
-		}
-	}
-	pthread_mutex_unlock(&m->mu);
+	/* Pace the running pass instead of ending it (memory may be short right now). */
+	repace(m, "CPU pressure");
 	return 0;
 }
 

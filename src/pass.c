@@ -283,11 +283,50 @@ static int read_marks(const struct pass_ctx *ctx, const struct zram_dev *d, uint
 	return 0;
 }
 
+/* ENOMEM is not among them: it is back-pressure (run_one_type). */
 static bool is_fatal_for_device(int r)
 {
-	return r == -ENODEV || r == -ENOENT || r == -ENOMEM || r == -EROFS || r == -EACCES ||
-	       r == -EPERM;
+	return r == -ENODEV || r == -ENOENT || r == -EROFS || r == -EACCES || r == -EPERM;
 }
+
+static unsigned duty_now(const struct pass_ctx *ctx, const struct pass_plan *plan)
+{
+	unsigned v = ctx->duty_permille ? __atomic_load_n(ctx->duty_permille, __ATOMIC_RELAXED)
+					: plan->duty_permille;
+
+	return v == 0 || v > 1000 ? 1000 : v;
+}
+
+/*
+ * Pause after a write of write_ns so that writes take at most the duty's share of the wall
+ * time; in slices, so that a stop request or a raised duty (memory pressure) is seen soon.
+ */
+static uint64_t pace(const struct pass_ctx *ctx, const struct pass_plan *plan, uint64_t write_ns)
+{
+	uint64_t t0 = now_monotonic_ns(), slept = 0;
+
+	for (;;) {
+		uint64_t want = policy_pause_ns(write_ns, duty_now(ctx, plan)), step;
+
+		if (slept >= want || stop_requested(ctx))
+			break;
+		step = want - slept;
+		if (step > 100000000ULL)
+			step = 100000000ULL;
+		sleep_ms((unsigned)((step + 999999) / 1000000));
+		slept = sat_sub_u64(now_monotonic_ns(), t0);
+	}
+	return slept;
+}
+
+/*
+ * ENOMEM from a recompress write: the kernel could not allocate the new object (6.15+:
+ * GFP_NOIO; before, no direct reclaim). Memory is short, which is when recompression
+ * matters most, so it is back-pressure, not an error: the batch ends, the next one is
+ * half as large, after a doubling delay; after this many in a row the step ends quietly.
+ */
+#define ENOMEM_TRIES 4
+#define ENOMEM_DELAY_MS 100
 
 static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			const struct pass_plan *plan, const struct pass_step *step,
@@ -307,6 +346,9 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	enum pass_type type = step->type;
 	struct zram_mm_stat start = d->mm;
 	int r = 0;
+
+	uint64_t batch = plan->batch_pages, last_write_ns = 0;
+	unsigned enomem_row = 0;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->type = type;
@@ -329,8 +371,17 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			pr->stop = STOP_SIGNAL;
 			break;
 		}
+		/* The pause for the previous write, only when another one follows. */
+		if (last_write_ns) {
+			pr->paced_ns = sat_add_u64(pr->paced_ns, pace(ctx, plan, last_write_ns));
+			last_write_ns = 0;
+			if (stop_requested(ctx)) {
+				pr->stop = STOP_SIGNAL;
+				break;
+			}
+		}
 		if (st.batched)
-			c.max_pages = policy_batch_pages(&st, plan->batch_pages);
+			c.max_pages = policy_batch_pages(&st, batch);
 		r = zram_build_recompress(d, &c, cmd, sizeof(cmd));
 		if (r < 0) {
 			log_error("%s: recompress: invalid command for pass %s: %s", d->name,
@@ -351,14 +402,29 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 							     : "no page limit");
 			break;
 		}
+		uint64_t k0 = pr->kernel_ns;
+
 		r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
+		if (r == -ENOMEM && st.batched) {
+			pr->enomem++;
+			if (++enomem_row >= ENOMEM_TRIES) {
+				pr->stop = STOP_ENOMEM;
+				r = 0;
+				break;
+			}
+			batch = batch > 1 ? batch / 2 : 1;
+			sleep_ms(ENOMEM_DELAY_MS << (enomem_row - 1));
+			continue;
+		}
 		if (r < 0) {
 			log_write_error(ctx, d, "recompress", cmd, r, plan->threshold);
 			pr->stop = STOP_ERROR;
 			pr->error = r;
 			break;
 		}
+		enomem_row = 0;
 		pr->commands++;
+		last_write_ns = sat_sub_u64(pr->kernel_ns, k0);
 		st.pages_charged = sat_add_u64(st.pages_charged, c.max_pages);
 		pr->pages_charged = st.pages_charged;
 
@@ -415,6 +481,8 @@ static const char *stop_name(enum batch_stop s)
 		return "interrupted";
 	case STOP_NOTHING:
 		return "nothing left to improve (skipped)";
+	case STOP_ENOMEM:
+		return "memory too short for the kernel (ENOMEM), retried later";
 	case STOP_UNCHANGED:
 		return "nothing written since every candidate failed at every priority (skipped)";
 	}
@@ -817,7 +885,10 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		struct zram_mm_stat before = d->mm;
 
 		r = write_cmd(ctx, d, "compact", "1", &rep->compact_ns, NULL);
-		if (r < 0) {
+		if (r == -ENOMEM) {
+			/* back-pressure like a recompress ENOMEM: the next pass compacts */
+			rep->compact_enomem = true;
+		} else if (r < 0) {
 			log_write_error(ctx, d, "compact", "1", r, 0);
 			if (!rep->error)
 				rep->error = r;
@@ -902,6 +973,10 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 			format_bytes(b, sizeof(b), -p->mem_freed), p->huge_delta,
 			(double)p->kernel_ns / 1e9, stop_name(p->stop),
 			p->eagain ? " (EAGAIN retries)" : "");
+		if (p->paced_ns)
+			fprintf(f, ", paced %.3f s", (double)p->paced_ns / 1e9);
+		if (p->enomem)
+			fprintf(f, ", %u ENOMEM (batch halved)", p->enomem);
 		if (p->unshrunk != UINT64_MAX && p->stop != STOP_NOTHING)
 			fprintf(f, ", %" PRIu64 " page%s not shrunk%s", p->unshrunk,
 				p->unshrunk == 1 ? "" : "s",
@@ -910,6 +985,8 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 						    : " (next priority tries them)");
 		fputc('\n', f);
 	}
+	if (rep->compact_enomem)
+		fprintf(f, "%s: compact: ENOMEM, left to the next pass\n", rep->name);
 	if (rep->compacted)
 		fprintf(f, "%s: compact: freed %s in %.6f s\n", rep->name,
 			format_bytes(a, sizeof(a), rep->compact_freed), (double)rep->compact_ns / 1e9);

@@ -265,15 +265,14 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		ret->wake_ns = sat_add_u64(now, interval);
 		return;
 	}
-	if (cfg->psi_cpu_max_percent && s->psi_cpu_some_avg10_x100 >= 0 &&
-	    (uint64_t)s->psi_cpu_some_avg10_x100 > cfg->psi_cpu_max_percent * 100) {
-		ret->verdict = POLICY_DEFER_CPU;
-		ret->wake_ns = sat_add_u64(now, interval < POLICY_DEFER_RETRY_NS ? interval
-									  : POLICY_DEFER_RETRY_NS);
-		return;
-	}
+	/*
+	 * A busy CPU no longer defers the pass: it runs paced (plan.duty_permille), and the
+	 * more memory is short the larger its share. The window limit rises with memory
+	 * pressure the same way.
+	 */
 	if (cfg->cpu_share_max_percent &&
-	    policy_cpu_busy(pd, now) * 100 >= cfg->cpu_share_max_percent * POLICY_CPU_WINDOW_NS) {
+	    (long double)policy_cpu_busy(pd, now) * 1000.0L >=
+		    (long double)policy_cpu_share_permille(cfg, s) * (long double)POLICY_CPU_WINDOW_NS) {
 		ret->verdict = POLICY_DEFER_CPU_SHARE;
 		ret->wake_ns = sat_add_u64(now, POLICY_DEFER_RETRY_NS);
 		return;
@@ -293,6 +292,7 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 
 	ret->verdict = POLICY_RUN;
 	ret->wake_ns = sat_add_u64(now, interval);
+	plan->duty_permille = policy_pace_permille(cfg, s);
 	ret->idle_age_sec = policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec,
 					    s->mem_total, s->mem_available);
 	plan->threshold = cfg->threshold_bytes;
@@ -390,6 +390,61 @@ void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 			wait = cap;
 	}
 	pd->next_due_ns = sat_add_u64(o->end_ns, wait);
+}
+
+static unsigned clamp_permille(long long v)
+{
+	return v < 0 ? 0 : v > 1000 ? 1000 : (unsigned)v;
+}
+
+unsigned policy_memory_pressure_permille(const struct policy_snapshot *s)
+{
+	unsigned psi = 0, avail = 0;
+
+	if (s->psi_mem_some_avg10_x100 >= 0) /* 20.00% = 2000 -> 1000 */
+		psi = clamp_permille((long long)s->psi_mem_some_avg10_x100 / 2);
+	if (s->mem_total) {
+		/* available share in per mille; 200 -> 0, 50 or less -> 1000 */
+		long long a = (long long)((long double)(s->mem_available < s->mem_total
+								? s->mem_available
+								: s->mem_total) *
+					  1000.0L / (long double)s->mem_total);
+
+		avail = clamp_permille((200 - a) * 1000 / 150);
+	}
+	return psi > avail ? psi : avail;
+}
+
+unsigned policy_cpu_share_permille(const struct dev_config *cfg, const struct policy_snapshot *s)
+{
+	unsigned base = (unsigned)(cfg->cpu_share_max_percent > 100 ? 100 : cfg->cpu_share_max_percent) * 10;
+	unsigned top = (unsigned)(cfg->cpu_share_pressure_percent > 100 ? 100
+									  : cfg->cpu_share_pressure_percent) *
+		       10;
+	unsigned m = policy_memory_pressure_permille(s);
+
+	if (base == 0)
+		base = 50; /* the window limit is off; a busy CPU still gets a pace */
+	if (top < base)
+		top = base;
+	return base + (top - base) * m / 1000;
+}
+
+unsigned policy_pace_permille(const struct dev_config *cfg, const struct policy_snapshot *s)
+{
+	bool busy = cfg->psi_cpu_max_percent && s->psi_cpu_some_avg10_x100 >= 0 &&
+		    (uint64_t)s->psi_cpu_some_avg10_x100 > cfg->psi_cpu_max_percent * 100;
+
+	return busy ? policy_cpu_share_permille(cfg, s) : 1000;
+}
+
+uint64_t policy_pause_ns(uint64_t write_ns, unsigned duty_permille)
+{
+	if (duty_permille == 0 || duty_permille >= 1000)
+		return 0;
+	/* write / (write + pause) = duty */
+	return (uint64_t)((long double)write_ns * (long double)(1000 - duty_permille) /
+			  (long double)duty_permille);
 }
 
 void policy_memory_pressure(struct policy_dev *pd, uint64_t now_ns)

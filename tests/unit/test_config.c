@@ -1093,7 +1093,8 @@ static void test_print_defaults(void **state)
 				 "compact-fragmentation-percent = 10\n"
 				 "compact-min-saved-bytes = 0\n"
 				 "advise-interval-sec = 86400\n"
-				 "advise-samples = 1024\n");
+				 "advise-samples = 1024\n"
+				 "cpu-share-pressure-percent = 50\n");
 	free(out);
 }
 
@@ -1144,6 +1145,7 @@ static void test_print_sections(void **state)
 				 "compact-min-saved-bytes = 0\n"
 				 "advise-interval-sec = 86400\n"
 				 "advise-samples = 1024\n"
+				 "cpu-share-pressure-percent = 50\n"
 				 "\n"
 				 "[zram1]\n"
 				 "recompress-algorithms = deflate\n"

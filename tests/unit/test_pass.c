@@ -407,6 +407,74 @@ static void test_unmarked_failures_not_retried(void **state)
 	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
 }
 
+/* ENOMEM is back-pressure: the batch ends quietly, the next one is half as large. */
+static void test_enomem_backpressure(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	cfg.n_passes = 1;
+	cfg.passes[0] = PASS_IDLE;
+	cfg.compact = COMPACT_NEVER;
+	w.fail_attr = "recompress";
+	w.fail_errno = ENOMEM;
+	w.fail_times = 2;
+	w.progress_batches = 1;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, "idle: all\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=1024\n"
+				   "recompress: type=idle priority=1 max_pages=512\n"
+				   "recompress: type=idle priority=1 max_pages=512\n");
+	assert_int_equal(rep.error, 0);
+	assert_int_equal(rep.passes[0].enomem, 2);
+	assert_int_equal(rep.passes[0].commands, 2);
+	assert_int_equal(rep.passes[0].stop, STOP_NO_PROGRESS);
+
+	/* refused every time: the step ends after four tries, still no error */
+	w.log[0] = '\0';
+	w.fail_times = -1;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.error, 0);
+	assert_int_equal(rep.passes[0].enomem, 4);
+	assert_int_equal(rep.passes[0].stop, STOP_ENOMEM);
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "4 ENOMEM (batch halved)"));
+	assert_non_null(strstr(out, "memory too short for the kernel (ENOMEM)"));
+
+	/* compaction refused with ENOMEM: left to the next pass, not an error */
+	w.log[0] = '\0';
+	w.fail_attr = "compact";
+	cfg.compact = COMPACT_ALWAYS;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(rep.compact_enomem);
+	assert_false(rep.compacted);
+}
+
+/* Pacing: a duty below 1000 pauses between writes (not after the last one). */
+static void test_paced_pass(void **state)
+{
+	struct device_report rep = { 0 };
+	volatile unsigned duty = 1000;
+
+	(void)state;
+	cfg.n_passes = 1;
+	cfg.passes[0] = PASS_IDLE;
+	cfg.compact = COMPACT_NEVER;
+	ctx.duty_permille = &duty;
+	w.progress_batches = 2;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[0].commands, 3);
+	assert_int_equal(rep.passes[0].paced_ns, 0);
+	w.progress_batches = 2;
+	duty = 10; /* 1%: every pause at least the 1 ms the sleep rounds up to */
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[0].commands, 3);
+	assert_true(rep.passes[0].paced_ns >= 2000000);
+	ctx.duty_permille = NULL;
+}
+
 static void test_eagain_retried(void **state)
 {
 	struct device_report rep = { 0 };
@@ -598,6 +666,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_one_priority_per_write_73, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmarked_failures_not_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enomem_backpressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paced_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_exhausted_next_pass_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_einval_continues, setup, teardown),

@@ -279,6 +279,7 @@ static struct dev_config daemon_cfg(void)
 		.cold_priority = 2,
 		.pages_per_hour = 262144,
 		.cpu_share_max_percent = 5,
+		.cpu_share_pressure_percent = 50,
 		.psi_cpu_max_percent = 40,
 		.defer_on_battery = true,
 		.battery_psi_memory_percent = 10,
@@ -375,18 +376,24 @@ static void test_daemon_gates(void **state)
 		int cpu, mem;
 		uint64_t busy_ns;
 		enum policy_verdict want;
+		unsigned duty; /* of a pass that runs */
 	} t[] = {
-		{ TRI_NO, 0, 0, 0, POLICY_RUN },
-		{ TRI_YES, 0, 0, 0, POLICY_DEFER_BATTERY },
-		{ TRI_YES, 0, 1000, 0, POLICY_DEFER_BATTERY }, /* 10.00% is not above 10 */
-		{ TRI_YES, 0, 1001, 0, POLICY_RUN },	       /* memory pressure wins */
-		{ TRI_YES, 0, -1, 0, POLICY_DEFER_BATTERY },   /* no PSI */
-		{ TRI_UNKNOWN, 0, 0, 0, POLICY_RUN },
-		{ TRI_NO, 4000, 0, 0, POLICY_RUN },	    /* at the limit */
-		{ TRI_NO, 4001, 0, 0, POLICY_DEFER_CPU },
-		{ TRI_NO, -1, 0, 0, POLICY_RUN },
-		{ TRI_NO, 0, 0, S(29), POLICY_RUN },	    /* 29 s of 600 s < 5% */
-		{ TRI_NO, 0, 0, S(30), POLICY_DEFER_CPU_SHARE },
+		{ TRI_NO, 0, 0, 0, POLICY_RUN, 1000 },
+		{ TRI_YES, 0, 0, 0, POLICY_DEFER_BATTERY, 0 },
+		{ TRI_YES, 0, 1000, 0, POLICY_DEFER_BATTERY, 0 }, /* 10.00% is not above 10 */
+		{ TRI_YES, 0, 1001, 0, POLICY_RUN, 1000 },	  /* memory pressure wins */
+		{ TRI_YES, 0, -1, 0, POLICY_DEFER_BATTERY, 0 },	  /* no PSI */
+		{ TRI_UNKNOWN, 0, 0, 0, POLICY_RUN, 1000 },
+		{ TRI_NO, 4000, 0, 0, POLICY_RUN, 1000 }, /* at the limit */
+		/* a busy CPU paces the pass (5%) instead of deferring it */
+		{ TRI_NO, 4001, 0, 0, POLICY_RUN, 50 },
+		/* ... and memory pressure raises the pace: 10% stalled = half way to 50% */
+		{ TRI_NO, 4001, 1000, 0, POLICY_RUN, 275 },
+		{ TRI_NO, -1, 0, 0, POLICY_RUN, 1000 },
+		{ TRI_NO, 0, 0, S(29), POLICY_RUN, 1000 }, /* 29 s of 600 s < 5% */
+		{ TRI_NO, 0, 0, S(30), POLICY_DEFER_CPU_SHARE, 0 },
+		/* under memory pressure the window allows more: 30 s < 27.5% of 600 s */
+		{ TRI_NO, 0, 1000, S(30), POLICY_RUN, 1000 },
 	};
 
 	(void)state;
@@ -412,6 +419,8 @@ static void test_daemon_gates(void **state)
 		assert_int_equal(d.verdict, t[i].want);
 		if (t[i].want != POLICY_RUN)
 			assert_true(d.wake_ns > S(1000));
+		else
+			assert_int_equal(d.plan.duty_permille, t[i].duty);
 	}
 	/* the CPU window slides: 30 s busy at t=900 s no longer counts at t=1501 s */
 	struct dev_config c = daemon_cfg();
@@ -421,6 +430,84 @@ static void test_daemon_gates(void **state)
 	policy_pass_done(&pd, &c, &o);
 	assert_true(policy_cpu_busy(&pd, S(1499)) == S(30));
 	assert_true(policy_cpu_busy(&pd, S(1501)) == 0);
+}
+
+/*
+ * Pace, not stop: the share of time in kernel writes for the four combinations of a busy
+ * CPU and short memory, as zram-recompd(8) tabulates it, and that no memory input ever
+ * lowers it.
+ */
+static void test_pressure_pace(void **state)
+{
+	static const struct {
+		const char *what;
+		int cpu, mem;	       /* PSI some avg10 x100 */
+		uint64_t avail;	       /* MemAvailable of MemTotal 1000 */
+		unsigned m, share, pace; /* per mille */
+	} t[] = {
+		{ "neither", 500, 0, 1000, 0, 50, 1000 },
+		{ "CPU busy", 8000, 0, 1000, 0, 50, 50 },
+		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 500, 1000 },
+		{ "memory short (5% available)", 500, 0, 50, 1000, 500, 1000 },
+		{ "both", 8000, 2000, 50, 1000, 500, 500 },
+		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 275, 275 },
+		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 275, 275 },
+		{ "CPU busy, 20% available (not short yet)", 8000, 0, 200, 0, 50, 50 },
+		{ "no PSI, no meminfo", -1, -1, 0, 0, 50, 1000 },
+	};
+	struct dev_config c = daemon_cfg();
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct policy_snapshot s = snap(S(1));
+
+		s.psi_cpu_some_avg10_x100 = t[i].cpu;
+		s.psi_mem_some_avg10_x100 = t[i].mem;
+		s.mem_available = t[i].avail;
+		if (t[i].cpu < 0)
+			s.mem_total = s.mem_available = 0;
+		print_message("%s\n", t[i].what);
+		assert_int_equal(policy_memory_pressure_permille(&s), t[i].m);
+		assert_int_equal(policy_cpu_share_permille(&c, &s), t[i].share);
+		assert_int_equal(policy_pace_permille(&c, &s), t[i].pace);
+	}
+	/* monotonic: more memory pressure never gives a smaller share or pace */
+	for (int cpu = 0; cpu <= 10000; cpu += 5000) {
+		unsigned last = 0;
+
+		for (int mem = 0; mem <= 3000; mem += 100) {
+			for (uint64_t avail = 1000;; avail -= 50) {
+				struct policy_snapshot s = snap(S(1));
+				unsigned p;
+
+				s.psi_cpu_some_avg10_x100 = cpu;
+				s.psi_mem_some_avg10_x100 = mem;
+				s.mem_available = avail;
+				p = policy_pace_permille(&c, &s);
+				if (avail == 1000)
+					assert_true(p >= last);
+				last = avail == 1000 ? p : last;
+				if (avail == 0)
+					break;
+			}
+		}
+	}
+	/* a ceiling below the base is the base; a base of 0 still paces at 5% */
+	c.cpu_share_pressure_percent = 1;
+	struct policy_snapshot s = snap(S(1));
+	s.psi_cpu_some_avg10_x100 = 8000;
+	s.psi_mem_some_avg10_x100 = 3000;
+	assert_int_equal(policy_pace_permille(&c, &s), 50);
+	c.cpu_share_max_percent = 0;
+	c.cpu_share_pressure_percent = 0;
+	assert_int_equal(policy_pace_permille(&c, &s), 50);
+	c.psi_cpu_max_percent = 0; /* pacing off */
+	assert_int_equal(policy_pace_permille(&c, &s), 1000);
+	/* the pause keeps the writes at the duty's share */
+	assert_int_equal(policy_pause_ns(100, 1000), 0);
+	assert_int_equal(policy_pause_ns(100, 0), 0);
+	assert_int_equal(policy_pause_ns(100, 50), 1900);
+	assert_int_equal(policy_pause_ns(300000000, 500), 300000000);
 }
 
 static void test_daemon_tokens(void **state)
@@ -590,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_due_and_plan),
 		cmocka_unit_test(test_daemon_suspend_correction),
 		cmocka_unit_test(test_daemon_gates),
+		cmocka_unit_test(test_pressure_pace),
 		cmocka_unit_test(test_daemon_tokens),
 		cmocka_unit_test(test_daemon_backoff_and_pressure),
 		cmocka_unit_test(test_daemon_incompressible_skip),
