@@ -60,7 +60,8 @@ struct pass_report {
 	unsigned enomem;	/* writes refused with ENOMEM (back-pressure, retried smaller) */
 	uint64_t paced_ns;	/* pauses between writes (duty cycle) */
 	uint64_t pages_charged; /* sum of max_pages written */
-	int64_t compr_saved;	/* compr_data_size before - after */
+	int64_t compr_saved;	/* compr_data_size reduction by this step's writes, measured
+				 * around each write, other writers' share taken out (>= 0) */
 	int64_t mem_freed;	/* mem_used_total before - after (compaction comes later) */
 	int64_t huge_delta;	/* huge_pages after - before */
 	uint64_t kernel_ns;	/* time spent inside recompress writes */
@@ -98,6 +99,9 @@ struct device_report {
 	uint64_t compact_ns;
 
 	struct zram_mm_stat before, after;
+	/* before -> after with other writers' share taken out (policy_own_reduction) */
+	uint64_t saved_own, freed_own;
+	bool others_wrote; /* orig_data_size changed during the pass */
 
 	uint64_t written_back; /* bd_stat writes during the pass (4 KiB units): not ours */
 	bool device_lost;      /* reset or removed during the pass: its figures mean nothing */

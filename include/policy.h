@@ -226,6 +226,16 @@ unsigned policy_memory_pressure_permille(const struct policy_snapshot *s);
 unsigned policy_cpu_share_permille(const struct dev_config *cfg, const struct policy_snapshot *s);
 unsigned policy_pace_permille(const struct dev_config *cfg, const struct policy_snapshot *s);
 
+/*
+ * What a write or a pass did to a pool figure (compr_data_size, mem_used_total), not what
+ * other writers did meanwhile: swap-out stores pages (orig_data_size grows, the figure by
+ * about the device's ratio), swap-in and discards free them; recompression leaves
+ * orig_data_size as it is. own = (before - after) + (orig_after - orig_before) *
+ * before / orig_before, never below 0.
+ */
+uint64_t policy_own_reduction(uint64_t before, uint64_t after, uint64_t orig_before,
+			      uint64_t orig_after);
+
 /* Pause after a kernel write of write_ns at duty per mille (0 when not paced). */
 uint64_t policy_pause_ns(uint64_t write_ns, unsigned duty_permille);
 

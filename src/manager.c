@@ -471,13 +471,16 @@ static void finish_job(struct manager *m, struct job *j)
 	struct policy_outcome o = { .end_ns = j->end_ns, .error = j->r < 0 };
 	struct dev_totals *t;
 	uint64_t pages = 0, kernel = rep->idle_ns + rep->compact_ns;
-	/* A device reset or removed during the pass has an empty mm_stat: no saving. */
+	/*
+	 * What the pass did, not what swap traffic did meanwhile (never negative); a device
+	 * reset or removed during the pass has an empty mm_stat: no saving.
+	 */
 	int64_t saved = rep->device_lost ? 0
-					 : -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE],
-						      rep->after.v[MM_COMPR_DATA_SIZE]);
+					 : (int64_t)(rep->saved_own > INT64_MAX ? INT64_MAX
+										 : rep->saved_own);
 	int64_t freed = rep->device_lost ? 0
-					 : -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
-						      rep->after.v[MM_MEM_USED_TOTAL]);
+					 : (int64_t)(rep->freed_own > INT64_MAX ? INT64_MAX
+										 : rep->freed_own);
 	bool interrupted = false;
 	char a[32], b[32];
 

@@ -362,7 +362,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			.priority = step->priority,
 		};
 		struct zram_mm_stat before = d->mm, after;
-		uint64_t marks_now;
+		uint64_t marks_now, own;
 		char cmd[160];
 		bool progress;
 		enum batch_verdict v;
@@ -404,6 +404,9 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		}
 		uint64_t k0 = pr->kernel_ns;
 
+		/* Right before the write: after a pause other writers have moved it. */
+		if (zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
+			d->mm = before;
 		r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
 		if (r == -ENOMEM && st.batched) {
 			pr->enomem++;
@@ -437,6 +440,10 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			break;
 		}
 		d->mm = after;
+		own = policy_own_reduction(before.v[MM_COMPR_DATA_SIZE], after.v[MM_COMPR_DATA_SIZE],
+					   before.v[MM_ORIG_DATA_SIZE], after.v[MM_ORIG_DATA_SIZE]);
+		pr->compr_saved = (int64_t)sat_add_u64((uint64_t)pr->compr_saved,
+						       own > INT64_MAX ? INT64_MAX : own);
 		progress = policy_batch_progress(&before, &after, 0, 0);
 		/*
 		 * Failed attempts change no mm_stat figure, and 6.13+ tries the largest
@@ -458,7 +465,8 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			break;
 		}
 	}
-	pr->compr_saved = -delta_i64(start.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
+	if (pr->compr_saved < 0)
+		pr->compr_saved = 0;
 	pr->mem_freed = -delta_i64(start.v[MM_MEM_USED_TOTAL], d->mm.v[MM_MEM_USED_TOTAL]);
 	pr->huge_delta = delta_i64(start.v[MM_HUGE_PAGES], d->mm.v[MM_HUGE_PAGES]);
 	return pr->error;
@@ -929,6 +937,13 @@ out:
 			read_bs(ctx, d, &bs1, &inc_after, &bs_ok_after);
 	}
 	rep->after = d->mm;
+	/* What this pass did, not what swap traffic did meanwhile (policy_own_reduction). */
+	for (unsigned i = 0; i < rep->n_passes; i++)
+		rep->saved_own = sat_add_u64(rep->saved_own, (uint64_t)rep->passes[i].compr_saved);
+	rep->freed_own = policy_own_reduction(
+		rep->before.v[MM_MEM_USED_TOTAL], rep->after.v[MM_MEM_USED_TOTAL],
+		rep->before.v[MM_ORIG_DATA_SIZE], rep->after.v[MM_ORIG_DATA_SIZE]);
+	rep->others_wrote = rep->before.v[MM_ORIG_DATA_SIZE] != rep->after.v[MM_ORIG_DATA_SIZE];
 	if (bs_ok && bs_ok_after) {
 		rep->have_block_state = true;
 		rep->incompressible_after = bs1.incompressible;
@@ -1004,6 +1019,14 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 		fprintf(f, ", %" PRIu64 " pages written back meanwhile (part of the change is "
 			   "writeback's)",
 			rep->written_back);
+	if (rep->others_wrote)
+		fprintf(f, ", other writers changed orig_data_size by %s: recompression saved %s, "
+			   "freed %s",
+			format_bytes(a, sizeof(a),
+				     delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
+					       rep->after.v[MM_ORIG_DATA_SIZE])),
+			format_bytes(b, sizeof(b), (int64_t)rep->saved_own),
+			format_bytes(c, sizeof(c), (int64_t)rep->freed_own));
 	if (rep->have_block_state)
 		fprintf(f,
 			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64

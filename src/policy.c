@@ -438,6 +438,19 @@ unsigned policy_pace_permille(const struct dev_config *cfg, const struct policy_
 	return busy ? policy_cpu_share_permille(cfg, s) : 1000;
 }
 
+uint64_t policy_own_reduction(uint64_t before, uint64_t after, uint64_t orig_before,
+			      uint64_t orig_after)
+{
+	long double own = (long double)before - (long double)after;
+
+	if (orig_before && orig_after != orig_before)
+		own += ((long double)orig_after - (long double)orig_before) * (long double)before /
+		       (long double)orig_before;
+	if (own <= 0)
+		return 0;
+	return own >= 1.8e19L ? UINT64_MAX : (uint64_t)(own + 0.5L);
+}
+
 uint64_t policy_pause_ns(uint64_t write_ns, unsigned duty_permille)
 {
 	if (duty_permille == 0 || duty_permille >= 1000)

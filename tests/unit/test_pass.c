@@ -31,6 +31,8 @@ static struct {
 	uint64_t compr, used, huge;
 	const char *remove_after; /* after a write to this attr, the device disappears */
 	const char *bs_after_prio1; /* block_state after a "priority=1" recompress write */
+	uint64_t orig;		    /* orig_data_size (0: 100 MiB) */
+	uint64_t other_pages;	    /* another writer stores this many pages per recompress */
 } w;
 
 static void write_mm(void)
@@ -38,7 +40,7 @@ static void write_mm(void)
 	char buf[256];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64 " %" PRIu64 " 0 0 0 0 %" PRIu64 " 0\n",
-		 (uint64_t)104857600, w.compr, w.used, w.huge);
+		 w.orig ? w.orig : (uint64_t)104857600, w.compr, w.used, w.huge);
 	fr_write("sys/block/zram0/mm_stat", buf);
 }
 
@@ -56,6 +58,15 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 	if (w.remove_after && strcmp(attr, w.remove_after) == 0) {
 		fr_teardown(); /* the whole device tree is gone */
 		return 0;
+	}
+	if (strcmp(attr, "recompress") == 0 && w.other_pages) {
+		/* swap-out during the write: pages at the device's ratio (4:1 here) */
+		if (!w.orig)
+			w.orig = 104857600;
+		w.orig += w.other_pages * 4096;
+		w.compr += w.other_pages * 1024;
+		w.used += w.other_pages * 1100;
+		write_mm();
 	}
 	if (strcmp(attr, "recompress") == 0 && w.progress_batches > 0) {
 		w.progress_batches--;
@@ -452,6 +463,38 @@ static void test_enomem_backpressure(void **state)
 	assert_false(rep.compacted);
 }
 
+/*
+ * Honest accounting under churn: another writer stores pages during every write; the pass
+ * reports what its writes did (1 MB less compressed data per progressing write), never a
+ * negative saving caused by the other writer.
+ */
+static void test_accounting_under_churn(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	cfg.n_passes = 1;
+	cfg.passes[0] = PASS_IDLE;
+	cfg.compact = COMPACT_NEVER;
+	w.orig = 40000000 * 4ULL; /* compr 40 MB: ratio 4:1 like the other writer's pages */
+	write_mm();
+	w.other_pages = 2000;	  /* 8 MB stored during each write, 2 MB compressed */
+	w.progress_batches = 2;
+	assert_int_equal(zram_read_mm_stat(root, 0, &dev.mm), 0);
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	/* raw: compr_data_size grew by 3 x 2.048 MB - 2 MB */
+	assert_true(rep.after.v[MM_COMPR_DATA_SIZE] > rep.before.v[MM_COMPR_DATA_SIZE]);
+	/* own: the two progressing writes' 1 MB each, within the ratio's rounding */
+	assert_true(rep.passes[0].compr_saved >= 1900000 && rep.passes[0].compr_saved <= 2100000);
+	assert_int_equal(rep.saved_own, (uint64_t)rep.passes[0].compr_saved);
+	assert_true(rep.others_wrote);
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "other writers changed orig_data_size by"));
+	w.other_pages = 0;
+	w.orig = 0;
+}
+
 /* Pacing: a duty below 1000 pauses between writes (not after the last one). */
 static void test_paced_pass(void **state)
 {
@@ -668,6 +711,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unmarked_failures_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enomem_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paced_pass, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_accounting_under_churn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_exhausted_next_pass_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_einval_continues, setup, teardown),

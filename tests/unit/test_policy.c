@@ -503,6 +503,12 @@ static void test_pressure_pace(void **state)
 	assert_int_equal(policy_pace_permille(&c, &s), 50);
 	c.psi_cpu_max_percent = 0; /* pacing off */
 	assert_int_equal(policy_pace_permille(&c, &s), 1000);
+	/* what a write did, without other writers: 60 saved while another stored 400 */
+	assert_int_equal(policy_own_reduction(1000, 900, 10000, 10000), 100);
+	assert_int_equal(policy_own_reduction(1000, 980, 10000, 10400), 60);
+	assert_int_equal(policy_own_reduction(1000, 1100, 10000, 10400), 0); /* never < 0 */
+	assert_int_equal(policy_own_reduction(1000, 900, 10000, 9000), 0);   /* others freed */
+	assert_int_equal(policy_own_reduction(1000, 800, 0, 0), 200);
 	/* the pause keeps the writes at the duty's share */
 	assert_int_equal(policy_pause_ns(100, 1000), 0);
 	assert_int_equal(policy_pause_ns(100, 0), 0);
