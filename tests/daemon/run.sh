@@ -365,13 +365,17 @@ t_backoff() {
 	[ "$na" = 3 ] || die "backoff: 4th pass $((ta[3] - ta[2])) ms after the 3rd (expected 4 s)"
 	# Without backoff, passes kept coming every 1-2 s over the same time (about 10 s: 5 or
 	# more passes against 3).
+	# One long gap is tolerated: a stall of the host (seen once, 5.7 s) is not a backoff,
+	# which would show as gaps of 2, 4, 4 ... s.
+	local long=0
 	for ((i = 1; i < nb; i++)); do
 		gap=$((tb[i] - tb[i - 1]))
 		[ "$gap" -le "$maxgap" ] || maxgap=$gap
+		[ "$gap" -le 3500 ] || long=$((long + 1))
 	done
 	[ "$nb" -ge $((na + 2)) ] ||
 		die "without backoff $nb passes, with backoff $na in that time (expected 2+ more)"
-	[ "$maxgap" -le 3500 ] || die "without backoff, a gap of $maxgap ms between passes"
+	[ "$long" -le 1 ] || die "without backoff, $long gaps over 3.5 s between passes (longest $maxgap ms)"
 }
 
 t_bad_config_exit() {
