@@ -146,6 +146,14 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The configuration most tests below use: one idle pass type, no compaction. */
+static void cfg_idle_only(void)
+{
+	cfg.n_passes = 1;
+	cfg.passes[0] = PASS_IDLE;
+	cfg.compact = COMPACT_NEVER;
+}
+
 static void test_batches_until_no_progress(void **state)
 {
 	struct device_report rep = { 0 };
@@ -307,9 +315,7 @@ static void test_one_priority_per_write_73(void **state)
 	assert_int_equal(dev.recomp.count, 2);
 	assert_true(dev.caps.single_prio);
 	w.progress_batches = 1;
-	cfg.n_passes = 1;
-	cfg.passes[0] = PASS_IDLE;
-	cfg.compact = COMPACT_NEVER;
+	cfg_idle_only();
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	/* batch 1 shrinks compr_data_size; batch 2 only marks (new 'r'), batch 3 nothing */
 	assert_string_equal(w.log, "idle: all\n"
@@ -372,9 +378,7 @@ static void test_unmarked_failures_not_retried(void **state)
 		 "           2           19.000001 ...i..\n");
 	assert_int_equal(zram_probe(root, &v, TRI_YES, 0, &dev, &attr), 0);
 	assert_int_equal(dev.recomp.count, 2);
-	cfg.n_passes = 1;
-	cfg.passes[0] = PASS_IDLE;
-	cfg.compact = COMPACT_NEVER;
+	cfg_idle_only();
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_string_equal(w.log, "idle: all\n"
 				   "recompress: type=idle priority=1 max_pages=2048\n"
@@ -424,9 +428,7 @@ static void test_enomem_backpressure(void **state)
 	struct device_report rep = { 0 };
 
 	(void)state;
-	cfg.n_passes = 1;
-	cfg.passes[0] = PASS_IDLE;
-	cfg.compact = COMPACT_NEVER;
+	cfg_idle_only();
 	w.fail_attr = "recompress";
 	w.fail_errno = ENOMEM;
 	w.fail_times = 2;
@@ -473,9 +475,7 @@ static void test_accounting_under_churn(void **state)
 	struct device_report rep = { 0 };
 
 	(void)state;
-	cfg.n_passes = 1;
-	cfg.passes[0] = PASS_IDLE;
-	cfg.compact = COMPACT_NEVER;
+	cfg_idle_only();
 	w.orig = 40000000 * 4ULL; /* compr 40 MB: ratio 4:1 like the other writer's pages */
 	write_mm();
 	w.other_pages = 2000;	  /* 8 MB stored during each write, 2 MB compressed */
@@ -502,9 +502,7 @@ static void test_paced_pass(void **state)
 	volatile unsigned duty = 1000;
 
 	(void)state;
-	cfg.n_passes = 1;
-	cfg.passes[0] = PASS_IDLE;
-	cfg.compact = COMPACT_NEVER;
+	cfg_idle_only();
 	ctx.duty_permille = &duty;
 	w.progress_batches = 2;
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
