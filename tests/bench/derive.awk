@@ -35,6 +35,31 @@ function target(id, text, k, limit, op, unit, nm,    m, ok) {
 		put("targets." id ".times_limit", fmt(m / limit, 3))
 }
 
+# The swap workload of one kernel (key prefix pre): pool memory per byte stored (the runs
+# swap out slightly different amounts), what each policy freed against no recompression,
+# the workload's hot throughput against no recompression, the daemon's CPU share.
+function derive_swap(pre,    i, p, L, base)
+{
+	if (!has(pre "swap.none.mem_used_total") || num(pre "swap.none.orig_data_size") == 0)
+		return
+	base = num(pre "swap.none.mem_used_total") / num(pre "swap.none.orig_data_size")
+	split("none naive daemon", L, " ")
+	for (i = 1; i <= 3; i++) {
+		p = pre "swap." L[i]
+		if (!has(p ".mem_used_total") || num(p ".orig_data_size") == 0)
+			continue
+		put(p ".pool_per_byte", fmt(num(p ".mem_used_total") / num(p ".orig_data_size"), 4))
+		put(p ".freed_share", fmt(1 - num(p ".pool_per_byte") / base, 4))
+		if (num(pre "swap.none.ops_per_s") > 0)
+			put(p ".throughput_ratio", fmt(num(p ".ops_per_s") / num(pre "swap.none.ops_per_s"), 4))
+	}
+	if (has(pre "swap.naive.freed_share") && num(pre "swap.naive.freed_share") > 0)
+		put(pre "swap.daemon_vs_naive_freed", fmt(num(pre "swap.daemon.freed_share") / num(pre "swap.naive.freed_share"), 3))
+	if (has(pre "swap.daemon.proc.stime_ticks") && num(pre "swap.seconds") > 0)
+		put(pre "swap.daemon.cpu_share", fmt((num(pre "swap.daemon.proc.utime_ticks") + \
+		    num(pre "swap.daemon.proc.stime_ticks")) / 100 / num(pre "swap.seconds"), 4))
+}
+
 # Ratios of the static scenario of one kernel (key prefix pre): each policy against the
 # zstd limit, the cold tier against the zstd level 9 limit.
 function derive_static(pre,    i, p, n, L) {
@@ -75,6 +100,11 @@ END {
 	nk = split(V["meta.kernel_prefixes"], KP, " ")
 	for (j = 1; j <= nk; j++)
 		derive_static(KP[j])
+
+	# ---- swap workload, per kernel ----
+	derive_swap("")
+	for (j = 1; j <= nk; j++)
+		derive_swap(KP[j])
 
 	# ---- 2. churn ----
 	for (i = 1; i <= 2; i++) {
@@ -193,6 +223,10 @@ END {
 		target("static_cold_memory_" t, "static (" V[KP[j] "meta.kernel"] "): the daemon's cold tier (zstd 3 + zstd 9) <= 1.01 x the zstd-9 limit",
 		       KP[j] "static.cold.mem_ratio9", 1.01, "<=", "x limit")
 	}
+	target("swap_daemon_freed", "swap workload (" V["meta.kernel"] "): the daemon frees >= 0.9 x the pool memory the naive job frees",
+	       "swap.daemon_vs_naive_freed", 0.9, ">=", "x naive")
+	target("swap_daemon_throughput", "swap workload (" V["meta.kernel"] "): hot throughput with the daemon >= 0.98 x without recompression",
+	       "swap.daemon.throughput_ratio", 0.98, ">=", "x none")
 	target("churn_cpu_per_mib", "churn: daemon CPU (kernel writes) per MiB saved <= 0.5 x the naive job's",
 	       "churn.cpu_per_mib_ratio", 0.5, "<=", "x naive")
 	target("churn_hot_recompressed", "churn: hot pages recompressed by the daemon = 0",

@@ -9,7 +9,7 @@
 #    TCG): the guest scenarios in tests/bench/guest (static, latency, advise, churn,
 #    overhead), each printing "BENCH key value" lines on the console. Every scenario runs on
 #    the first kernel of BENCH_KERNELS (keys as they are); BENCH_OTHER_SCENARIOS (default
-#    "static latency") run on the others too, their keys prefixed with the kernel
+#    "static latency swap") run on the others too, their keys prefixed with the kernel
 #    ("k7_3.static.once.mem_used_total").
 # 3. tests/bench/derive.awk adds ratios and the targets (met or missed), json.awk writes
 #    tests/bench/results/latest.json, table.awk prints the markdown tables on stdout.
@@ -44,9 +44,9 @@ KV=$OUT/kv.txt
 : >"$KV"
 QEMU=${QEMU:-qemu-system-x86_64}
 SLOTS=${BENCH_PARSE_SLOTS:-8000000}
-SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead}
+SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap}
 KERNELS=${BENCH_KERNELS:-6.12 7.3}
-OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency}
+OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap}
 # qemu -icount: the guest's clock counts instructions (shift=0: one per ns), so timings in the
 # VM do not depend on the host's speed or load and repeat within 0.1%; both vCPUs share
 # that clock. sleep=off skips idle time. BENCH_ICOUNT= (empty) times with the host's clock.
@@ -72,7 +72,7 @@ seconds() {
 }
 
 for f in "$BD/zram-recompd" "$BD/tools/pagegen" "$BD/tools/bsgen" "$BD/tools/bsparse" \
-	"$BD/tools/vmbench"; do
+	"$BD/tools/vmbench" "$BD/tools/swapload"; do
 	[ -x "$f" ] || vm_die "$f missing (run: make BUILDDIR=$BUILDDIR all tools)"
 done
 
@@ -221,8 +221,9 @@ run_vm() {
 	cp "$HERE"/guest/bench_*.sh "$st/vm/scenarios/"
 	cp "$HERE/guest/benchlib.sh" "$st/vm/benchlib.sh"
 	cp -L "$BD/tools/vmbench" "$st/usr/bin/vmbench"
+	cp -L "$BD/tools/swapload" "$st/usr/bin/swapload"
 	# Knobs of the guest scenarios (README, Variables), passed on as shell assignments.
-	env | grep -E '^BENCH_(CHURN_[A-Z]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
+	env | grep -E '^BENCH_(CHURN_[A-Z]+|SWAP_[A-Z]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
 		sed 's/^/export /' >"$st/vm/bench.env"
 	# vmbench needs only libc, which the image already has for zram-recompd.
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >>"$INITRD"

@@ -80,6 +80,25 @@ END {
 		static_table(KP[j], g(KP[j] "meta.kernel"))
 	failed("static")
 
+	if (has("swap.none.mem_used_total")) {
+		print "\n## Swap workload: " g("swap.mib") " MiB in " g("swap.ram_mib") " MiB of RAM, zram swap (lzo-rle, zstd #1), 20% hot, " g("swap.seconds") " s\n"
+		row("policy", "mem_used_total", "orig_data_size", "pool / byte", "freed vs none", "hot ops/s", "× none",
+		    "cold p50", "cold p99", "MemAvailable")
+		row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+		split("none naive daemon", SW, " ")
+		for (i = 1; i <= 3; i++) {
+			p = "swap." SW[i]
+			row(SW[i], mib(p ".mem_used_total"), mib(p ".orig_data_size"), f(p ".pool_per_byte", 4),
+			    f(p ".freed_share", 4), f(p ".ops_per_s", 0), f(p ".throughput_ratio", 4),
+			    f(p ".cold_p50_us", 1) " µs", f(p ".cold_p99_us", 1) " µs",
+			    has(p ".memavailable_kb") ? sprintf("%.1f MiB", num(p ".memavailable_kb") / 1024) : "–")
+		}
+		print "\nDaemon: CPU share " f("swap.daemon.cpu_share", 4) " of the run, " g("swap.daemon.passes") \
+		      " passes, re-paced " g("swap.daemon.repaced") " times; naive job: " s("swap.naive.kernel_write_s", 3) \
+		      " in kernel writes. Daemon / naive memory freed: " f("swap.daemon_vs_naive_freed", 3) "."
+		failed("swap")
+	}
+
 	print "\n## 2. Churn: hot set (" g("churn.hot_pages") " pages, every " g("churn.hot_stride") \
 	      "th) rewritten every " g("churn.interval_s") " s, " g("churn.intervals") " intervals\n"
 	row("policy", "kernel writes", "saved at end", "CPU s / MiB saved", "cumulative saved",
@@ -204,7 +223,7 @@ END {
 	print "\n## Targets\n"
 	row("target", "measured", "limit", "result")
 	row("---", "---:", "---:", "---")
-	tl = "static_once_memory static_cold_memory"
+	tl = "static_once_memory static_cold_memory swap_daemon_freed swap_daemon_throughput"
 	for (j = 1; j <= nk; j++) {
 		t = KP[j]
 		sub(/\.$/, "", t)

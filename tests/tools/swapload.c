@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * swapload: a swap workload for `make bench` inside the VM (tests/bench/guest/bench_swap.sh).
+ *
+ *   swapload hold MIB
+ *       mlock MIB MiB of anonymous memory and wait for SIGTERM: the guest has less RAM for
+ *       the workload (the test kernel has no memory cgroups to limit it otherwise).
+ *   swapload run FILE MIB HOT_PERCENT SECONDS SEED
+ *       fill MIB MiB of anonymous memory with the 4 KiB pages of FILE (cyclically; the page
+ *       index in the first 8 bytes, so that no two pages are equal), print "SWAPLOAD filled
+ *       NS", then for SECONDS keep the first HOT_PERCENT of the pages busy (read a word,
+ *       write a byte of a random hot page: one operation) and after every 256 operations
+ *       read one random cold page, timing that access (a swap-in when the page is in zram).
+ *       Then print
+ *         "SWAPLOAD ops N seconds S ops_per_s R cold_reads K cold_p50_us A cold_p99_us B"
+ *       and wait for SIGTERM with the memory still held, so that the pool can be measured.
+ *
+ * Time is CLOCK_MONOTONIC (under qemu -icount: emulated instructions). Same SEED, same
+ * sequence of pages. Exit 0, 1 on failure (message on stderr), 2 on bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096u
+#define MAX_SAMPLES 200000u
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+	/* xorshift64* */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static int parse(const char *s, unsigned long long max, unsigned long long *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtoull(s, &end, 10);
+	return errno || *end || end == s || *ret > max ? -1 : 0;
+}
+
+static void wait_term(void)
+{
+	while (!stop)
+		pause();
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int hold(unsigned long long mib)
+{
+	size_t len = (size_t)mib << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || mlock(p, len) < 0) {
+		perror("swapload: hold");
+		return 1;
+	}
+	memset(p, 1, len);
+	printf("SWAPLOAD holding %llu MiB\n", mib);
+	fflush(stdout);
+	wait_term();
+	return 0;
+}
+
+static int run(const char *file, unsigned long long mib, unsigned long long hot_pct,
+	       unsigned long long seconds, uint64_t seed)
+{
+	size_t pages = (size_t)(mib << 20) / PAGE, hot = pages * hot_pct / 100, nfile;
+	uint64_t *samples = calloc(MAX_SAMPLES, sizeof(*samples));
+	uint64_t t0, end, ops = 0, nsamp = 0, sum = 0, s = seed ? seed : 1;
+	unsigned char *mem;
+	off_t fsize;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (fsize = lseek(fd, 0, SEEK_END)) < (off_t)PAGE || !samples) {
+		fprintf(stderr, "swapload: %s: no pages\n", file);
+		return 1;
+	}
+	nfile = (size_t)fsize / PAGE;
+	if (hot == 0 || hot >= pages) {
+		fprintf(stderr, "swapload: hot share leaves no hot or no cold pages\n");
+		return 2;
+	}
+	mem = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		perror("swapload: mmap");
+		return 1;
+	}
+	t0 = now_ns();
+	for (size_t i = 0; i < pages; i++) {
+		uint64_t idx = i;
+
+		if (pread(fd, mem + i * PAGE, PAGE, (off_t)((i % nfile) * PAGE)) != (ssize_t)PAGE) {
+			perror("swapload: read");
+			return 1;
+		}
+		memcpy(mem + i * PAGE, &idx, sizeof(idx));
+	}
+	close(fd);
+	printf("SWAPLOAD filled %llu\n", (unsigned long long)(now_ns() - t0));
+	fflush(stdout);
+
+	t0 = now_ns();
+	end = t0 + seconds * 1000000000ull;
+	while (!stop) {
+		for (unsigned k = 0; k < 256; k++) {
+			unsigned char *p = mem + (rng(&s) % hot) * PAGE;
+			uint64_t w;
+
+			memcpy(&w, p + 64, sizeof(w));
+			sum += w;
+			p[128 + (ops & 63)]++;
+			ops++;
+		}
+		{
+			unsigned char *p = mem + (hot + rng(&s) % (pages - hot)) * PAGE;
+			uint64_t a = now_ns();
+
+			sum += *(volatile unsigned char *)(p + 256);
+			if (nsamp < MAX_SAMPLES)
+				samples[nsamp++] = now_ns() - a;
+		}
+		if (now_ns() >= end)
+			break;
+	}
+	end = now_ns();
+	qsort(samples, nsamp, sizeof(*samples), cmp_u64);
+	printf("SWAPLOAD ops %llu seconds %.3f ops_per_s %.0f cold_reads %llu cold_p50_us %.1f "
+	       "cold_p99_us %.1f check %llu\n",
+	       (unsigned long long)ops, (double)(end - t0) / 1e9,
+	       (double)ops / ((double)(end - t0) / 1e9), (unsigned long long)nsamp,
+	       nsamp ? (double)samples[nsamp / 2] / 1e3 : 0.0,
+	       nsamp ? (double)samples[nsamp * 99 / 100] / 1e3 : 0.0, (unsigned long long)(sum & 1));
+	fflush(stdout);
+	free(samples);
+	wait_term();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long mib, hot, secs, seed;
+
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	if (argc == 3 && strcmp(argv[1], "hold") == 0 && parse(argv[2], 1ull << 20, &mib) == 0)
+		return hold(mib);
+	if (argc == 7 && strcmp(argv[1], "run") == 0 && parse(argv[3], 1ull << 20, &mib) == 0 &&
+	    parse(argv[4], 99, &hot) == 0 && parse(argv[5], 86400, &secs) == 0 &&
+	    parse(argv[6], UINT64_MAX, &seed) == 0)
+		return run(argv[2], mib, hot, secs, seed);
+	fprintf(stderr, "usage: swapload hold MIB | swapload run FILE MIB HOT_PERCENT SECONDS SEED\n");
+	return 2;
+}
