@@ -174,7 +174,6 @@ struct policy_snapshot {
 enum policy_verdict {
 	POLICY_RUN,
 	POLICY_WAIT,		/* not due yet */
-	POLICY_DEFER_CPU,	/* unused since passes are paced instead (kept for the names) */
 	POLICY_DEFER_BATTERY,	/* on battery, no memory pressure */
 	POLICY_DEFER_CPU_SHARE, /* kernel-write time over the window exceeds the share */
 	POLICY_DEFER_BUDGET,	/* pages-per-hour bucket empty */

@@ -662,23 +662,31 @@ static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void
 static void repace(struct manager *m, const char *why)
 {
 	struct policy_snapshot s;
-	unsigned old, duty;
-	char name[ZRAM_NAME_MAX];
+	struct job *j;
+	unsigned old = 0, duty;
+	bool changed = false;
 
+	/*
+	 * Only this thread (the event loop) enqueues jobs, so the job stays as it is after the
+	 * lock is dropped; the host is read without holding the lock the worker waits on.
+	 */
 	pthread_mutex_lock(&m->mu);
-	if (!m->running) {
-		pthread_mutex_unlock(&m->mu);
-		return;
-	}
-	snapshot(m, m->running->md, &s);
-	duty = policy_pace_permille(&m->running->cfg, &s);
-	memcpy(name, m->running->dev.name, sizeof(name));
-	old = __atomic_exchange_n(&m->duty_permille, duty, __ATOMIC_RELAXED);
+	j = m->running;
 	pthread_mutex_unlock(&m->mu);
-	if (duty != old)
+	if (!j)
+		return;
+	snapshot(m, j->md, &s);
+	duty = policy_pace_permille(&j->cfg, &s);
+	pthread_mutex_lock(&m->mu);
+	if (m->running == j) {
+		old = __atomic_exchange_n(&m->duty_permille, duty, __ATOMIC_RELAXED);
+		changed = duty != old;
+	}
+	pthread_mutex_unlock(&m->mu);
+	if (changed)
 		log_info("%s: %s: the running pass now takes up to %u.%u%% of the time in kernel "
 			 "writes (was %u.%u%%)",
-			 name, why, duty / 10, duty % 10, old / 10, old % 10);
+			 j->dev.name, why, duty / 10, duty % 10, old / 10, old % 10);
 }
 
 static int on_cpu_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -154,8 +154,6 @@ const char *policy_verdict_name(enum policy_verdict v)
 		return "run";
 	case POLICY_WAIT:
 		return "not due";
-	case POLICY_DEFER_CPU:
-		return "deferred: CPU pressure";
 	case POLICY_DEFER_BATTERY:
 		return "deferred: on battery";
 	case POLICY_DEFER_CPU_SHARE:
