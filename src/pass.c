@@ -349,6 +349,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 
 	uint64_t batch = plan->batch_pages, last_write_ns = 0;
 	unsigned enomem_row = 0;
+	bool mm_fresh = false; /* d->mm was read right after the previous write, no pause since */
 
 	memset(pr, 0, sizeof(*pr));
 	pr->type = type;
@@ -373,7 +374,10 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		}
 		/* The pause for the previous write, only when another one follows. */
 		if (last_write_ns) {
-			pr->paced_ns = sat_add_u64(pr->paced_ns, pace(ctx, plan, last_write_ns));
+			uint64_t slept = pace(ctx, plan, last_write_ns);
+
+			pr->paced_ns = sat_add_u64(pr->paced_ns, slept);
+			mm_fresh = mm_fresh && slept == 0;
 			last_write_ns = 0;
 			if (stop_requested(ctx)) {
 				pr->stop = STOP_SIGNAL;
@@ -404,9 +408,13 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		}
 		uint64_t k0 = pr->kernel_ns;
 
-		/* Right before the write: after a pause other writers have moved it. */
-		if (zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
+		/*
+		 * Right before the write: after a pause other writers have moved it. Back to
+		 * back, the reading taken after the previous write is as recent.
+		 */
+		if (!mm_fresh && zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
 			d->mm = before;
+		mm_fresh = false;
 		r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
 		if (r == -ENOMEM && st.batched) {
 			pr->enomem++;
@@ -440,6 +448,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			break;
 		}
 		d->mm = after;
+		mm_fresh = true;
 		own = policy_own_reduction(before.v[MM_COMPR_DATA_SIZE], after.v[MM_COMPR_DATA_SIZE],
 					   before.v[MM_ORIG_DATA_SIZE], after.v[MM_ORIG_DATA_SIZE]);
 		pr->compr_saved = (int64_t)sat_add_u64((uint64_t)pr->compr_saved,
