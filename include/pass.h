@@ -75,6 +75,7 @@ struct pass_report {
 		STOP_NOTHING, /* block_state: no slot this type could still improve */
 		STOP_UNCHANGED, /* nothing written since every candidate failed at every priority */
 		STOP_ENOMEM,	/* the kernel kept refusing with ENOMEM: memory is short */
+		STOP_WALK,	/* too few new idle pages to pay for the walk (6.2-6.14) */
 	} stop;
 	int error; /* -errno of the write that failed, 0 */
 };

@@ -88,6 +88,19 @@ bool policy_failures_marked(const struct zram_caps *c, unsigned prio, unsigned h
 uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 			 uint64_t mem_available);
 
+/*
+ * Whether a type=idle step is worth its walk. 6.2-6.14 decompress every recompressed slot
+ * such a write meets before finding nothing to try at it (recompressed slots look idle to
+ * every age mark: their ac_time is 0), about half the cost of a page tried (92 against
+ * 195 us emulated on 6.12). Under a swap workload new idle pages trickle in while tens of
+ * thousands stay recompressed, and a pass for a few hundred pages would decompress all
+ * of them. So the step runs when the pages it can try (fresh) cost at least as much as
+ * the walk: fresh >= walked / 2. 6.15+ skip those slots in the scan (walk_decompresses
+ * false): any fresh page is worth a write.
+ */
+#define POLICY_WALK_COST_DIVISOR 2
+bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses);
+
 /* Pool fragmentation in per mille: (mem_used_total - compr_data_size) / mem_used_total. */
 unsigned policy_fragmentation_permille(const struct zram_mm_stat *mm);
 
@@ -118,12 +131,14 @@ struct batch_state {
 };
 
 /*
- * After one batch: progress means compr_data_size or huge_pages went down, or (when
- * block_state is read) slots got newly marked recompressed or incompressible; the
- * kernel reports no count of its own.
+ * After one batch: progress means compr_data_size or huge_pages went down while nothing
+ * else wrote to the device (orig_data_size unchanged), or (marks_known: block_state was
+ * read) more slots are marked recompressed or incompressible than before; the kernel
+ * reports no count of its own. With other writers and no marks: policy_own_reduction of
+ * compr_data_size is above 0.
  */
 bool policy_batch_progress(const struct zram_mm_stat *before, const struct zram_mm_stat *after,
-			   uint64_t marks_before, uint64_t marks_after);
+			   bool marks_known, uint64_t marks_before, uint64_t marks_after);
 enum batch_verdict policy_batch_next(const struct batch_state *st, bool progress);
 
 /* The max_pages= for the next batch: min(batch, budget left), never 0 (0 means "nothing"). */

@@ -453,17 +453,18 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 					   before.v[MM_ORIG_DATA_SIZE], after.v[MM_ORIG_DATA_SIZE]);
 		pr->compr_saved = (int64_t)sat_add_u64((uint64_t)pr->compr_saved,
 						       own > INT64_MAX ? INT64_MAX : own);
-		progress = policy_batch_progress(&before, &after, 0, 0);
+		progress = policy_batch_progress(&before, &after, false, 0, 0);
 		/*
 		 * Failed attempts change no mm_stat figure, and 6.13+ tries the largest
 		 * objects first, so a batch of incompressible huge pages looks like "nothing
 		 * left". Newly marked 'n' or 'r' slots in block_state are progress too. The
 		 * count is only read when mm_stat shows nothing (a read walks every slot).
 		 */
-		if (!progress && st.batched && marks && read_marks(ctx, d, &marks_now) == 0) {
+		if ((!progress || before.v[MM_ORIG_DATA_SIZE] != after.v[MM_ORIG_DATA_SIZE]) &&
+		    st.batched && marks && read_marks(ctx, d, &marks_now) == 0) {
 			/* After batches with mm_stat progress *marks is stale (lower): that
 			 * costs at most one extra batch. */
-			progress = policy_batch_progress(&before, &after, *marks, marks_now);
+			progress = policy_batch_progress(&before, &after, true, *marks, marks_now);
 			*marks = marks_now;
 		}
 		v = policy_batch_next(&st, progress);
@@ -500,6 +501,9 @@ static const char *stop_name(enum batch_stop s)
 		return "nothing left to improve (skipped)";
 	case STOP_ENOMEM:
 		return "memory too short for the kernel (ENOMEM), retried later";
+	case STOP_WALK:
+		return "too few new idle pages to pay for decompressing the recompressed ones "
+		       "(skipped)";
 	case STOP_UNCHANGED:
 		return "nothing written since every candidate failed at every priority (skipped)";
 	}
@@ -597,24 +601,31 @@ static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct
 }
 
 /*
- * Whether an idle-type step can only meet slots it cannot change. Recompressed slots
- * look idle forever (ac_time 0, ABI pitfall 23), and 6.2-6.14 decompress each of them
- * before finding nothing to try, in one write that max_pages does not bound (such slots
- * are not counted): measured in the bench as 41% of the daemon's kernel time. Only
- * decidable when no higher priority is left to try for a recompressed slot.
+ * Whether an idle-type step is worth writing, from block_state after its idle mark.
+ * STOP_NOTHING: it can only meet slots it cannot change. Recompressed slots look idle
+ * forever (ac_time 0), and 6.2-6.14 decompress each of them before finding nothing to
+ * try, in one write that max_pages does not bound (such slots are not counted): measured
+ * in the bench as 41% of the daemon's kernel time. Only decidable when no higher priority
+ * is left to try for a recompressed slot. STOP_WALK: on those kernels, too few new idle
+ * pages to pay for that walk (policy_idle_walk_worth). STOP_NONE: write it.
  */
-static bool nothing_to_improve(const struct pass_ctx *ctx, const struct zram_dev *d,
-			       const struct pass_step *step)
+static enum batch_stop idle_step_verdict(const struct pass_ctx *ctx, const struct zram_dev *d,
+					 const struct pass_step *step)
 {
+	bool top = step->priority == 1 || (step->priority == 0 && d->recomp.count == 1);
 	struct bs_counts c;
 
 	if (step->type != PASS_IDLE && step->type != PASS_HUGE_IDLE)
-		return false;
-	if (!(step->priority == 1 || (step->priority == 0 && d->recomp.count == 1)))
-		return false;
+		return STOP_NONE;
 	if (blockstate_read(ctx->root_fd, d->id, &c, NULL, NULL) < 0)
-		return false;
-	return (step->type == PASS_IDLE ? c.idle_fresh : c.huge_idle_fresh) == 0;
+		return STOP_NONE;
+	if (top && (step->type == PASS_IDLE ? c.idle_fresh : c.huge_idle_fresh) == 0)
+		return STOP_NOTHING;
+	/* 6.15+ skip slots already at the step's priority in their scan. */
+	if (top && step->type == PASS_IDLE &&
+	    !policy_idle_walk_worth(c.idle_fresh, c.recompressed, !d->caps.prio_max_active))
+		return STOP_WALK;
+	return STOP_NONE;
 }
 
 static bool step_idle_type(enum pass_type t)
@@ -804,10 +815,14 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		}
 		if (plan->pages_total && charged >= plan->pages_total)
 			break; /* the pass's page budget is spent */
-		if (!ctx->dry_run && bs_ok && !step->fallback && nothing_to_improve(ctx, d, step)) {
-			skip_step(rep, step, STOP_NOTHING);
-			left = 0;
-			continue;
+		if (!ctx->dry_run && bs_ok && !step->fallback) {
+			enum batch_stop why = idle_step_verdict(ctx, d, step);
+
+			if (why != STOP_NONE) {
+				skip_step(rep, step, why);
+				left = 0;
+				continue;
+			}
 		}
 		if (!step->fallback && memo_usable && bs_ok && d->memo.valid[step->type] &&
 		    chain_unchanged(ctx, d, step, d->memo.left[step->type])) {

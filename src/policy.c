@@ -109,14 +109,35 @@ bool policy_failures_marked(const struct zram_caps *c, unsigned prio, unsigned h
 	return highest == 1; /* 6.12-6.14: only if this write tried every secondary */
 }
 
-bool policy_batch_progress(const struct zram_mm_stat *before, const struct zram_mm_stat *after,
-			   uint64_t marks_before, uint64_t marks_after)
+bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses)
 {
-	if (after->v[MM_COMPR_DATA_SIZE] < before->v[MM_COMPR_DATA_SIZE])
+	if (fresh == 0)
+		return false;
+	return !walk_decompresses || fresh >= walked / POLICY_WALK_COST_DIVISOR;
+}
+
+bool policy_batch_progress(const struct zram_mm_stat *before, const struct zram_mm_stat *after,
+			   bool marks_known, uint64_t marks_before, uint64_t marks_after)
+{
+	/*
+	 * Recompression leaves orig_data_size as it is; swap-in, swap-out and discards move
+	 * it, and with it compr_data_size and huge_pages. Under such traffic a falling pool
+	 * says nothing about the batch (measured: a step under a swap workload went on for
+	 * 64 batches, 131,072 pages charged, because swap-ins kept shrinking the pool): new
+	 * marks tell, or without block_state what is left after correcting for the traffic.
+	 */
+	bool quiet = after->v[MM_ORIG_DATA_SIZE] == before->v[MM_ORIG_DATA_SIZE];
+
+	if (quiet && (after->v[MM_COMPR_DATA_SIZE] < before->v[MM_COMPR_DATA_SIZE] ||
+		      after->v[MM_HUGE_PAGES] < before->v[MM_HUGE_PAGES]))
 		return true;
-	if (after->v[MM_HUGE_PAGES] < before->v[MM_HUGE_PAGES])
-		return true;
-	return marks_after != marks_before;
+	/* Freed slots take their marks along: only a rise is ours. */
+	if (marks_known)
+		return marks_after > marks_before;
+	return !quiet && policy_own_reduction(before->v[MM_COMPR_DATA_SIZE],
+					      after->v[MM_COMPR_DATA_SIZE],
+					      before->v[MM_ORIG_DATA_SIZE],
+					      after->v[MM_ORIG_DATA_SIZE]) > 0;
 }
 
 enum batch_verdict policy_batch_next(const struct batch_state *st, bool progress)

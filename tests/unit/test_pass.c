@@ -272,6 +272,48 @@ static void test_idle_step_skipped_when_nothing_left(void **state)
 }
 
 /*
+ * 6.2-6.14 decompress every recompressed slot a type=idle write meets: with one new idle
+ * page among four recompressed ones the walk costs more than the page, and the step waits
+ * until more pages turned idle; 6.15+ skip those slots in their scan and write it.
+ */
+static void test_idle_step_waits_for_walk_worth(void **state)
+{
+	static const char few[] = "           0            0.000000 ...ir.\n"
+				  "           1            0.000000 ...ir.\n"
+				  "           2            0.000000 ...ir.\n"
+				  "           3            0.000000 ...ir.\n"
+				  "           4           17.000001 ...i..\n";
+	struct device_report rep = { 0 };
+
+	(void)state;
+	fr_write("sys/kernel/debug/zram/zram0/block_state", few);
+	dev.caps.block_state = true;
+	dev.caps.prio_max_active = false;
+	cfg.compact = COMPACT_NEVER;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_null(strstr(w.log, "type=idle"));
+	assert_int_equal(rep.passes[0].stop, STOP_WALK);
+	assert_int_equal(rep.passes[0].commands, 0);
+	/* a second new idle page pays for the walk */
+	w.log[0] = '\0';
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0            0.000000 ...ir.\n"
+		 "           1            0.000000 ...ir.\n"
+		 "           2            0.000000 ...ir.\n"
+		 "           3            0.000000 ...ir.\n"
+		 "           4           17.000001 ...i..\n"
+		 "           5           17.000001 ...i..\n");
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
+	/* 6.15+: no walk over recompressed slots, one page is enough */
+	w.log[0] = '\0';
+	fr_write("sys/kernel/debug/zram/zram0/block_state", few);
+	dev.caps.prio_max_active = true;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
+}
+
+/*
  * 7.3 with zstd at #1 and deflate at #2: one write per priority. #1 takes the idle marks of
  * every page it tries and does not mark its failures 'n'; #2 re-marks idle and gets the
  * pages #1 tried and left unshrunk as its budget (largest first on 6.13+, so mostly them).
@@ -705,6 +747,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_step_skipped_when_nothing_left, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_idle_step_waits_for_walk_worth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_priority_per_write_73, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmarked_failures_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enomem_backpressure, setup, teardown),

@@ -205,6 +205,21 @@ static void test_failures_marked(void **state)
 	assert_false(c614.blocking_pp);
 }
 
+static void test_idle_walk_worth(void **state)
+{
+	(void)state;
+	assert_false(policy_idle_walk_worth(0, 0, true));
+	assert_false(policy_idle_walk_worth(0, 10, false));
+	assert_true(policy_idle_walk_worth(1, 0, true));
+	/* 6.2-6.14: the walk decompresses every recompressed slot, at half a page's cost */
+	assert_true(policy_idle_walk_worth(500, 1000, true));
+	assert_true(policy_idle_walk_worth(500, 1001, true));
+	assert_false(policy_idle_walk_worth(499, 1000, true));
+	assert_false(policy_idle_walk_worth(800, 55000, true));
+	/* 6.15+: those slots are skipped in the scan */
+	assert_true(policy_idle_walk_worth(1, 55000, false));
+}
+
 static void test_batch(void **state)
 {
 	struct zram_mm_stat a = { .nfields = 9 }, b;
@@ -213,16 +228,32 @@ static void test_batch(void **state)
 	a.v[MM_COMPR_DATA_SIZE] = 1000;
 	a.v[MM_HUGE_PAGES] = 10;
 	b = a;
-	assert_false(policy_batch_progress(&a, &b, 5, 5));
-	assert_true(policy_batch_progress(&a, &b, 5, 6)); /* new n/r marks */
+	assert_false(policy_batch_progress(&a, &b, true, 5, 5));
+	assert_true(policy_batch_progress(&a, &b, true, 5, 6)); /* new n/r marks */
 	b.v[MM_COMPR_DATA_SIZE] = 999;
-	assert_true(policy_batch_progress(&a, &b, 0, 0));
+	assert_true(policy_batch_progress(&a, &b, false, 0, 0));
 	b = a;
 	b.v[MM_HUGE_PAGES] = 9;
-	assert_true(policy_batch_progress(&a, &b, 0, 0));
+	assert_true(policy_batch_progress(&a, &b, false, 0, 0));
 	b = a;
 	b.v[MM_COMPR_DATA_SIZE] = 2000; /* grew (new writes): not progress of ours */
-	assert_false(policy_batch_progress(&a, &b, 0, 0));
+	assert_false(policy_batch_progress(&a, &b, false, 0, 0));
+	/* Swap traffic meanwhile (orig_data_size moved): a smaller pool is not ours ... */
+	a.v[MM_ORIG_DATA_SIZE] = 40960;
+	b = a;
+	b.v[MM_ORIG_DATA_SIZE] = 36864;
+	b.v[MM_COMPR_DATA_SIZE] = 600;
+	b.v[MM_HUGE_PAGES] = 9;
+	assert_false(policy_batch_progress(&a, &b, true, 5, 5));
+	/* ... new marks are; marks lost with freed slots are not. */
+	assert_true(policy_batch_progress(&a, &b, true, 5, 7));
+	assert_false(policy_batch_progress(&a, &b, true, 5, 4));
+	/* no block_state: what is left of the fall after the traffic's share (1:10 here) */
+	a.v[MM_COMPR_DATA_SIZE] = 4096;
+	b.v[MM_COMPR_DATA_SIZE] = 3686; /* 10 pages out, 410 bytes less: theirs */
+	assert_false(policy_batch_progress(&a, &b, false, 0, 0));
+	b.v[MM_COMPR_DATA_SIZE] = 3000; /* 686 less: 276 ours */
+	assert_true(policy_batch_progress(&a, &b, false, 0, 0));
 
 	static const struct {
 		struct batch_state st;
@@ -678,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_fragmentation_and_compact),
 		cmocka_unit_test(test_expand_plan),
 		cmocka_unit_test(test_failures_marked),
+		cmocka_unit_test(test_idle_walk_worth),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_saturating),
 		cmocka_unit_test(test_daemon_due_and_plan),
