@@ -223,7 +223,7 @@ run_vm() {
 	cp -L "$BD/tools/vmbench" "$st/usr/bin/vmbench"
 	cp -L "$BD/tools/swapload" "$st/usr/bin/swapload"
 	# Knobs of the guest scenarios (README, Variables), passed on as shell assignments.
-	env | grep -E '^BENCH_(CHURN_[A-Z]+|SWAP_[A-Z]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
+	env | grep -E '^BENCH_(CHURN_[A-Z_]+|SWAP_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
 		sed 's/^/export /' >"$st/vm/bench.env"
 	# vmbench needs only libc, which the image already has for zram-recompd.
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >>"$INITRD"

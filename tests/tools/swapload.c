@@ -5,12 +5,13 @@
  *   swapload hold MIB
  *       mlock MIB MiB of anonymous memory and wait for SIGTERM: the guest has less RAM for
  *       the workload (the test kernel has no memory cgroups to limit it otherwise).
- *   swapload run FILE MIB HOT_PERCENT SECONDS SEED
+ *   swapload run FILE MIB HOT_PERCENT SECONDS SEED [COLD_EVERY]
  *       fill MIB MiB of anonymous memory with the 4 KiB pages of FILE (cyclically; the page
  *       index in the first 8 bytes, so that no two pages are equal), print "SWAPLOAD filled
  *       NS", then for SECONDS keep the first HOT_PERCENT of the pages busy (read a word,
- *       write a byte of a random hot page: one operation) and after every 256 operations
- *       read one random cold page, timing that access (a swap-in when the page is in zram).
+ *       write a byte of a random hot page: one operation) and after every COLD_EVERY
+ *       operations (default 256) read one random cold page, timing that access (a swap-in
+ *       when the page is in zram).
  *       Then print
  *         "SWAPLOAD ops N seconds S ops_per_s R cold_reads K cold_p50_us A cold_p99_us B"
  *       and wait for SIGTERM with the memory still held, so that the pool can be measured.
@@ -96,7 +97,7 @@ static int hold(unsigned long long mib)
 }
 
 static int run(const char *file, unsigned long long mib, unsigned long long hot_pct,
-	       unsigned long long seconds, uint64_t seed)
+	       unsigned long long seconds, uint64_t seed, unsigned long long cold_every)
 {
 	size_t pages = (size_t)(mib << 20) / PAGE, hot = pages * hot_pct / 100, nfile;
 	uint64_t *samples = calloc(MAX_SAMPLES, sizeof(*samples));
@@ -137,7 +138,7 @@ static int run(const char *file, unsigned long long mib, unsigned long long hot_
 	t0 = now_ns();
 	end = t0 + seconds * 1000000000ull;
 	while (!stop) {
-		for (unsigned k = 0; k < 256; k++) {
+		for (unsigned long long k = 0; k < cold_every; k++) {
 			unsigned char *p = mem + (rng(&s) % hot) * PAGE;
 			uint64_t w;
 
@@ -173,16 +174,18 @@ static int run(const char *file, unsigned long long mib, unsigned long long hot_
 
 int main(int argc, char **argv)
 {
-	unsigned long long mib, hot, secs, seed;
+	unsigned long long mib, hot, secs, seed, cold_every = 256;
 
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	if (argc == 3 && strcmp(argv[1], "hold") == 0 && parse(argv[2], 1ull << 20, &mib) == 0)
 		return hold(mib);
-	if (argc == 7 && strcmp(argv[1], "run") == 0 && parse(argv[3], 1ull << 20, &mib) == 0 &&
-	    parse(argv[4], 99, &hot) == 0 && parse(argv[5], 86400, &secs) == 0 &&
-	    parse(argv[6], UINT64_MAX, &seed) == 0)
-		return run(argv[2], mib, hot, secs, seed);
-	fprintf(stderr, "usage: swapload hold MIB | swapload run FILE MIB HOT_PERCENT SECONDS SEED\n");
+	if ((argc == 7 || argc == 8) && strcmp(argv[1], "run") == 0 &&
+	    parse(argv[3], 1ull << 20, &mib) == 0 && parse(argv[4], 99, &hot) == 0 &&
+	    parse(argv[5], 86400, &secs) == 0 && parse(argv[6], UINT64_MAX, &seed) == 0 &&
+	    (argc == 7 || (parse(argv[7], 1ull << 32, &cold_every) == 0 && cold_every > 0)))
+		return run(argv[2], mib, hot, secs, seed, cold_every);
+	fprintf(stderr, "usage: swapload hold MIB | swapload run FILE MIB HOT_PERCENT SECONDS SEED "
+			"[COLD_EVERY]\n");
 	return 2;
 }

@@ -23,9 +23,11 @@ SWAPLOAD=/usr/bin/swapload
 MIB=${BENCH_SWAP_MIB:-400}
 SECS=${BENCH_SWAP_SECONDS:-60}
 RAM=${BENCH_SWAP_RAM_MIB:-256}
+COLD_EVERY=${BENCH_SWAP_COLD_EVERY:-256}
 out swap.mib "$MIB"
 out swap.seconds "$SECS"
 out swap.ram_mib "$RAM"
+out swap.cold_every "$COLD_EVERY"
 
 # wait_line FILE REGEX SECONDS
 wait_line() {
@@ -52,7 +54,7 @@ for policy in none naive daemon; do
 	mkswap "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
 	swapon "/dev/$Z" || fail "swapon /dev/$Z failed"
 	W=$WORK/$policy.out
-	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 20 "$SECS" 1 >"$W"
+	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 20 "$SECS" 1 "$COLD_EVERY" >"$W"
 	wait_line "$W" "SWAPLOAD filled" 600 || fail "$policy: the workload did not fill its memory"
 	kw=0
 	case $policy in
