@@ -328,153 +328,172 @@ static uint64_t pace(const struct pass_ctx *ctx, const struct pass_plan *plan, u
 #define ENOMEM_TRIES 4
 #define ENOMEM_DELAY_MS 100
 
+/* The batches of one step. */
+struct batches {
+	struct batch_state st;
+	uint64_t batch;		/* max_pages of the next write (halved on ENOMEM) */
+	uint64_t last_write_ns; /* the write to pace for, 0 = none pending */
+	unsigned enomem_row;
+	bool mm_fresh; /* d->mm was read right after the previous write, no pause since */
+};
+
+enum { BATCH_WRITTEN, BATCH_RETRY, BATCH_DONE };
+
+/*
+ * The pause owed for the previous write, then one recompress write: BATCH_WRITTEN,
+ * BATCH_RETRY (ENOMEM absorbed: smaller and later), BATCH_DONE (pr->stop says why; also
+ * after the dry-run print), or -errno (logged; pr->stop = STOP_ERROR).
+ */
+static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		       const struct pass_step *step, struct pass_report *pr, struct batches *b,
+		       struct zram_mm_stat *before)
+{
+	struct recompress_cmd c = {
+		.type = step->type, .threshold = plan->threshold, .priority = step->priority
+	};
+	uint64_t k0 = pr->kernel_ns, slept;
+	char cmd[160];
+	int r;
+
+	if (b->last_write_ns) {
+		slept = pace(ctx, plan, b->last_write_ns);
+		pr->paced_ns = sat_add_u64(pr->paced_ns, slept);
+		b->mm_fresh = b->mm_fresh && slept == 0;
+		b->last_write_ns = 0;
+	}
+	if (stop_requested(ctx)) {
+		pr->stop = STOP_SIGNAL;
+		return BATCH_DONE;
+	}
+	if (b->st.batched)
+		c.max_pages = policy_batch_pages(&b->st, b->batch);
+	r = zram_build_recompress(d, &c, cmd, sizeof(cmd));
+	if (r < 0) {
+		log_error("%s: recompress: invalid command for pass %s: %s", d->name,
+			  pass_type_name(step->type), strerror(-r));
+		pr->stop = STOP_ERROR;
+		return pr->error = r;
+	}
+	if (ctx->dry_run) {
+		(void)write_cmd(ctx, d, "recompress", cmd, NULL, NULL);
+		if (b->st.batched)
+			fprintf(ctx->out, "%s:   (repeated while batches make progress, %s)\n", d->name,
+				step->fallback	    ? "up to the pages the previous priority could not shrink"
+				: plan->pages_budget ? "up to max-pages-per-pass pages"
+						     : "no page limit");
+		return BATCH_DONE;
+	}
+	/*
+	 * Right before the write: after a pause other writers have moved it. Back to back,
+	 * the reading taken after the previous write is as recent.
+	 */
+	if (!b->mm_fresh && zram_read_mm_stat(ctx->root_fd, d->id, before) == 0)
+		d->mm = *before;
+	b->mm_fresh = false;
+	r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
+	if (r == -ENOMEM && b->st.batched) {
+		pr->enomem++;
+		if (++b->enomem_row >= ENOMEM_TRIES) {
+			pr->stop = STOP_ENOMEM;
+			return BATCH_DONE;
+		}
+		b->batch = b->batch > 1 ? b->batch / 2 : 1;
+		sleep_ms(ENOMEM_DELAY_MS << (b->enomem_row - 1));
+		return BATCH_RETRY;
+	}
+	if (r < 0) {
+		log_write_error(ctx, d, "recompress", cmd, r, plan->threshold);
+		pr->stop = STOP_ERROR;
+		return pr->error = r;
+	}
+	b->enomem_row = 0;
+	pr->commands++;
+	b->last_write_ns = sat_sub_u64(pr->kernel_ns, k0);
+	b->st.pages_charged = sat_add_u64(b->st.pages_charged, c.max_pages);
+	pr->pages_charged = b->st.pages_charged;
+	return BATCH_WRITTEN;
+}
+
+/*
+ * After a write: what it saved (other writers' share taken out) and whether another
+ * follows. BATCH_WRITTEN: go on; BATCH_DONE: pr->stop says why; -errno: mm_stat is gone.
+ */
+static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct pass_report *pr,
+			 struct batches *b, const struct zram_mm_stat *before, uint64_t *marks)
+{
+	struct zram_mm_stat after;
+	uint64_t marks_now, own;
+	enum batch_verdict v;
+	bool progress;
+	int r = zram_read_mm_stat(ctx->root_fd, d->id, &after);
+
+	if (r < 0) {
+		r = r == -ENOENT ? -ENODEV : r;
+		log_write_error(ctx, d, "mm_stat", "", r, 0);
+		pr->stop = STOP_ERROR;
+		return pr->error = r;
+	}
+	d->mm = after;
+	b->mm_fresh = true;
+	own = policy_own_reduction(before->v[MM_COMPR_DATA_SIZE], after.v[MM_COMPR_DATA_SIZE],
+				   before->v[MM_ORIG_DATA_SIZE], after.v[MM_ORIG_DATA_SIZE]);
+	pr->compr_saved = (int64_t)sat_add_u64((uint64_t)pr->compr_saved,
+					       own > INT64_MAX ? INT64_MAX : own);
+	progress = policy_batch_progress(before, &after, false, 0, 0);
+	/*
+	 * Failed attempts change no mm_stat figure, and 6.13+ tries the largest objects
+	 * first, so a batch of incompressible huge pages looks like "nothing left"; under
+	 * swap traffic mm_stat moves by itself. Newly marked 'n' or 'r' slots in block_state
+	 * tell then (a read walks every slot, so only then). After batches with mm_stat
+	 * progress *marks is stale (lower): that costs at most one extra batch.
+	 */
+	if ((!progress || before->v[MM_ORIG_DATA_SIZE] != after.v[MM_ORIG_DATA_SIZE]) &&
+	    b->st.batched && marks && read_marks(ctx, d, &marks_now) == 0) {
+		progress = policy_batch_progress(before, &after, true, *marks, marks_now);
+		*marks = marks_now;
+	}
+	v = policy_batch_next(&b->st, progress);
+	if (v == BATCH_CONTINUE)
+		return BATCH_WRITTEN;
+	pr->stop = v == BATCH_STOP_NO_PROGRESS ? STOP_NO_PROGRESS
+		   : v == BATCH_STOP_BUDGET    ? STOP_BUDGET
+					       : STOP_UNBATCHED;
+	return BATCH_DONE;
+}
+
+/*
+ * One step: recompress writes of at most batch_pages until a batch makes no progress or
+ * the budget is spent (the pass's pages left, and for a fallback what the previous
+ * priority left unshrunk).
+ */
 static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			const struct pass_plan *plan, const struct pass_step *step,
 			struct pass_report *pr, uint64_t *marks, uint64_t total_left,
 			uint64_t step_budget)
 {
-	struct batch_state st = {
-		.pages_budget = plan->pages_budget,
-		.batched = d->caps.max_pages,
+	struct batches b = {
+		.st = { .pages_budget = plan->pages_budget, .batched = d->caps.max_pages },
+		.batch = plan->batch_pages,
 	};
-
-	if (plan->pages_total && (st.pages_budget == 0 || st.pages_budget > total_left))
-		st.pages_budget = total_left;
-	/* A fallback step: at most the pages the previous priority could not shrink. */
-	if (step_budget && (st.pages_budget == 0 || st.pages_budget > step_budget))
-		st.pages_budget = step_budget;
-	enum pass_type type = step->type;
 	struct zram_mm_stat start = d->mm;
-	int r = 0;
+	int r;
 
-	uint64_t batch = plan->batch_pages, last_write_ns = 0;
-	unsigned enomem_row = 0;
-	bool mm_fresh = false; /* d->mm was read right after the previous write, no pause since */
-
+	if (plan->pages_total && (b.st.pages_budget == 0 || b.st.pages_budget > total_left))
+		b.st.pages_budget = total_left;
+	if (step_budget && (b.st.pages_budget == 0 || b.st.pages_budget > step_budget))
+		b.st.pages_budget = step_budget;
 	memset(pr, 0, sizeof(*pr));
-	pr->type = type;
+	pr->type = step->type;
 	pr->priority = step->priority;
 	pr->fallback = step->fallback;
 	pr->unshrunk = UINT64_MAX;
-	for (;;) {
-		struct recompress_cmd c = {
-			.type = type,
-			.threshold = plan->threshold,
-			.priority = step->priority,
-		};
-		struct zram_mm_stat before = d->mm, after;
-		uint64_t marks_now, own;
-		char cmd[160];
-		bool progress;
-		enum batch_verdict v;
+	do {
+		struct zram_mm_stat before = d->mm;
 
-		if (stop_requested(ctx)) {
-			pr->stop = STOP_SIGNAL;
-			break;
-		}
-		/* The pause for the previous write, only when another one follows. */
-		if (last_write_ns) {
-			uint64_t slept = pace(ctx, plan, last_write_ns);
-
-			pr->paced_ns = sat_add_u64(pr->paced_ns, slept);
-			mm_fresh = mm_fresh && slept == 0;
-			last_write_ns = 0;
-			if (stop_requested(ctx)) {
-				pr->stop = STOP_SIGNAL;
-				break;
-			}
-		}
-		if (st.batched)
-			c.max_pages = policy_batch_pages(&st, batch);
-		r = zram_build_recompress(d, &c, cmd, sizeof(cmd));
-		if (r < 0) {
-			log_error("%s: recompress: invalid command for pass %s: %s", d->name,
-				  pass_type_name(type), strerror(-r));
-			pr->stop = STOP_ERROR;
-			pr->error = r;
-			break;
-		}
-		if (ctx->dry_run) {
-			(void)write_cmd(ctx, d, "recompress", cmd, NULL, NULL);
-			if (st.batched)
-				fprintf(ctx->out,
-					"%s:   (repeated while batches make progress, %s)\n",
-					d->name,
-					step->fallback ? "up to the pages the previous priority "
-							 "could not shrink"
-					: plan->pages_budget ? "up to max-pages-per-pass pages"
-							     : "no page limit");
-			break;
-		}
-		uint64_t k0 = pr->kernel_ns;
-
-		/*
-		 * Right before the write: after a pause other writers have moved it. Back to
-		 * back, the reading taken after the previous write is as recent.
-		 */
-		if (!mm_fresh && zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
-			d->mm = before;
-		mm_fresh = false;
-		r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
-		if (r == -ENOMEM && st.batched) {
-			pr->enomem++;
-			if (++enomem_row >= ENOMEM_TRIES) {
-				pr->stop = STOP_ENOMEM;
-				r = 0;
-				break;
-			}
-			batch = batch > 1 ? batch / 2 : 1;
-			sleep_ms(ENOMEM_DELAY_MS << (enomem_row - 1));
-			continue;
-		}
-		if (r < 0) {
-			log_write_error(ctx, d, "recompress", cmd, r, plan->threshold);
-			pr->stop = STOP_ERROR;
-			pr->error = r;
-			break;
-		}
-		enomem_row = 0;
-		pr->commands++;
-		last_write_ns = sat_sub_u64(pr->kernel_ns, k0);
-		st.pages_charged = sat_add_u64(st.pages_charged, c.max_pages);
-		pr->pages_charged = st.pages_charged;
-
-		r = zram_read_mm_stat(ctx->root_fd, d->id, &after);
-		if (r < 0) {
-			r = r == -ENOENT ? -ENODEV : r;
-			log_write_error(ctx, d, "mm_stat", "", r, 0);
-			pr->stop = STOP_ERROR;
-			pr->error = r;
-			break;
-		}
-		d->mm = after;
-		mm_fresh = true;
-		own = policy_own_reduction(before.v[MM_COMPR_DATA_SIZE], after.v[MM_COMPR_DATA_SIZE],
-					   before.v[MM_ORIG_DATA_SIZE], after.v[MM_ORIG_DATA_SIZE]);
-		pr->compr_saved = (int64_t)sat_add_u64((uint64_t)pr->compr_saved,
-						       own > INT64_MAX ? INT64_MAX : own);
-		progress = policy_batch_progress(&before, &after, false, 0, 0);
-		/*
-		 * Failed attempts change no mm_stat figure, and 6.13+ tries the largest
-		 * objects first, so a batch of incompressible huge pages looks like "nothing
-		 * left". Newly marked 'n' or 'r' slots in block_state are progress too. The
-		 * count is only read when mm_stat shows nothing (a read walks every slot).
-		 */
-		if ((!progress || before.v[MM_ORIG_DATA_SIZE] != after.v[MM_ORIG_DATA_SIZE]) &&
-		    st.batched && marks && read_marks(ctx, d, &marks_now) == 0) {
-			/* After batches with mm_stat progress *marks is stale (lower): that
-			 * costs at most one extra batch. */
-			progress = policy_batch_progress(&before, &after, true, *marks, marks_now);
-			*marks = marks_now;
-		}
-		v = policy_batch_next(&st, progress);
-		if (v != BATCH_CONTINUE) {
-			pr->stop = v == BATCH_STOP_NO_PROGRESS ? STOP_NO_PROGRESS
-				   : v == BATCH_STOP_BUDGET  ? STOP_BUDGET
-							     : STOP_UNBATCHED;
-			break;
-		}
-	}
+		r = write_batch(ctx, d, plan, step, pr, &b, &before);
+		if (r == BATCH_WRITTEN)
+			r = batch_outcome(ctx, d, pr, &b, &before, marks);
+	} while (r == BATCH_WRITTEN || r == BATCH_RETRY);
 	if (pr->compr_saved < 0)
 		pr->compr_saved = 0;
 	pr->mem_freed = -delta_i64(start.v[MM_MEM_USED_TOTAL], d->mm.v[MM_MEM_USED_TOTAL]);
@@ -706,245 +725,280 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 	return pass_execute(ctx, d, &plan, rep);
 }
 
-int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
-		 struct device_report *rep)
+/* Why a device gets no pass at all (rep->skipped, and the error if it is one); 0: it does. */
+static bool pass_refused(const struct zram_dev *d, struct device_report *rep)
 {
-	struct bs_bitmap inc_before = { 0 }, inc_after = { 0 };
-	struct bs_counts bs0 = { 0 }, bs1 = { 0 };
-	uint64_t nslots = d->disksize / ZRAM_PAGE_SIZE, marks = 0;
-	bool bs_ok = false, bs_ok_after = false;
-	uint64_t charged = 0, bd_before = UINT64_MAX;
-	int64_t saved;
-	int r = 0;
-
-	bool algorithms_written = rep->algorithms_written;
-
-	memset(rep, 0, sizeof(*rep));
-	rep->algorithms_written = algorithms_written;
-	memcpy(rep->name, d->name, sizeof(rep->name));
-	rep->initialized = d->initialized;
-	rep->before = rep->after = d->mm;
+	rep->skipped = true;
 	if (!d->caps.multi_comp) {
 		log_error("%s: recompression unsupported: kernel built without "
 			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
 			  d->name);
-		rep->skipped = true;
-		return rep->error = -EOPNOTSUPP;
+		rep->error = -EOPNOTSUPP;
+		return true;
 	}
 	if (!d->initialized) {
 		log_info("%s: not initialized (no disksize yet): nothing to recompress", d->name);
-		rep->skipped = true;
-		return 0;
+		return true;
 	}
 	if (d->recomp.count == 0) {
 		log_warning("%s: no secondary algorithm configured in the kernel; it can only be "
 			    "set before disksize (recompress-algorithms, zram-recompd --once "
 			    "before zram setup); skipping",
 			    d->name);
-		rep->skipped = true;
-		return 0;
+		return true;
 	}
-	if (d->recomp.gap) {
-		if (d->caps.prio_max_active) {
-			/* 6.15+: prio_max counts names, so the top priority is never tried and
-			 * every scanned slot would be marked incompressible (ABI pitfall 2). */
-			log_error("%s: recomp_algorithm has a priority gap (highest #%u, %u set): on "
-				  "6.15+ every scanned page would be marked incompressible; "
-				  "refusing to recompress (reset the device and configure "
-				  "priorities contiguously from 1)",
-				  d->name, d->recomp.highest, d->recomp.count);
-			rep->skipped = true;
-			return rep->error = -EINVAL;
-		}
+	if (d->recomp.gap && d->caps.prio_max_active) {
+		/* 6.15+: prio_max counts names, so the top priority is never tried and every
+		 * scanned slot would be marked incompressible. */
+		log_error("%s: recomp_algorithm has a priority gap (highest #%u, %u set): on "
+			  "6.15+ every scanned page would be marked incompressible; "
+			  "refusing to recompress (reset the device and configure "
+			  "priorities contiguously from 1)",
+			  d->name, d->recomp.highest, d->recomp.count);
+		rep->error = -EINVAL;
+		return true;
+	}
+	if (d->recomp.gap)
 		log_warning("%s: recomp_algorithm has a priority gap (highest #%u, %u set); "
 			    "harmless before 6.15 but breaks recompression on 6.15+",
 			    d->name, d->recomp.highest, d->recomp.count);
-	}
+	rep->skipped = false;
+	return false;
+}
 
-	if (!ctx->dry_run && d->caps.writeback)
-		(void)zram_read_bd_writes(ctx->root_fd, d->id, &bd_before);
-	if (!ctx->dry_run && nslots && bs_bitmap_alloc(&inc_before, nslots) == 0)
-		read_bs(ctx, d, &bs0, &inc_before, &bs_ok);
-	if (bs_ok) {
-		rep->incompressible_before = bs0.incompressible;
-		rep->recompressed_before = bs0.recompressed;
-		marks = bs0.incompressible + bs0.recompressed;
-	}
-
-	struct policy_kernel kern = {
-		.priority = d->caps.priority,
-		.clears_idle = d->caps.clears_idle,
-	};
-	struct pass_plan xp;
-	uint64_t left = 0; /* pages the previous step left unshrunk (fallback budget) */
+/* What the steps of one pass share. */
+struct pass_run {
+	struct bs_bitmap inc_before;
+	struct bs_counts bs0;
+	bool bs_ok;
+	uint64_t marks;	  /* r + n slots, for batch progress */
+	uint64_t charged; /* pages charged by all steps so far */
+	uint64_t left;	  /* pages the previous step left unshrunk (fallback budget) */
 	/* the chain (a step and its fallbacks) under way: its head's counts and stop */
-	struct bs_counts chain_c0 = { 0 };
-	bool chain_measured = false, chain_complete = false;
-	struct zram_memo memo = { 0 };
-	uint64_t sig0 = 0;
-	bool have_sig = !ctx->dry_run && zram_read_write_sig(ctx->root_fd, d->id, &sig0) == 0;
-	bool memo_usable = have_sig && d->memo.write_sig == sig0;
+	struct bs_counts chain_c0;
+	bool chain_measured, chain_complete;
+	struct zram_memo memo; /* what this pass learns, kept if nothing else wrote */
+	uint64_t sig0;
+	bool have_sig, memo_usable;
+	uint64_t bd_before;
+};
 
-	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
-		if (d->recomp.set[p])
-			kern.prio_set |= 1u << p;
-	/* One priority per write (6.12+): "every secondary" becomes a step per priority. */
-	policy_expand_plan(plan, &kern, &xp);
-	plan = &xp;
-	for (unsigned i = 0; i < plan->n_steps && i < PASS_MAX_STEPS; i++) {
-		const struct pass_step *step = &plan->steps[i];
-		bool next_fallback = i + 1 < plan->n_steps && plan->steps[i + 1].fallback;
-		bool measure, have_c0 = false;
-		struct bs_counts c0, c1;
-		struct pass_report *pr;
+/* Before the first step: block_state, bd_stat and the write signature as they are. */
+static void pass_run_begin(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
+			   struct device_report *rep)
+{
+	uint64_t nslots = d->disksize / ZRAM_PAGE_SIZE;
 
-		if (step->fallback && !ctx->dry_run && left == 0) {
-			/* The previous priority shrank (or gave up on) all it tried. */
-			skip_step(rep, step, STOP_NOTHING);
-			continue;
-		}
-		if (step->mark_idle) {
-			r = mark_idle(ctx, d, step->idle_age_sec, rep);
-			if (r < 0) {
-				if (!rep->error)
-					rep->error = r;
-				if (is_fatal_for_device(r))
-					goto out;
-				continue;
-			}
-		}
-		if (plan->pages_total && charged >= plan->pages_total)
-			break; /* the pass's page budget is spent */
-		if (!ctx->dry_run && bs_ok && !step->fallback) {
-			enum batch_stop why = idle_step_verdict(ctx, d, step);
-
-			if (why != STOP_NONE) {
-				skip_step(rep, step, why);
-				left = 0;
-				continue;
-			}
-		}
-		if (!step->fallback && memo_usable && bs_ok && d->memo.valid[step->type] &&
-		    chain_unchanged(ctx, d, step, d->memo.left[step->type])) {
-			skip_step(rep, step, STOP_UNCHANGED);
-			left = 0;
-			/* still true at the end of this pass if nothing is written meanwhile */
-			memo.valid[step->type] = true;
-			memo.left[step->type] = d->memo.left[step->type];
-			continue;
-		}
-		/*
-		 * What the step leaves unshrunk matters when a fallback follows, and when the
-		 * kernel does not mark those pages (they are tried again next pass): measure
-		 * it around the step (two block_state reads).
-		 */
-		measure = !ctx->dry_run &&
-			  (next_fallback ||
-			   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest));
-		if (measure && bs_ok)
-			have_c0 = blockstate_read(ctx->root_fd, d->id, &c0, NULL, NULL) == 0;
-		pr = &rep->passes[rep->n_passes++];
-		r = run_one_type(ctx, d, plan, step, pr, bs_ok ? &marks : NULL,
-				 sat_sub_u64(plan->pages_total, charged), step->fallback ? left : 0);
-		charged = sat_add_u64(charged, pr->pages_charged);
-		if (!step->fallback) {
-			chain_measured = have_c0;
-			chain_complete = pr->stop == STOP_NO_PROGRESS;
-			if (have_c0)
-				chain_c0 = c0;
-		}
-		if (measure) {
-			bool have_c1 = have_c0 &&
-				       blockstate_read(ctx->root_fd, d->id, &c1, NULL, NULL) == 0;
-
-			pr->unshrunk = step_unshrunk(pr, have_c1, &c0, &c1);
-			pr->unshrunk_retried = !next_fallback;
-			left = pr->unshrunk;
-			/*
-			 * The chain ends here with its failures unmarked: remember how many
-			 * candidates it left, for the next pass to tell whether anything new
-			 * came (ABI: 6.12-6.14 never mark them with several secondaries).
-			 */
-			if (!next_fallback && have_c1 && chain_measured && chain_complete &&
-			    pr->error == 0 && step_idle_type(step->type)) {
-				memo.valid[step->type] = true;
-				memo.left[step->type] = sat_sub_u64(
-					step_candidates(&chain_c0, step->type),
-					sat_add_u64(sat_sub_u64(c1.recompressed, chain_c0.recompressed),
-						    sat_sub_u64(c1.incompressible,
-								chain_c0.incompressible)));
-			}
-		} else {
-			left = 0;
-		}
-		if (r < 0 && !rep->error)
-			rep->error = r;
-		if (r < 0 && is_fatal_for_device(r))
-			goto out;
-		if (r == -EINVAL && plan->threshold) {
-			/* Every later step carries the same threshold: one error is enough. */
-			log_notice("%s: skipping the remaining pass types (they would fail alike)",
-				   d->name);
-			break;
-		}
-		if (pr->stop == STOP_SIGNAL)
-			goto out;
+	memset(st, 0, sizeof(*st));
+	st->bd_before = UINT64_MAX;
+	if (ctx->dry_run)
+		return;
+	if (d->caps.writeback)
+		(void)zram_read_bd_writes(ctx->root_fd, d->id, &st->bd_before);
+	if (nslots && bs_bitmap_alloc(&st->inc_before, nslots) == 0)
+		read_bs(ctx, d, &st->bs0, &st->inc_before, &st->bs_ok);
+	if (st->bs_ok) {
+		rep->incompressible_before = st->bs0.incompressible;
+		rep->recompressed_before = st->bs0.recompressed;
+		st->marks = st->bs0.incompressible + st->bs0.recompressed;
 	}
+	st->have_sig = zram_read_write_sig(ctx->root_fd, d->id, &st->sig0) == 0;
+	st->memo_usable = st->have_sig && d->memo.write_sig == st->sig0;
+}
 
-	if (ctx->dry_run) {
-		if (plan->compact == COMPACT_ALWAYS)
-			(void)write_cmd(ctx, d, "compact", "1", NULL, NULL);
-		else if (plan->compact == COMPACT_AUTO) {
-			char at_least[64] = "";
+/*
+ * Whether the head of a chain is left out before anything is written for it (recorded in
+ * the report): an idle step with nothing (worth) trying, or a chain whose candidates are
+ * no more than those it left last time while nothing was written.
+ */
+static bool step_left_out(const struct pass_ctx *ctx, const struct zram_dev *d,
+			  const struct pass_step *step, struct pass_run *st,
+			  struct device_report *rep)
+{
+	enum batch_stop why;
 
-			if (plan->compact_min_saved)
-				(void)snprintf(at_least, sizeof(at_least), "at least %" PRIu64 " bytes of ",
-					       plan->compact_min_saved);
-			fprintf(ctx->out,
-				"%s: would write '1' to compact if the passes free %scompressed "
-				"data, or if fragmentation after them is at least %u.%u%% "
-				"(now %u.%u%%)\n",
-				d->name, at_least, plan->compact_frag_permille / 10,
-				plan->compact_frag_permille % 10,
-				policy_fragmentation_permille(&d->mm) / 10,
-				policy_fragmentation_permille(&d->mm) % 10);
-		}
-		goto out;
+	if (ctx->dry_run || step->fallback || !st->bs_ok)
+		return false;
+	why = idle_step_verdict(ctx, d, step);
+	if (why == STOP_NONE && st->memo_usable && d->memo.valid[step->type] &&
+	    chain_unchanged(ctx, d, step, d->memo.left[step->type])) {
+		why = STOP_UNCHANGED;
+		/* still true at the end of this pass if nothing is written meanwhile */
+		st->memo.valid[step->type] = true;
+		st->memo.left[step->type] = d->memo.left[step->type];
 	}
-	saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
-	if (policy_should_compact(plan->compact, &d->mm, plan->compact_frag_permille,
-				  saved > 0 ? (uint64_t)saved : 0, plan->compact_min_saved)) {
-		struct zram_mm_stat before = d->mm;
+	if (why == STOP_NONE)
+		return false;
+	skip_step(rep, step, why);
+	st->left = 0;
+	return true;
+}
 
-		r = write_cmd(ctx, d, "compact", "1", &rep->compact_ns, NULL);
-		if (r == -ENOMEM) {
-			/* back-pressure like a recompress ENOMEM: the next pass compacts */
-			rep->compact_enomem = true;
-		} else if (r < 0) {
-			log_write_error(ctx, d, "compact", "1", r, 0);
+/*
+ * After a measured step: what it left unshrunk (the next priority's budget), and where the
+ * chain ends with its failures unmarked, how many candidates it left, for the next pass to
+ * tell whether anything new came (6.12-6.14 never mark them with several secondaries).
+ */
+static void step_measured(const struct pass_ctx *ctx, const struct zram_dev *d,
+			  const struct pass_step *step, bool last_of_chain, bool have_c0,
+			  const struct bs_counts *c0, struct pass_report *pr, struct pass_run *st)
+{
+	struct bs_counts c1;
+	bool have_c1 = have_c0 && blockstate_read(ctx->root_fd, d->id, &c1, NULL, NULL) == 0;
+
+	pr->unshrunk = step_unshrunk(pr, have_c1, c0, &c1);
+	pr->unshrunk_retried = last_of_chain;
+	st->left = pr->unshrunk;
+	if (!last_of_chain || !have_c1 || !st->chain_measured || !st->chain_complete ||
+	    pr->error != 0 || !step_idle_type(step->type))
+		return;
+	st->memo.valid[step->type] = true;
+	st->memo.left[step->type] = sat_sub_u64(
+		step_candidates(&st->chain_c0, step->type),
+		sat_add_u64(sat_sub_u64(c1.recompressed, st->chain_c0.recompressed),
+			    sat_sub_u64(c1.incompressible, st->chain_c0.incompressible)));
+}
+
+/*
+ * One step: STEP_NEXT, STEP_LAST (the pass ends with compaction), STEP_STOPPED (a stop
+ * request: end now), or -errno fatal for the device.
+ */
+enum { STEP_NEXT, STEP_LAST, STEP_STOPPED };
+
+static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		     unsigned i, struct pass_run *st, struct device_report *rep)
+{
+	const struct pass_step *step = &plan->steps[i];
+	bool last_of_chain = !(i + 1 < plan->n_steps && plan->steps[i + 1].fallback);
+	bool measure, have_c0 = false;
+	struct pass_report *pr;
+	struct bs_counts c0;
+	int r;
+
+	if (step->fallback && !ctx->dry_run && st->left == 0) {
+		/* The previous priority shrank (or gave up on) all it tried. */
+		skip_step(rep, step, STOP_NOTHING);
+		return STEP_NEXT;
+	}
+	if (step->mark_idle) {
+		r = mark_idle(ctx, d, step->idle_age_sec, rep);
+		if (r < 0) {
 			if (!rep->error)
 				rep->error = r;
-		} else {
-			rep->compacted = true;
-			if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0)
-				rep->compact_freed = -delta_i64(before.v[MM_MEM_USED_TOTAL],
-								d->mm.v[MM_MEM_USED_TOTAL]);
+			return is_fatal_for_device(r) ? r : STEP_NEXT;
 		}
 	}
+	if (plan->pages_total && st->charged >= plan->pages_total)
+		return STEP_LAST; /* the pass's page budget is spent */
+	if (step_left_out(ctx, d, step, st, rep))
+		return STEP_NEXT;
+	/*
+	 * What the step leaves unshrunk matters when a fallback follows, and when the kernel
+	 * does not mark those pages (they are tried again next pass): measure it around the
+	 * step (two block_state reads).
+	 */
+	measure = !ctx->dry_run &&
+		  (!last_of_chain ||
+		   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest));
+	if (measure && st->bs_ok)
+		have_c0 = blockstate_read(ctx->root_fd, d->id, &c0, NULL, NULL) == 0;
+	pr = &rep->passes[rep->n_passes++];
+	r = run_one_type(ctx, d, plan, step, pr, st->bs_ok ? &st->marks : NULL,
+			 sat_sub_u64(plan->pages_total, st->charged), step->fallback ? st->left : 0);
+	st->charged = sat_add_u64(st->charged, pr->pages_charged);
+	if (!step->fallback) {
+		st->chain_measured = have_c0;
+		st->chain_complete = pr->stop == STOP_NO_PROGRESS;
+		if (have_c0)
+			st->chain_c0 = c0;
+	}
+	if (measure)
+		step_measured(ctx, d, step, last_of_chain, have_c0, &c0, pr, st);
+	else
+		st->left = 0;
+	if (r < 0 && !rep->error)
+		rep->error = r;
+	if (r < 0 && is_fatal_for_device(r))
+		return r;
+	if (r == -EINVAL && plan->threshold) {
+		/* Every later step carries the same threshold: one error is enough. */
+		log_notice("%s: skipping the remaining pass types (they would fail alike)", d->name);
+		return STEP_LAST;
+	}
+	return pr->stop == STOP_SIGNAL ? STEP_STOPPED : STEP_NEXT;
+}
 
-out:
+/* --dry-run: what compaction would do. */
+static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev *d,
+			       const struct pass_plan *plan)
+{
+	char at_least[64] = "";
+
+	if (plan->compact == COMPACT_ALWAYS) {
+		(void)write_cmd(ctx, d, "compact", "1", NULL, NULL);
+		return;
+	}
+	if (plan->compact != COMPACT_AUTO)
+		return;
+	if (plan->compact_min_saved)
+		(void)snprintf(at_least, sizeof(at_least), "at least %" PRIu64 " bytes of ",
+			       plan->compact_min_saved);
+	fprintf(ctx->out,
+		"%s: would write '1' to compact if the passes free %scompressed "
+		"data, or if fragmentation after them is at least %u.%u%% "
+		"(now %u.%u%%)\n",
+		d->name, at_least, plan->compact_frag_permille / 10, plan->compact_frag_permille % 10,
+		policy_fragmentation_permille(&d->mm) / 10, policy_fragmentation_permille(&d->mm) % 10);
+}
+
+/* Compaction after the steps, when the plan's rule says so. */
+static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
+			  const struct pass_plan *plan, struct device_report *rep)
+{
+	int64_t saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
+	struct zram_mm_stat before = d->mm;
+	int r;
+
+	if (!policy_should_compact(plan->compact, &d->mm, plan->compact_frag_permille,
+				   saved > 0 ? (uint64_t)saved : 0, plan->compact_min_saved))
+		return;
+	r = write_cmd(ctx, d, "compact", "1", &rep->compact_ns, NULL);
+	if (r == -ENOMEM) {
+		/* back-pressure like a recompress ENOMEM: the next pass compacts */
+		rep->compact_enomem = true;
+	} else if (r < 0) {
+		log_write_error(ctx, d, "compact", "1", r, 0);
+		if (!rep->error)
+			rep->error = r;
+	} else {
+		rep->compacted = true;
+		if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0)
+			rep->compact_freed = -delta_i64(before.v[MM_MEM_USED_TOTAL],
+							d->mm.v[MM_MEM_USED_TOTAL]);
+	}
+}
+
+/*
+ * After the pass: keep what it learnt if nothing else wrote meanwhile, read the device's
+ * figures, and account for what this pass did, not what swap traffic or a writeback did
+ * meanwhile (policy_own_reduction, bd_stat).
+ */
+static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct pass_run *st,
+			 struct device_report *rep)
+{
+	struct bs_bitmap inc_after = { 0 };
+	struct bs_counts bs1;
+	bool bs_ok_after = false, init = false;
+	uint64_t bd_after, sig1;
+
 	if (!ctx->dry_run) {
-		uint64_t bd_after, sig1;
-		bool init = false;
-
-		/* Valid only if nothing was written to the device while the pass ran. */
-		if (have_sig && zram_read_write_sig(ctx->root_fd, d->id, &sig1) == 0 && sig1 == sig0) {
-			memo.write_sig = sig0;
-			d->memo = memo;
+		if (st->have_sig && zram_read_write_sig(ctx->root_fd, d->id, &sig1) == 0 &&
+		    sig1 == st->sig0) {
+			st->memo.write_sig = st->sig0;
+			d->memo = st->memo;
 		} else {
 			memset(&d->memo, 0, sizeof(d->memo));
 		}
-
 		/* A reset (hot_remove resets first) empties mm_stat: that is no saving. */
 		if (zram_read_initstate(ctx->root_fd, d->id, &init) < 0 || !init) {
 			rep->device_lost = true;
@@ -952,31 +1006,65 @@ out:
 			goto done;
 		}
 		(void)zram_read_mm_stat(ctx->root_fd, d->id, &d->mm);
-		/* A writeback during the pass moves mm_stat too; say so instead of
-		 * crediting its savings to recompression. */
-		if (d->caps.writeback && bd_before != UINT64_MAX &&
+		if (d->caps.writeback && st->bd_before != UINT64_MAX &&
 		    zram_read_bd_writes(ctx->root_fd, d->id, &bd_after) == 0)
-			rep->written_back = sat_sub_u64(bd_after, bd_before);
-		if (bs_ok && bs_bitmap_alloc(&inc_after, nslots) == 0)
+			rep->written_back = sat_sub_u64(bd_after, st->bd_before);
+		if (st->bs_ok && bs_bitmap_alloc(&inc_after, st->inc_before.nbits) == 0)
 			read_bs(ctx, d, &bs1, &inc_after, &bs_ok_after);
 	}
 	rep->after = d->mm;
-	/* What this pass did, not what swap traffic did meanwhile (policy_own_reduction). */
 	for (unsigned i = 0; i < rep->n_passes; i++)
 		rep->saved_own = sat_add_u64(rep->saved_own, (uint64_t)rep->passes[i].compr_saved);
 	rep->freed_own = policy_own_reduction(
 		rep->before.v[MM_MEM_USED_TOTAL], rep->after.v[MM_MEM_USED_TOTAL],
 		rep->before.v[MM_ORIG_DATA_SIZE], rep->after.v[MM_ORIG_DATA_SIZE]);
 	rep->others_wrote = rep->before.v[MM_ORIG_DATA_SIZE] != rep->after.v[MM_ORIG_DATA_SIZE];
-	if (bs_ok && bs_ok_after) {
+	if (st->bs_ok && bs_ok_after) {
 		rep->have_block_state = true;
 		rep->incompressible_after = bs1.incompressible;
 		rep->recompressed_after = bs1.recompressed;
-		rep->new_incompressible = bs_bitmap_count_new(&inc_before, &inc_after);
+		rep->new_incompressible = bs_bitmap_count_new(&st->inc_before, &inc_after);
 	}
 done:
-	bs_bitmap_free(&inc_before);
+	bs_bitmap_free(&st->inc_before);
 	bs_bitmap_free(&inc_after);
+}
+
+int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		 struct device_report *rep)
+{
+	bool algorithms_written = rep->algorithms_written;
+	struct policy_kernel kern = {
+		.priority = d->caps.priority,
+		.clears_idle = d->caps.clears_idle,
+	};
+	struct pass_plan xp;
+	struct pass_run st;
+	int r = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->algorithms_written = algorithms_written;
+	memcpy(rep->name, d->name, sizeof(rep->name));
+	rep->initialized = d->initialized;
+	rep->before = rep->after = d->mm;
+	if (pass_refused(d, rep))
+		return rep->error;
+
+	pass_run_begin(ctx, d, &st, rep);
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
+		if (d->recomp.set[p])
+			kern.prio_set |= 1u << p;
+	/* One priority per write (6.12+): "every secondary" becomes a step per priority. */
+	policy_expand_plan(plan, &kern, &xp);
+	for (unsigned i = 0; i < xp.n_steps && i < PASS_MAX_STEPS && r == STEP_NEXT; i++)
+		r = pass_step(ctx, d, &xp, i, &st, rep);
+	if (r == STEP_NEXT || r == STEP_LAST) {
+		if (ctx->dry_run)
+			print_compact_plan(ctx, d, &xp);
+		else
+			compact_after(ctx, d, &xp, rep);
+	}
+	pass_run_end(ctx, d, &st, rep);
 	return rep->error;
 }
 
