@@ -38,10 +38,6 @@ struct pass_ctx {
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);
 
-/* The plan of a --once pass: config passes in order, the idle mark before the first
- * idle type, with the given age. */
-void pass_plan_from_config(const struct dev_config *cfg, uint64_t idle_age_sec,
-			   struct pass_plan *ret);
 
 struct pass_report {
 	enum pass_type type;
@@ -126,7 +122,7 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
 		 struct device_report *rep);
 
-/* --once: the plan from cfg with the adaptive idle age from ctx's meminfo, executed. */
+/* --once: the daemon's plan (policy_plan) without its history, from ctx's meminfo, executed. */
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep);
 

@@ -224,6 +224,18 @@ void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 		      const struct policy_outcome *o);
 
 /*
+ * The plan of one pass, the daemon's and --once's alike: the configured types in order
+ * with one idle mark before the first idle type (at the age memory use gives), each at
+ * its configured priority where the kernel takes priority=, batch and budgets, the
+ * compaction rule, and the duty cycle pressure allows. With the daemon's history (pd):
+ * also the cold tier when due, the pages-per-hour bucket, the time suspended added to
+ * the idle ages, and huge types left out while they met only incompressible pages.
+ * --once passes pd = NULL. Returns the warm idle age chosen (before suspend correction).
+ */
+uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
+		     const struct policy_snapshot *s, struct pass_plan *plan);
+
+/*
  * Pressure decides how much CPU recompression may take; memory pressure never lowers it.
  *
  * Memory pressure m, 0..1000 per mille, the larger of

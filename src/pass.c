@@ -529,33 +529,6 @@ static const char *stop_name(enum batch_stop s)
 	return "?";
 }
 
-void pass_plan_from_config(const struct dev_config *cfg, uint64_t idle_age_sec,
-			   struct pass_plan *ret)
-{
-	bool marked = false;
-
-	memset(ret, 0, sizeof(*ret));
-	for (unsigned i = 0; i < cfg->n_passes && i < PASS_MAX_STEPS; i++) {
-		struct pass_step *s = &ret->steps[ret->n_steps++];
-
-		s->type = cfg->passes[i];
-		/* One mark before the first idle type: recompression clears IDLE on what it
-		 * tried (6.13+, 6.12.y), and a second age-based mark would re-mark every slot
-		 * just recompressed (their ac_time is 0, ABI pitfall 23). */
-		if (!marked && (s->type == PASS_IDLE || s->type == PASS_HUGE_IDLE)) {
-			s->mark_idle = true;
-			s->idle_age_sec = idle_age_sec;
-			marked = true;
-		}
-	}
-	ret->threshold = cfg->threshold_bytes;
-	ret->batch_pages = cfg->max_pages_per_batch;
-	ret->pages_budget = cfg->max_pages_per_pass;
-	ret->compact = cfg->compact;
-	ret->compact_frag_permille = (unsigned)(cfg->compact_fragmentation_percent * 10);
-	ret->compact_min_saved = cfg->compact_min_saved_bytes;
-}
-
 static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t age,
 		     struct device_report *rep)
 {
@@ -716,12 +689,18 @@ static void skip_step(struct device_report *rep, const struct pass_step *step, e
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep)
 {
+	/* The daemon's plan without its history: no cold tier, bucket or pressure. */
+	struct policy_snapshot s = {
+		.psi_cpu_some_avg10_x100 = -1,
+		.psi_mem_some_avg10_x100 = -1,
+		.mem_total = ctx->mem_total,
+		.mem_available = ctx->mem_available,
+		.n_secondaries = d->recomp.count,
+		.priority_supported = d->caps.priority,
+	};
 	struct pass_plan plan;
 
-	pass_plan_from_config(cfg,
-			      policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec,
-					      ctx->mem_total, ctx->mem_available),
-			      &plan);
+	(void)policy_plan(NULL, cfg, &s, &plan);
 	return pass_execute(ctx, d, &plan, rep);
 }
 

@@ -265,7 +265,6 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 	uint64_t now = s->now_ns, interval = secs(cfg->interval_sec);
 	uint64_t batch = cfg->max_pages_per_batch ? cfg->max_pages_per_batch : 1;
 	struct pass_plan *plan = &ret->plan;
-	bool marked = false;
 
 	memset(ret, 0, sizeof(*ret));
 	record_suspend(pd, now, s->suspended_ns);
@@ -311,65 +310,87 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 
 	ret->verdict = POLICY_RUN;
 	ret->wake_ns = sat_add_u64(now, interval);
+	ret->idle_age_sec = policy_plan(pd, cfg, s, plan);
+}
+
+/* An idle age as the kernel's CLOCK_BOOTTIME needs it (0 = "all" stays "all"). */
+static uint64_t boottime_age(const struct policy_dev *pd, const struct policy_snapshot *s,
+			     uint64_t age)
+{
+	/* ac_time runs on CLOCK_BOOTTIME: time suspended would make every page look idle,
+	 * so it is added to the age. Without history (--once) nothing is known of it. */
+	if (!pd || !age)
+		return age;
+	return sat_add_u64(age, policy_suspended_within(pd, s->now_ns, s->suspended_ns, secs(age)) /
+					NS_PER_SEC);
+}
+
+/*
+ * Cold tier first, at most once per cold age: its mark selects pages idle for hours; the
+ * warm mark after it re-marks with the shorter age. Pages the warm tier recompressed have
+ * ac_time 0 (they look idle since boot), so the cold tier takes them at its next run;
+ * running it once per cold age bounds how soon that happens.
+ */
+static void plan_cold_tier(const struct policy_dev *pd, const struct dev_config *cfg,
+			   const struct policy_snapshot *s, struct pass_plan *plan)
+{
+	struct pass_step *st;
+
+	if (!pd || !cfg->cold_idle_age_sec || !s->priority_supported ||
+	    s->n_secondaries < cfg->cold_priority ||
+	    s->now_ns < sat_add_u64(pd->last_cold_ns ? pd->last_cold_ns : pd->started_ns,
+				    secs(cfg->cold_idle_age_sec)))
+		return;
+	st = &plan->steps[plan->n_steps++];
+	plan->cold = true;
+	st->type = PASS_IDLE;
+	st->priority = cfg->cold_priority;
+	st->mark_idle = true;
+	st->idle_age_sec = boottime_age(pd, s, cfg->cold_idle_age_sec);
+}
+
+uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
+		     const struct policy_snapshot *s, struct pass_plan *plan)
+{
+	uint64_t age = policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec, s->mem_total,
+				       s->mem_available);
+	bool marked = false;
+
+	memset(plan, 0, sizeof(*plan));
 	plan->duty_permille = policy_pace_permille(cfg, s);
-	ret->idle_age_sec = policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec,
-					    s->mem_total, s->mem_available);
 	plan->threshold = cfg->threshold_bytes;
-	plan->batch_pages = batch;
+	plan->batch_pages = cfg->max_pages_per_batch ? cfg->max_pages_per_batch : 1;
 	plan->pages_budget = cfg->max_pages_per_pass;
 	/* The bucket bounds the whole pass, not each step. */
-	if (cfg->pages_per_hour)
+	if (pd && cfg->pages_per_hour)
 		plan->pages_total = pd->tokens;
 	plan->compact = cfg->compact;
 	plan->compact_frag_permille = (unsigned)(cfg->compact_fragmentation_percent * 10);
 	plan->compact_min_saved = cfg->compact_min_saved_bytes;
-
-	/*
-	 * Cold tier first, at most once per cold age: its mark selects pages idle for hours;
-	 * the warm mark after it re-marks with the shorter age. Pages the warm tier
-	 * recompressed have ac_time 0 (ABI pitfall 23), so the cold tier takes them at its
-	 * next run; running it once per cold age bounds how soon that happens.
-	 */
-	if (cfg->cold_idle_age_sec && s->priority_supported &&
-	    s->n_secondaries >= cfg->cold_priority &&
-	    now >= sat_add_u64(pd->last_cold_ns ? pd->last_cold_ns : pd->started_ns,
-			       secs(cfg->cold_idle_age_sec))) {
-		struct pass_step *st = &plan->steps[plan->n_steps++];
-		uint64_t age = cfg->cold_idle_age_sec;
-
-		plan->cold = true;
-		st->type = PASS_IDLE;
-		st->priority = cfg->cold_priority;
-		st->mark_idle = true;
-		st->idle_age_sec = sat_add_u64(
-			age, policy_suspended_within(pd, now, s->suspended_ns, secs(age)) /
-				     NS_PER_SEC);
-	}
+	plan_cold_tier(pd, cfg, s, plan);
 	for (unsigned i = 0; i < cfg->n_passes && plan->n_steps < PASS_MAX_STEPS; i++) {
 		enum pass_type t = cfg->passes[i];
-		struct pass_step *st;
 		unsigned prio = cfg->priority[t];
+		struct pass_step *st;
 
-		if ((t == PASS_HUGE || t == PASS_HUGE_IDLE) && pd->huge_exhausted &&
+		if ((t == PASS_HUGE || t == PASS_HUGE_IDLE) && pd && pd->huge_exhausted &&
 		    pd->huge_sig == s->content_sig)
 			continue; /* only incompressible pages there until new data lands */
 		st = &plan->steps[plan->n_steps++];
 		st->type = t;
 		st->priority = s->priority_supported && prio <= s->n_secondaries ? prio : 0;
+		/*
+		 * One mark, before the first idle type: recompression clears IDLE on what it
+		 * tried (6.13+, 6.12.y), and a second age-based mark would re-mark every slot
+		 * just recompressed (their ac_time is 0).
+		 */
 		if (!marked && (t == PASS_IDLE || t == PASS_HUGE_IDLE)) {
-			uint64_t age = ret->idle_age_sec;
-
 			st->mark_idle = true;
-			/* ac_time runs on CLOCK_BOOTTIME: time suspended would make every page
-			 * look idle, so it is added to the age (0 = "all" stays "all"). */
-			st->idle_age_sec =
-				age ? sat_add_u64(age, policy_suspended_within(pd, now, s->suspended_ns,
-									      secs(age)) /
-							       NS_PER_SEC)
-				    : 0;
+			st->idle_age_sec = boottime_age(pd, s, age);
 			marked = true;
 		}
 	}
+	return age;
 }
 
 void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,

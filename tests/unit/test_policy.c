@@ -657,6 +657,37 @@ static void test_daemon_incompressible_skip(void **state)
 	assert_int_equal(d.plan.n_steps, 3);
 }
 
+/* --once plans like the daemon, without what needs history. */
+static void test_plan_once(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_decision d;
+	struct policy_snapshot s = snap(S(7200));
+	struct pass_plan once;
+
+	(void)state;
+	c.cold_idle_age_sec = 3600;
+	c.priority[PASS_HUGE] = 2;
+	policy_dev_init(&pd, &c, 0);
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.cold);
+	assert_int_equal(policy_plan(NULL, &c, &s, &once), d.idle_age_sec);
+	assert_false(once.cold); /* the cold tier is due only by the daemon's clock */
+	assert_int_equal(once.n_steps, d.plan.n_steps - 1);
+	for (unsigned i = 0; i < once.n_steps; i++) {
+		assert_int_equal(once.steps[i].type, d.plan.steps[i + 1].type);
+		assert_int_equal(once.steps[i].priority, d.plan.steps[i + 1].priority);
+		assert_int_equal(once.steps[i].mark_idle, d.plan.steps[i + 1].mark_idle);
+	}
+	assert_int_equal(once.steps[2].priority, 2); /* per-type priorities apply to both */
+	assert_int_equal(once.pages_total, 0);	      /* no pages-per-hour bucket */
+	assert_true(d.plan.pages_total > 0);
+	assert_true(once.batch_pages == d.plan.batch_pages);
+	assert_int_equal(once.duty_permille, d.plan.duty_permille);
+}
+
 static void test_daemon_cold_tier(void **state)
 {
 	struct dev_config c = daemon_cfg();
@@ -719,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_tokens),
 		cmocka_unit_test(test_daemon_backoff_and_pressure),
 		cmocka_unit_test(test_daemon_incompressible_skip),
+		cmocka_unit_test(test_plan_once),
 		cmocka_unit_test(test_daemon_cold_tier),
 	};
 
