@@ -126,6 +126,20 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep);
 
+/*
+ * What a finished pass amounts to, for the daemon's log line, its policy and the totals:
+ * summed over the steps, saved and freed as this pass did them (not swap traffic), 0 for
+ * a device reset or removed during the pass.
+ */
+struct pass_summary {
+	uint64_t pages;	    /* pages charged (max_pages written) */
+	uint64_t kernel_ns; /* recompress, idle and compact writes */
+	int64_t saved, freed;
+	bool interrupted; /* a stop request ended a step */
+	bool huge_ran, huge_progress;
+};
+void pass_summarize(const struct device_report *rep, struct pass_summary *s);
+
 /* Human-readable report, one line per step. */
 void pass_print_report(FILE *f, const struct device_report *rep);
 

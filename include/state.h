@@ -34,6 +34,10 @@ struct state {
 	struct dev_totals dev[STATE_MAX_DEVICES];
 };
 
+/* A finished pass added to a device's totals (figures never negative). */
+void state_add_pass(struct dev_totals *t, uint64_t pages, int64_t saved, int64_t freed,
+		    uint64_t new_incompressible, uint64_t kernel_ns, bool error, uint64_t now_unix);
+
 /* Entry for name, created (zeroed) when missing; NULL when the table is full. */
 struct dev_totals *state_get(struct state *s, const char *name);
 

@@ -469,51 +469,25 @@ static void finish_job(struct manager *m, struct job *j)
 	struct mdev *md = j->md;
 	const struct device_report *rep = &j->rep;
 	struct policy_outcome o = { .end_ns = j->end_ns, .error = j->r < 0 };
+	struct pass_summary sum;
 	struct dev_totals *t;
-	uint64_t pages = 0, kernel = rep->idle_ns + rep->compact_ns;
-	/*
-	 * What the pass did, not what swap traffic did meanwhile (never negative); a device
-	 * reset or removed during the pass has an empty mm_stat: no saving.
-	 */
-	int64_t saved = rep->device_lost ? 0
-					 : (int64_t)(rep->saved_own > INT64_MAX ? INT64_MAX
-										 : rep->saved_own);
-	int64_t freed = rep->device_lost ? 0
-					 : (int64_t)(rep->freed_own > INT64_MAX ? INT64_MAX
-										 : rep->freed_own);
-	bool interrupted = false;
 	char a[32], b[32];
 
 	md->busy = false;
-	for (unsigned i = 0; i < rep->n_passes; i++) {
-		const struct pass_report *p = &rep->passes[i];
-
-		pages = sat_add_u64(pages, p->pages_charged);
-		kernel = sat_add_u64(kernel, p->kernel_ns);
-		interrupted |= p->stop == STOP_SIGNAL;
-		if (p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) {
-			o.huge_ran = true;
-			o.huge_progress |= p->compr_saved > 0 || p->huge_delta < 0;
-		}
-	}
+	pass_summarize(rep, &sum);
+	o.huge_ran = sum.huge_ran;
+	o.huge_progress = sum.huge_progress;
 	o.cold_ran = j->plan.cold && rep->n_passes > 0;
-	o.kernel_ns = kernel;
-	o.pages_charged = pages;
-	o.saved = saved;
+	o.kernel_ns = sum.kernel_ns;
+	o.pages_charged = sum.pages;
+	o.saved = sum.saved;
 	o.content_sig = rep->after.v[MM_HUGE_PAGES_SINCE];
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
 	t = state_get(&m->st, j->dev.name);
-	if (t) {
-		t->passes++;
-		t->pages_attempted = sat_add_u64(t->pages_attempted, pages);
-		t->bytes_saved = sat_add_u64(t->bytes_saved, saved > 0 ? (uint64_t)saved : 0);
-		t->mem_freed = sat_add_u64(t->mem_freed, freed > 0 ? (uint64_t)freed : 0);
-		t->incompressible = sat_add_u64(t->incompressible, rep->new_incompressible);
-		t->kernel_ns = sat_add_u64(t->kernel_ns, kernel);
-		t->errors += j->r < 0;
-		t->last_pass_unix = (uint64_t)time(NULL);
-	}
+	if (t)
+		state_add_pass(t, sum.pages, sum.saved, sum.freed, rep->new_incompressible,
+			       sum.kernel_ns, j->r < 0, (uint64_t)time(NULL));
 	if (!md->timer) {
 		/* dropped while the job ran */
 		memset(md, 0, sizeof(*md));
@@ -522,7 +496,7 @@ static void finish_job(struct manager *m, struct job *j)
 	}
 	md->dev = j->dev;
 	md->has_last = true;
-	md->last_saved = saved;
+	md->last_saved = sum.saved;
 	md->last_end_ns = j->end_ns;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	policy_pass_done(&md->pol, &md->cfg, &o);
@@ -531,10 +505,10 @@ static void finish_job(struct manager *m, struct job *j)
 		report_advice(md, j);
 	log_info("%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
 		 " pages attempted%s; next in %" PRIu64 " s",
-		 md->dev.name, interrupted ? " (interrupted)" : "", rep->n_passes,
+		 md->dev.name, sum.interrupted ? " (interrupted)" : "", rep->n_passes,
 		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",
-		 format_bytes(a, sizeof(a), saved),
-		 format_bytes(b, sizeof(b), freed), (double)kernel / 1e9, pages,
+		 format_bytes(a, sizeof(a), sum.saved), format_bytes(b, sizeof(b), sum.freed),
+		 (double)sum.kernel_ns / 1e9, sum.pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
 	write_outputs(m);
@@ -797,30 +771,10 @@ static int open_state_dir(const char *dir)
 	return fd < 0 ? -errno : fd;
 }
 
-int manager_run(const struct manager_opts *opts, const struct config *cfg)
+/* The state directory and the totals kept in it (a missing one is not fatal). */
+static void open_state(struct manager *m, const char *state_dir)
 {
-	static struct manager mgr;
-	struct manager *m = &mgr;
-	const char *state_dir = opts->state_dir;
-	sigset_t ss;
-	int r, ret = 1;
-
-	/* Static storage is zero already; a memset would make all 64 device slots
-	 * (about 0.5 MiB) resident for nothing (measured: RSS 4.2 MiB). */
-	m->opts = opts;
-	m->root_fd = opts->root_fd;
-	m->cfg = *cfg;
-	m->efd = m->psi_mem_fd = m->psi_cpu_fd = m->uevent_fd = m->state_dir_fd = -1;
-	pthread_mutex_init(&m->mu, NULL);
-	pthread_cond_init(&m->cv, NULL);
-
-	r = zram_read_kver(m->root_fd, &m->kv, m->release, sizeof(m->release));
-	if (r < 0) {
-		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
-			  strerror(-r));
-		return 1;
-	}
-	m->kconf = zram_kconfig_idle_age(m->root_fd, &m->kv, m->release);
+	int r;
 
 	if (!state_dir) {
 		/* systemd's StateDirectory= sets $STATE_DIRECTORY (colon-separated list) */
@@ -839,15 +793,22 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 		log_warning("state directory %s: %s; totals are not kept across restarts", state_dir,
 			    strerror(-m->state_dir_fd));
 		m->state_dir_fd = -1;
-	} else {
-		r = state_load(&m->st, m->state_dir_fd);
-		if (r == -EBADMSG)
-			log_warning("%s/state: unreadable or foreign content; starting from zero, "
-				    "it will be replaced",
-				    state_dir);
-		else if (r < 0)
-			log_warning("%s/state: %s; starting from zero", state_dir, strerror(-r));
+		return;
 	}
+	r = state_load(&m->st, m->state_dir_fd);
+	if (r == -EBADMSG)
+		log_warning("%s/state: unreadable or foreign content; starting from zero, "
+			    "it will be replaced",
+			    state_dir);
+	else if (r < 0)
+		log_warning("%s/state: %s; starting from zero", state_dir, strerror(-r));
+}
+
+/* Signals, the watchdog and the worker's completion eventfd: without them no daemon. */
+static int add_core_sources(struct manager *m)
+{
+	sigset_t ss;
+	int r;
 
 	/* Writes go to files and sockets only; never die of a closed pipe. */
 	(void)signal(SIGPIPE, SIG_IGN);
@@ -858,28 +819,35 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	sigaddset(&ss, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0) {
 		log_error("sigprocmask: %m");
-		goto out;
+		return -errno;
 	}
 	r = sd_event_default(&m->e);
 	if (r < 0) {
 		log_error("sd_event_default: %s", strerror(-r));
-		goto out;
+		return r;
 	}
 	if ((r = sd_event_add_signal(m->e, NULL, SIGTERM, on_term, m)) < 0 ||
 	    (r = sd_event_add_signal(m->e, NULL, SIGINT, on_term, m)) < 0 ||
 	    (r = sd_event_add_signal(m->e, NULL, SIGHUP, on_hup, m)) < 0) {
 		log_error("signal sources: %s", strerror(-r));
-		goto out;
+		return r;
 	}
 	r = sd_event_set_watchdog(m->e, true);
 	if (r < 0)
 		log_warning("watchdog: %s", strerror(-r));
-
 	m->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (m->efd < 0 || sd_event_add_io(m->e, NULL, m->efd, EPOLLIN, on_done, m) < 0) {
 		log_error("eventfd: %m");
-		goto out;
+		return -EIO;
 	}
+	return 0;
+}
+
+/* PSI triggers and kernel uevents: the daemon works without them, less promptly. */
+static void add_optional_sources(struct manager *m)
+{
+	int r;
+
 	if (m->cfg.global.memory_stall_us) {
 		/* A 2 s window: without CAP_SYS_RESOURCE (the unit grants no capabilities)
 		 * the kernel accepts only windows that are multiples of 2 s. */
@@ -911,7 +879,57 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 			   strerror(-m->uevent_fd));
 	else
 		(void)sd_event_add_io(m->e, NULL, m->uevent_fd, EPOLLIN, on_uevent, m);
+}
 
+/* The running pass ends after its current batch; what it did is still accounted. */
+static void stop_worker(struct manager *m)
+{
+	if (!m->worker_started)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->quit = true;
+	m->stop_job = 1;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	pthread_join(m->worker, NULL);
+	for (unsigned i = 0; i < m->ndone; i++)
+		finish_job(m, m->done[i]);
+	m->ndone = 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int manager_run(const struct manager_opts *opts, const struct config *cfg)
+{
+	static struct manager mgr;
+	struct manager *m = &mgr;
+	int r, ret = 1;
+
+	/* Static storage is zero already; a memset would make all 64 device slots
+	 * (about 0.5 MiB) resident for nothing (measured: RSS 4.2 MiB). */
+	m->opts = opts;
+	m->root_fd = opts->root_fd;
+	m->cfg = *cfg;
+	m->efd = m->psi_mem_fd = m->psi_cpu_fd = m->uevent_fd = m->state_dir_fd = -1;
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+
+	r = zram_read_kver(m->root_fd, &m->kv, m->release, sizeof(m->release));
+	if (r < 0) {
+		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
+			  strerror(-r));
+		return 1;
+	}
+	m->kconf = zram_kconfig_idle_age(m->root_fd, &m->kv, m->release);
+	open_state(m, opts->state_dir);
+	if (add_core_sources(m) < 0)
+		goto out;
+	add_optional_sources(m);
 	r = pthread_create(&m->worker, NULL, worker_main, m);
 	if (r != 0) {
 		log_error("worker thread: %s", strerror(r));
@@ -927,32 +945,15 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	r = sd_event_loop(m->e);
 	ret = r < 0 ? 1 : 0;
 out:
-	if (m->worker_started) {
-		/* The running pass ends after its current batch (stop_job is set). */
-		pthread_mutex_lock(&m->mu);
-		m->quit = true;
-		m->stop_job = 1;
-		pthread_cond_signal(&m->cv);
-		pthread_mutex_unlock(&m->mu);
-		pthread_join(m->worker, NULL);
-		/* account what the last pass did */
-		for (unsigned i = 0; i < m->ndone; i++)
-			finish_job(m, m->done[i]);
-		m->ndone = 0;
-	}
+	stop_worker(m);
 	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
 		m->devs[i].timer = sd_event_source_disable_unref(m->devs[i].timer);
 	m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
 	m->e = sd_event_unref(m->e);
-	if (m->efd >= 0)
-		close(m->efd);
-	if (m->psi_mem_fd >= 0)
-		close(m->psi_mem_fd);
-	if (m->psi_cpu_fd >= 0)
-		close(m->psi_cpu_fd);
-	if (m->uevent_fd >= 0)
-		close(m->uevent_fd);
-	if (m->state_dir_fd >= 0)
-		close(m->state_dir_fd);
+	close_fd(&m->efd);
+	close_fd(&m->psi_mem_fd);
+	close_fd(&m->psi_cpu_fd);
+	close_fd(&m->uevent_fd);
+	close_fd(&m->state_dir_fd);
 	return ret;
 }

@@ -1047,6 +1047,27 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	return rep->error;
 }
 
+void pass_summarize(const struct device_report *rep, struct pass_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->kernel_ns = sat_add_u64(rep->idle_ns, rep->compact_ns);
+	if (!rep->device_lost) {
+		s->saved = (int64_t)(rep->saved_own > INT64_MAX ? INT64_MAX : rep->saved_own);
+		s->freed = (int64_t)(rep->freed_own > INT64_MAX ? INT64_MAX : rep->freed_own);
+	}
+	for (unsigned i = 0; i < rep->n_passes; i++) {
+		const struct pass_report *p = &rep->passes[i];
+
+		s->pages = sat_add_u64(s->pages, p->pages_charged);
+		s->kernel_ns = sat_add_u64(s->kernel_ns, p->kernel_ns);
+		s->interrupted |= p->stop == STOP_SIGNAL;
+		if (p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) {
+			s->huge_ran = true;
+			s->huge_progress |= p->compr_saved > 0 || p->huge_delta < 0;
+		}
+	}
+}
+
 void pass_print_report(FILE *f, const struct device_report *rep)
 {
 	char a[32], b[32], c[32], e[32], g[32];

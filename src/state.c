@@ -76,6 +76,19 @@ static struct dev_totals *state_find(struct state *s, const char *name)
 	return NULL;
 }
 
+void state_add_pass(struct dev_totals *t, uint64_t pages, int64_t saved, int64_t freed,
+		    uint64_t new_incompressible, uint64_t kernel_ns, bool error, uint64_t now_unix)
+{
+	t->passes++;
+	t->pages_attempted = sat_add_u64(t->pages_attempted, pages);
+	t->bytes_saved = sat_add_u64(t->bytes_saved, saved > 0 ? (uint64_t)saved : 0);
+	t->mem_freed = sat_add_u64(t->mem_freed, freed > 0 ? (uint64_t)freed : 0);
+	t->incompressible = sat_add_u64(t->incompressible, new_incompressible);
+	t->kernel_ns = sat_add_u64(t->kernel_ns, kernel_ns);
+	t->errors += error;
+	t->last_pass_unix = now_unix;
+}
+
 struct dev_totals *state_get(struct state *s, const char *name)
 {
 	struct dev_totals *d;

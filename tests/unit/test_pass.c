@@ -537,6 +537,32 @@ static void test_accounting_under_churn(void **state)
 	w.orig = 0;
 }
 
+/* The summary the daemon logs and adds to its totals. */
+static void test_summarize(void **state)
+{
+	struct device_report rep = { .n_passes = 2, .idle_ns = 5, .compact_ns = 7,
+				     .saved_own = 3000, .freed_own = 9000 };
+	struct pass_summary s;
+
+	(void)state;
+	rep.passes[0] = (struct pass_report){ .type = PASS_IDLE, .pages_charged = 2048,
+					      .kernel_ns = 100, .compr_saved = 3000 };
+	rep.passes[1] = (struct pass_report){ .type = PASS_HUGE, .pages_charged = 16,
+					      .kernel_ns = 10, .huge_delta = -2,
+					      .stop = STOP_SIGNAL };
+	pass_summarize(&rep, &s);
+	assert_int_equal(s.pages, 2064);
+	assert_int_equal(s.kernel_ns, 122);
+	assert_int_equal(s.saved, 3000);
+	assert_int_equal(s.freed, 9000);
+	assert_true(s.interrupted);
+	assert_true(s.huge_ran && s.huge_progress);
+	rep.device_lost = true; /* reset during the pass: its mm_stat says nothing */
+	pass_summarize(&rep, &s);
+	assert_int_equal(s.saved, 0);
+	assert_int_equal(s.freed, 0);
+}
+
 /* Pacing: a duty below 1000 pauses between writes (not after the last one). */
 static void test_paced_pass(void **state)
 {
@@ -753,6 +779,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enomem_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paced_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_accounting_under_churn, setup, teardown),
+		cmocka_unit_test(test_summarize),
 		cmocka_unit_test_setup_teardown(test_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_exhausted_next_pass_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_einval_continues, setup, teardown),

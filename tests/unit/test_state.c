@@ -978,12 +978,36 @@ static void test_metrics_readonly_dir(void **arg)
 	assert_dir_exactly("ro", names);
 }
 
+
+/* A pass adds to the totals; negative figures (other writers) add nothing, sums saturate. */
+static void test_add_pass(void **state)
+{
+	struct dev_totals t = { .name = "zram0", .kernel_ns = UINT64_MAX - 5 };
+
+	(void)state;
+	state_add_pass(&t, 2048, 4096, -100, 3, 10, false, 1700000000);
+	assert_int_equal(t.passes, 1);
+	assert_int_equal(t.pages_attempted, 2048);
+	assert_int_equal(t.bytes_saved, 4096);
+	assert_int_equal(t.mem_freed, 0);
+	assert_int_equal(t.incompressible, 3);
+	assert_true(t.kernel_ns == UINT64_MAX);
+	assert_int_equal(t.errors, 0);
+	assert_int_equal(t.last_pass_unix, 1700000000);
+	state_add_pass(&t, 1, -1, 8192, 0, 0, true, 1700000060);
+	assert_int_equal(t.passes, 2);
+	assert_int_equal(t.bytes_saved, 4096);
+	assert_int_equal(t.mem_freed, 8192);
+	assert_int_equal(t.errors, 1);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get_creates_and_finds),
+		cmocka_unit_test(test_add_pass),
 		cmocka_unit_test(test_get_new_entry_zeroed),
 		cmocka_unit_test(test_get_full_table),
 		cmocka_unit_test(test_get_invalid_names),
