@@ -118,6 +118,16 @@ struct device_report {
 int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			      const struct dev_config *cfg, struct device_report *rep);
 
+/*
+ * Write one command to a device attribute (dry run: print it), EAGAIN retried with a
+ * doubling delay; ret_ns gets the time inside write(). The caller logs a failure once,
+ * with pass_log_write_error (threshold: the recompress threshold, for its EINVAL).
+ */
+int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+	       const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain);
+void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+			  const char *cmd, int r, uint32_t threshold);
+
 /* Execute a plan on an initialized device. Returns 0 or the first -errno (logged). */
 int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
 		 struct device_report *rep);

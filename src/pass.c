@@ -54,8 +54,8 @@ static void sleep_ms(unsigned ms)
  * or another recompression holds the device's post-processing slot) is retried with a
  * doubling delay. ret_ns gets the time spent inside write() calls.
  */
-static int write_cmd(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
-		     const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain)
+int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+	       const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain)
 {
 	unsigned delay = ctx->eagain_delay_ms, tries = 0;
 	int r;
@@ -85,7 +85,7 @@ static int write_cmd(const struct pass_ctx *ctx, const struct zram_dev *d, const
 }
 
 /* One line naming device, attribute and reason for a failed write. */
-static void log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
 			    const char *cmd, int r, uint32_t threshold)
 {
 	bool init = true;
@@ -134,136 +134,6 @@ static void log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d
 	default:
 		log_error("%s: %s: write of '%s' failed: %s", d->name, attr, cmd, strerror(-r));
 	}
-}
-
-int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
-			      const struct dev_config *cfg, struct device_report *rep)
-{
-	char want[128] = "", have[128] = "", cmd[128];
-	bool differs = false;
-	int r;
-
-	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		size_t o = strlen(want);
-		(void)snprintf(want + o, sizeof(want) - o, "%s%s", i ? " " : "", cfg->algos[i]);
-	}
-	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
-		size_t o = strlen(have);
-		if (d->recomp.set[p])
-			(void)snprintf(have + o, sizeof(have) - o, "%s#%u:%s", o ? " " : "", p,
-				       d->recomp.name[p]);
-	}
-	for (unsigned i = 0; i < CFG_MAX_ALGOS; i++) {
-		bool in_cfg = i < cfg->n_algos;
-		unsigned p = i + 1;
-
-		if (in_cfg != d->recomp.set[p] ||
-		    (in_cfg && strcmp(cfg->algos[i], d->recomp.name[p]) != 0))
-			differs = true;
-	}
-
-	if (d->initialized) {
-		/* The list is fixed once disksize is set (-EBUSY); use what the kernel has. */
-		if (differs && cfg->n_algos > 0)
-			log_warning("%s: kernel secondary algorithms [%s] differ from the "
-				    "configuration [%s]; using the kernel's (they can only be set "
-				    "before disksize: run zram-recompd --once before zram setup)",
-				    d->name, *have ? have : "none", want);
-		return 0;
-	}
-	if (cfg->n_algos == 0)
-		return 0;
-	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		if (strcmp(cfg->algos[i], zram_primary(d)) == 0)
-			log_warning("%s: secondary algorithm %s is the primary too: recompressing "
-				    "with it cannot win unless its level differs",
-				    d->name, cfg->algos[i]);
-	}
-	/*
-	 * Contiguous from priority 1: a gap makes 6.15+ mark every scanned slot
-	 * incompressible (ABI pitfall 2). Every command is built (and so validated) before
-	 * the first write: names can only be removed by a reset, so a list that fails half
-	 * way would leave the device half-configured.
-	 */
-	char cmds[CFG_MAX_ALGOS][128];
-	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		r = zram_build_recomp_algorithm(d, cfg->algos[i], i + 1, cmds[i], sizeof(cmds[i]));
-		if (r == -ENOENT) {
-			log_error("%s: recomp_algorithm: '%s' is not a compressor this kernel offers "
-				  "(available: see comp_algorithm); nothing written",
-				  d->name, cfg->algos[i]);
-			return -EINVAL;
-		}
-		if (r < 0) {
-			log_error("%s: recomp_algorithm: cannot build command for '%s': %s; nothing "
-				  "written",
-				  d->name, cfg->algos[i], strerror(-r));
-			return r;
-		}
-	}
-	/*
-	 * Levels are checked before anything is written too: 7.3 rejects a bad level only at
-	 * disksize, which then resets every algorithm of the device (ABI doc §12.4).
-	 */
-	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		int lo, hi, k;
-
-		if (!cfg->has_level[i])
-			continue;
-		k = zram_level_range(cfg->algos[i], &lo, &hi);
-		if (k == -EOPNOTSUPP) {
-			log_error("%s: algorithm_params: %s has no compression levels (7.3+ fails "
-				  "disksize with EOPNOTSUPP); nothing written",
-				  d->name, cfg->algos[i]);
-			return -EINVAL;
-		}
-		if (k == 0 && (cfg->level[i] < lo || cfg->level[i] > hi)) {
-			log_error("%s: algorithm_params: level %d is out of range for %s (%d to %d; "
-				  "7.3+ fails disksize with EINVAL); nothing written",
-				  d->name, cfg->level[i], cfg->algos[i], lo, hi);
-			return -EINVAL;
-		}
-	}
-	/* Order valid 6.12 to 7.3: every algorithm first, then the parameters per priority
-	 * (7.3+: an algorithm write resets that priority's parameters). */
-	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		r = write_cmd(ctx, d, "recomp_algorithm", cmds[i], NULL, NULL);
-		if (r < 0) {
-			log_write_error(ctx, d, "recomp_algorithm", cmds[i], r, 0);
-			return r;
-		}
-		if (!ctx->dry_run) {
-			memcpy(d->recomp.name[i + 1], cfg->algos[i], ZRAM_ALGO_MAX);
-			if (!d->recomp.set[i + 1])
-				d->recomp.count++;
-			d->recomp.set[i + 1] = true;
-			if (d->recomp.highest < i + 1)
-				d->recomp.highest = i + 1;
-		}
-	}
-	if (d->recomp.highest > cfg->n_algos)
-		log_warning("%s: recomp_algorithm keeps priorities above %u from earlier writes "
-			    "(only a reset removes them)",
-			    d->name, cfg->n_algos);
-	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		if (!cfg->has_level[i])
-			continue;
-		r = zram_build_algorithm_params(d, i + 1, cfg->level[i], cmd, sizeof(cmd));
-		if (r == -EOPNOTSUPP) {
-			log_warning("%s: algorithm_params needs Linux 6.12; level for %s ignored",
-				    d->name, cfg->algos[i]);
-			continue;
-		}
-		if (r < 0)
-			return r;
-		r = write_cmd(ctx, d, "algorithm_params", cmd, NULL, NULL);
-		if (r < 0) {
-			log_write_error(ctx, d, "algorithm_params", cmd, r, 0);
-			return r;
-		}
-	}
-	rep->algorithms_written = true;
-	return 0;
 }
 
 /* Count of slots marked recompressed or incompressible (0 without block_state). */
@@ -375,7 +245,7 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 		return pr->error = r;
 	}
 	if (ctx->dry_run) {
-		(void)write_cmd(ctx, d, "recompress", cmd, NULL, NULL);
+		(void)pass_write(ctx, d, "recompress", cmd, NULL, NULL);
 		if (b->st.batched)
 			fprintf(ctx->out, "%s:   (repeated while batches make progress, %s)\n", d->name,
 				step->fallback	    ? "up to the pages the previous priority could not shrink"
@@ -390,7 +260,7 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	if (!b->mm_fresh && zram_read_mm_stat(ctx->root_fd, d->id, before) == 0)
 		d->mm = *before;
 	b->mm_fresh = false;
-	r = write_cmd(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
+	r = pass_write(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
 	if (r == -ENOMEM && b->st.batched) {
 		pr->enomem++;
 		if (++b->enomem_row >= ENOMEM_TRIES) {
@@ -402,7 +272,7 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 		return BATCH_RETRY;
 	}
 	if (r < 0) {
-		log_write_error(ctx, d, "recompress", cmd, r, plan->threshold);
+		pass_log_write_error(ctx, d, "recompress", cmd, r, plan->threshold);
 		pr->stop = STOP_ERROR;
 		return pr->error = r;
 	}
@@ -429,7 +299,7 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 
 	if (r < 0) {
 		r = r == -ENOENT ? -ENODEV : r;
-		log_write_error(ctx, d, "mm_stat", "", r, 0);
+		pass_log_write_error(ctx, d, "mm_stat", "", r, 0);
 		pr->stop = STOP_ERROR;
 		return pr->error = r;
 	}
@@ -501,34 +371,6 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	return pr->error;
 }
 
-static const char *stop_name(enum batch_stop s)
-{
-	switch (s) {
-	case STOP_NONE:
-		return "-";
-	case STOP_NO_PROGRESS:
-		return "no progress";
-	case STOP_BUDGET:
-		return "page budget spent";
-	case STOP_UNBATCHED:
-		return "single write (no max_pages before 6.10)";
-	case STOP_ERROR:
-		return "error";
-	case STOP_SIGNAL:
-		return "interrupted";
-	case STOP_NOTHING:
-		return "nothing left to improve (skipped)";
-	case STOP_ENOMEM:
-		return "memory too short for the kernel (ENOMEM), retried later";
-	case STOP_WALK:
-		return "too few new idle pages to pay for decompressing the recompressed ones "
-		       "(skipped)";
-	case STOP_UNCHANGED:
-		return "nothing written since every candidate failed at every priority (skipped)";
-	}
-	return "?";
-}
-
 static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t age,
 		     struct device_report *rep)
 {
@@ -548,7 +390,7 @@ static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t ag
 			  strerror(-r));
 		return r;
 	}
-	r = write_cmd(ctx, d, "idle", cmd, &rep->idle_ns, NULL);
+	r = pass_write(ctx, d, "idle", cmd, &rep->idle_ns, NULL);
 	if (r == -EINVAL && age && d->caps.idle_age == TRI_UNKNOWN) {
 		bool init = false;
 
@@ -560,11 +402,11 @@ static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t ag
 			d->caps.idle_age = TRI_NO;
 			age = 0;
 			(void)zram_build_idle(d, 0, cmd, sizeof(cmd));
-			r = write_cmd(ctx, d, "idle", cmd, &rep->idle_ns, NULL);
+			r = pass_write(ctx, d, "idle", cmd, &rep->idle_ns, NULL);
 		}
 	}
 	if (r < 0) {
-		log_write_error(ctx, d, "idle", cmd, r, 0);
+		pass_log_write_error(ctx, d, "idle", cmd, r, 0);
 		return r;
 	}
 	if (age && d->caps.idle_age == TRI_UNKNOWN)
@@ -914,7 +756,7 @@ static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev
 	char at_least[64] = "";
 
 	if (plan->compact == COMPACT_ALWAYS) {
-		(void)write_cmd(ctx, d, "compact", "1", NULL, NULL);
+		(void)pass_write(ctx, d, "compact", "1", NULL, NULL);
 		return;
 	}
 	if (plan->compact != COMPACT_AUTO)
@@ -941,12 +783,12 @@ static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
 	if (!policy_should_compact(plan->compact, &d->mm, plan->compact_frag_permille,
 				   saved > 0 ? (uint64_t)saved : 0, plan->compact_min_saved))
 		return;
-	r = write_cmd(ctx, d, "compact", "1", &rep->compact_ns, NULL);
+	r = pass_write(ctx, d, "compact", "1", &rep->compact_ns, NULL);
 	if (r == -ENOMEM) {
 		/* back-pressure like a recompress ENOMEM: the next pass compacts */
 		rep->compact_enomem = true;
 	} else if (r < 0) {
-		log_write_error(ctx, d, "compact", "1", r, 0);
+		pass_log_write_error(ctx, d, "compact", "1", r, 0);
 		if (!rep->error)
 			rep->error = r;
 	} else {
@@ -1045,108 +887,4 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	}
 	pass_run_end(ctx, d, &st, rep);
 	return rep->error;
-}
-
-void pass_summarize(const struct device_report *rep, struct pass_summary *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->kernel_ns = sat_add_u64(rep->idle_ns, rep->compact_ns);
-	if (!rep->device_lost) {
-		s->saved = (int64_t)(rep->saved_own > INT64_MAX ? INT64_MAX : rep->saved_own);
-		s->freed = (int64_t)(rep->freed_own > INT64_MAX ? INT64_MAX : rep->freed_own);
-	}
-	for (unsigned i = 0; i < rep->n_passes; i++) {
-		const struct pass_report *p = &rep->passes[i];
-
-		s->pages = sat_add_u64(s->pages, p->pages_charged);
-		s->kernel_ns = sat_add_u64(s->kernel_ns, p->kernel_ns);
-		s->interrupted |= p->stop == STOP_SIGNAL;
-		if (p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) {
-			s->huge_ran = true;
-			s->huge_progress |= p->compr_saved > 0 || p->huge_delta < 0;
-		}
-	}
-}
-
-void pass_print_report(FILE *f, const struct device_report *rep)
-{
-	char a[32], b[32], c[32], e[32], g[32];
-
-	if (rep->skipped || !rep->initialized)
-		return;
-	if (rep->device_lost) {
-		fprintf(f, "%s: reset or removed during the pass; nothing is counted\n", rep->name);
-		return;
-	}
-	if (rep->idle_marked) {
-		if (rep->idle_age_sec)
-			fprintf(f, "%s: idle: marked pages unused for more than %" PRIu64 " s\n",
-				rep->name, rep->idle_age_sec);
-		else
-			fprintf(f, "%s: idle: marked all pages\n", rep->name);
-	}
-	for (unsigned i = 0; i < rep->n_passes; i++) {
-		const struct pass_report *p = &rep->passes[i];
-
-		char prio[16] = "";
-
-		if (p->priority)
-			(void)snprintf(prio, sizeof(prio), " #%u", p->priority);
-		fprintf(f,
-			"%s: pass %s%s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
-			", %.3f s in kernel, stop: %s%s",
-			rep->name, pass_type_name(p->type), prio, p->commands,
-			p->commands == 1 ? "" : "s", format_bytes(a, sizeof(a), p->compr_saved),
-			format_bytes(b, sizeof(b), -p->mem_freed), p->huge_delta,
-			(double)p->kernel_ns / 1e9, stop_name(p->stop),
-			p->eagain ? " (EAGAIN retries)" : "");
-		if (p->paced_ns)
-			fprintf(f, ", paced %.3f s", (double)p->paced_ns / 1e9);
-		if (p->enomem)
-			fprintf(f, ", %u ENOMEM (batch halved)", p->enomem);
-		if (p->unshrunk != UINT64_MAX && p->stop != STOP_NOTHING)
-			fprintf(f, ", %" PRIu64 " page%s not shrunk%s", p->unshrunk,
-				p->unshrunk == 1 ? "" : "s",
-				p->unshrunk_retried ? " (not marked incompressible at this priority: "
-						      "tried again next pass)"
-						    : " (next priority tries them)");
-		fputc('\n', f);
-	}
-	if (rep->compact_enomem)
-		fprintf(f, "%s: compact: ENOMEM, left to the next pass\n", rep->name);
-	if (rep->compacted)
-		fprintf(f, "%s: compact: freed %s in %.6f s\n", rep->name,
-			format_bytes(a, sizeof(a), rep->compact_freed), (double)rep->compact_ns / 1e9);
-	fprintf(f, "%s: total: compr_data_size %s -> %s, mem_used_total %s -> %s (freed %s)",
-		rep->name, format_bytes(a, sizeof(a), (int64_t)rep->before.v[MM_COMPR_DATA_SIZE]),
-		format_bytes(b, sizeof(b), (int64_t)rep->after.v[MM_COMPR_DATA_SIZE]),
-		format_bytes(c, sizeof(c), (int64_t)rep->before.v[MM_MEM_USED_TOTAL]),
-		format_bytes(e, sizeof(e), (int64_t)rep->after.v[MM_MEM_USED_TOTAL]),
-		format_bytes(g, sizeof(g),
-			     -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
-					rep->after.v[MM_MEM_USED_TOTAL])));
-	fprintf(f, ", huge pages %" PRIu64 " -> %" PRIu64, rep->before.v[MM_HUGE_PAGES],
-		rep->after.v[MM_HUGE_PAGES]);
-	if (rep->written_back)
-		fprintf(f, ", %" PRIu64 " pages written back meanwhile (part of the change is "
-			   "writeback's)",
-			rep->written_back);
-	if (rep->others_wrote)
-		fprintf(f, ", other writers changed orig_data_size by %s: recompression saved %s, "
-			   "freed %s",
-			format_bytes(a, sizeof(a),
-				     delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
-					       rep->after.v[MM_ORIG_DATA_SIZE])),
-			format_bytes(b, sizeof(b), (int64_t)rep->saved_own),
-			format_bytes(c, sizeof(c), (int64_t)rep->freed_own));
-	if (rep->have_block_state)
-		fprintf(f,
-			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64
-			" -> %" PRIu64 " (%" PRIu64 " new)\n",
-			rep->recompressed_before, rep->recompressed_after,
-			rep->incompressible_before, rep->incompressible_after,
-			rep->new_incompressible);
-	else
-		fprintf(f, " (no block_state: pages still huge after the passes may be "
-			   "incompressible)\n");
 }

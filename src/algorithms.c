@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The secondary algorithms and their levels, written before disksize (see include/pass.h,
+ * pass_configure_algorithms): once a device is set up its list is fixed, so on an
+ * initialized device this only compares and warns.
+ */
+#include "pass.h"
+
+#include "log.h"
+#include "util.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* The configured list and the kernel's, as text for messages; whether they differ. */
+static bool algorithms_differ(const struct zram_dev *d, const struct dev_config *cfg, char *want,
+			      size_t want_size, char *have, size_t have_size)
+{
+	bool differs = false;
+
+	*want = *have = '\0';
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		size_t o = strlen(want);
+
+		(void)snprintf(want + o, want_size - o, "%s%s", i ? " " : "", cfg->algos[i]);
+	}
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
+		size_t o = strlen(have);
+
+		if (d->recomp.set[p])
+			(void)snprintf(have + o, have_size - o, "%s#%u:%s", o ? " " : "", p,
+				       d->recomp.name[p]);
+	}
+	for (unsigned i = 0; i < CFG_MAX_ALGOS; i++) {
+		bool in_cfg = i < cfg->n_algos;
+		unsigned p = i + 1;
+
+		if (in_cfg != d->recomp.set[p] ||
+		    (in_cfg && strcmp(cfg->algos[i], d->recomp.name[p]) != 0))
+			differs = true;
+	}
+	return differs;
+}
+
+/*
+ * Every command is built (and so validated) and every level checked before the first
+ * write: names can only be removed by a reset, so a list that fails half way would leave
+ * the device half-configured, and 7.3 rejects a bad level only at disksize, which then
+ * resets every algorithm of the device.
+ */
+static int algorithms_validate(const struct zram_dev *d, const struct dev_config *cfg,
+			       char cmds[CFG_MAX_ALGOS][128])
+{
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		int lo, hi, r = zram_build_recomp_algorithm(d, cfg->algos[i], i + 1, cmds[i], 128);
+
+		if (r == -ENOENT) {
+			log_error(
+				"%s: recomp_algorithm: '%s' is not a compressor this kernel offers "
+				"(available: see comp_algorithm); nothing written",
+				d->name, cfg->algos[i]);
+			return -EINVAL;
+		}
+		if (r < 0) {
+			log_error(
+				"%s: recomp_algorithm: cannot build command for '%s': %s; nothing "
+				"written",
+				d->name, cfg->algos[i], strerror(-r));
+			return r;
+		}
+		if (!cfg->has_level[i])
+			continue;
+		r = zram_level_range(cfg->algos[i], &lo, &hi);
+		if (r == -EOPNOTSUPP) {
+			log_error("%s: algorithm_params: %s has no compression levels (7.3+ fails "
+				  "disksize with EOPNOTSUPP); nothing written",
+				  d->name, cfg->algos[i]);
+			return -EINVAL;
+		}
+		if (r == 0 && (cfg->level[i] < lo || cfg->level[i] > hi)) {
+			log_error(
+				"%s: algorithm_params: level %d is out of range for %s (%d to %d; "
+				"7.3+ fails disksize with EINVAL); nothing written",
+				d->name, cfg->level[i], cfg->algos[i], lo, hi);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The levels, per priority, after every algorithm (7.3+: an algorithm write resets them). */
+static int write_levels(const struct pass_ctx *ctx, const struct zram_dev *d,
+			const struct dev_config *cfg)
+{
+	char cmd[128];
+	int r;
+
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		if (!cfg->has_level[i])
+			continue;
+		r = zram_build_algorithm_params(d, i + 1, cfg->level[i], cmd, sizeof(cmd));
+		if (r == -EOPNOTSUPP) {
+			log_warning("%s: algorithm_params needs Linux 6.12; level for %s ignored",
+				    d->name, cfg->algos[i]);
+			continue;
+		}
+		if (r < 0)
+			return r;
+		r = pass_write(ctx, d, "algorithm_params", cmd, NULL, NULL);
+		if (r < 0) {
+			pass_log_write_error(ctx, d, "algorithm_params", cmd, r, 0);
+			return r;
+		}
+	}
+	return 0;
+}
+
+int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
+			      const struct dev_config *cfg, struct device_report *rep)
+{
+	char want[128], have[128], cmds[CFG_MAX_ALGOS][128];
+	bool differs = algorithms_differ(d, cfg, want, sizeof(want), have, sizeof(have));
+	int r;
+
+	if (d->initialized) {
+		/* The list is fixed once disksize is set (-EBUSY); use what the kernel has. */
+		if (differs && cfg->n_algos > 0)
+			log_warning("%s: kernel secondary algorithms [%s] differ from the "
+				    "configuration [%s]; using the kernel's (they can only be set "
+				    "before disksize: run zram-recompd --once before zram setup)",
+				    d->name, *have ? have : "none", want);
+		return 0;
+	}
+	if (cfg->n_algos == 0)
+		return 0;
+	for (unsigned i = 0; i < cfg->n_algos; i++)
+		if (strcmp(cfg->algos[i], zram_primary(d)) == 0)
+			log_warning("%s: secondary algorithm %s is the primary too: recompressing "
+				    "with it cannot win unless its level differs",
+				    d->name, cfg->algos[i]);
+	r = algorithms_validate(d, cfg, cmds);
+	if (r < 0)
+		return r;
+	/* Contiguous from priority 1: with a gap 6.15+ mark every scanned slot incompressible
+	 * (prio_max counts names). Order valid 6.12 to 7.3: every algorithm, then levels. */
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		r = pass_write(ctx, d, "recomp_algorithm", cmds[i], NULL, NULL);
+		if (r < 0) {
+			pass_log_write_error(ctx, d, "recomp_algorithm", cmds[i], r, 0);
+			return r;
+		}
+		if (!ctx->dry_run) {
+			memcpy(d->recomp.name[i + 1], cfg->algos[i], ZRAM_ALGO_MAX);
+			d->recomp.count += !d->recomp.set[i + 1];
+			d->recomp.set[i + 1] = true;
+			if (d->recomp.highest < i + 1)
+				d->recomp.highest = i + 1;
+		}
+	}
+	if (d->recomp.highest > cfg->n_algos)
+		log_warning("%s: recomp_algorithm keeps priorities above %u from earlier writes "
+			    "(only a reset removes them)",
+			    d->name, cfg->n_algos);
+	r = write_levels(ctx, d, cfg);
+	if (r == 0)
+		rep->algorithms_written = true;
+	return r;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What a pass reports: the summary the daemon logs and adds to its totals, and the
+ * per-step lines --once prints (see include/pass.h). Nothing here touches a device.
+ */
+#include "pass.h"
+
+#include "util.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void pass_summarize(const struct device_report *rep, struct pass_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->kernel_ns = sat_add_u64(rep->idle_ns, rep->compact_ns);
+	if (!rep->device_lost) {
+		s->saved = (int64_t)(rep->saved_own > INT64_MAX ? INT64_MAX : rep->saved_own);
+		s->freed = (int64_t)(rep->freed_own > INT64_MAX ? INT64_MAX : rep->freed_own);
+	}
+	for (unsigned i = 0; i < rep->n_passes; i++) {
+		const struct pass_report *p = &rep->passes[i];
+
+		s->pages = sat_add_u64(s->pages, p->pages_charged);
+		s->kernel_ns = sat_add_u64(s->kernel_ns, p->kernel_ns);
+		s->interrupted |= p->stop == STOP_SIGNAL;
+		if (p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) {
+			s->huge_ran = true;
+			s->huge_progress |= p->compr_saved > 0 || p->huge_delta < 0;
+		}
+	}
+}
+
+static const char *stop_name(enum batch_stop s)
+{
+	switch (s) {
+	case STOP_NONE:
+		return "-";
+	case STOP_NO_PROGRESS:
+		return "no progress";
+	case STOP_BUDGET:
+		return "page budget spent";
+	case STOP_UNBATCHED:
+		return "single write (no max_pages before 6.10)";
+	case STOP_ERROR:
+		return "error";
+	case STOP_SIGNAL:
+		return "interrupted";
+	case STOP_NOTHING:
+		return "nothing left to improve (skipped)";
+	case STOP_ENOMEM:
+		return "memory too short for the kernel (ENOMEM), retried later";
+	case STOP_WALK:
+		return "too few new idle pages to pay for decompressing the recompressed ones "
+		       "(skipped)";
+	case STOP_UNCHANGED:
+		return "nothing written since every candidate failed at every priority (skipped)";
+	}
+	return "?";
+}
+
+/* One line per step. */
+static void print_step(FILE *f, const char *name, const struct pass_report *p)
+{
+	char a[32], b[32], prio[16] = "";
+
+	if (p->priority)
+		(void)snprintf(prio, sizeof(prio), " #%u", p->priority);
+	fprintf(f,
+		"%s: pass %s%s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
+		", %.3f s in kernel, stop: %s%s",
+		name, pass_type_name(p->type), prio, p->commands, p->commands == 1 ? "" : "s",
+		format_bytes(a, sizeof(a), p->compr_saved),
+		format_bytes(b, sizeof(b), -p->mem_freed), p->huge_delta,
+		(double)p->kernel_ns / 1e9, stop_name(p->stop),
+		p->eagain ? " (EAGAIN retries)" : "");
+	if (p->paced_ns)
+		fprintf(f, ", paced %.3f s", (double)p->paced_ns / 1e9);
+	if (p->enomem)
+		fprintf(f, ", %u ENOMEM (batch halved)", p->enomem);
+	if (p->unshrunk != UINT64_MAX && p->stop != STOP_NOTHING)
+		fprintf(f, ", %" PRIu64 " page%s not shrunk%s", p->unshrunk,
+			p->unshrunk == 1 ? "" : "s",
+			p->unshrunk_retried ? " (not marked incompressible at this priority: "
+					      "tried again next pass)"
+					    : " (next priority tries them)");
+	fputc('\n', f);
+}
+
+/* The pass's totals, and what other writers did meanwhile. */
+static void print_totals(FILE *f, const struct device_report *rep)
+{
+	char a[32], b[32], c[32], e[32], g[32];
+
+	fprintf(f, "%s: total: compr_data_size %s -> %s, mem_used_total %s -> %s (freed %s)",
+		rep->name, format_bytes(a, sizeof(a), (int64_t)rep->before.v[MM_COMPR_DATA_SIZE]),
+		format_bytes(b, sizeof(b), (int64_t)rep->after.v[MM_COMPR_DATA_SIZE]),
+		format_bytes(c, sizeof(c), (int64_t)rep->before.v[MM_MEM_USED_TOTAL]),
+		format_bytes(e, sizeof(e), (int64_t)rep->after.v[MM_MEM_USED_TOTAL]),
+		format_bytes(g, sizeof(g),
+			     -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
+					rep->after.v[MM_MEM_USED_TOTAL])));
+	fprintf(f, ", huge pages %" PRIu64 " -> %" PRIu64, rep->before.v[MM_HUGE_PAGES],
+		rep->after.v[MM_HUGE_PAGES]);
+	if (rep->written_back)
+		fprintf(f,
+			", %" PRIu64 " pages written back meanwhile (part of the change is "
+			"writeback's)",
+			rep->written_back);
+	if (rep->others_wrote)
+		fprintf(f,
+			", other writers changed orig_data_size by %s: recompression saved %s, "
+			"freed %s",
+			format_bytes(a, sizeof(a),
+				     delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
+					       rep->after.v[MM_ORIG_DATA_SIZE])),
+			format_bytes(b, sizeof(b), (int64_t)rep->saved_own),
+			format_bytes(c, sizeof(c), (int64_t)rep->freed_own));
+	if (rep->have_block_state)
+		fprintf(f,
+			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64
+			" -> %" PRIu64 " (%" PRIu64 " new)\n",
+			rep->recompressed_before, rep->recompressed_after,
+			rep->incompressible_before, rep->incompressible_after,
+			rep->new_incompressible);
+	else
+		fprintf(f, " (no block_state: pages still huge after the passes may be "
+			   "incompressible)\n");
+}
+
+void pass_print_report(FILE *f, const struct device_report *rep)
+{
+	char a[32];
+
+	if (rep->skipped || !rep->initialized)
+		return;
+	if (rep->device_lost) {
+		fprintf(f, "%s: reset or removed during the pass; nothing is counted\n", rep->name);
+		return;
+	}
+	if (rep->idle_marked) {
+		if (rep->idle_age_sec)
+			fprintf(f, "%s: idle: marked pages unused for more than %" PRIu64 " s\n",
+				rep->name, rep->idle_age_sec);
+		else
+			fprintf(f, "%s: idle: marked all pages\n", rep->name);
+	}
+	for (unsigned i = 0; i < rep->n_passes; i++)
+		print_step(f, rep->name, &rep->passes[i]);
+	if (rep->compact_enomem)
+		fprintf(f, "%s: compact: ENOMEM, left to the next pass\n", rep->name);
+	if (rep->compacted)
+		fprintf(f, "%s: compact: freed %s in %.6f s\n", rep->name,
+			format_bytes(a, sizeof(a), rep->compact_freed),
+			(double)rep->compact_ns / 1e9);
+	print_totals(f, rep);
+}
