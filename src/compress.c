@@ -312,6 +312,74 @@ static size_t lzo_match_len(const uint8_t *ip, const uint8_t *ref, const uint8_t
 	}
 }
 
+/* Length of the zero run at ip (its first 4 bytes are zero), at most LZO_MAX_RUN. */
+static size_t lzo_zero_run(const uint8_t *ip, const uint8_t *scan_end)
+{
+	const uint8_t *limit = ip + LZO_MAX_RUN + 1;
+	const uint8_t *z = ip + 4;
+
+	if (limit > scan_end)
+		limit = scan_end;
+	/* The first non-zero byte before limit, a word at a time. */
+	while (z + 8 <= limit && load_u64(z) == 0)
+		z += 8;
+	while (z < limit && *z == 0)
+		z++;
+	return (size_t)(z - ip) > LZO_MAX_RUN ? LZO_MAX_RUN : (size_t)(z - ip);
+}
+
+/*
+ * The match search over in (the kernel's chunk loop): literals, matches and (lzo-rle)
+ * zero runs go to o; *lit ends at the first byte not yet emitted.
+ */
+static int lzo_scan(struct lzo_out *o, const uint8_t *in, size_t in_len, uint16_t *dict, bool rle,
+		    const uint8_t **lit)
+{
+	const uint8_t *const scan_end = in + in_len - LZO_TAIL;
+	const uint8_t *ip = in + 4;
+	bool hit = false;
+	int r;
+
+	memset(dict, 0, COMP_LZO_DICT_SIZE * sizeof(*dict));
+	for (;;) {
+		const uint8_t *ref = NULL;
+		size_t run = 0;
+		uint32_t dv;
+
+		if (!hit)
+			ip += 1 + ((size_t)(ip - *lit) >> 5);
+		hit = false;
+		if (ip >= scan_end)
+			return 0;
+		dv = load_le32(ip);
+		if (dv == 0 && rle) {
+			run = lzo_zero_run(ip, scan_end);
+		} else {
+			unsigned h = ((dv * LZO_HASH_MUL) >> (32 - 13)) & (COMP_LZO_DICT_SIZE - 1);
+
+			ref = in + dict[h];
+			dict[h] = (uint16_t)(ip - in);
+			if (load_le32(ref) != dv)
+				continue;
+		}
+		if (ip > *lit && (r = lzo_put_literals(o, *lit, (size_t)(ip - *lit), false)) < 0)
+			return r;
+		if (run) {
+			r = lzo_put_zero_run(o, run);
+			ip += run;
+		} else {
+			size_t len = lzo_match_len(ip, ref, scan_end);
+
+			r = lzo_put_match(o, len, (size_t)(ip - ref));
+			ip += len;
+		}
+		if (r < 0)
+			return r;
+		*lit = ip;
+		hit = true; /* the next probe is right after the match or run */
+	}
+}
+
 int comp_lzo_encode(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *ret_len,
 		    uint16_t *dict, bool rle)
 {
@@ -327,73 +395,12 @@ int comp_lzo_encode(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_c
 			return r;
 	}
 	o.data_start = o.p;
-
 	/*
 	 * The kernel's chunk loop only scans when len > 20 and len / 32 > 0 (its pointer
 	 * overflow guard is also true for short inputs), so inputs under 32 bytes are literals.
 	 */
-	if (in_len > LZO_TAIL && in_len >= 32) {
-		const uint8_t *const scan_end = in_end - LZO_TAIL;
-		const uint8_t *ip = in + 4;
-		bool hit = false;
-
-		memset(dict, 0, COMP_LZO_DICT_SIZE * sizeof(*dict));
-		for (;;) {
-			const uint8_t *ref = NULL;
-			size_t run = 0;
-			uint32_t dv;
-
-			if (!hit)
-				ip += 1 + ((size_t)(ip - lit) >> 5);
-			hit = false;
-			if (ip >= scan_end)
-				break;
-			dv = load_le32(ip);
-			if (dv == 0 && rle) {
-				const uint8_t *limit = ip + LZO_MAX_RUN + 1;
-				const uint8_t *z = ip + 4;
-
-				if (limit > scan_end)
-					limit = scan_end;
-				/* The first non-zero byte before limit, a word at a time. */
-				while (z + 8 <= limit && load_u64(z) == 0)
-					z += 8;
-				while (z < limit && *z == 0)
-					z++;
-				run = (size_t)(z - ip);
-				if (run > LZO_MAX_RUN)
-					run = LZO_MAX_RUN;
-			} else {
-				unsigned h = ((dv * LZO_HASH_MUL) >> (32 - 13)) &
-					     (COMP_LZO_DICT_SIZE - 1);
-
-				ref = in + dict[h];
-				dict[h] = (uint16_t)(ip - in);
-				if (load_le32(ref) != dv)
-					continue;
-			}
-
-			if (ip > lit) {
-				r = lzo_put_literals(&o, lit, (size_t)(ip - lit), false);
-				if (r < 0)
-					return r;
-			}
-			if (run) {
-				r = lzo_put_zero_run(&o, run);
-				ip += run;
-			} else {
-				size_t len = lzo_match_len(ip, ref, scan_end);
-
-				r = lzo_put_match(&o, len, (size_t)(ip - ref));
-				ip += len;
-			}
-			if (r < 0)
-				return r;
-			lit = ip;
-			hit = true; /* the next probe is right after the match or run */
-		}
-	}
-
+	if (in_len > LZO_TAIL && in_len >= 32 && (r = lzo_scan(&o, in, in_len, dict, rle, &lit)) < 0)
+		return r;
 	if (in_end > lit) {
 		r = lzo_put_literals(&o, lit, (size_t)(in_end - lit), o.p == o.data_start);
 		if (r < 0)
@@ -466,6 +473,48 @@ static int lzo_copy_match(uint8_t *out, uint8_t **op, uint8_t *oend, size_t dist
 	return 0;
 }
 
+enum { LZO_M4_MATCH, LZO_M4_RUN, LZO_M4_END };
+
+/*
+ * An M4 instruction (16 <= t < 32): a far match (LZO_M4_MATCH: len, dist and the trailing
+ * literal count s to apply), the end of the stream, or in lzo-rle (version 1) a zero run,
+ * written out here with its trailing literals (LZO_M4_RUN).
+ */
+static int lzo_m4(struct lzo_in *in, unsigned t, unsigned version, uint8_t **op, uint8_t *oend,
+		  size_t *len, size_t *dist, unsigned *s)
+{
+	unsigned lo, hi, x;
+	int r;
+
+	if ((r = lzo_get(in, &lo)) < 0 || (r = lzo_get(in, &hi)) < 0)
+		return r;
+	if (version && (t & 0xf8) == 0x18 && (lo & 0xfc) == 0xfc && hi == 0xff) {
+		if ((r = lzo_get(in, &x)) < 0)
+			return r;
+		*len = (((size_t)x << 3) | (t & 7)) + LZO_MIN_RUN;
+		if ((size_t)(oend - *op) < *len)
+			return -ENOBUFS;
+		memset(*op, 0, *len);
+		*op += *len;
+		*s = lo & 3;
+		r = lzo_copy_lit(in, op, oend, *s);
+		return r < 0 ? r : LZO_M4_RUN;
+	}
+	in->p -= 2;
+	if (t & 7)
+		*len = 2 + (t & 7);
+	else if ((r = lzo_get_extra(in, 9, len)) < 0)
+		return r;
+	if ((r = lzo_get(in, &lo)) < 0 || (r = lzo_get(in, &hi)) < 0)
+		return r;
+	*dist = ((size_t)(t & 8) << 11) + ((lo | hi << 8) >> 2);
+	if (*dist == 0)
+		return LZO_M4_END;
+	*dist += 0x4000;
+	*s = lo & 3;
+	return LZO_M4_MATCH;
+}
+
 int comp_lzo_decode(const uint8_t *src, size_t src_len, uint8_t *out, size_t out_cap,
 		    size_t *ret_len)
 {
@@ -508,38 +557,15 @@ int comp_lzo_decode(const uint8_t *src, size_t src_len, uint8_t *out, size_t out
 			dist = ((size_t)b << 2) + ((t >> 2) & 3) + (state < 4 ? 1 : 2049);
 			s = t & 3;
 		} else if (t < 32) {
-			unsigned lo, hi;
-
-			if ((r = lzo_get(&in, &lo)) < 0 || (r = lzo_get(&in, &hi)) < 0)
+			r = lzo_m4(&in, t, version, &op, oend, &len, &dist, &s);
+			if (r < 0)
 				return r;
-			if (version && (t & 0xf8) == 0x18 && (lo & 0xfc) == 0xfc && hi == 0xff) {
-				unsigned x;
-
-				if ((r = lzo_get(&in, &x)) < 0)
-					return r;
-				len = (((size_t)x << 3) | (t & 7)) + LZO_MIN_RUN;
-				if ((size_t)(oend - op) < len)
-					return -ENOBUFS;
-				memset(op, 0, len);
-				op += len;
-				s = lo & 3;
-				if ((r = lzo_copy_lit(&in, &op, oend, s)) < 0)
-					return r;
+			if (r == LZO_M4_END)
+				break;
+			if (r == LZO_M4_RUN) {
 				state = s;
 				continue;
 			}
-			in.p -= 2;
-			if (t & 7)
-				len = 2 + (t & 7);
-			else if ((r = lzo_get_extra(&in, 9, &len)) < 0)
-				return r;
-			if ((r = lzo_get(&in, &lo)) < 0 || (r = lzo_get(&in, &hi)) < 0)
-				return r;
-			dist = ((size_t)(t & 8) << 11) + ((lo | hi << 8) >> 2);
-			if (dist == 0)
-				break; /* end of stream */
-			dist += 0x4000;
-			s = lo & 3;
 		} else if (t < 64) {
 			unsigned lo, hi;
 
