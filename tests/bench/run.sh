@@ -19,7 +19,7 @@
 # BUILDDIR (default build), CORPUS=file (page data, plain or .zst; default:
 # pagegen output, VM_PAGES pages, default 8192), BENCH_SCENARIOS="static churn ..." (default
 # all), BENCH_PARSE_SLOTS (default 8000000), ZRAM_RECOMPD_VM_KERNEL, VM_TIMEOUT (default
-# 900 s), BENCH_RESULTS (default tests/bench/results/latest.json), BENCH_ICOUNT (qemu -icount
+# 2700 s), BENCH_RESULTS (default tests/bench/results/latest.json), BENCH_ICOUNT (qemu -icount
 # options, default shift=0,sleep=off; empty: no icount).
 # $missing and $icount are word lists on purpose.
 # shellcheck disable=SC1091,SC2086
@@ -214,7 +214,7 @@ run_vm() {
 	# The tier's image (busybox, zram-recompd and its libraries, /init, /vm/lib.sh, the page
 	# data) with /vm/tests naming the bench scenarios, then a second archive appended with
 	# the bench's own files: the kernel unpacks concatenated archives in order.
-	VM_TESTS="$tests" VM_SCENARIO_TIMEOUT=${BENCH_SCENARIO_TIMEOUT:-300} \
+	VM_TESTS="$tests" VM_SCENARIO_TIMEOUT=${BENCH_SCENARIO_TIMEOUT:-900} \
 		"$VMDIR/mkinitramfs.sh" "$INITRD" tests || return 1
 	st=$TMP/overlay
 	mkdir -p "$st/vm/scenarios" "$st/usr/bin"
@@ -233,7 +233,7 @@ run_vm() {
 	t0=$(ns)
 	icount=
 	[ -n "$ICOUNT" ] && icount="-icount $ICOUNT"
-	timeout -k 10 "${VM_TIMEOUT:-900}" "$QEMU" -machine accel=tcg -cpu max -smp 2 -m 1536 \
+	timeout -k 10 "${VM_TIMEOUT:-2700}" "$QEMU" -machine accel=tcg -cpu max -smp 2 -m 1536 \
 		$icount -nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD" \
 		-append "console=ttyS0 panic=-1 quiet" </dev/null >"$LOG" 2>&1
 	rc=$?

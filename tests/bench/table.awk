@@ -26,6 +26,33 @@ function failed(sc) {
 }
 
 # The static rows of one kernel (key prefix pre).
+# The swap workload of one kernel (key prefix pre).
+function swap_table(pre, kern,    i, p, SW)
+{
+	if (!has(pre "swap.none.mem_used_total"))
+		return
+	print "\n## Swap workload, " kern ": " g(pre "swap.mib") " MiB in " g(pre "swap.ram_mib") \
+	      " MiB of RAM, zram swap (lzo-rle, zstd #1), 20% hot, a cold read every " g(pre "swap.cold_every") \
+	      " operations; " g(pre "swap.warmup_seconds") " s warm-up, then " g(pre "swap.seconds") " s measured\n"
+	row("policy", "mem_used_total", "orig_data_size", "pool / byte", "freed vs none", "hot ops/s", "× none",
+	    "warm-up × none", "cold p50", "cold p99", "MemAvailable")
+	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	split("none naive daemon", SW, " ")
+	for (i = 1; i <= 3; i++) {
+		p = pre "swap." SW[i]
+		row(SW[i], mib(p ".mem_used_total"), mib(p ".orig_data_size"), f(p ".pool_per_byte", 4),
+		    f(p ".freed_share", 4), f(p ".ops_per_s", 0), f(p ".throughput_ratio", 4),
+		    f(p ".warmup_throughput_ratio", 4),
+		    f(p ".cold_p50_us", 1) " µs", f(p ".cold_p99_us", 1) " µs",
+		    has(p ".memavailable_kb") ? sprintf("%.1f MiB", num(p ".memavailable_kb") / 1024) : "–")
+	}
+	print "\nCPU share (warm-up / measured): daemon " f(pre "swap.daemon.warmup_cpu_share", 4) " / " \
+	      f(pre "swap.daemon.cpu_share", 4) " (process CPU), naive job " f(pre "swap.naive.warmup_write_share", 4) \
+	      " / " f(pre "swap.naive.write_share", 4) " (time in kernel writes). Daemon: " g(pre "swap.daemon.passes") \
+	      " passes, re-paced " g(pre "swap.daemon.repaced") " times. Daemon / naive memory freed: " \
+	      f(pre "swap.daemon_vs_naive_freed", 3) "."
+}
+
 function static_table(pre, kernel,    i, p, P, L) {
 	print "\nLinux " kernel ":\n"
 	row("policy", "mem_used_total", "× limit", "compr_data_size", "× limit", "kernel writes", "writes",
@@ -80,22 +107,10 @@ END {
 		static_table(KP[j], g(KP[j] "meta.kernel"))
 	failed("static")
 
-	if (has("swap.none.mem_used_total")) {
-		print "\n## Swap workload: " g("swap.mib") " MiB in " g("swap.ram_mib") " MiB of RAM, zram swap (lzo-rle, zstd #1), 20% hot, " g("swap.seconds") " s\n"
-		row("policy", "mem_used_total", "orig_data_size", "pool / byte", "freed vs none", "hot ops/s", "× none",
-		    "cold p50", "cold p99", "MemAvailable")
-		row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
-		split("none naive daemon", SW, " ")
-		for (i = 1; i <= 3; i++) {
-			p = "swap." SW[i]
-			row(SW[i], mib(p ".mem_used_total"), mib(p ".orig_data_size"), f(p ".pool_per_byte", 4),
-			    f(p ".freed_share", 4), f(p ".ops_per_s", 0), f(p ".throughput_ratio", 4),
-			    f(p ".cold_p50_us", 1) " µs", f(p ".cold_p99_us", 1) " µs",
-			    has(p ".memavailable_kb") ? sprintf("%.1f MiB", num(p ".memavailable_kb") / 1024) : "–")
-		}
-		print "\nDaemon: CPU share " f("swap.daemon.cpu_share", 4) " of the run, " g("swap.daemon.passes") \
-		      " passes, re-paced " g("swap.daemon.repaced") " times; naive job: " s("swap.naive.kernel_write_s", 3) \
-		      " in kernel writes. Daemon / naive memory freed: " f("swap.daemon_vs_naive_freed", 3) "."
+	if (has("swap.none.mem_used_total") || has(KP[1] "swap.none.mem_used_total")) {
+		swap_table("", g("meta.kernel"))
+		for (j = 1; j <= nk; j++)
+			swap_table(KP[j], g(KP[j] "meta.kernel"))
 		failed("swap")
 	}
 
@@ -227,7 +242,7 @@ END {
 	for (j = 1; j <= nk; j++) {
 		t = KP[j]
 		sub(/\.$/, "", t)
-		tl = tl " static_once_memory_" t " static_cold_memory_" t
+		tl = tl " static_once_memory_" t " static_cold_memory_" t " swap_daemon_freed_" t " swap_daemon_throughput_" t
 	}
 	split(tl " churn_cpu_per_mib churn_hot_recompressed longest_write sigterm_exit " \
 	      "peak_rss idle_wakeups idle_wakeups_watchdog parser_throughput parser_vs_awk advisor_error", I, " ")

@@ -5,13 +5,15 @@
  *   swapload hold MIB
  *       mlock MIB MiB of anonymous memory and wait for SIGTERM: the guest has less RAM for
  *       the workload (the test kernel has no memory cgroups to limit it otherwise).
- *   swapload run FILE MIB HOT_PERCENT SECONDS SEED [COLD_EVERY]
+ *   swapload run FILE MIB HOT_PERCENT SECONDS SEED [COLD_EVERY [WARMUP]]
  *       fill MIB MiB of anonymous memory with the 4 KiB pages of FILE (cyclically; the page
  *       index in the first 8 bytes, so that no two pages are equal), print "SWAPLOAD filled
  *       NS", then for SECONDS keep the first HOT_PERCENT of the pages busy (read a word,
  *       write a byte of a random hot page: one operation) and after every COLD_EVERY
  *       operations (default 256) read one random cold page, timing that access (a swap-in
- *       when the page is in zram).
+ *       when the page is in zram). With WARMUP, the same loop runs WARMUP seconds first
+ *       and prints "SWAPLOAD warmup ops N seconds S ops_per_s R"; every 10 s of either
+ *       phase prints "SWAPLOAD window PHASE T ops_per_s R".
  *       Then print
  *         "SWAPLOAD ops N seconds S ops_per_s R cold_reads K cold_p50_us A cold_p99_us B"
  *       and wait for SIGTERM with the memory still held, so that the pool can be measured.
@@ -22,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,28 +99,88 @@ static int hold(unsigned long long mib)
 	return 0;
 }
 
-static int run(const char *file, unsigned long long mib, unsigned long long hot_pct,
-	       unsigned long long seconds, uint64_t seed, unsigned long long cold_every)
-{
-	size_t pages = (size_t)(mib << 20) / PAGE, hot = pages * hot_pct / 100, nfile;
-	uint64_t *samples = calloc(MAX_SAMPLES, sizeof(*samples));
-	uint64_t t0, end, ops = 0, nsamp = 0, sum = 0, s = seed ? seed : 1;
+struct load {
 	unsigned char *mem;
+	size_t pages, hot;
+	unsigned long long cold_every;
+	uint64_t rng, sum;
+	uint64_t samples[MAX_SAMPLES];
+	uint64_t nsamp;
+};
+
+/*
+ * Run the hot loop for SECONDS: returns the operations done, *ns the time taken. Every 10 s
+ * prints "SWAPLOAD window PHASE T ops_per_s R" (throughput over time). Cold-read latencies
+ * are kept when record is set.
+ */
+static uint64_t phase(struct load *l, const char *name, unsigned long long seconds, bool record,
+		      uint64_t *ns)
+{
+	uint64_t t0 = now_ns(), end = t0 + seconds * 1000000000ull, win = t0, win_ops = 0;
+	uint64_t ops = 0;
+
+	while (!stop) {
+		uint64_t t;
+
+		for (unsigned long long k = 0; k < l->cold_every; k++) {
+			unsigned char *p = l->mem + (rng(&l->rng) % l->hot) * PAGE;
+			uint64_t w;
+
+			memcpy(&w, p + 64, sizeof(w));
+			l->sum += w;
+			p[128 + (ops & 63)]++;
+			ops++;
+		}
+		{
+			unsigned char *p =
+				l->mem + (l->hot + rng(&l->rng) % (l->pages - l->hot)) * PAGE;
+			uint64_t a = now_ns();
+
+			l->sum += *(volatile unsigned char *)(p + 256);
+			if (record && l->nsamp < MAX_SAMPLES)
+				l->samples[l->nsamp++] = now_ns() - a;
+		}
+		t = now_ns();
+		if (t - win >= 10000000000ull) {
+			printf("SWAPLOAD window %s %.0f ops_per_s %.0f\n", name,
+			       (double)(win - t0) / 1e9, (double)(ops - win_ops) / ((double)(t - win) / 1e9));
+			fflush(stdout);
+			win = t;
+			win_ops = ops;
+		}
+		if (t >= end)
+			break;
+	}
+	*ns = now_ns() - t0;
+	return ops;
+}
+
+static int run(const char *file, unsigned long long mib, unsigned long long hot_pct,
+	       unsigned long long seconds, uint64_t seed, unsigned long long cold_every,
+	       unsigned long long warmup)
+{
+	size_t pages = (size_t)(mib << 20) / PAGE, nfile;
+	struct load *l = calloc(1, sizeof(*l));
+	uint64_t t0, ns, ops;
 	off_t fsize;
 	int fd;
 
 	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (fsize = lseek(fd, 0, SEEK_END)) < (off_t)PAGE || !samples) {
+	if (fd < 0 || (fsize = lseek(fd, 0, SEEK_END)) < (off_t)PAGE || !l) {
 		fprintf(stderr, "swapload: %s: no pages\n", file);
 		return 1;
 	}
 	nfile = (size_t)fsize / PAGE;
-	if (hot == 0 || hot >= pages) {
+	l->pages = pages;
+	l->hot = pages * hot_pct / 100;
+	l->cold_every = cold_every;
+	l->rng = seed ? seed : 1;
+	if (l->hot == 0 || l->hot >= pages) {
 		fprintf(stderr, "swapload: hot share leaves no hot or no cold pages\n");
 		return 2;
 	}
-	mem = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED) {
+	l->mem = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (l->mem == MAP_FAILED) {
 		perror("swapload: mmap");
 		return 1;
 	}
@@ -125,67 +188,52 @@ static int run(const char *file, unsigned long long mib, unsigned long long hot_
 	for (size_t i = 0; i < pages; i++) {
 		uint64_t idx = i;
 
-		if (pread(fd, mem + i * PAGE, PAGE, (off_t)((i % nfile) * PAGE)) != (ssize_t)PAGE) {
+		if (pread(fd, l->mem + i * PAGE, PAGE, (off_t)((i % nfile) * PAGE)) != (ssize_t)PAGE) {
 			perror("swapload: read");
 			return 1;
 		}
-		memcpy(mem + i * PAGE, &idx, sizeof(idx));
+		memcpy(l->mem + i * PAGE, &idx, sizeof(idx));
 	}
 	close(fd);
 	printf("SWAPLOAD filled %llu\n", (unsigned long long)(now_ns() - t0));
 	fflush(stdout);
 
-	t0 = now_ns();
-	end = t0 + seconds * 1000000000ull;
-	while (!stop) {
-		for (unsigned long long k = 0; k < cold_every; k++) {
-			unsigned char *p = mem + (rng(&s) % hot) * PAGE;
-			uint64_t w;
-
-			memcpy(&w, p + 64, sizeof(w));
-			sum += w;
-			p[128 + (ops & 63)]++;
-			ops++;
-		}
-		{
-			unsigned char *p = mem + (hot + rng(&s) % (pages - hot)) * PAGE;
-			uint64_t a = now_ns();
-
-			sum += *(volatile unsigned char *)(p + 256);
-			if (nsamp < MAX_SAMPLES)
-				samples[nsamp++] = now_ns() - a;
-		}
-		if (now_ns() >= end)
-			break;
+	if (warmup) {
+		ops = phase(l, "warmup", warmup, false, &ns);
+		printf("SWAPLOAD warmup ops %llu seconds %.3f ops_per_s %.0f\n",
+		       (unsigned long long)ops, (double)ns / 1e9, (double)ops / ((double)ns / 1e9));
+		fflush(stdout);
 	}
-	end = now_ns();
-	qsort(samples, nsamp, sizeof(*samples), cmp_u64);
+	ops = phase(l, "measured", seconds, true, &ns);
+	qsort(l->samples, l->nsamp, sizeof(l->samples[0]), cmp_u64);
 	printf("SWAPLOAD ops %llu seconds %.3f ops_per_s %.0f cold_reads %llu cold_p50_us %.1f "
 	       "cold_p99_us %.1f check %llu\n",
-	       (unsigned long long)ops, (double)(end - t0) / 1e9,
-	       (double)ops / ((double)(end - t0) / 1e9), (unsigned long long)nsamp,
-	       nsamp ? (double)samples[nsamp / 2] / 1e3 : 0.0,
-	       nsamp ? (double)samples[nsamp * 99 / 100] / 1e3 : 0.0, (unsigned long long)(sum & 1));
+	       (unsigned long long)ops, (double)ns / 1e9, (double)ops / ((double)ns / 1e9),
+	       (unsigned long long)l->nsamp,
+	       l->nsamp ? (double)l->samples[l->nsamp / 2] / 1e3 : 0.0,
+	       l->nsamp ? (double)l->samples[l->nsamp * 99 / 100] / 1e3 : 0.0,
+	       (unsigned long long)(l->sum & 1));
 	fflush(stdout);
-	free(samples);
+	free(l);
 	wait_term();
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long long mib, hot, secs, seed, cold_every = 256;
+	unsigned long long mib, hot, secs, seed, cold_every = 256, warmup = 0;
 
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	if (argc == 3 && strcmp(argv[1], "hold") == 0 && parse(argv[2], 1ull << 20, &mib) == 0)
 		return hold(mib);
-	if ((argc == 7 || argc == 8) && strcmp(argv[1], "run") == 0 &&
+	if (argc >= 7 && argc <= 9 && strcmp(argv[1], "run") == 0 &&
 	    parse(argv[3], 1ull << 20, &mib) == 0 && parse(argv[4], 99, &hot) == 0 &&
 	    parse(argv[5], 86400, &secs) == 0 && parse(argv[6], UINT64_MAX, &seed) == 0 &&
-	    (argc == 7 || (parse(argv[7], 1ull << 32, &cold_every) == 0 && cold_every > 0)))
-		return run(argv[2], mib, hot, secs, seed, cold_every);
+	    (argc < 8 || (parse(argv[7], 1ull << 32, &cold_every) == 0 && cold_every > 0)) &&
+	    (argc < 9 || parse(argv[8], 86400, &warmup) == 0))
+		return run(argv[2], mib, hot, secs, seed, cold_every, warmup);
 	fprintf(stderr, "usage: swapload hold MIB | swapload run FILE MIB HOT_PERCENT SECONDS SEED "
-			"[COLD_EVERY]\n");
+			"[COLD_EVERY [WARMUP]]\n");
 	return 2;
 }

@@ -3,8 +3,11 @@
 # Bench: zram as swap under a real workload. An mlocked balloon leaves the workload about
 # BENCH_SWAP_RAM_MIB (default 256) MiB of RAM; a 1 GiB zram swap device (lzo-rle primary,
 # zstd secondary) takes the rest. tests/tools/swapload fills BENCH_SWAP_MIB (default 400) MiB
-# with the page data, then keeps 20% of it busy for BENCH_SWAP_SECONDS (default 60) s while
-# reading a random cold page after every 256 operations. Three runs, same seed:
+# with the page data, then keeps 20% of it busy while reading a random cold page after every
+# BENCH_SWAP_COLD_EVERY (default 1048576, about 40 a second: the rest is touched rarely)
+# operations: BENCH_SWAP_WARMUP (default 60) s in which each policy catches up with the
+# freshly swapped-out memory, then the measured BENCH_SWAP_SECONDS (default 60) s, the
+# steady state of a long-running workload. Three runs, same seed:
 #   none     no recompression
 #   naive    every 10 s: echo all > idle; echo type=idle > recompress; echo 1 > compact
 #   daemon   zram-recompd, interval-sec = 10, idle ages 10 s, every other key at its default
@@ -23,11 +26,13 @@ SWAPLOAD=/usr/bin/swapload
 MIB=${BENCH_SWAP_MIB:-400}
 SECS=${BENCH_SWAP_SECONDS:-60}
 RAM=${BENCH_SWAP_RAM_MIB:-256}
-COLD_EVERY=${BENCH_SWAP_COLD_EVERY:-256}
+COLD_EVERY=${BENCH_SWAP_COLD_EVERY:-1048576}
+WARMUP=${BENCH_SWAP_WARMUP:-60}
 out swap.mib "$MIB"
 out swap.seconds "$SECS"
 out swap.ram_mib "$RAM"
 out swap.cold_every "$COLD_EVERY"
+out swap.warmup_seconds "$WARMUP"
 
 # wait_line FILE REGEX SECONDS
 wait_line() {
@@ -54,7 +59,7 @@ for policy in none naive daemon; do
 	mkswap "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
 	swapon "/dev/$Z" || fail "swapon /dev/$Z failed"
 	W=$WORK/$policy.out
-	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 20 "$SECS" 1 "$COLD_EVERY" >"$W"
+	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 20 "$SECS" 1 "$COLD_EVERY" "$WARMUP" >"$W"
 	wait_line "$W" "SWAPLOAD filled" 600 || fail "$policy: the workload did not fill its memory"
 	kw=0
 	case $policy in
@@ -80,12 +85,23 @@ for policy in none naive daemon; do
 		start_daemon "$WORK/swap-daemon.log" --config "$WORK/swap.conf"
 		;;
 	esac
+	# The policy's CPU in the warm-up (its first passes) and in the measured window apart.
+	if [ "$WARMUP" -gt 0 ]; then
+		wait_line "$W" "SWAPLOAD warmup" $((WARMUP * 20 + 600)) ||
+			fail "$policy: the workload's warm-up did not end"
+		case $policy in
+		naive) out swap.naive.warmup_kernel_write_s "$(awk '{ t += $1 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")" ;;
+		daemon) out swap.daemon.warmup_cpu_ticks "$(awk '{ print $14 + $15 }' "/proc/$DPID/stat")" ;;
+		esac
+	fi
 	wait_line "$W" "SWAPLOAD ops" $((SECS * 20 + 600)) || fail "$policy: the workload did not end"
 	# Measured while the workload still holds its memory.
 	mm_out "swap.$policy" "$Z"
 	out "swap.$policy.memavailable_kb" "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
 	set -- $(sed -n 's/^SWAPLOAD ops \([0-9]*\) seconds \([0-9.]*\) ops_per_s \([0-9]*\) cold_reads \([0-9]*\) cold_p50_us \([0-9.]*\) cold_p99_us \([0-9.]*\).*/\1 \2 \3 \4 \5 \6/p' "$W")
 	out "swap.$policy.ops" "$1"
+	out "swap.$policy.warmup_ops_per_s" "$(sed -n 's/^SWAPLOAD warmup ops [0-9]* seconds [0-9.]* ops_per_s \([0-9]*\).*/\1/p' "$W")"
+	out "swap.$policy.windows" "$(awk '/^SWAPLOAD window/ { printf "%s%s", s, $6; s = "," }' "$W")"
 	out "swap.$policy.ops_per_s" "$3"
 	out "swap.$policy.cold_reads" "$4"
 	out "swap.$policy.cold_p50_us" "$5"
