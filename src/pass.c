@@ -180,8 +180,9 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 				    d->name, cfg->algos[i]);
 	}
 	/*
-	 * Contiguous from priority 1: a gap makes 6.15+ mark every scanned slot
-	 * incompressible (ABI pitfall 2). Every command is built (and so validated) before
+	 * Contiguous from priority 1: 6.15+ sets prio_max to the number of names, not the
+	 * highest priority, so with a gap the top priority is never tried and every scanned
+	 * slot is marked incompressible. Every command is built (and so validated) before
 	 * the first write: names can only be removed by a reset, so a list that fails half
 	 * way would leave the device half-configured.
 	 */
@@ -203,7 +204,9 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 	}
 	/*
 	 * Levels are checked before anything is written too: 7.3 rejects a bad level only at
-	 * disksize, which then resets every algorithm of the device (ABI doc §12.4).
+	 * disksize (the backends check levels when zcomp_create sets them up), and that
+	 * failed disksize clears the secondary algorithms, resets every parameter and sets
+	 * the primary back to the kernel's default.
 	 */
 	for (unsigned i = 0; i < cfg->n_algos; i++) {
 		int lo, hi, k;
@@ -518,7 +521,7 @@ void pass_plan_from_config(const struct dev_config *cfg, uint64_t idle_age_sec,
 		s->type = cfg->passes[i];
 		/* One mark before the first idle type: recompression clears IDLE on what it
 		 * tried (6.13+, 6.12.y), and a second age-based mark would re-mark every slot
-		 * just recompressed (their ac_time is 0, ABI pitfall 23). */
+		 * just recompressed (6.2-7.3: freeing the old object zeroes their ac_time). */
 		if (!marked && (s->type == PASS_IDLE || s->type == PASS_HUGE_IDLE)) {
 			s->mark_idle = true;
 			s->idle_age_sec = idle_age_sec;
@@ -556,7 +559,8 @@ static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t ag
 	if (r == -EINVAL && age && d->caps.idle_age == TRI_UNKNOWN) {
 		bool init = false;
 
-		/* The kernel takes only "all" without ac-time tracking (ABI §2.5). */
+		/* Without ac-time tracking (CONFIG_ZRAM_TRACK_ENTRY_ACTIME 6.8+,
+		 * CONFIG_ZRAM_MEMORY_TRACKING 6.2-6.7) idle accepts only "all": EINVAL. */
 		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && init) {
 			log_info("%s: kernel rejected an idle age (no ac-time tracking): marking "
 				 "all pages idle",
@@ -598,7 +602,8 @@ static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct
 
 /*
  * Whether an idle-type step can only meet slots it cannot change. Recompressed slots
- * look idle forever (ac_time 0, ABI pitfall 23), and 6.2-6.14 decompress each of them
+ * look idle forever (6.2-7.3: success frees the old object, which zeroes ac_time, so
+ * every age-based mark selects them), and 6.2-6.14 decompress each of them
  * before finding nothing to try, in one write that max_pages does not bound (such slots
  * are not counted): measured in the bench as 41% of the daemon's kernel time. Only
  * decidable when no higher priority is left to try for a recompressed slot.
@@ -735,8 +740,9 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	}
 	if (d->recomp.gap) {
 		if (d->caps.prio_max_active) {
-			/* 6.15+: prio_max counts names, so the top priority is never tried and
-			 * every scanned slot would be marked incompressible (ABI pitfall 2). */
+			/* 6.15+: prio_max counts names (num_active_comps), not the highest
+			 * priority, so with a gap the top priority is never tried and every
+			 * scanned slot would be marked incompressible. */
 			log_error("%s: recomp_algorithm has a priority gap (highest #%u, %u set): on "
 				  "6.15+ every scanned page would be marked incompressible; "
 				  "refusing to recompress (reset the device and configure "

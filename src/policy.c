@@ -306,8 +306,10 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 	/*
 	 * Cold tier first, at most once per cold age: its mark selects pages idle for hours;
 	 * the warm mark after it re-marks with the shorter age. Pages the warm tier
-	 * recompressed have ac_time 0 (ABI pitfall 23), so the cold tier takes them at its
-	 * next run; running it once per cold age bounds how soon that happens.
+	 * recompressed have ac_time 0 (6.2-7.3: a successful recompression frees the old
+	 * object, which zeroes it), so every age-based mark selects them and the cold tier
+	 * takes them at its next run; running it once per cold age bounds how soon that
+	 * happens.
 	 */
 	if (cfg->cold_idle_age_sec && s->priority_supported &&
 	    s->n_secondaries >= cfg->cold_priority &&
