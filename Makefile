@@ -68,8 +68,18 @@ $(BUILDDIR)/obj/%.o: src/%.c
 $(BIN): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# A test may need extra link flags (e.g. -Wl,--wrap=sysfs_write to inject errnos):
-# put them in tests/unit/<test>.ldflags.
+# Unit tests: tests/unit/test_X.c linked with every library object (not main.o) and cmocka.
+# tests/unit/test_X.ldflags, when it exists, holds extra link flags for test_X only (read
+# with cat, so one or more whitespace-separated flags). The ones in use are GNU ld wraps:
+# -Wl,--wrap=F makes every call to F from the other objects of the link (src/*.o and the
+# test itself) go to __wrap_F, which the test defines, and __real_F reach the real F. This
+# is how a test puts a fake kernel under one function without changing src/: test_pass
+# wraps sysfs_write (chosen errnos, mm_stat moving like a real device), test_blockstate
+# wraps read (debugfs block_state's whole-line reads). A call inside the object that
+# defines F is not redirected (sysfs.c calling sysfs_write itself), and neither are libc's
+# own internal calls. Each such test says so in its header comment.
+UNIT_LDFLAGS := $(wildcard tests/unit/test_*.ldflags)
+$(UNIT_LDFLAGS:tests/unit/%.ldflags=$(BUILDDIR)/tests/%): $(BUILDDIR)/tests/%: tests/unit/%.ldflags
 $(BUILDDIR)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(shell $(PKG_CONFIG) --cflags cmocka) \
