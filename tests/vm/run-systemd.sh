@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The systemd VM test: boots a test kernel (build-kernel.sh K) under qemu TCG with the host's
-# systemd as PID 1 (initramfs from systemd/mkinitramfs.sh; rdinit=/usr/lib/systemd/systemd,
+# systemd as PID 1 (`mkinitramfs.sh OUT systemd`; rdinit=/usr/lib/systemd/systemd,
 # systemd.unit=zram-recompd-vmtest.service), where systemd/vmtest.sh checks the installed
 # zram-recompd.service. Prints one
 # "vm: PASS|FAIL|SKIP systemd_NAME [release][: detail]" line per check; a check without a
@@ -49,7 +49,7 @@ vm_need_tools "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio systemctl
 [ -z "$VM_MISSING" ] || fail_all "missing:$VM_MISSING"
 vm_kernel "$K" || fail_all "no test kernel (build-kernel.sh $K failed)"
 INITRD=$HERE/out/systemd-initramfs.cpio.gz
-"$HERE/systemd/mkinitramfs.sh" "$INITRD" || fail_all "systemd/mkinitramfs.sh failed"
+"$HERE/mkinitramfs.sh" "$INITRD" systemd || fail_all "mkinitramfs.sh (systemd image) failed"
 
 # systemd.show_status=error: only failures on the console, between the driver's lines.
 # shellcheck disable=SC2086 # a word list
