@@ -24,8 +24,9 @@
 #     /usr/lib/systemd/system, the zram-generator drop-in included), then tests/vm/systemd's
 #     zram-recompd.conf as /etc/zram-recompd.conf and the drop-in vmtest-watchdog.conf
 #     (WatchdogSec=3s);
-#   - the driver: zram-recompd-vmtest.service running /vm/vmtest.sh, and the watchdog check's
-#     negative control vmtest-watchdog-control.service;
+#   - the driver: zram-recompd-vmtest.service running /vm/vmtest.sh, the watchdog check's
+#     negative control vmtest-watchdog-control.service, and systemd-zram-setup@.service, a
+#     stand-in for zram-generator's setup unit (the installed drop-in extends it);
 #   - passwd, group, os-release, a fixed machine-id; 16384 pagegen pages (seed VM_SEED) in
 #     /vm/data/pages.bin;
 #   - systemd-sysusers and systemd-tmpfiles-setup{,-dev} masked (their programs are not copied).
@@ -202,7 +203,8 @@ systemd_image() {
 	cp "$SD/zram-recompd.conf" "$STAGE/etc/zram-recompd.conf"
 
 	# The driver and its units.
-	cp "$SD/zram-recompd-vmtest.service" "$SD/vmtest-watchdog-control.service" "$U/"
+	cp "$SD/zram-recompd-vmtest.service" "$SD/vmtest-watchdog-control.service" \
+		"$SD/systemd-zram-setup@.service" "$U/"
 	install -m 0755 "$SD/vmtest.sh" "$STAGE/vm/vmtest.sh"
 	cp "$SD/zram-recompd.conf" "$STAGE/vm/zram-recompd.conf"
 	"$PAGEGEN" 16384 "${VM_SEED:-1}" >"$STAGE/vm/data/pages.bin"
