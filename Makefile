@@ -24,6 +24,11 @@ SAN_FLAGS :=
 OPT := -O2 -g
 endif
 
+# `clean` removes it: never empty, never the source tree.
+ifeq ($(filter-out . ./,$(strip $(BUILDDIR))),)
+$(error BUILDDIR must name a build directory, not '$(BUILDDIR)')
+endif
+
 WARN := -Wall -Wextra -Werror -Wformat=2 -Wformat-security -Wshadow -Wpointer-arith \
 	-Wcast-qual -Wstrict-prototypes -Wmissing-prototypes -Wsign-compare -Wvla \
 	-Wundef -Wwrite-strings -Wno-unused-parameter
@@ -50,8 +55,9 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 
-.PHONY: all check check-unit check-fakesys check-daemon check-vm check-san check-deps test \
-	install uninstall clean format deps demo bench tools unit-bins
+# Every target that names no file (a file of that name must never make it look done).
+.PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-san \
+	check-vm check-deps deps demo bench install uninstall format clean
 
 all: $(BIN)
 
@@ -62,8 +68,18 @@ $(BUILDDIR)/obj/%.o: src/%.c
 $(BIN): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# A test may need extra link flags (e.g. -Wl,--wrap=sysfs_write to inject errnos):
-# put them in tests/unit/<test>.ldflags.
+# Unit tests: tests/unit/test_X.c linked with every library object (not main.o) and cmocka.
+# tests/unit/test_X.ldflags, when it exists, holds extra link flags for test_X only (read
+# with cat, so one or more whitespace-separated flags). The ones in use are GNU ld wraps:
+# -Wl,--wrap=F makes every call to F from the other objects of the link (src/*.o and the
+# test itself) go to __wrap_F, which the test defines, and __real_F reach the real F. This
+# is how a test puts a fake kernel under one function without changing src/: test_pass
+# wraps sysfs_write (chosen errnos, mm_stat moving like a real device), test_blockstate
+# wraps read (debugfs block_state's whole-line reads). A call inside the object that
+# defines F is not redirected (sysfs.c calling sysfs_write itself), and neither are libc's
+# own internal calls. Each such test says so in its header comment.
+UNIT_LDFLAGS := $(wildcard tests/unit/test_*.ldflags)
+$(UNIT_LDFLAGS:tests/unit/%.ldflags=$(BUILDDIR)/tests/%): $(BUILDDIR)/tests/%: tests/unit/%.ldflags
 $(BUILDDIR)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(shell $(PKG_CONFIG) --cflags cmocka) \
@@ -136,32 +152,45 @@ bench:
 	@$(MAKE) --no-print-directory all tools
 	@tests/bench/run.sh
 
-install: $(BIN)
+# What `make install` installs besides the program. Named one by one, never globbed: each is
+# a prerequisite, so a missing one stops make ("No rule to make target ...") before anything
+# is installed, instead of being skipped. tests/deps/run.sh checks the installed tree.
+MANPAGES := docs/zram-recompd.8 docs/zram-recompd.conf.5
+# Units and drop-ins, installed under $(SYSTEMDUNITDIR) at their path below systemd/, with
+# @SBINDIR@ and @SYSCONFDIR@ replaced. The drop-in makes zram-generator's setup service run
+# `zram-recompd --once --device zramN` before it sets disksize (README, With zram-generator).
+UNITS := systemd/zram-recompd.service systemd/zram-recompd-once.service \
+	systemd/zram-recompd-once.timer systemd/systemd-zram-setup@.service.d/zram-recompd.conf
+CONFIG := etc/zram-recompd.conf
+
+install: $(MANPAGES) $(UNITS) $(CONFIG) $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/zram-recompd
 	install -D -m 0644 docs/zram-recompd.8 $(DESTDIR)$(MANDIR)/man8/zram-recompd.8
 	install -D -m 0644 docs/zram-recompd.conf.5 $(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
 	# never overwrite an admin's configuration
 	[ -e $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf ] || \
-		install -D -m 0644 etc/zram-recompd.conf $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf
+		install -D -m 0644 $(CONFIG) $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf.d
-	for u in systemd/*.service systemd/*.timer systemd/*.d/*.conf; do \
-		[ -e "$$u" ] || continue; \
+	set -e; for u in $(UNITS); do \
 		d=$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}; \
-		install -d -m 0755 "$$(dirname "$$d")"; \
-		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' "$$u" > "$$d.tmp" && \
-		chmod 0644 "$$d.tmp" && mv "$$d.tmp" "$$d"; \
+		install -d -m 0755 "$${d%/*}"; \
+		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' "$$u" >"$$d.tmp"; \
+		chmod 0644 "$$d.tmp"; \
+		mv "$$d.tmp" "$$d"; \
 	done
 
+# The configuration in $(SYSCONFDIR) stays: it may hold the admin's changes.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/zram-recompd $(DESTDIR)$(MANDIR)/man8/zram-recompd.8 \
 		$(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
-	for u in systemd/*.service systemd/*.timer systemd/*.d/*.conf; do \
-		rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; done
+	for u in $(UNITS); do rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; done
+	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" 2>/dev/null || true
 
 format:
 	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
 
+# The build directory in use (BUILDDIR, default build) and the sanitizer build's build-san.
 clean:
-	rm -rf build build-san
+	rm -rf -- $(sort $(BUILDDIR) build-san)
 
 -include $(OBJS:.o=.d)

@@ -25,8 +25,8 @@ struct bs_counts {
 	/*
 	 * Idle slots a recompress type=idle / huge_idle could still improve: 'i' without
 	 * 'r', 'n', 's' or 'w' (and with 'h' for huge_idle). When these are 0, a pass of that
-	 * type would only walk slots it cannot change (ABI pitfall 23: recompressed slots
-	 * look idle forever, and 6.2-6.14 decompress each before giving up).
+	 * type would only walk slots it cannot change (6.2-7.3: a recompressed slot's ac_time
+	 * is 0, so it looks idle forever, and 6.2-6.14 decompress each before giving up).
 	 */
 	uint64_t idle_fresh;
 	uint64_t huge_idle_fresh;

@@ -78,7 +78,7 @@ struct zram_recomp {
 	bool set[ZRAM_MAX_PRIO + 1];
 	unsigned count;	  /* priorities that have a name */
 	unsigned highest; /* highest priority with a name, 0 when none */
-	bool gap;	  /* a priority below highest is empty (6.15+ trap, ABI pitfall 2) */
+	bool gap;	  /* gap below highest: 6.15+ would mark every scanned slot incompressible */
 	struct zram_algo_list avail; /* the list shown on the first line */
 };
 int zram_parse_recomp_listing(const char *s, size_t len, struct zram_recomp *ret);

@@ -947,7 +947,9 @@ static int read_block_state(int root_fd, unsigned id, struct slot_sample *s)
 	r = sysfs_open_read(root_fd, path, &fd);
 	if (r < 0)
 		return r;
-	buf = malloc(1 << 16); /* block_state offsets are slot indexes: read big (ABI §4) */
+	/* 6.2-7.3: the block_state offset is a slot index, and a line that does not fit
+	 * ends the read (40 bytes or less reads as EOF): read big. */
+	buf = malloc(1 << 16);
 	if (!buf) {
 		close(fd);
 		return -ENOMEM;
@@ -1169,7 +1171,8 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 		adv_error(o, "advise: %s: cannot open /dev/%s: %m", src->name, src->name);
 		goto out;
 	}
-	/* No readahead: every page read marks a slot accessed (clears IDLE, ABI pitfall 16). */
+	/* No readahead: reading /dev/zramN marks a slot accessed (6.2-7.3: clears IDLE and,
+	 * with ac-time tracking, refreshes its ac_time), so read only the sampled pages. */
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	for (uint64_t i = 0; i < ss.n; i++) {
 		off_t off = (off_t)(ss.idx[i] * COMP_PAGE_SIZE);

@@ -394,7 +394,8 @@ static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t ag
 	if (r == -EINVAL && age && d->caps.idle_age == TRI_UNKNOWN) {
 		bool init = false;
 
-		/* The kernel takes only "all" without ac-time tracking (ABI §2.5). */
+		/* Without ac-time tracking (CONFIG_ZRAM_TRACK_ENTRY_ACTIME 6.8+,
+		 * CONFIG_ZRAM_MEMORY_TRACKING 6.2-6.7) idle accepts only "all": EINVAL. */
 		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && init) {
 			log_info("%s: kernel rejected an idle age (no ac-time tracking): marking "
 				 "all pages idle",

@@ -259,7 +259,8 @@ void zram_caps_derive(struct zram_caps *ret, const struct kver *kv, bool has_rec
 	struct zram_caps c = { 0 };
 
 	c.multi_comp = has_recomp_files;
-	/* Keys the kernel silently ignores must be keyed on the version (ABI §7). */
+	/* recompress ignores unknown keys without an error (max_pages= before 6.10,
+	 * priority= before 6.12), so a successful write proves nothing: key on the version. */
 	c.max_pages = c.multi_comp && kver_ge(kv, 6, 10, 0);
 	c.priority = c.multi_comp && kver_ge(kv, 6, 12, 0);
 	c.algorithm_params = has_algorithm_params;
@@ -763,8 +764,9 @@ int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int lev
 {
 	if (!d->caps.algorithm_params)
 		return -EOPNOTSUPP;
-	/* ABI pitfall 9: no init check in the kernel, and a write frees what a running
-	 * backend still uses. Only ever before disksize. */
+	/* 6.12-7.0: algorithm_params has no init check, and a write on an initialized
+	 * device frees the zstd dictionary a running backend still uses (7.1+: EBUSY).
+	 * Only ever before disksize. */
 	if (d->initialized)
 		return -EBUSY;
 	if (prio < 1 || prio > ZRAM_MAX_PRIO)

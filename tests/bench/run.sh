@@ -21,14 +21,14 @@
 # all), BENCH_PARSE_SLOTS (default 8000000), ZRAM_RECOMPD_VM_KERNEL, VM_TIMEOUT (default
 # 2700 s), BENCH_RESULTS (default tests/bench/results/latest.json), BENCH_ICOUNT (qemu -icount
 # options, default shift=0,sleep=off; empty: no icount).
-# $missing and $icount are word lists on purpose.
-# shellcheck disable=SC1091,SC2086
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-VMDIR=$TOP/tests/vm
-. "$VMDIR/host-lib.sh"
+# host-lib.sh: the VM tier's qemu runner (vm_boot), console parser and image packer.
+VM_DIR=$TOP/tests/vm
+# shellcheck source=tests/vm/host-lib.sh
+. "$VM_DIR/host-lib.sh"
 cd "$TOP" || exit 1
 
 BUILDDIR=${BUILDDIR:-build}
@@ -195,16 +195,16 @@ run_vm() {
 	kver=$1
 	pre=$2
 	scen=$3
-	missing=
-	for c in "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd; do
-		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
-	done
-	if [ -n "$missing" ] && ! (vm_apt_install $missing); then
-		log "missing:$missing"
+	vm_need_tools "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd
+	if [ -n "$VM_MISSING" ]; then
+		log "missing:$VM_MISSING"
 		return 1
 	fi
-	KERNEL=$("$VMDIR/build-kernel.sh" "$kver" | tail -n 1)
-	[ -r "$KERNEL" ] || { log "no test kernel $kver"; return 1; }
+	vm_kernel "$kver" || {
+		log "no test kernel $kver"
+		return 1
+	}
+	KERNEL=$VM_IMAGE
 	tests=
 	for s in $scen; do
 		[ -f "$HERE/guest/bench_$s.sh" ] || vm_die "no scenario $s (tests/bench/guest)"
@@ -215,7 +215,7 @@ run_vm() {
 	# data) with /vm/tests naming the bench scenarios, then a second archive appended with
 	# the bench's own files: the kernel unpacks concatenated archives in order.
 	VM_TESTS="$tests" VM_SCENARIO_TIMEOUT=${BENCH_SCENARIO_TIMEOUT:-900} \
-		"$VMDIR/mkinitramfs.sh" "$INITRD" tests || return 1
+		"$VM_DIR/mkinitramfs.sh" "$INITRD" tests || return 1
 	st=$TMP/overlay
 	mkdir -p "$st/vm/scenarios" "$st/usr/bin"
 	cp "$HERE"/guest/bench_*.sh "$st/vm/scenarios/"
@@ -226,18 +226,17 @@ run_vm() {
 	env | grep -E '^BENCH_(CHURN_[A-Z_]+|SWAP_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
 		sed 's/^/export /' >"$st/vm/bench.env"
 	# vmbench needs only libc, which the image already has for zram-recompd.
-	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >>"$INITRD"
+	vm_cpio "$st" >>"$INITRD"
 
 	LOG=$OUT/console-$kver.log
 	log "booting $KERNEL (TCG); console log $LOG"
 	t0=$(ns)
-	icount=
-	[ -n "$ICOUNT" ] && icount="-icount $ICOUNT"
-	timeout -k 10 "${VM_TIMEOUT:-2700}" "$QEMU" -machine accel=tcg -cpu max -smp 2 -m 1536 \
-		$icount -nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 panic=-1 quiet" </dev/null >"$LOG" 2>&1
-	rc=$?
-	tr -d '\r' <"$LOG" >"$LOG.tmp" && mv "$LOG.tmp" "$LOG"
+	if [ -n "$ICOUNT" ]; then
+		vm_boot "$KERNEL" "$INITRD" "$LOG" "${VM_TIMEOUT:-2700}" "" -icount "$ICOUNT"
+	else
+		vm_boot "$KERNEL" "$INITRD" "$LOG" "${VM_TIMEOUT:-2700}"
+	fi
+	rc=$VM_RC
 	log "qemu exited $rc after $(seconds "$t0" "$(ns)") s"
 	kv "${pre}vm.seconds" "$(seconds "$t0" "$(ns)")"
 	# Emulated timings stretch when the host is busy: its load before and after the VM.
@@ -245,24 +244,20 @@ run_vm() {
 	kv "${pre}meta.kernel" "$(sed -n 's/^VMINFO kernel \([^ ]*\) .*/\1/p' "$LOG" | head -n 1)"
 	sed -n "s/^BENCH /$pre/p" "$LOG" >>"$KV"
 	for t in $tests; do
-		line=$(grep -E "^VMTEST (PASS|FAIL|SKIP) $t(:|\$)" "$LOG" | head -n 1)
+		vm_test_result "$LOG" "$t"
 		name=${t#bench_}
-		if [ -z "$line" ]; then
+		if [ -z "$VM_ST" ]; then
 			kv "${pre}vm.$name.result" FAIL
 			kv "${pre}vm.$name.reason" "no result (VM stopped or timed out; qemu exit $rc)"
 			continue
 		fi
-		kv "${pre}vm.$name.result" "$(echo "$line" | cut -d' ' -f2)"
-		reason=$(echo "$line" | sed -nE "s/^VMTEST [A-Z]+ $t: //p")
-		[ -n "$reason" ] && kv "${pre}vm.$name.reason" "$reason"
+		kv "${pre}vm.$name.result" "$VM_ST"
+		[ -n "$VM_REASON" ] && kv "${pre}vm.$name.reason" "$VM_REASON"
 		kv "${pre}vm.$name.seconds" "$(sed -n "s/^VMTIME $t \([0-9.]*\) s/\1/p" "$LOG")"
 	done
-	if grep -q '^VMKERNEL ' "$LOG"; then
-		kv "${pre}vm.kernel_warnings" "$(grep -c '^VMKERNEL ' "$LOG")"
-		grep '^VMKERNEL ' "$LOG" | head -n 10 >&2
-	else
-		kv "${pre}vm.kernel_warnings" 0
-	fi
+	warnings=$(vm_kernel_warnings "$LOG")
+	kv "${pre}vm.kernel_warnings" "$warnings"
+	[ "$warnings" -eq 0 ] || grep '^VMKERNEL ' "$LOG" | head -n 10 >&2
 	grep -E '^VMTEST (FAIL|SKIP)' "$LOG" >&2
 	return 0
 }

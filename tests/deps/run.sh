@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The first-command tier: `make demo`, `make check` and `make bench` must install what they
-# need before anything compiles; plain `make` and `make install` must never install.
+# The first-command and Makefile tier: `make demo`, `make check` and `make bench` must
+# install what they need before anything compiles; plain `make` and `make install` must never
+# install packages; `make install` installs every file it is meant to, or fails.
 # In a copy of the tracked files (a clean clone of the working tree), with PATH stubs for
 # dpkg-query (libsystemd-dev looks missing), apt-get, sudo and id that only record what they
 # were asked, it checks
@@ -9,7 +10,14 @@
 #     compiler call;
 #   - `make -n` and `make -n install`: no dependency step, no apt-get;
 #   - tests/deps.sh itself, run for real against the stubs: it asks apt-get for exactly the
-#     missing package, and only for the groups it was given.
+#     missing package, and only for the groups it was given;
+#   - `make install DESTDIR=...` for real (with a stub compiler: what is checked is the
+#     install rule, not the build): exactly the expected files, modes and substituted paths,
+#     among them every tracked file under systemd/ (the zram-generator drop-in included); a
+#     second install keeps an edited configuration; without the drop-in it fails, naming
+#     it, and installs nothing;
+#   - `make clean` removes the BUILDDIR it is given; every target that names no file is
+#     .PHONY.
 # Last line: "deps: N passed, N failed".
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -110,6 +118,131 @@ if (cd "$CLONE" && PATH=$SPATH sh tests/deps.sh bogus >"$T/deps.out" 2>&1); then
 	bad "deps-unknown-group" "exit 0"
 else
 	ok "deps-unknown-group (refused)"
+fi
+
+# ---- make install ----
+# A compiler stub that only creates its -o output: the install rule gets a "program" to
+# install without a real build (this tier runs before and without one).
+cat >"$T/bin/stubcc" <<'EOS'
+#!/bin/sh
+out=
+while [ $# -gt 0 ]; do
+	[ "$1" = -o ] && [ $# -gt 1 ] && out=$2
+	shift
+done
+[ -n "$out" ] || exit 0
+mkdir -p "$(dirname "$out")"
+printf '#!/bin/sh\necho stub\n' >"$out"
+chmod 0755 "$out"
+EOS
+chmod +x "$T/bin/stubcc"
+UNITDIR=/usr/lib/systemd/system
+# install_into DEST [MAKE ARGS...]: `make install` of the clone into DEST; output in
+# $T/install.out.
+install_into() {
+	d=$1
+	shift
+	(cd "$CLONE" && make install CC="$T/bin/stubcc" DESTDIR="$d" PREFIX=/usr/local \
+		SYSCONFDIR=/etc SYSTEMDUNITDIR=$UNITDIR "$@") >"$T/install.out" 2>&1
+}
+# What must be installed (mode, path below DESTDIR); the units: every tracked file under
+# systemd/, at the same path below the unit directory.
+{
+	echo "755 usr/local/sbin/zram-recompd"
+	echo "644 usr/local/share/man/man8/zram-recompd.8"
+	echo "644 usr/local/share/man/man5/zram-recompd.conf.5"
+	echo "644 etc/zram-recompd.conf"
+	(cd "$TOP" && git ls-files systemd) | sed "s,^systemd/,644 ${UNITDIR#/}/,"
+} | LC_ALL=C sort >"$T/install.want"
+DEST=$T/dest-install
+if ! install_into "$DEST"; then
+	bad "install" "make install failed: $(tail -n 5 "$T/install.out" | tr '\n' '|')"
+else
+	(cd "$DEST" && find . -type f -exec stat -c '%a %n' {} +) | sed 's, \./, ,' |
+		LC_ALL=C sort >"$T/install.got"
+	dropin="${UNITDIR#/}/systemd-zram-setup@.service.d/zram-recompd.conf"
+	if ! grep -q " $dropin\$" "$T/install.want"; then
+		bad "install-files" "the zram-generator drop-in is not a tracked file under systemd/"
+	elif ! cmp -s "$T/install.want" "$T/install.got"; then
+		bad "install-files" "installed (+) vs expected (-): $(diff "$T/install.want" \
+			"$T/install.got" | grep '^[<>]' | tr '\n' '|')"
+	elif [ ! -d "$DEST/etc/zram-recompd.conf.d" ]; then
+		bad "install-files" "no /etc/zram-recompd.conf.d directory"
+	else
+		ok "install-files ($(wc -l <"$T/install.want") files, the drop-in included)"
+	fi
+	# @SBINDIR@ and @SYSCONFDIR@ replaced everywhere; the drop-in runs the installed program
+	# before zram-generator's ExecStart=.
+	left=$(grep -rl '@[A-Z]*DIR@' "$DEST" 2>/dev/null | sed "s,^$DEST/,," | tr '\n' ' ')
+	if [ -n "$left" ]; then
+		bad "install-substituted" "placeholders left in: $left"
+	elif ! grep -qx 'ExecStartPre=-/usr/local/sbin/zram-recompd --once --device %i' \
+		"$DEST/$dropin"; then
+		bad "install-substituted" "drop-in: $(grep -v '^#' "$DEST/$dropin" | tr '\n' '|')"
+	elif ! grep -qx 'ExecStart=/usr/local/sbin/zram-recompd' \
+		"$DEST/$UNITDIR/zram-recompd.service"; then
+		bad "install-substituted" "zram-recompd.service: $(grep '^ExecStart=' \
+			"$DEST/$UNITDIR/zram-recompd.service")"
+	else
+		ok "install-substituted (drop-in: ExecStartPre=-/usr/local/sbin/zram-recompd --once --device %i)"
+	fi
+	# An administrator's configuration survives a second install.
+	echo "# edited" >>"$DEST/etc/zram-recompd.conf"
+	if install_into "$DEST" && tail -n 1 "$DEST/etc/zram-recompd.conf" | grep -qx '# edited'; then
+		ok "install-keeps-config"
+	else
+		bad "install-keeps-config" "$(tail -n 3 "$T/install.out" | tr '\n' '|')"
+	fi
+fi
+# A file it is meant to install is missing: make stops before installing anything.
+DROPIN=$CLONE/systemd/systemd-zram-setup@.service.d/zram-recompd.conf
+DEST=$T/dest-missing
+if [ ! -e "$DROPIN" ]; then
+	bad "install-missing-fails" "no drop-in in the tree to take away"
+elif mv "$DROPIN" "$T/dropin.saved" && install_into "$DEST"; then
+	bad "install-missing-fails" "exit 0 without the drop-in"
+elif ! grep -q 'systemd-zram-setup@.service.d/zram-recompd.conf' "$T/install.out"; then
+	bad "install-missing-fails" "failed without naming the file: $(tail -n 3 "$T/install.out" |
+		tr '\n' '|')"
+elif [ -e "$DEST" ]; then
+	bad "install-missing-fails" "installed something before failing: $(cd "$DEST" && find . |
+		head -n 5 | tr '\n' ' ')"
+else
+	ok "install-missing-fails (names the drop-in, installs nothing)"
+fi
+[ -e "$T/dropin.saved" ] && mv "$T/dropin.saved" "$DROPIN"
+
+# ---- clean, .PHONY ----
+mkdir -p "$T/bd/obj" "$CLONE/build-san"
+if (cd "$CLONE" && make clean BUILDDIR="$T/bd" >"$T/clean.out" 2>&1) && [ ! -e "$T/bd" ] &&
+	[ ! -e "$CLONE/build-san" ]; then
+	ok "clean-builddir (removes BUILDDIR=$T/bd and build-san)"
+else
+	left=
+	for d in "$T/bd" "$CLONE/build-san"; do
+		[ -e "$d" ] && left="$left $d"
+	done
+	bad "clean-builddir" "left:$left $(tr '\n' '|' <"$T/clean.out")"
+fi
+# Every explicit target without a slash or variable in its name names no file: it must be
+# among the prerequisites of .PHONY in make's own database (all .PHONY lines merged).
+targets=$(sed -nE 's/^([a-z][a-z0-9-]*):([^=]|$).*/\1/p' "$CLONE/Makefile" | LC_ALL=C sort -u)
+phony=$( (cd "$CLONE" && make -pq CC="$T/bin/stubcc" 2>/dev/null) | sed -n 's/^\.PHONY: //p')
+notphony=
+n=0
+for t in $targets; do
+	n=$((n + 1))
+	case " $phony " in
+	*" $t "*) ;;
+	*) notphony="$notphony $t" ;;
+	esac
+done
+if [ "$n" -eq 0 ] || [ -z "$phony" ]; then
+	bad "phony" "no targets or no .PHONY found (the check proves nothing)"
+elif [ -n "$notphony" ]; then
+	bad "phony" "not .PHONY:$notphony"
+else
+	ok "phony ($n targets: $(echo "$targets" | tr '\n' ' ' | sed 's/ $//'))"
 fi
 echo "deps: $P passed, $F failed"
 [ "$F" -eq 0 ]

@@ -3,6 +3,12 @@
  * debugfs block_state parser: golden 6.2-6.19 and 7.0 lines, every flag combination, lines
  * split across feeds at every offset, malformed input, bitmaps, blockstate_read() on a
  * temporary tree, and agreement with the tests/tools/bsgen generator.
+ *
+ * Link: tests/unit/test_blockstate.ldflags adds -Wl,--wrap=read, so every read(2) call of
+ * the library objects and of this file reaches __wrap_read below, which emulates debugfs
+ * block_state's whole-line reads for that file and passes other reads on to __real_read
+ * (the Makefile's unit-test rule explains the convention; libc's own internal reads, as in
+ * stdio, are not redirected).
  */
 #include <stdarg.h>
 #include <stddef.h>

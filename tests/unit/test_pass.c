@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The pass executor against a temporary tree, with sysfs_write wrapped (-Wl,--wrap) so
- * that a write can fail with a chosen errno or move mm_stat like a real kernel would.
+ * The pass executor against a temporary tree, with sysfs_write wrapped so that a write can
+ * fail with a chosen errno or move mm_stat like a real kernel would.
+ *
+ * Link: tests/unit/test_pass.ldflags adds -Wl,--wrap=sysfs_write, so every call to
+ * sysfs_write from the library objects (pass.c, zram.c, ...) reaches __wrap_sysfs_write
+ * below, which calls the real one as __real_sysfs_write (the Makefile's unit-test rule
+ * explains the convention). Calls inside sysfs.c itself are not redirected.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -15,6 +15,7 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 
 # A given image stands for whichever kernel is asked for.
@@ -33,6 +34,7 @@ FRAGMENT=$HERE/kernel.fragment
 FRAGMENT_K=$HERE/kernel-$K.fragment
 [ -f "$FRAGMENT_K" ] || FRAGMENT_K=
 
+# shellcheck disable=SC2086 # a word list
 vm_apt_install $VM_KERNEL_BUILD_PKGS
 if [ -z "$KSUITE" ]; then
 	vm_apt_install "$KPKG"
@@ -134,7 +136,8 @@ cp "$OBJ/arch/x86/boot/bzImage" "$IMAGE.tmp"
 cp "$OBJ/.config" "$IMAGE.config"
 mv "$IMAGE.tmp" "$IMAGE"
 # Keep the two newest images of this kernel series (other fragments, other uploads); the
-# version in the name starts with the series ("bzImage-6.12.118-...").
+# version in the name starts with the series ("bzImage-6.12.118-..."; no spaces).
+# shellcheck disable=SC2010
 ls -1t "$VM_CACHE"/bzImage-"$K".* 2>/dev/null | grep -v '\.config$' | tail -n +3 |
 	while read -r old; do
 		rm -f "$old" "$old.config"

@@ -12,6 +12,7 @@ set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 cd "$TOP"
 

@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Helpers shared by the host-side VM scripts (build-kernel.sh, mkinitramfs.sh, run.sh, demo.sh).
-# Sourced, not executed. POSIX sh.
+# Helpers shared by the host-side VM scripts: build-kernel.sh, mkinitramfs.sh, run.sh,
+# run-systemd.sh, demo.sh and the bench's tests/bench/run.sh. Sourced, not executed. POSIX sh.
+# vm_kernel and vm_run need VM_DIR, the absolute path of tests/vm, set by the caller.
+# shellcheck shell=sh
 
 VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/zram-recompd
 
 # Packages needed to build a test kernel from Debian's source package (the source package
 # itself comes from vm_kernel_spec).
+# shellcheck disable=SC2034 # used by build-kernel.sh
 VM_KERNEL_BUILD_PKGS="bc bison flex libelf-dev libssl-dev cpio xz-utils build-essential"
 
 # The kernels of the VM tier, oldest first; VM_KERNELS selects some of them (default: all).
 VM_KERNELS_KNOWN="6.12 7.3"
+# shellcheck disable=SC2034 # used by the scripts that source this file
 VM_KERNEL_NEWEST=7.3
 
 # vm_kernel_spec K: sets KPKG (Debian package with the source tarball), KPIN (its version;
@@ -21,7 +25,7 @@ vm_kernel_spec() {
 	case $1 in
 	6.12)
 		# Debian 12's own kernel series: installed like any build dependency.
-		KPKG=linux-source-6.12 KPIN= KSUITE=
+		KPKG=linux-source-6.12 KPIN='' KSUITE=''
 		;;
 	7.3)
 		# Not in Debian 12: the newest kernel Debian packages, from Debian 13's backports.
@@ -57,6 +61,8 @@ vm_apt_install() {
 		vm_die "missing packages:$missing (no apt-get here: install them by hand)"
 	[ "$(id -u)" -eq 0 ] || vm_die "missing packages:$missing (run as root to install them)"
 	vm_log "installing:$missing"
+	# $missing is a word list.
+	# shellcheck disable=SC2086
 	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		$missing >&2; then
 		apt-get update >&2 || true
@@ -129,7 +135,9 @@ vm_fetch_source() {
 		apt-cache "$@" madison "$KPKG" >&2 || true
 		vm_die "cannot download $KPKG=$KPIN (a newer upload? update vm_kernel_spec in tests/vm/host-lib.sh)"
 	fi
-	_deb=$(ls "$_apt/deb"/*.deb | head -n 1)
+	for _deb in "$_apt/deb"/*.deb; do
+		break
+	done
 	_tar=./usr/src/$KPKG.tar.xz
 	mkdir -p "$_dir"
 	dpkg-deb --fsys-tarfile "$_deb" | tar -xO "$_tar" >"$_dir/linux-source.tar.xz.tmp" ||
@@ -148,27 +156,169 @@ vm_kernel_release() {
 		cut -d' ' -f1
 }
 
-# vm_boot KERNEL INITRD LOG LIMIT [APPEND]: boots under qemu TCG (no KVM needed: pure
-# emulation) with the serial console in LOG (carriage returns removed), killed after LIMIT
-# seconds. -no-reboot: the guests end with `reboot -f`, which then ends qemu. Sets VM_RC
-# (qemu's exit code; 124/137 = killed by the limit) and VM_SECS. Never fails (set -e callers).
-vm_boot() {
-	_t0=$(vm_now)
-	VM_RC=0
-	timeout -k 10 "$4" "${QEMU:-qemu-system-x86_64}" -machine accel=tcg -cpu max -smp 2 \
-		-m 1536 -nographic -no-reboot -kernel "$1" -initrd "$2" \
-		-append "console=ttyS0 panic=-1 quiet${5:+ $5}" </dev/null >"$3" 2>&1 || VM_RC=$?
-	VM_SECS=$(($(vm_now) - _t0))
-	tr -d '\r' <"$3" >"$3.tmp" && mv "$3.tmp" "$3"
+# ---- results ----
+# Every runner reports "vm: PASS|FAIL|SKIP NAME [LABEL][: REASON]" lines (LABEL: the kernel
+# the result is for, VM_LABEL; none for host tests) and counts them here.
+VM_PASSED=0
+VM_FAILED=0
+VM_SKIPPED=0
+VM_LABEL=
+
+# vm_count PASS|FAIL|SKIP: counts one result.
+vm_count() {
+	case $1 in
+	PASS) VM_PASSED=$((VM_PASSED + 1)) ;;
+	FAIL) VM_FAILED=$((VM_FAILED + 1)) ;;
+	SKIP) VM_SKIPPED=$((VM_SKIPPED + 1)) ;;
+	esac
+}
+
+# vm_result PASS|FAIL|SKIP NAME [REASON...]: prints and counts one result.
+vm_result() {
+	vm_count "$1"
+	_st=$1
+	_n=$2${VM_LABEL:+ [$VM_LABEL]}
+	shift 2
+	if [ $# -gt 0 ]; then
+		echo "vm: $_st $_n: $*"
+	else
+		echo "vm: $_st $_n"
+	fi
+}
+
+# vm_result_each PASS|FAIL|SKIP REASON NAME...: the same result for every NAME (a VM that
+# could not even start fails every test it was to run).
+vm_result_each() {
+	_st=$1
+	_why=$2
+	shift 2
+	for _t in "$@"; do
+		vm_result "$_st" "$_t" "$_why"
+	done
+}
+
+# vm_summary TIER: the closing line "TIER: N passed, N failed, N skipped"; fails when
+# anything failed.
+vm_summary() {
+	echo "$1: $VM_PASSED passed, $VM_FAILED failed, $VM_SKIPPED skipped"
+	[ "$VM_FAILED" -eq 0 ]
+}
+
+# ---- what a VM run needs ----
+# vm_need_tools CMD:PACKAGE...: installs (as root, vm_apt_install) the packages of the
+# commands (names or absolute paths) that are missing. VM_MISSING: the packages still
+# missing afterwards, empty when everything is there.
+vm_need_tools() {
+	VM_MISSING=
+	for _c in "$@"; do
+		command -v "${_c%%:*}" >/dev/null 2>&1 || VM_MISSING="$VM_MISSING ${_c#*:}"
+	done
+	# A word list on purpose; vm_die in the subshell only ends the attempt.
+	# shellcheck disable=SC2086
+	[ -n "$VM_MISSING" ] && (vm_apt_install $VM_MISSING) && VM_MISSING=
 	return 0
 }
 
-# vm_results LOG LIMIT_NAME KERNEL_LOG_NAME NAME...: one `result PASS|FAIL|SKIP NAME [REASON]`
-# call (the caller's function) per NAME from the guest's "VMTEST PASS|FAIL|SKIP NAME[: REASON]"
-# lines in LOG after vm_boot. A name without a line failed: the VM finished without it, was
-# killed at the limit (LIMIT_NAME names the variable to raise) or stopped. Kernel warnings
-# (VMKERNEL lines, printed by the guest from dmesg) are one more failure, KERNEL_LOG_NAME.
-# Sets VM_BAD=1 when anything failed.
+# vm_kernel K: the bzImage of test kernel K (build-kernel.sh: built once, then cached) in
+# VM_IMAGE, and its release (uname -r, read from the image; K when unreadable) in VM_LABEL.
+# Fails when there is no image. Needs VM_DIR (tests/vm, absolute), set by the caller.
+vm_kernel() {
+	VM_IMAGE=$("${VM_DIR:?}/build-kernel.sh" "$1" | tail -n 1) && [ -r "$VM_IMAGE" ] ||
+		return 1
+	_rel=$(vm_kernel_release "$VM_IMAGE")
+	VM_LABEL=${_rel:-$1}
+}
+
+# ---- the qemu runner ----
+# vm_boot KERNEL INITRD LOG LIMIT [APPEND [QEMU_OPTION...]]: boots under qemu TCG (no KVM
+# needed: pure emulation; -cpu max -smp 2 -m 1536) with the serial console in LOG (carriage
+# returns removed), killed after LIMIT seconds. APPEND is added to the kernel command line,
+# QEMU_OPTIONs to qemu's (the bench's -icount). -no-reboot: the guests end with
+# `reboot -f`, which then ends qemu. Sets VM_RC (qemu's exit code; 124/137 = killed by the
+# limit) and VM_SECS. Never fails (set -e callers).
+vm_boot() {
+	_kernel=$1
+	_initrd=$2
+	_log=$3
+	_limit=$4
+	_append=${5:-}
+	if [ $# -ge 5 ]; then
+		shift 5
+	else
+		shift $#
+	fi
+	_t0=$(vm_now)
+	VM_RC=0
+	timeout -k 10 "$_limit" "${QEMU:-qemu-system-x86_64}" -machine accel=tcg -cpu max -smp 2 \
+		-m 1536 "$@" -nographic -no-reboot -kernel "$_kernel" -initrd "$_initrd" \
+		-append "console=ttyS0 panic=-1 quiet${_append:+ $_append}" </dev/null >"$_log" 2>&1 ||
+		VM_RC=$?
+	VM_SECS=$(($(vm_now) - _t0))
+	tr -d '\r' <"$_log" >"$_log.tmp" && mv "$_log.tmp" "$_log"
+	return 0
+}
+
+# vm_run NAME K KERNEL INITRD LIMIT LIMIT_VAR KERNEL_LOG_NAME APPEND TEST...: the runner of
+# the test VMs: boots KERNEL with INITRD (vm_boot; LIMIT seconds, LIMIT_VAR the variable
+# that sets it, named when the limit killed the VM; APPEND for the kernel command line) with
+# the console in $VM_DIR/out/NAME-K-<time>.log (the newest VM_KEEP_LOGS, default 10, kept;
+# NAME-K.log and NAME.log point at the newest), then one vm_result per TEST and for
+# kernel warnings (vm_results). The guest's VMTIME lines and, when something failed, the log's
+# path and the kernel's own error lines go to stderr. VM_LOG: the console log.
+vm_run() {
+	_name=$1
+	_k=$2
+	_kernel=$3
+	_initrd=$4
+	_limit=$5
+	_limitvar=$6
+	_klog=$7
+	_append=$8
+	shift 8
+	_out=${VM_DIR:?}/out
+	mkdir -p "$_out"
+	# Keep the newest few console logs of this VM and kernel only (names without spaces).
+	# shellcheck disable=SC2012
+	ls -1t "$_out/$_name-$_k"-*.log 2>/dev/null | tail -n +"${VM_KEEP_LOGS:-10}" |
+		xargs -r rm -f
+	VM_LOG=$_out/$_name-$_k-$(date +%Y%m%d-%H%M%S).log
+	echo "vm: booting $_kernel (TCG${_append:+; $_append}), console log $VM_LOG" >&2
+	vm_boot "$_kernel" "$_initrd" "$VM_LOG" "$_limit" "$_append"
+	echo "vm: $_name [$VM_LABEL]: qemu exited $VM_RC after $VM_SECS s" >&2
+	ln -sf "$(basename "$VM_LOG")" "$_out/$_name.log"
+	ln -sf "$(basename "$VM_LOG")" "$_out/$_name-$_k.log"
+	vm_results "$VM_LOG" "$_limitvar=$_limit s" "$_klog" "$@"
+	grep '^VMTIME ' "$VM_LOG" | sed "s/^VMTIME /vm: time [$VM_LABEL] /" >&2
+	if [ "$VM_BAD" -ne 0 ]; then
+		echo "vm: console log: $VM_LOG" >&2
+		grep -v '^VMKERNEL ' "$VM_LOG" | grep -E 'Kernel panic|BUG:|Oops|WARNING:|Call Trace' |
+			head -n 20 >&2
+	fi
+	return 0
+}
+
+# ---- the console parser ----
+# The guests print "VMTEST PASS|FAIL|SKIP NAME[: REASON]" per test, VMKERNEL lines for
+# kernel warnings in dmesg, "VMTEST DONE" at the end.
+
+# vm_test_result LOG NAME: NAME's first VMTEST line in LOG: VM_ST (PASS, FAIL or SKIP; empty
+# when there is no line) and VM_REASON (empty when none).
+vm_test_result() {
+	_line=$(grep -E "^VMTEST (PASS|FAIL|SKIP) $2(:|\$)" "$1" | head -n 1)
+	VM_ST=$(echo "$_line" | cut -s -d' ' -f2)
+	VM_REASON=$(echo "$_line" | sed -nE "s/^VMTEST [A-Z]+ $2: //p")
+}
+
+# vm_kernel_warnings LOG: the number of VMKERNEL lines in LOG.
+vm_kernel_warnings() {
+	_n=$(grep -c '^VMKERNEL ' "$1" 2>/dev/null)
+	echo "${_n:-0}"
+}
+
+# vm_results LOG LIMIT_TEXT KERNEL_LOG_NAME NAME...: one vm_result per NAME from LOG after
+# vm_boot. A name without a line failed: the VM finished without it, was killed at the limit
+# (LIMIT_TEXT says which limit, e.g. "VM_TIMEOUT=480 s") or stopped. Kernel warnings are one
+# more failure, KERNEL_LOG_NAME. Sets VM_BAD=1 when anything failed.
 vm_results() {
 	_log=$1
 	_limit=$2
@@ -180,31 +330,38 @@ vm_results() {
 	[ "$_done" -eq 1 ] && [ "$VM_RC" -ne 0 ] &&
 		vm_log "warning: the VM finished but did not exit by itself (qemu $VM_RC)"
 	for _t in "$@"; do
-		_line=$(grep -E "^VMTEST (PASS|FAIL|SKIP) $_t(:|\$)" "$_log" | head -n 1)
-		if [ -z "$_line" ]; then
+		vm_test_result "$_log" "$_t"
+		if [ -z "$VM_ST" ]; then
 			if [ "$_done" -eq 1 ]; then
-				result FAIL "$_t" "no result line"
+				vm_result FAIL "$_t" "no result line"
 			elif [ "$VM_RC" -eq 124 ] || [ "$VM_RC" -eq 137 ]; then
-				result FAIL "$_t" "VM timed out ($_limit) before it finished"
+				vm_result FAIL "$_t" "VM timed out ($_limit) before it finished"
 			else
-				result FAIL "$_t" "VM stopped (qemu exit $VM_RC) before it finished"
+				vm_result FAIL "$_t" "VM stopped (qemu exit $VM_RC) before it finished"
 			fi
 			VM_BAD=1
 			continue
 		fi
-		_st=$(echo "$_line" | cut -d' ' -f2)
-		_reason=$(echo "$_line" | sed -nE "s/^VMTEST [A-Z]+ $_t: //p")
-		[ "$_st" = FAIL ] && VM_BAD=1
-		if [ -n "$_reason" ]; then
-			result "$_st" "$_t" "$_reason"
+		[ "$VM_ST" = FAIL ] && VM_BAD=1
+		if [ -n "$VM_REASON" ]; then
+			vm_result "$VM_ST" "$_t" "$VM_REASON"
 		else
-			result "$_st" "$_t"
+			vm_result "$VM_ST" "$_t"
 		fi
 	done
-	if grep -q '^VMKERNEL ' "$_log"; then
-		result FAIL "$_klog" "$(grep -c '^VMKERNEL ' "$_log") warning line(s) in dmesg"
+	_w=$(vm_kernel_warnings "$_log")
+	if [ "$_w" -gt 0 ]; then
+		vm_result FAIL "$_klog" "$_w warning line(s) in dmesg"
 		grep '^VMKERNEL ' "$_log" | head -n 20 >&2
 		VM_BAD=1
 	fi
 	return 0
+}
+
+# vm_cpio DIR: DIR's tree as a gzip'd newc cpio archive on stdout. -R 0:0: root-owned files
+# even when built by another user. gzip -1: the images are mostly page data, and the guest
+# unpacks them under emulation. The kernel unpacks concatenated archives in order, so a
+# second one appended to an image adds or replaces files (the bench's overlay).
+vm_cpio() {
+	(cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1
 }

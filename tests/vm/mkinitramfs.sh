@@ -1,25 +1,55 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds the gzip'd cpio initramfs for the VM tier.
+# Builds the gzip'd cpio initramfs of a test VM.
 #
-# Usage: tests/vm/mkinitramfs.sh OUT.cpio.gz [tests|demo]
-# Contents: static busybox (applet links are made by /init), $BUILDDIR/zram-recompd with the
-# shared libraries ldd lists (same paths, dynamic loader included), tests/vm/guest/* as /init
-# and /vm/lib.sh, tests/vm/scenarios/*.sh, and the page data in /vm/data:
-#   pages.bin   VM_PAGES (default 8192 = 32 MiB) pagegen pages, seed VM_SEED (default 1),
-#               or the pages of CORPUS=file (plain or .zst, whole 4 KiB pages)
-#   random.bin  256 random pages (pagegen --kind random): already-compressed data
-# Environment: BUILDDIR (default build), VM_TESTS (names written to /vm/tests; default: every
-# scenario with a guest script), CORPUS, VM_PAGES, VM_SEED, VM_SCENARIO_TIMEOUT (s, default 120).
+# Usage: tests/vm/mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd]
+#
+# tests, demo (run.sh, demo.sh, the bench): busybox as PID 1.
+#   Static busybox (applet links are made by /init), $BUILDDIR/zram-recompd, tests/vm/guest/*
+#   as /init and /vm/lib.sh, tests/vm/scenarios/*.sh, and the page data in /vm/data:
+#     pages.bin   VM_PAGES (default 8192 = 32 MiB) pagegen pages, seed VM_SEED (default 1),
+#                 or the pages of CORPUS=file (plain or .zst, whole 4 KiB pages)
+#     random.bin  256 random pages (pagegen --kind random): already-compressed data
+#   /vm/mode says which of the two /init runs: the scenarios named in /vm/tests (VM_TESTS,
+#   default every scenario; each limited to VM_SCENARIO_TIMEOUT s, default 120) or the demo.
+#
+# systemd (run-systemd.sh): the host's systemd (Debian 12: systemd 252) as PID 1
+#   (rdinit=/usr/lib/systemd/systemd), starting the driver unit zram-recompd-vmtest.service
+#   (systemd.unit=). In a merged-/usr layout (/bin, /sbin, /lib, /lib64 are links into /usr):
+#   - /usr/lib/systemd (without the generators, which only cost boot time here), /etc/systemd,
+#     systemctl, journalctl, systemd-analyze;
+#   - static busybox with its applet links (not init, halt, poweroff, reboot: the driver calls
+#     `busybox reboot -f`), which also provides /bin/kill for the unit's ExecReload=;
+#   - zram-recompd as `make install` installs it (PREFIX=/usr, SYSCONFDIR=/etc, the units in
+#     /usr/lib/systemd/system, the zram-generator drop-in included), then tests/vm/systemd's
+#     zram-recompd.conf as /etc/zram-recompd.conf and the drop-in vmtest-watchdog.conf
+#     (WatchdogSec=3s);
+#   - the driver: zram-recompd-vmtest.service running /vm/vmtest.sh, the watchdog check's
+#     negative control vmtest-watchdog-control.service, and systemd-zram-setup@.service, a
+#     stand-in for zram-generator's setup unit (the installed drop-in extends it);
+#   - passwd, group, os-release, a fixed machine-id; 16384 pagegen pages (seed VM_SEED) in
+#     /vm/data/pages.bin;
+#   - systemd-sysusers and systemd-tmpfiles-setup{,-dev} masked (their programs are not copied).
+#
+# Every program comes with the shared libraries ldd lists for it, at the same paths (the
+# dynamic loader included). Environment: BUILDDIR (default build).
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+VM_DIR=$HERE
+# shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 
-OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo]}
+OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd]}
 MODE=${2:-tests}
+case $MODE in
+tests | demo | systemd) ;;
+*) vm_die "unknown image '$MODE' (tests, demo or systemd)" ;;
+esac
 BUILDDIR=${BUILDDIR:-build}
+# `make install` is given BUILDDIR as it came (relative to the top directory or absolute).
+MAKE_BUILDDIR=$BUILDDIR
 case $BUILDDIR in
 /*) ;;
 *) BUILDDIR=$TOP/$BUILDDIR ;;
@@ -34,11 +64,9 @@ BUSYBOX=$(command -v busybox || true)
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/zram-recompd-initramfs.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
 
-# copy_with_libs BINARY DEST: the binary and every shared object ldd resolves for it, each at
-# its own absolute path inside the image (so the loader path baked into the binary works).
-copy_with_libs() {
-	mkdir -p "$STAGE$(dirname "$2")"
-	cp -L "$1" "$STAGE$2"
+# copy_libs FILE: every shared object ldd resolves for FILE, each at its own absolute path
+# inside the image (so the loader path baked into the binary works).
+copy_libs() {
 	ldd "$1" 2>/dev/null | awk '
 		$2 == "=>" && $3 ~ /^\// { print $3 }
 		$1 ~ /^\// { print $1 }' | while read -r lib; do
@@ -48,53 +76,148 @@ copy_with_libs() {
 	done
 }
 
-copy_with_libs "$BUSYBOX" /bin/busybox
-ln -s busybox "$STAGE/bin/sh"
-if [ -x "$RECOMPD" ]; then
-	copy_with_libs "$RECOMPD" /usr/sbin/zram-recompd
-else
-	vm_log "warning: $RECOMPD not built; scenarios that need it will be skipped"
-fi
+# copy_bin FILE [DEST]: a program (at DEST in the image, default its own path) and its
+# libraries.
+copy_bin() {
+	dest=${2:-$1}
+	mkdir -p "$STAGE$(dirname "$dest")"
+	cp -L "$1" "$STAGE$dest"
+	copy_libs "$1"
+}
 
-mkdir -p "$STAGE/vm/scenarios" "$STAGE/vm/data" "$STAGE/dev" "$STAGE/proc" "$STAGE/sys" \
-	"$STAGE/tmp"
-install -m 0755 "$HERE/guest/init" "$STAGE/init"
-cp "$HERE/guest/lib.sh" "$STAGE/vm/lib.sh"
-[ -f "$HERE/guest/demo-guest.sh" ] && cp "$HERE/guest/demo-guest.sh" "$STAGE/vm/demo-guest.sh"
-cp "$HERE"/scenarios/*.sh "$STAGE/vm/scenarios/"
-echo "$MODE" >"$STAGE/vm/mode"
-echo "${VM_SCENARIO_TIMEOUT:-120}" >"$STAGE/vm/scenario-timeout"
+# busybox_image tests|demo: the image of run.sh, demo.sh and the bench.
+busybox_image() {
+	copy_bin "$BUSYBOX" /bin/busybox
+	ln -s busybox "$STAGE/bin/sh"
+	if [ -x "$RECOMPD" ]; then
+		copy_bin "$RECOMPD" /usr/sbin/zram-recompd
+	else
+		vm_log "warning: $RECOMPD not built; scenarios that need it will be skipped"
+	fi
 
-if [ -n "${VM_TESTS:-}" ]; then
-	tests=$VM_TESTS
-else
-	tests=$(cd "$HERE/scenarios" && ls *.sh | sed 's/\.sh$//' | tr '\n' ' ')
-fi
-echo "$tests" >"$STAGE/vm/tests"
+	mkdir -p "$STAGE/vm/scenarios" "$STAGE/vm/data" "$STAGE/dev" "$STAGE/proc" \
+		"$STAGE/sys" "$STAGE/tmp"
+	install -m 0755 "$HERE/guest/init" "$STAGE/init"
+	cp "$HERE/guest/lib.sh" "$STAGE/vm/lib.sh"
+	cp "$HERE/guest/demo-guest.sh" "$STAGE/vm/demo-guest.sh"
+	cp "$HERE"/scenarios/*.sh "$STAGE/vm/scenarios/"
+	echo "$1" >"$STAGE/vm/mode"
+	echo "${VM_SCENARIO_TIMEOUT:-120}" >"$STAGE/vm/scenario-timeout"
 
-if [ -n "${CORPUS:-}" ]; then
-	[ -r "$CORPUS" ] || vm_die "CORPUS=$CORPUS is not readable"
-	case $CORPUS in
-	*.zst) zstd -q -dc "$CORPUS" >"$STAGE/vm/data/pages.bin" ;;
-	*) cp "$CORPUS" "$STAGE/vm/data/pages.bin" ;;
-	esac
-	size=$(wc -c <"$STAGE/vm/data/pages.bin")
-	[ $((size % 4096)) -eq 0 ] && [ "$size" -gt 0 ] ||
-		vm_die "CORPUS=$CORPUS: $size bytes is not a whole number of 4 KiB pages"
-	echo "corpus $(basename "$CORPUS")" >"$STAGE/vm/data/source"
+	if [ -n "${VM_TESTS:-}" ]; then
+		tests=$VM_TESTS
+	else
+		tests=$(cd "$HERE/scenarios" && printf '%s\n' *.sh | sed 's/\.sh$//' | tr '\n' ' ')
+	fi
+	echo "$tests" >"$STAGE/vm/tests"
+
+	if [ -n "${CORPUS:-}" ]; then
+		[ -r "$CORPUS" ] || vm_die "CORPUS=$CORPUS is not readable"
+		case $CORPUS in
+		*.zst) zstd -q -dc "$CORPUS" >"$STAGE/vm/data/pages.bin" ;;
+		*) cp "$CORPUS" "$STAGE/vm/data/pages.bin" ;;
+		esac
+		size=$(wc -c <"$STAGE/vm/data/pages.bin")
+		if [ $((size % 4096)) -ne 0 ] || [ "$size" -eq 0 ]; then
+			vm_die "CORPUS=$CORPUS: $size bytes is not a whole number of 4 KiB pages"
+		fi
+		echo "corpus $(basename "$CORPUS")" >"$STAGE/vm/data/source"
+	else
+		"$PAGEGEN" "${VM_PAGES:-8192}" "${VM_SEED:-1}" >"$STAGE/vm/data/pages.bin"
+		echo "pagegen ${VM_PAGES:-8192} pages, seed ${VM_SEED:-1}" >"$STAGE/vm/data/source"
+	fi
+	"$PAGEGEN" --kind random 256 7 >"$STAGE/vm/data/random.bin"
+	if [ "$1" = demo ]; then
+		WHAT=demo
+	else
+		WHAT="tests:$tests"
+	fi
+}
+
+# systemd_image: the image of run-systemd.sh.
+systemd_image() {
+	SD=$HERE/systemd
+	[ -x "$RECOMPD" ] || vm_die "$RECOMPD missing (run: make)"
+	SYSTEMD=/usr/lib/systemd/systemd
+	[ -x "$SYSTEMD" ] || vm_die "$SYSTEMD missing: the systemd VM test uses the host's systemd"
+	for c in systemctl journalctl systemd-analyze; do
+		command -v "$c" >/dev/null 2>&1 || vm_die "$c not found"
+	done
+
+	mkdir -p "$STAGE/usr/bin" "$STAGE/usr/sbin" "$STAGE/usr/lib" "$STAGE/usr/lib64" \
+		"$STAGE/etc" "$STAGE/dev" "$STAGE/proc" "$STAGE/sys" "$STAGE/run" "$STAGE/tmp" \
+		"$STAGE/var/lib" "$STAGE/var/tmp" "$STAGE/root" "$STAGE/vm/data"
+	chmod 1777 "$STAGE/tmp" "$STAGE/var/tmp"
+	for d in bin sbin lib lib64; do
+		ln -s "usr/$d" "$STAGE/$d"
+	done
+
+	# systemd: its private directory (binaries, units, presets...), configuration, tools.
+	cp -a /usr/lib/systemd "$STAGE/usr/lib/"
+	rm -rf "$STAGE/usr/lib/systemd/system-generators" "$STAGE/usr/lib/systemd/user-generators"
+	find "$STAGE/usr/lib/systemd" -type f -perm -u+x | while read -r f; do
+		copy_libs "${f#"$STAGE"}"
+	done
+	[ -d /etc/systemd ] && cp -a /etc/systemd "$STAGE/etc/"
+	# The host's enablement links (getty, networking, timers...) would only slow the boot.
+	find "$STAGE/etc/systemd/system" -mindepth 1 -maxdepth 1 -name '*.wants' \
+		-exec rm -rf {} + 2>/dev/null || true
+	# Units whose programs (systemd-sysusers, systemd-tmpfiles) and data are not in the
+	# image: masked, instead of failing at every boot.
+	mkdir -p "$STAGE/etc/systemd/system"
+	for u in systemd-sysusers.service systemd-tmpfiles-setup.service \
+		systemd-tmpfiles-setup-dev.service; do
+		ln -sf /dev/null "$STAGE/etc/systemd/system/$u"
+	done
+	for c in systemctl journalctl systemd-analyze; do
+		copy_bin "$(command -v "$c")" "/usr/bin/$c"
+	done
+
+	# busybox and its applets, where nothing else has the name.
+	copy_bin "$BUSYBOX" /usr/bin/busybox
+	"$BUSYBOX" --list | while read -r a; do
+		case $a in
+		busybox | init | linuxrc | halt | poweroff | reboot) continue ;;
+		esac
+		[ -e "$STAGE/usr/bin/$a" ] || [ -e "$STAGE/usr/sbin/$a" ] ||
+			ln -s busybox "$STAGE/usr/bin/$a"
+	done
+
+	# Identity files systemd and the tools expect.
+	cp /etc/passwd /etc/group "$STAGE/etc/"
+	cp -L /usr/lib/os-release "$STAGE/usr/lib/os-release"
+	ln -s ../usr/lib/os-release "$STAGE/etc/os-release"
+	echo 5a9c0e7d3b8f41e2a6d4c1b09f7e2d35 >"$STAGE/etc/machine-id"
+	echo zram-recompd-vm >"$STAGE/etc/hostname"
+
+	# zram-recompd as `make install` installs it (the program, units, drop-in, man pages,
+	# configuration), its libraries, then the test's configuration over the shipped one.
+	# -s: no "Entering directory" lines; MAKEFLAGS of an enclosing make are kept.
+	make -s -C "$TOP" install BUILDDIR="$MAKE_BUILDDIR" DESTDIR="$STAGE" PREFIX=/usr \
+		SYSCONFDIR=/etc SYSTEMDUNITDIR=/usr/lib/systemd/system >&2 ||
+		vm_die "make install into the image failed"
+	copy_libs "$RECOMPD"
+	U=$STAGE/usr/lib/systemd/system
+	mkdir -p "$STAGE/etc/systemd/system/zram-recompd.service.d"
+	cp "$SD/vmtest-watchdog.conf" "$STAGE/etc/systemd/system/zram-recompd.service.d/"
+	cp "$SD/zram-recompd.conf" "$STAGE/etc/zram-recompd.conf"
+
+	# The driver and its units.
+	cp "$SD/zram-recompd-vmtest.service" "$SD/vmtest-watchdog-control.service" \
+		"$SD/systemd-zram-setup@.service" "$U/"
+	install -m 0755 "$SD/vmtest.sh" "$STAGE/vm/vmtest.sh"
+	cp "$SD/zram-recompd.conf" "$STAGE/vm/zram-recompd.conf"
+	"$PAGEGEN" 16384 "${VM_SEED:-1}" >"$STAGE/vm/data/pages.bin"
+	WHAT="systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
+}
+
+if [ "$MODE" = systemd ]; then
+	systemd_image
 else
-	"$PAGEGEN" "${VM_PAGES:-8192}" "${VM_SEED:-1}" >"$STAGE/vm/data/pages.bin"
-	echo "pagegen ${VM_PAGES:-8192} pages, seed ${VM_SEED:-1}" >"$STAGE/vm/data/source"
+	busybox_image "$MODE"
 fi
-"$PAGEGEN" --kind random 256 7 >"$STAGE/vm/data/random.bin"
 
 mkdir -p "$(dirname "$OUT")"
-# -R 0:0: root-owned files even when built by another user. gzip -1: the image is mostly page
-# data, and the guest unpacks it under emulation.
-(cd "$STAGE" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$OUT.tmp"
+vm_cpio "$STAGE" >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
-if [ "$MODE" = demo ]; then
-	vm_log "initramfs $OUT ($(($(wc -c <"$OUT") / 1024)) KiB, demo)"
-else
-	vm_log "initramfs $OUT ($(($(wc -c <"$OUT") / 1024)) KiB, tests:$tests)"
-fi
+vm_log "initramfs $OUT ($(($(wc -c <"$OUT") / 1024)) KiB, $WHAT)"

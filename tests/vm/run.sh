@@ -8,6 +8,8 @@
 # test, name "systemd" in VM_TESTS selects them all) on the same kernel, and at the end the
 # host scenario host_no_multicomp once. Every result line names its kernel:
 # "vm: PASS|FAIL|SKIP name [release][: reason]". Last line: "vm: N passed, N failed, N skipped".
+# Booting, console logs and the parsing of the VMTEST lines are host-lib.sh's (vm_run), shared
+# with run-systemd.sh.
 #
 # Environment: BUILDDIR (default build), VM_KERNELS="6.12 7.3" (kernels to run on),
 # VM_TESTS="name ..." (default: all; host_no_multicomp is a valid name too),
@@ -19,6 +21,8 @@ set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+VM_DIR=$HERE
+# shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 cd "$TOP" || exit 1
 
@@ -39,7 +43,7 @@ else
 	KERNELS=$VM_KERNELS_KNOWN
 fi
 
-ALL_GUEST=$(cd "$HERE/scenarios" && ls *.sh | sed 's/\.sh$//' | tr '\n' ' ')
+ALL_GUEST=$(cd "$HERE/scenarios" && printf '%s\n' *.sh | sed 's/\.sh$//' | tr '\n' ' ')
 if [ -n "${VM_TESTS:-}" ]; then
 	WANT=$VM_TESTS
 else
@@ -56,64 +60,19 @@ for t in $WANT; do
 	esac
 done
 
-PASSED=0
-FAILED=0
-SKIPPED=0
-KLABEL=
-count() { # PASS|FAIL|SKIP
-	case $1 in
-	PASS) PASSED=$((PASSED + 1)) ;;
-	FAIL) FAILED=$((FAILED + 1)) ;;
-	SKIP) SKIPPED=$((SKIPPED + 1)) ;;
-	esac
-}
-result() { # PASS|FAIL|SKIP name [reason]; the name carries the kernel being tested
-	count "$1"
-	st=$1
-	n=$2${KLABEL:+ [$KLABEL]}
-	shift 2
-	if [ $# -gt 0 ]; then
-		echo "vm: $st $n: $*"
-	else
-		echo "vm: $st $n"
-	fi
-}
-
-summary() {
-	echo "vm: $PASSED passed, $FAILED failed, $SKIPPED skipped"
-	[ "$FAILED" -eq 0 ]
-	exit $?
-}
-
-stamp=$(date +%Y%m%d-%H%M%S)
-
-# run_guest K IMAGE: the busybox VM with every selected scenario, in one boot.
+# run_guest K: the busybox VM with every selected scenario, in one boot.
 run_guest() {
 	[ -n "$GUEST" ] || return 0
-	LOG=$OUTDIR/console-$1-$stamp.log
-	# Keep the newest few console logs of this kernel only.
-	ls -1t "$OUTDIR"/console-"$1"-*.log 2>/dev/null | tail -n +"${VM_KEEP_LOGS:-10}" |
-		xargs -r rm -f
 	INITRD=$OUTDIR/initramfs.cpio.gz
 	if ! VM_TESTS="$GUEST" "$HERE/mkinitramfs.sh" "$INITRD" tests; then
-		for t in $GUEST; do
-			result FAIL "$t" "mkinitramfs.sh failed"
-		done
+		# shellcheck disable=SC2086 # a word list
+		vm_result_each FAIL "mkinitramfs.sh failed" $GUEST
 		return
 	fi
-	echo "vm: booting $2 (TCG), console log $LOG" >&2
-	vm_boot "$2" "$INITRD" "$LOG" "${VM_TIMEOUT:-480}"
-	echo "vm: qemu exited $VM_RC after $VM_SECS s" >&2
-	# console.log: the newest of any kernel; console-K.log: the newest of kernel K.
-	ln -sf "$(basename "$LOG")" "$OUTDIR/console.log"
-	ln -sf "$(basename "$LOG")" "$OUTDIR/console-$1.log"
-	vm_results "$LOG" "VM_TIMEOUT=${VM_TIMEOUT:-480} s" kernel_log $GUEST
-	grep '^VMTIME ' "$LOG" | sed "s/^VMTIME /vm: time [$KLABEL] /" >&2
-	if [ "$VM_BAD" -ne 0 ]; then
-		echo "vm: console log: $LOG" >&2
-		grep -v '^VMKERNEL ' "$LOG" | grep -E 'Kernel panic|BUG:|Oops|WARNING:|Call Trace' |
-			head -n 20 >&2
-	fi
+	# console-K-*.log; console-K.log: the newest of kernel K; console.log: of any kernel.
+	# shellcheck disable=SC2086 # a word list
+	vm_run console "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-480}" VM_TIMEOUT kernel_log "" \
+		$GUEST
 }
 
 # run_systemd K: run-systemd.sh's "vm: PASS|FAIL|SKIP name [release][: reason]" lines count
@@ -127,68 +86,57 @@ run_systemd() {
 		"vm: PASS "* | "vm: FAIL "* | "vm: SKIP "*) ;;
 		*) continue ;;
 		esac
-		count "$(echo "$l" | cut -d' ' -f2)"
+		vm_count "$(echo "$l" | cut -d' ' -f2)"
 		n_sd=$((n_sd + 1))
 		echo "$l"
 	done <"$OUTDIR/systemd-results-$1.txt"
-	[ "$n_sd" -gt 0 ] || result FAIL systemd "run-systemd.sh reported no result"
+	[ "$n_sd" -gt 0 ] || vm_result FAIL systemd "run-systemd.sh reported no result"
+}
+
+# fail_kernel REASON: every test of this kernel fails (its VMs cannot run).
+fail_kernel() {
+	# shellcheck disable=SC2086 # a word list
+	vm_result_each FAIL "$1" $GUEST
+	[ -z "$SYSTEMD" ] || vm_result FAIL systemd "$1"
 }
 
 # Host tools, installed with apt-get (as root) only when a command is missing.
-missing=
+VM_MISSING=
 if [ -n "$GUEST$SYSTEMD" ]; then
-	for c in "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd; do
-		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
-	done
-	[ -n "$missing" ] && (vm_apt_install $missing) && missing=
+	vm_need_tools "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd
 fi
 
 for K in $KERNELS; do
-	KLABEL=$K
+	VM_LABEL=$K
 	[ -n "$GUEST$SYSTEMD" ] || break
-	if [ -n "$missing" ]; then
-		for t in $GUEST; do
-			result FAIL "$t" "missing:$missing"
-		done
-		[ -n "$SYSTEMD" ] && result FAIL systemd "missing:$missing"
+	if [ -n "$VM_MISSING" ]; then
+		fail_kernel "missing:$VM_MISSING"
 		continue
 	fi
 	t0=$(vm_now)
-	if ! IMAGE=$("$HERE/build-kernel.sh" "$K" | tail -n 1) || [ ! -r "$IMAGE" ]; then
-		for t in $GUEST; do
-			result FAIL "$t" "no test kernel (build-kernel.sh $K failed)"
-		done
-		[ -n "$SYSTEMD" ] && result FAIL systemd "no test kernel (build-kernel.sh $K failed)"
+	if ! vm_kernel "$K"; then
+		fail_kernel "no test kernel (build-kernel.sh $K failed)"
 		continue
 	fi
-	rel=$(vm_kernel_release "$IMAGE")
-	KLABEL=${rel:-$K}
-	echo "vm: kernel $K: $KLABEL, $IMAGE ($(($(vm_now) - t0)) s to build or find)" >&2
+	echo "vm: kernel $K: $VM_LABEL, $VM_IMAGE ($(($(vm_now) - t0)) s to build or find)" >&2
 	t0=$(vm_now)
-	run_guest "$K" "$IMAGE"
+	run_guest "$K"
 	t1=$(vm_now)
 	run_systemd "$K"
-	echo "vm: kernel $KLABEL: busybox VM $((t1 - t0)) s, systemd VM $(($(vm_now) - t1)) s" >&2
+	echo "vm: kernel $VM_LABEL: busybox VM $((t1 - t0)) s, systemd VM $(($(vm_now) - t1)) s" >&2
 done
-KLABEL=
+VM_LABEL=
 for t in $HOST; do
-	out=$(VMTEST_NAME=$t sh "$HERE/host/$t.sh" 2>&1)
-	line=$(echo "$out" | grep -E "^VMTEST (PASS|FAIL|SKIP) $t(:|\$)" | head -n 1)
+	VMTEST_NAME=$t sh "$HERE/host/$t.sh" >"$OUTDIR/host-$t.log" 2>&1
+	vm_test_result "$OUTDIR/host-$t.log" "$t"
 	# Details only when it did not pass.
-	case $line in
-	"VMTEST PASS "*) ;;
-	*) echo "$out" | grep -v '^VMTEST ' | sed "s/^/  /" >&2 ;;
-	esac
-	if [ -z "$line" ]; then
-		result FAIL "$t" "host scenario printed no result"
-		continue
-	fi
-	st=$(echo "$line" | cut -d' ' -f2)
-	reason=$(echo "$line" | sed -nE "s/^VMTEST [A-Z]+ $t: //p")
-	if [ -n "$reason" ]; then
-		result "$st" "$t" "$reason"
+	[ "$VM_ST" = PASS ] || grep -v '^VMTEST ' "$OUTDIR/host-$t.log" | sed "s/^/  /" >&2
+	if [ -z "$VM_ST" ]; then
+		vm_result FAIL "$t" "host scenario printed no result"
+	elif [ -n "$VM_REASON" ]; then
+		vm_result "$VM_ST" "$t" "$VM_REASON"
 	else
-		result "$st" "$t"
+		vm_result "$VM_ST" "$t"
 	fi
 done
-summary
+vm_summary vm
