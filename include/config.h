@@ -8,6 +8,8 @@
  * the keys they set for that device only. See docs/zram-recompd.conf.5.
  */
 
+#include "zram.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,12 +22,6 @@
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
 #define CFG_N_KEYS 27			     /* number of enum cfg_key bits */
-
-enum pass_type {
-	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
-	PASS_IDLE = 1,	    /* kernel "idle" */
-	PASS_HUGE = 2,	    /* kernel "huge" */
-};
 
 enum compact_mode {
 	COMPACT_AUTO = 0,
@@ -185,8 +181,6 @@ void config_effective(const struct config *c, unsigned id, struct dev_config *re
 /* Whether device id is to be managed (devices = all, or listed). */
 bool config_device_selected(const struct config *c, unsigned id);
 
-/* Kernel name of a pass type ("huge_idle", "idle", "huge"). */
-const char *pass_type_name(enum pass_type t);
 const char *compact_mode_name(enum compact_mode m);
 
 /* Print the effective configuration as a valid config file (--print-config). */

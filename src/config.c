@@ -33,24 +33,11 @@
 #define LEVEL_LIMIT 131072
 #define VALUE_MAX 1024
 
-static const char *const pass_names[] = {
-	[PASS_HUGE_IDLE] = "huge_idle",
-	[PASS_IDLE] = "idle",
-	[PASS_HUGE] = "huge",
-};
-
 static const char *const compact_names[] = {
 	[COMPACT_AUTO] = "auto",
 	[COMPACT_ALWAYS] = "always",
 	[COMPACT_NEVER] = "never",
 };
-
-const char *pass_type_name(enum pass_type t)
-{
-	if ((unsigned)t >= ARRAY_SIZE(pass_names))
-		return "unknown";
-	return pass_names[t];
-}
 
 const char *compact_mode_name(enum compact_mode m)
 {
@@ -464,10 +451,10 @@ static int parse_passes(struct parse_ctx *ctx, const struct key_def *k, char *v,
 		unsigned t;
 
 		/* The kernel takes an unknown type= as "all slots": a typo must not get through. */
-		for (t = 0; t < ARRAY_SIZE(pass_names); t++)
-			if (strcmp(tok, pass_names[t]) == 0)
+		for (t = 0; t < PASS_NR_TYPES; t++)
+			if (strcmp(tok, pass_type_name((enum pass_type)t)) == 0)
 				break;
-		if (t == ARRAY_SIZE(pass_names)) {
+		if (t == PASS_NR_TYPES) {
 			key_err(ctx, k->name, "'%s' is not a pass type (huge_idle, idle, huge)",
 				tok);
 			return -EINVAL;

@@ -174,9 +174,6 @@ static void test_defaults(void **state)
 
 static void test_names(void **state)
 {
-	assert_string_equal(pass_type_name(PASS_HUGE_IDLE), "huge_idle");
-	assert_string_equal(pass_type_name(PASS_IDLE), "idle");
-	assert_string_equal(pass_type_name(PASS_HUGE), "huge");
 	assert_string_equal(compact_mode_name(COMPACT_AUTO), "auto");
 	assert_string_equal(compact_mode_name(COMPACT_ALWAYS), "always");
 	assert_string_equal(compact_mode_name(COMPACT_NEVER), "never");
