@@ -16,13 +16,11 @@
 #include "zram.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -306,19 +304,14 @@ static void log_probe_error(unsigned id, int r, const char *attr)
 			  strerror(-r));
 }
 
-/* The daemon's state directory (advice for recompress-algorithms = auto); -errno if absent. */
+/* The daemon's state directory (its totals, the advice of recompress-algorithms = auto). */
 static int open_state_dir(bool create, const char **ret_path)
 {
-	const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
-	int fd;
+	static char dir[STATE_DIR_MAX];
+	int r = state_dir_path(dir, sizeof(dir));
 
-	if (!dir || !*dir)
-		dir = "/var/lib/zram-recompd";
 	*ret_path = dir;
-	if (create && mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return r < 0 ? r : state_dir_open(dir, create);
 }
 
 /*
@@ -399,7 +392,6 @@ static int run(const struct args *a)
 		mo.config_main = main_path;
 		mo.config_dropins = dropins;
 		mo.root_fd = root_fd;
-		mo.state_dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
 		r = manager_run(&mo, &cfg);
 		close(root_fd);
 		return r;
@@ -451,13 +443,10 @@ static int run(const struct args *a)
 	if (a->status) {
 		static struct state st;
 		const struct state *stp = NULL;
-		const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
-		int dfd;
-
+		const char *dir;
 		/* The daemon's totals, read-only; absent or unreadable is not an error here. */
-		if (!dir)
-			dir = "/var/lib/zram-recompd";
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int dfd = open_state_dir(false, &dir);
+
 		if (dfd >= 0) {
 			if (state_load(&st, dfd) == 0 && st.n)
 				stp = &st;
