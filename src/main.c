@@ -10,7 +10,7 @@
 #include "manager.h"
 #include "pass.h"
 #include "state.h"
-#include "status.h"
+#include "status_report.h"
 #include "sysfs.h"
 #include "util.h"
 #include "zram.h"
