@@ -159,7 +159,7 @@ uninstall:
 		rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; done
 
 format:
-	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
+	clang-format -i src/*.c src/*.h include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
 
 clean:
 	rm -rf build build-san

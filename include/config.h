@@ -5,7 +5,8 @@
 /*
  * Configuration: /etc/zram-recompd.conf, then the *.conf files in <main>.d in lexical
  * order (later wins), parsed with inih. Section [global] holds defaults; [zramN] sections override
- * the keys they set for that device only. See docs/zram-recompd.conf.5.
+ * the keys they set for that device only. See docs/zram-recompd.conf.5. config_file.c reads
+ * the files; config.c holds the key table (name, default, kind, fields, scope of each key).
  */
 
 #include "zram.h"
@@ -75,6 +76,10 @@ struct cfg_origin {
 	unsigned line;
 };
 
+/*
+ * The settings of one device. The fields of each key are adjacent: a [zramN] section that
+ * sets the key replaces them as one block (key_defs in config.c).
+ */
 struct dev_config {
 	/*
 	 * recompress-algorithms: secondary list in priority order (index 0 = priority 1).
