@@ -187,7 +187,7 @@ uninstall:
 	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" 2>/dev/null || true
 
 format:
-	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
+	clang-format -i src/*.c src/*.h include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
 
 # The build directory in use (BUILDDIR, default build) and the sanitizer build's build-san.
 clean:

@@ -5,8 +5,11 @@
 /*
  * Configuration: /etc/zram-recompd.conf, then the *.conf files in <main>.d in lexical
  * order (later wins), parsed with inih. Section [global] holds defaults; [zramN] sections override
- * the keys they set for that device only. See docs/zram-recompd.conf.5.
+ * the keys they set for that device only. See docs/zram-recompd.conf.5. config_file.c reads
+ * the files; config.c holds the key table (name, default, kind, fields, scope of each key).
  */
+
+#include "zram.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,12 +23,6 @@
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
 #define CFG_N_KEYS 27			     /* number of enum cfg_key bits */
-
-enum pass_type {
-	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
-	PASS_IDLE = 1,	    /* kernel "idle" */
-	PASS_HUGE = 2,	    /* kernel "huge" */
-};
 
 enum compact_mode {
 	COMPACT_AUTO = 0,
@@ -79,6 +76,10 @@ struct cfg_origin {
 	unsigned line;
 };
 
+/*
+ * The settings of one device. The fields of each key are adjacent: a [zramN] section that
+ * sets the key replaces them as one block (key_defs in config.c).
+ */
 struct dev_config {
 	/*
 	 * recompress-algorithms: secondary list in priority order (index 0 = priority 1).
@@ -185,8 +186,6 @@ void config_effective(const struct config *c, unsigned id, struct dev_config *re
 /* Whether device id is to be managed (devices = all, or listed). */
 bool config_device_selected(const struct config *c, unsigned id);
 
-/* Kernel name of a pass type ("huge_idle", "idle", "huge"). */
-const char *pass_type_name(enum pass_type t);
 const char *compact_mode_name(enum compact_mode m);
 
 /* Print the effective configuration as a valid config file (--print-config). */

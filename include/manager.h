@@ -14,7 +14,6 @@ struct manager_opts {
 	const char *config_main;    /* main config path */
 	const char *config_dropins; /* drop-in directory */
 	int root_fd;		    /* sysfs root */
-	const char *state_dir;	    /* NULL: $STATE_DIRECTORY or /var/lib/zram-recompd */
 };
 
 /* Runs until SIGTERM/SIGINT. Takes the already-loaded configuration. Returns an exit code. */

@@ -4,8 +4,8 @@
 
 /*
  * Cumulative per-device accounting, persisted across restarts in the state directory
- * ($STATE_DIRECTORY from systemd's StateDirectory=, default /var/lib/zram-recompd) and
- * optionally exported as a Prometheus textfile (node_exporter's textfile collector).
+ * (state_dir_path() below) and optionally exported as a Prometheus textfile
+ * (node_exporter's textfile collector).
  * Both files are written atomically: temporary file in the same directory, fsync,
  * rename, fsync of the directory. A corrupt or foreign state file is reported to the
  * caller (-EBADMSG) and replaced on the next save; it is never fatal.
@@ -16,6 +16,26 @@
 #include <stdint.h>
 
 #define STATE_MAX_DEVICES 64
+#define STATE_DIR_DEFAULT "/var/lib/zram-recompd" /* the units' StateDirectory=zram-recompd */
+#define STATE_DIR_MAX 4096			  /* PATH_MAX */
+
+/*
+ * The state directory, the same for every command (the daemon, --once, status, advise
+ * --save), so that each reads what the daemon writes: override when not empty, else the
+ * first entry of systemd_dirs (a colon-separated list) when not empty, else
+ * STATE_DIR_DEFAULT. Either argument may be NULL. Copies the path into buf; returns 0 or
+ * -ENAMETOOLONG.
+ */
+int state_dir_resolve(const char *override, const char *systemd_dirs, char *buf, size_t size);
+
+/*
+ * state_dir_resolve() of $ZRAM_RECOMPD_STATE_DIR and $STATE_DIRECTORY (set by systemd from
+ * StateDirectory=); both are ignored in secure execution.
+ */
+int state_dir_path(char *buf, size_t size);
+
+/* Open directory dir (after creating it, mode 0755, when create): a descriptor or -errno. */
+int state_dir_open(const char *dir, bool create);
 
 struct dev_totals {
 	char name[16];		 /* "zramN" */

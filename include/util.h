@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -60,5 +61,8 @@ uint64_t now_boottime_ns(void);
 
 /* snprintf that reports truncation: returns 0, or -ENOBUFS when out was too small. */
 int str_printf(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* s as a JSON string literal: quotes, backslash and control characters escaped. */
+void json_print_string(FILE *f, const char *s);
 
 #endif

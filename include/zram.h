@@ -9,8 +9,6 @@
  * "type=idel" recompresses every slot). No logging; -errno returns.
  */
 
-#include "config.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +18,17 @@
 #define ZRAM_MAX_AVAIL 16
 #define ZRAM_MAX_PRIO 3	      /* secondary priorities 1..3 (ZRAM_MAX_COMPS 4 incl. primary) */
 #define ZRAM_PAGE_SIZE 4096u  /* the ABI counts 4 KiB units; larger pages are not handled yet */
+
+/* The recompress type= values zram-recompd uses; a pass runs one of them. */
+enum pass_type {
+	PASS_HUGE_IDLE = 0, /* kernel "huge_idle" */
+	PASS_IDLE = 1,	    /* kernel "idle" */
+	PASS_HUGE = 2,	    /* kernel "huge" */
+};
+#define PASS_NR_TYPES 3
+
+/* Kernel name of a pass type ("huge_idle", "idle", "huge"); "unknown" out of range. */
+const char *pass_type_name(enum pass_type t);
 
 struct kver {
 	unsigned major, minor, sub;
@@ -117,8 +126,8 @@ struct zram_caps {
  */
 struct zram_memo {
 	uint64_t write_sig;  /* zram_read_write_sig() when it was recorded */
-	bool valid[3];	     /* per enum pass_type */
-	uint64_t left[3];    /* candidates the whole chain tried and left as they were */
+	bool valid[PASS_NR_TYPES];    /* per enum pass_type */
+	uint64_t left[PASS_NR_TYPES]; /* candidates the whole chain tried and left as they were */
 };
 
 struct zram_dev {

@@ -11,6 +11,7 @@
 
 #include "advice.h"
 #include "log.h"
+#include "state.h"
 #include "sysfs.h"
 #include "util.h"
 #include "zram.h"
@@ -1831,19 +1832,14 @@ static int run_to_advice(const struct adv_run *run, struct advice_entry *ret)
 	return 0;
 }
 
-/* The state directory: $ZRAM_RECOMPD_STATE_DIR, else the daemon's default. */
+/* The daemon's state directory (state.h), created when missing. */
 static int open_state_dir(const char **ret_path)
 {
-	const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
-	int fd;
+	static char dir[STATE_DIR_MAX];
+	int r = state_dir_path(dir, sizeof(dir));
 
-	if (!dir || !*dir)
-		dir = "/var/lib/zram-recompd";
 	*ret_path = dir;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return r < 0 ? r : state_dir_open(dir, true);
 }
 
 static int save_advice(const struct adv_run *run)

@@ -10,19 +10,17 @@
 #include "manager.h"
 #include "pass.h"
 #include "state.h"
-#include "status.h"
+#include "status_report.h"
 #include "sysfs.h"
 #include "util.h"
 #include "zram.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,96 +97,94 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
-/* Returns -1 to continue, or an exit code. *advise_at gets the index of "advise". */
-static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
+/* Index of the "advise" subcommand in argv (0: none); it takes the rest of the line. */
+static int find_advise(int argc, char **argv)
 {
-	int c, r;
-
-	*advise_at = 0;
-	/* "advise" hands the rest of the line to its own parser. */
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "advise") == 0) {
-			*advise_at = i;
-			argc = i;
-			break;
-		}
+		if (strcmp(argv[i], "advise") == 0)
+			return i;
+		/* the value of an option is not a subcommand */
 		if (strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--sysroot") == 0 ||
 		    strcmp(argv[i], "--device") == 0)
 			i++;
 	}
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_ONCE:
-			a->once = true;
-			break;
-		case OPT_DRY_RUN:
-			a->dry_run = true;
-			break;
-		case OPT_DEVICE: {
-			unsigned id;
+	return 0;
+}
 
-			r = zram_name_to_id(optarg, &id);
-			if (r < 0) {
-				log_error("--device: '%s' is not a zram device name (zramN)", optarg);
-				return EXIT_USAGE;
-			}
-			if (a->n_devices >= MAX_DEVICES) {
-				log_error("--device: at most %d devices", MAX_DEVICES);
-				return EXIT_USAGE;
-			}
-			/* the same device twice is one device: one pass each */
-			for (unsigned i = 0; i < a->n_devices; i++)
-				if (a->devices[i] == id)
-					goto next;
-			a->devices[a->n_devices++] = id;
-next:
-			break;
-		}
-		case OPT_CHECK_CONFIG:
-			a->check_config = true;
-			break;
-		case OPT_PRINT_CONFIG:
-			a->print_config = true;
-			break;
-		case OPT_CONFIG:
-			a->config = optarg;
-			break;
-		case OPT_SYSROOT:
-			a->sysroot = optarg;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case 'v':
-			log_set_max_level(LOG_LVL_DEBUG);
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		case OPT_VERSION:
-			printf("zram-recompd %s\n", VERSION);
-			return EXIT_OK;
-		case '?':
-		default:
-			if (optopt)
-				log_error("unknown or incomplete option '-%c'; see --help", optopt);
-			else
-				log_error("unknown or incomplete option '%s'; see --help",
-					  argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	for (int i = optind; i < argc; i++) {
-		if (strcmp(argv[i], "status") == 0 && !a->status) {
-			a->status = true;
-			continue;
-		}
-		log_error("unexpected argument '%s'; see --help", argv[i]);
+/* --device NAME. Returns -1 to continue, or an exit code. */
+static int add_device(struct args *a, const char *name)
+{
+	unsigned id;
+
+	if (zram_name_to_id(name, &id) < 0) {
+		log_error("--device: '%s' is not a zram device name (zramN)", name);
 		return EXIT_USAGE;
 	}
-	int modes = a->once + a->status + a->check_config + a->print_config + (*advise_at > 0);
+	if (a->n_devices >= MAX_DEVICES) {
+		log_error("--device: at most %d devices", MAX_DEVICES);
+		return EXIT_USAGE;
+	}
+	/* the same device twice is one device: one pass each */
+	for (unsigned i = 0; i < a->n_devices; i++)
+		if (a->devices[i] == id)
+			return -1;
+	a->devices[a->n_devices++] = id;
+	return -1;
+}
+
+/* One option of getopt_long(). Returns -1 to continue, or an exit code. */
+static int take_option(struct args *a, int c, char **argv)
+{
+	switch (c) {
+	case OPT_ONCE:
+		a->once = true;
+		break;
+	case OPT_DRY_RUN:
+		a->dry_run = true;
+		break;
+	case OPT_DEVICE:
+		return add_device(a, optarg);
+	case OPT_CHECK_CONFIG:
+		a->check_config = true;
+		break;
+	case OPT_PRINT_CONFIG:
+		a->print_config = true;
+		break;
+	case OPT_CONFIG:
+		a->config = optarg;
+		break;
+	case OPT_SYSROOT:
+		a->sysroot = optarg;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case 'v':
+		log_set_max_level(LOG_LVL_DEBUG);
+		break;
+	case 'h':
+		usage(stdout);
+		return EXIT_OK;
+	case OPT_VERSION:
+		printf("zram-recompd %s\n", VERSION);
+		return EXIT_OK;
+	case '?':
+	default:
+		if (optopt)
+			log_error("unknown or incomplete option '-%c'; see --help", optopt);
+		else
+			log_error("unknown or incomplete option '%s'; see --help",
+				  argv[optind - 1]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Options that do not go together. Returns -1 when they do, or EXIT_USAGE. */
+static int check_modes(const struct args *a, bool advise)
+{
+	int modes = a->once + a->status + a->check_config + a->print_config + advise;
+
 	if (modes > 1) {
 		log_error("choose one of --once, status, advise, --check-config, --print-config");
 		return EXIT_USAGE;
@@ -206,6 +202,32 @@ next:
 		return EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* Returns -1 to continue, or an exit code. *advise_at gets the index of "advise". */
+static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
+{
+	int c, r;
+
+	*advise_at = find_advise(argc, argv);
+	if (*advise_at)
+		argc = *advise_at; /* "advise" hands the rest of the line to its own parser */
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
+		r = take_option(a, c, argv);
+		if (r >= 0)
+			return r;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (strcmp(argv[i], "status") == 0 && !a->status) {
+			a->status = true;
+			continue;
+		}
+		log_error("unexpected argument '%s'; see --help", argv[i]);
+		return EXIT_USAGE;
+	}
+	return check_modes(a, *advise_at > 0);
 }
 
 static char main_path[4096], dropins[4096];
@@ -306,19 +328,14 @@ static void log_probe_error(unsigned id, int r, const char *attr)
 			  strerror(-r));
 }
 
-/* The daemon's state directory (advice for recompress-algorithms = auto); -errno if absent. */
+/* The daemon's state directory (its totals, the advice of recompress-algorithms = auto). */
 static int open_state_dir(bool create, const char **ret_path)
 {
-	const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
-	int fd;
+	static char dir[STATE_DIR_MAX];
+	int r = state_dir_path(dir, sizeof(dir));
 
-	if (!dir || !*dir)
-		dir = "/var/lib/zram-recompd";
 	*ret_path = dir;
-	if (create && mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return r < 0 ? r : state_dir_open(dir, create);
 }
 
 /*
@@ -399,7 +416,6 @@ static int run(const struct args *a)
 		mo.config_main = main_path;
 		mo.config_dropins = dropins;
 		mo.root_fd = root_fd;
-		mo.state_dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
 		r = manager_run(&mo, &cfg);
 		close(root_fd);
 		return r;
@@ -451,13 +467,10 @@ static int run(const struct args *a)
 	if (a->status) {
 		static struct state st;
 		const struct state *stp = NULL;
-		const char *dir = secure_getenv("ZRAM_RECOMPD_STATE_DIR");
-		int dfd;
-
+		const char *dir;
 		/* The daemon's totals, read-only; absent or unreadable is not an error here. */
-		if (!dir)
-			dir = "/var/lib/zram-recompd";
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int dfd = open_state_dir(false, &dir);
+
 		if (dfd >= 0) {
 			if (state_load(&st, dfd) == 0 && st.n)
 				stp = &st;

@@ -761,34 +761,14 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	return 0;
 }
 
-static int open_state_dir(const char *dir)
-{
-	int fd;
-
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 /* The state directory and the totals kept in it (a missing one is not fatal). */
-static void open_state(struct manager *m, const char *state_dir)
+static void open_state(struct manager *m)
 {
+	static char state_dir[STATE_DIR_MAX];
 	int r;
 
-	if (!state_dir) {
-		/* systemd's StateDirectory= sets $STATE_DIRECTORY (colon-separated list) */
-		const char *sd = secure_getenv("STATE_DIRECTORY");
-		static char first[4096];
-
-		if (sd && *sd) {
-			(void)snprintf(first, sizeof(first), "%.*s", (int)strcspn(sd, ":"), sd);
-			state_dir = first;
-		} else {
-			state_dir = "/var/lib/zram-recompd";
-		}
-	}
-	m->state_dir_fd = open_state_dir(state_dir);
+	r = state_dir_path(state_dir, sizeof(state_dir));
+	m->state_dir_fd = r < 0 ? r : state_dir_open(state_dir, true);
 	if (m->state_dir_fd < 0) {
 		log_warning("state directory %s: %s; totals are not kept across restarts", state_dir,
 			    strerror(-m->state_dir_fd));
@@ -926,7 +906,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 		return 1;
 	}
 	m->kconf = zram_kconfig_idle_age(m->root_fd, &m->kv, m->release);
-	open_state(m, opts->state_dir);
+	open_state(m);
 	if (add_core_sources(m) < 0)
 		goto out;
 	add_optional_sources(m);

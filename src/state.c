@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Persisted per-device totals and the Prometheus textfile export.
+ * The state directory, persisted per-device totals and the Prometheus textfile export.
  *
  * State file format, version 1 (every line ends in '\n', single spaces, nothing else):
  *
@@ -49,6 +49,35 @@ static const struct {
 	{ "errors", offsetof(struct dev_totals, errors) },
 	{ "last_pass_unix", offsetof(struct dev_totals, last_pass_unix) },
 };
+
+int state_dir_resolve(const char *override, const char *systemd_dirs, char *buf, size_t size)
+{
+	int r;
+
+	if (override && *override)
+		r = str_printf(buf, size, "%s", override);
+	else if (systemd_dirs && *systemd_dirs && *systemd_dirs != ':')
+		r = str_printf(buf, size, "%.*s", (int)strcspn(systemd_dirs, ":"), systemd_dirs);
+	else
+		r = str_printf(buf, size, "%s", STATE_DIR_DEFAULT);
+	return r < 0 ? -ENAMETOOLONG : 0;
+}
+
+int state_dir_path(char *buf, size_t size)
+{
+	return state_dir_resolve(secure_getenv("ZRAM_RECOMPD_STATE_DIR"),
+				 secure_getenv("STATE_DIRECTORY"), buf, size);
+}
+
+int state_dir_open(const char *dir, bool create)
+{
+	int fd;
+
+	if (create && mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
 
 static uint64_t *totals_field(struct dev_totals *d, size_t i)
 {

@@ -108,3 +108,19 @@ int str_printf(char *out, size_t size, const char *fmt, ...)
 		return -ENOBUFS;
 	return 0;
 }
+
+void json_print_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}

@@ -13,6 +13,19 @@
 #include <unistd.h>
 #include <zlib.h>
 
+static const char *const pass_names[PASS_NR_TYPES] = {
+	[PASS_HUGE_IDLE] = "huge_idle",
+	[PASS_IDLE] = "idle",
+	[PASS_HUGE] = "huge",
+};
+
+const char *pass_type_name(enum pass_type t)
+{
+	if ((unsigned)t >= ARRAY_SIZE(pass_names))
+		return "unknown";
+	return pass_names[t];
+}
+
 int kver_parse(const char *s, struct kver *ret)
 {
 	unsigned long v[3] = { 0, 0, 0 };

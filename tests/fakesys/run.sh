@@ -1083,6 +1083,10 @@ t_status_totals() {
 	expect_rc 0
 	golden status-totals-6.12.json "$T/out"
 	expect_json "$T/out"
+	# The daemon's directory under systemd ($STATE_DIRECTORY): status reads the same one.
+	ZRAM_RECOMPD_STATE_DIR= STATE_DIRECTORY=$T/state:$T/other zro status
+	expect_rc 0
+	golden status-totals-6.12.txt "$T/out"
 	expect_changed
 	# A corrupt state file is no error for status: no totals.
 	printf 'zram-recompd-state 2\n' >"$T/state/state"

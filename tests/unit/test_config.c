@@ -174,9 +174,6 @@ static void test_defaults(void **state)
 
 static void test_names(void **state)
 {
-	assert_string_equal(pass_type_name(PASS_HUGE_IDLE), "huge_idle");
-	assert_string_equal(pass_type_name(PASS_IDLE), "idle");
-	assert_string_equal(pass_type_name(PASS_HUGE), "huge");
 	assert_string_equal(compact_mode_name(COMPACT_AUTO), "auto");
 	assert_string_equal(compact_mode_name(COMPACT_ALWAYS), "always");
 	assert_string_equal(compact_mode_name(COMPACT_NEVER), "never");
@@ -1233,6 +1230,161 @@ static void test_print_round_trip(void **state)
 	free(out2);
 }
 
+#define KEY(k, v, p, bad, why)                                                                     \
+	{                                                                                          \
+		k, v, p, bad, why, false                                                           \
+	}
+#define GLOBAL_KEY(k, v, p, bad, why)                                                              \
+	{                                                                                          \
+		k, v, p, bad, why, true                                                            \
+	}
+/*
+ * One row per key, in --print-config order: a value other than the default, how it prints,
+ * and a value the key rejects with its reason (NULL: none). Adding a key adds a row here.
+ */
+static const struct key_case {
+	const char *key, *value, *printed;
+	const char *bad, *reason;
+	bool global_only;
+} key_cases[] = {
+	GLOBAL_KEY("devices", "zram2 zram0", "zram2 zram0", "zram",
+		   "'zram' is not a zram device name (zramN)"),
+	GLOBAL_KEY("metrics-file", "/run/m.prom", "/run/m.prom", "m.prom",
+		   "'m.prom' is not an absolute path"),
+	KEY("recompress-algorithms", "lz4  zstd", "lz4 zstd", "LZ4",
+	    "'LZ4' is not a valid algorithm name ([a-z0-9-], at most 31 characters)"),
+	KEY("algorithm-params", "zstd:level=-3", "1:level=-3", "zstd",
+	    "'zstd' is not NAME:level=N or P:level=N"),
+	KEY("passes", "huge idle", "huge idle", "idel",
+	    "'idel' is not a pass type (huge_idle, idle, huge)"),
+	KEY("threshold-bytes", "4095", "4095", "4096",
+	    "'4096' is out of range 0-4095 (the kernel requires threshold < huge_class_size, which "
+	    "is below 4096)"),
+	KEY("max-pages-per-batch", "1", "1", "0", "'0' is out of range 1-4294967296"),
+	KEY("max-pages-per-pass", "1099511627776", "1099511627776", "x",
+	    "'x' is not a decimal number"),
+	KEY("idle-age-min-sec", "0", "0", "", "empty value"),
+	KEY("idle-age-max-sec", "31536000", "31536000", "31536001",
+	    "'31536001' is out of range 0-31536000"),
+	KEY("compact", "never", "never", "", "empty value (auto, always or never)"),
+	KEY("interval-sec", "86400", "86400", "0", "'0' is out of range 1-86400"),
+	KEY("backoff-max-sec", "604800", "604800", "604801", "'604801' is out of range 0-604800"),
+	KEY("priority-huge-idle", "1", "1", "4",
+	    "'4' is out of range 0-3 (0 = every secondary algorithm in order)"),
+	KEY("priority-idle", "2", "2", NULL, NULL),
+	KEY("priority-huge", "3", "3", NULL, NULL),
+	KEY("cold-idle-age-sec", "86400", "86400", "-1", "'-1' is not a decimal number"),
+	KEY("cold-priority", "3", "3", "0", "'0' is out of range 1-3"),
+	KEY("pages-per-hour", "0", "0", NULL, NULL),
+	KEY("cpu-share-max-percent", "100", "100", "101", "'101' is out of range 0-100"),
+	KEY("psi-cpu-max-percent", "0", "0", NULL, NULL),
+	KEY("memory-stall-us", "1000000", "1000000", "1000001",
+	    "'1000001' is out of range 0-1000000 (microseconds of memory stall per second; 0 = "
+	    "off)"),
+	KEY("defer-on-battery", "false", "no", "", "'' is not one of yes, no"),
+	KEY("battery-psi-memory-percent", "100", "100", NULL, NULL),
+	KEY("compact-fragmentation-percent", "1", "1", "0", "'0' is out of range 1-100"),
+	KEY("compact-min-saved-bytes", "1125899906842624", "1125899906842624", "1125899906842625",
+	    "'1125899906842625' is out of range 0-1125899906842624"),
+	KEY("advise-interval-sec", "0", "0", "31536001",
+	    "'31536001' is out of range 0-31536000 (0 = never)"),
+	KEY("advise-samples", "1048576", "1048576", "0", "'0' is out of range 1-1048576"),
+	KEY("cpu-share-pressure-percent", "0", "0", "101",
+	    "'101' is out of range 0-100 (the share under full memory pressure)"),
+};
+
+/* Load text, print it, load the print and print again: the two prints must be equal. */
+static char *load_print_twice(const char *text)
+{
+	struct config c, c2;
+	struct config_errors e;
+	char *out, *out2;
+
+	if (load_str(&c, &e, text) != 0)
+		fail_msg("%s: %s", text, e.n ? e.msg[0] : "?");
+	out = print_to_string(&c);
+	config_init(&c2);
+	if (config_load_file(&c2, write_file("printed.conf", out), &e) != 0)
+		fail_msg("printed %s: %s", out, e.n ? e.msg[0] : "?");
+	out2 = print_to_string(&c2);
+	assert_string_equal(out, out2);
+	assert_configs_equal(&c, &c2);
+	free(out2);
+	return out;
+}
+
+/* Every key parses, prints, round-trips through print -> parse, and rejects a bad value. */
+static void test_every_key_row(void **state)
+{
+	char text[512], want[512], *out, *defaults, *p;
+	struct config c;
+	struct config_errors e;
+	uint32_t bits = 0;
+	unsigned lines = 0;
+
+	/* The rows are exactly the keys --print-config lists, in its order. */
+	config_init(&c);
+	defaults = print_to_string(&c);
+	p = strchr(defaults, '\n') + 1;
+	for (; *p; p = strchr(p, '\n') + 1, lines++) {
+		assert_true(lines < ARRAY_SIZE(key_cases));
+		snprintf(want, sizeof(want), "%s =", key_cases[lines].key);
+		assert_memory_equal(p, want, strlen(want));
+	}
+	assert_int_equal(lines, ARRAY_SIZE(key_cases));
+	free(defaults);
+
+	for (unsigned i = 0; i < ARRAY_SIZE(key_cases); i++) {
+		const struct key_case *k = &key_cases[i];
+
+		snprintf(text, sizeof(text), "[global]\n%s = %s\n", k->key, k->value);
+		out = load_print_twice(text);
+		snprintf(want, sizeof(want), "\n%s = %s\n", k->key, k->printed);
+		if (!strstr(out, want))
+			fail_msg("%s: '%s' not in\n%s", k->key, want + 1, out);
+		free(out);
+		/* A device key sets its own bit, [global] or [zramN]; a global key none. */
+		assert_int_equal(load_str(&c, &e, text), 0);
+		if (k->global_only) {
+			assert_int_equal(c.global.set, 0);
+		} else {
+			assert_int_equal(__builtin_popcount(c.global.set), 1);
+			assert_int_equal(bits & c.global.set, 0);
+			bits |= c.global.set;
+		}
+
+		snprintf(text, sizeof(text), "[zram1]\n%s = %s\n", k->key, k->value);
+		if (k->global_only) {
+			snprintf(want, sizeof(want), "2: key '%s' is only allowed in [global]",
+				 k->key);
+			check_one_error(text, want);
+		} else {
+			out = load_print_twice(text);
+			snprintf(want, sizeof(want), "[zram1]\n%s = %s\n", k->key, k->printed);
+			if (!strstr(out, want))
+				fail_msg("%s: '%s' not in\n%s", k->key, want, out);
+			free(out);
+			assert_int_equal(load_str(&c, &e, text), 0);
+			assert_int_equal(c.global.set, 0);
+			assert_int_equal(c.sections[0].cfg.set & bits, c.sections[0].cfg.set);
+		}
+
+		if (k->bad) {
+			check_global_kv_error(k->key, k->bad, k->reason);
+			/* The rejected value leaves the default: the print is the defaults'. */
+			snprintf(text, sizeof(text), "[global]\n%s = %s\n", k->key, k->bad);
+			assert_int_equal(load_str(&c, &e, text), -EINVAL);
+			out = print_to_string(&c);
+			config_init(&c);
+			defaults = print_to_string(&c);
+			assert_string_equal(out, defaults);
+			free(out);
+			free(defaults);
+		}
+	}
+	assert_int_equal(bits, (1u << CFG_N_KEYS) - 1);
+}
+
 /* recompress-algorithms = auto and the advice keys (advice.h). */
 static void test_auto_keys(void **state)
 {
@@ -1444,6 +1596,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_print_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_key_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shipped_example, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shipped_example_uncommented, setup, teardown),
 	};

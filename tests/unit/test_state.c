@@ -3,7 +3,7 @@
  * Persisted totals and the Prometheus textfile: state_get table rules, save/load round
  * trip with the exact file text, strict rejection of every kind of corrupt file (and its
  * replacement by the next save), atomic replacement without leftovers, failure paths that
- * keep the old file, and golden metrics output.
+ * keep the old file, golden metrics output, and the state directory's resolution order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -1001,6 +1001,85 @@ static void test_add_pass(void **state)
 	assert_int_equal(t.errors, 1);
 }
 
+/* One order for every command: override, then systemd's first entry, then the default. */
+static void test_dir_resolve(void **arg)
+{
+	char buf[64];
+
+	(void)arg;
+	assert_int_equal(state_dir_resolve(NULL, NULL, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, STATE_DIR_DEFAULT);
+	assert_int_equal(state_dir_resolve("", "", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, STATE_DIR_DEFAULT);
+	assert_int_equal(state_dir_resolve("/o", "/s", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/o");
+	assert_int_equal(state_dir_resolve("", "/s", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/s");
+	assert_int_equal(state_dir_resolve(NULL, "/s1:/s2", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/s1");
+	/* An empty first entry names no directory: the default, not "". */
+	assert_int_equal(state_dir_resolve(NULL, ":/s2", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, STATE_DIR_DEFAULT);
+	/* Too long is an error, never a shorter (other) directory. */
+	assert_int_equal(state_dir_resolve("/abcd", NULL, buf, 5), -ENAMETOOLONG);
+	assert_int_equal(state_dir_resolve("/abc", NULL, buf, 5), 0);
+	assert_string_equal(buf, "/abc");
+	assert_int_equal(state_dir_resolve(NULL, "/abcd:/x", buf, 5), -ENAMETOOLONG);
+	assert_int_equal(state_dir_resolve(NULL, NULL, buf, sizeof(STATE_DIR_DEFAULT) - 1),
+			 -ENAMETOOLONG);
+}
+
+/* state_dir_path() reads both variables, so status and --once find the daemon's files. */
+static void test_dir_path_env(void **arg)
+{
+	char buf[STATE_DIR_MAX];
+
+	(void)arg;
+	assert_int_equal(unsetenv("ZRAM_RECOMPD_STATE_DIR"), 0);
+	assert_int_equal(unsetenv("STATE_DIRECTORY"), 0);
+	assert_int_equal(state_dir_path(buf, sizeof(buf)), 0);
+	assert_string_equal(buf, STATE_DIR_DEFAULT);
+	assert_int_equal(setenv("STATE_DIRECTORY", "/run/sd:/run/other", 1), 0);
+	assert_int_equal(state_dir_path(buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/run/sd");
+	assert_int_equal(setenv("ZRAM_RECOMPD_STATE_DIR", "/tmp/zr", 1), 0);
+	assert_int_equal(state_dir_path(buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/tmp/zr");
+	assert_int_equal(setenv("ZRAM_RECOMPD_STATE_DIR", "", 1), 0);
+	assert_int_equal(state_dir_path(buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/run/sd");
+	assert_int_equal(unsetenv("ZRAM_RECOMPD_STATE_DIR"), 0);
+	assert_int_equal(unsetenv("STATE_DIRECTORY"), 0);
+}
+
+static void test_dir_open(void **arg)
+{
+	char dir[PATH_MAX], file[PATH_MAX];
+	int fd;
+
+	(void)arg;
+	snprintf(dir, sizeof(dir), "%s/sd", fr_dir);
+	snprintf(file, sizeof(file), "%s/plain", fr_dir);
+	assert_int_equal(state_dir_open(dir, false), -ENOENT);
+	fd = state_dir_open(dir, true);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(close(fd), 0);
+	assert_true(S_ISDIR(file_mode("sd")));
+	/* Existing: opened again, with or without create. */
+	fd = state_dir_open(dir, true);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	fd = state_dir_open(dir, false);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(state_dir_open(file, false), -ENOTDIR);
+	assert_int_equal(state_dir_open(file, true), -ENOTDIR);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1033,6 +1112,9 @@ int main(void)
 		T(test_metrics_empty),
 		T(test_metrics_errors),
 		T(test_metrics_readonly_dir),
+		cmocka_unit_test(test_dir_resolve),
+		cmocka_unit_test(test_dir_path_env),
+		T(test_dir_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

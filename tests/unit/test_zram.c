@@ -358,6 +358,14 @@ static struct zram_dev dev_612(void)
 	return d;
 }
 
+static void test_pass_type_names(void **state)
+{
+	assert_string_equal(pass_type_name(PASS_HUGE_IDLE), "huge_idle");
+	assert_string_equal(pass_type_name(PASS_IDLE), "idle");
+	assert_string_equal(pass_type_name(PASS_HUGE), "huge");
+	assert_string_equal(pass_type_name((enum pass_type)PASS_NR_TYPES), "unknown");
+}
+
 static void test_build_recompress(void **state)
 {
 	struct zram_dev d = dev_612();
@@ -561,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_recomp_listing_nul),
 		cmocka_unit_test(test_nul_tolerant_readers),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_pass_type_names),
 		cmocka_unit_test(test_build_recompress),
 		cmocka_unit_test(test_build_other),
 		cmocka_unit_test(test_probe_and_write),

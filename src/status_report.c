@@ -1,27 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "status.h"
+/* The `status` command's report (text or JSON); the totals it shows come from state.c. */
+#include "status_report.h"
 
 #include "blockstate.h"
 #include "pass.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <string.h>
-
-void json_print_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 /* Effective ratio: what the data would take uncompressed over the memory the pool uses. */
 static double ratio(const struct zram_mm_stat *mm)

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_CONFIG_INTERNAL_H
+#define ZRAM_RECOMPD_CONFIG_INTERNAL_H
+
+/*
+ * Between the two halves of the configuration module (include/config.h is its interface):
+ * config_file.c reads files, lines and sections; config.c knows the keys. Not for other
+ * modules.
+ */
+
+#include "config.h"
+
+#define CFG_ERR_MAX 256 /* one reason, without the "FILE:LINE: key 'NAME': " prefix */
+
+/* The errors of one config_load() or config_load_file() call (config_file.c). */
+struct cfg_sink {
+	struct config_errors *errs; /* may be NULL */
+	unsigned count;		    /* errors seen by this call, stored or not */
+};
+
+void cfg_sink_add(struct cfg_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Set key name from value v (without comment and trailing blanks; parsed in place) in d,
+ * which is c->global or the dev_config of a [zramN] section; at is where the line is.
+ * Returns 0; -ENOENT for an unknown key; -EPERM for a [global]-only key in a device
+ * section; another -errno with the reason in why (nothing is changed then).
+ */
+int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *v,
+		struct cfg_origin at, char why[CFG_ERR_MAX]);
+
+/*
+ * Cross-key checks once every file is read; paths[i] is the name of file index i of
+ * struct cfg_origin. Also resolves the algorithm-params levels of [global] and sections.
+ */
+void cfg_validate(struct config *c, const char *const *paths, struct cfg_sink *sink);
+
+/* The [zramN] section of c, or NULL. */
+const struct dev_section *cfg_find_section(const struct config *c, unsigned id);
+
+#endif
