@@ -132,7 +132,4 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 /* Human-readable report, one line per step. */
 void pass_print_report(FILE *f, const struct device_report *rep);
 
-/* "10.7 MiB" style, for reports; buf of at least 32 bytes. */
-const char *format_bytes(char *buf, size_t size, int64_t bytes);
-
 #endif

@@ -58,6 +58,21 @@ int zram_name_to_id(const char *name, unsigned *ret_id);
 uint64_t now_monotonic_ns(void);
 uint64_t now_boottime_ns(void);
 
+/* How format_bytes() writes a byte count. */
+enum byte_units {
+	BYTES_IEC, /* "512 B", "1.5 KiB", "10.7 MiB", "1.25 GiB": logs, status, pass reports */
+	BYTES_MB,  /* "10.7 MB" (10^6 bytes, always MB): advise, whose speeds are in MB/s */
+};
+
+/*
+ * A byte count for people, into buf (32 bytes always suffice); returns buf. Takes any
+ * uint64_t: kernel counters are unsigned, and a cast to int64_t would print 2^63 and above as
+ * negative.
+ */
+const char *format_bytes(char *buf, size_t size, uint64_t bytes, enum byte_units units);
+/* Signed counts (savings, deltas): '-' before the magnitude, INT64_MIN included. */
+const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte_units units);
+
 /* snprintf that reports truncation: returns 0, or -ENOBUFS when out was too small. */
 int str_printf(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -1395,17 +1395,14 @@ static void recommend(const struct adv_engine *e, const struct adv_opts *o, stru
 	}
 }
 
-static void human(char *buf, size_t size, double bytes)
-{
-	snprintf(buf, size, "%.1f MB", bytes / 1e6);
-}
-
 static void print_saving(const struct adv_eval *base, const struct adv_eval *x)
 {
 	char h[32];
-	double s = (double)saving(base, x);
+	int64_t v = saving(base, x);
+	double s = (double)v;
 
-	human(h, sizeof(h), s < 0 ? -s : s);
+	/* The sign is printed apart: '+' is more memory, '-' a saving. */
+	format_bytes(h, sizeof(h), v < 0 ? 0 - (uint64_t)v : (uint64_t)v, BYTES_MB);
 	printf("  %s%s (%4.1f%%)",
 	       s < 0   ? "+"
 	       : s > 0 ? "-"
@@ -1453,7 +1450,7 @@ static void config_lines(const struct adv_engine *e, const struct adv_chain_eval
 static void print_text(const struct adv_engine *e, const struct adv_source *src,
 		       const struct adv_opts *o, const struct adv_report *rp)
 {
-	char s[64], h1[32], h2[32], ch[128];
+	char s[64], h1[32], h2[32], h3[32], ch[128];
 
 	if (src->device)
 		printf("%s: %" PRIu64 " pages stored, %" PRIu64 " same-filled, %" PRIu64
@@ -1478,16 +1475,17 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 		printf("threshold: %u bytes\n", o->threshold);
 
 	spec_str(e, 0, s, sizeof(s));
-	human(h1, sizeof(h1), (double)rp->primary.compr_bytes);
-	human(h2, sizeof(h2), (double)rp->primary.mem_bytes);
+	format_bytes(h1, sizeof(h1), rp->primary.compr_bytes, BYTES_MB);
+	format_bytes(h2, sizeof(h2), rp->primary.mem_bytes, BYTES_MB);
 	printf("primary %s: compr_data_size %s, mem_used_total after compaction %s, %" PRIu64
 	       " huge pages\n",
 	       s, h1, h2, rp->primary.huge_pages);
 	if (src->device && src->have_now)
-		printf("  device now: compr_data_size %.1f MB, mem_used_total %.1f MB, %" PRIu64
+		printf("  device now: compr_data_size %s, mem_used_total %s, %" PRIu64
 		       " huge pages\n",
-		       (double)src->now.v[MM_COMPR_DATA_SIZE] / 1e6,
-		       (double)src->now.v[MM_MEM_USED_TOTAL] / 1e6, src->now.v[MM_HUGE_PAGES]);
+		       format_bytes(h1, sizeof(h1), src->now.v[MM_COMPR_DATA_SIZE], BYTES_MB),
+		       format_bytes(h3, sizeof(h3), src->now.v[MM_MEM_USED_TOTAL], BYTES_MB),
+		       src->now.v[MM_HUGE_PAGES]);
 	printf("\n%-18s %14s %14s %18s %10s %10s %10s %11s\n", "candidate", "compr_bytes",
 	       "mem_bytes", "mem saving", "improved", "incompr.", "comp MB/s", "decomp MB/s");
 	printf("%-18s %14" PRIu64 " %14" PRIu64 " %18s %10s %10s %10.1f %11.1f\n", s,
@@ -1519,7 +1517,7 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 		return;
 	}
 	chain_str(e, &rp->best, ch, sizeof(ch));
-	human(h1, sizeof(h1), (double)saving(&rp->primary, &rp->best.ev));
+	format_bytes_signed(h1, sizeof(h1), saving(&rp->primary, &rp->best.ev), BYTES_MB);
 	printf("secondaries %s (%s); saves %s (%.1f%%) of pool memory after compaction, ~%.1f s "
 	       "CPU\n",
 	       ch, rp->reason, h1,
@@ -1546,7 +1544,7 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 	}
 	if (rp->have_alt) {
 		chain_str(e, &rp->alt, ch, sizeof(ch));
-		human(h1, sizeof(h1), (double)saving(&rp->primary, &rp->alt.ev));
+		format_bytes_signed(h1, sizeof(h1), saving(&rp->primary, &rp->alt.ev), BYTES_MB);
 		printf("  cheaper: %s saves %s for %.0f%% of the CPU time\n", ch, h1,
 		       rp->best.ev.cpu_seconds > 0
 			       ? 100.0 * rp->alt.ev.cpu_seconds / rp->best.ev.cpu_seconds
@@ -1557,7 +1555,7 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 	if (o->threshold) {
 		printf("  threshold %u as given\n", o->threshold);
 	} else if (rp->threshold) {
-		human(h1, sizeof(h1), (double)saving(&rp->primary, &rp->best_thr));
+		format_bytes_signed(h1, sizeof(h1), saving(&rp->primary, &rp->best_thr), BYTES_MB);
 		printf("  threshold-bytes = %u pays: keeps %s of the saving for %.0f%% of the CPU "
 		       "time\n",
 		       rp->threshold, h1,

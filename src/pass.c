@@ -20,22 +20,6 @@ void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 	ctx->eagain_delay_ms = 100;
 }
 
-const char *format_bytes(char *buf, size_t size, int64_t bytes)
-{
-	uint64_t a = bytes < 0 ? (uint64_t)(-(bytes + 1)) + 1 : (uint64_t)bytes;
-	const char *sign = bytes < 0 ? "-" : "";
-
-	if (a < 1024)
-		(void)snprintf(buf, size, "%s%" PRIu64 " B", sign, a);
-	else if (a < 1024 * 1024)
-		(void)snprintf(buf, size, "%s%.1f KiB", sign, (double)a / 1024.0);
-	else if (a < 1024ULL * 1024 * 1024)
-		(void)snprintf(buf, size, "%s%.1f MiB", sign, (double)a / 1048576.0);
-	else
-		(void)snprintf(buf, size, "%s%.2f GiB", sign, (double)a / 1073741824.0);
-	return buf;
-}
-
 static bool stop_requested(const struct pass_ctx *ctx)
 {
 	return ctx->stop && *ctx->stop;
@@ -993,8 +977,9 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 			"%s: pass %s%s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
 			", %.3f s in kernel, stop: %s%s",
 			rep->name, pass_type_name(p->type), prio, p->commands,
-			p->commands == 1 ? "" : "s", format_bytes(a, sizeof(a), p->compr_saved),
-			format_bytes(b, sizeof(b), -p->mem_freed), p->huge_delta,
+			p->commands == 1 ? "" : "s",
+			format_bytes_signed(a, sizeof(a), p->compr_saved, BYTES_IEC),
+			format_bytes_signed(b, sizeof(b), -p->mem_freed, BYTES_IEC), p->huge_delta,
 			(double)p->kernel_ns / 1e9, stop_name(p->stop),
 			p->eagain ? " (EAGAIN retries)" : "");
 		if (p->paced_ns)
@@ -1013,15 +998,17 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 		fprintf(f, "%s: compact: ENOMEM, left to the next pass\n", rep->name);
 	if (rep->compacted)
 		fprintf(f, "%s: compact: freed %s in %.6f s\n", rep->name,
-			format_bytes(a, sizeof(a), rep->compact_freed), (double)rep->compact_ns / 1e9);
+			format_bytes_signed(a, sizeof(a), rep->compact_freed, BYTES_IEC),
+			(double)rep->compact_ns / 1e9);
 	fprintf(f, "%s: total: compr_data_size %s -> %s, mem_used_total %s -> %s (freed %s)",
-		rep->name, format_bytes(a, sizeof(a), (int64_t)rep->before.v[MM_COMPR_DATA_SIZE]),
-		format_bytes(b, sizeof(b), (int64_t)rep->after.v[MM_COMPR_DATA_SIZE]),
-		format_bytes(c, sizeof(c), (int64_t)rep->before.v[MM_MEM_USED_TOTAL]),
-		format_bytes(e, sizeof(e), (int64_t)rep->after.v[MM_MEM_USED_TOTAL]),
-		format_bytes(g, sizeof(g),
-			     -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
-					rep->after.v[MM_MEM_USED_TOTAL])));
+		rep->name, format_bytes(a, sizeof(a), rep->before.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
+		format_bytes(b, sizeof(b), rep->after.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
+		format_bytes(c, sizeof(c), rep->before.v[MM_MEM_USED_TOTAL], BYTES_IEC),
+		format_bytes(e, sizeof(e), rep->after.v[MM_MEM_USED_TOTAL], BYTES_IEC),
+		format_bytes_signed(g, sizeof(g),
+				    -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
+					       rep->after.v[MM_MEM_USED_TOTAL]),
+				    BYTES_IEC));
 	fprintf(f, ", huge pages %" PRIu64 " -> %" PRIu64, rep->before.v[MM_HUGE_PAGES],
 		rep->after.v[MM_HUGE_PAGES]);
 	if (rep->written_back)
@@ -1031,11 +1018,12 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 	if (rep->others_wrote)
 		fprintf(f, ", other writers changed orig_data_size by %s: recompression saved %s, "
 			   "freed %s",
-			format_bytes(a, sizeof(a),
-				     delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
-					       rep->after.v[MM_ORIG_DATA_SIZE])),
-			format_bytes(b, sizeof(b), (int64_t)rep->saved_own),
-			format_bytes(c, sizeof(c), (int64_t)rep->freed_own));
+			format_bytes_signed(a, sizeof(a),
+					    delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
+						      rep->after.v[MM_ORIG_DATA_SIZE]),
+					    BYTES_IEC),
+			format_bytes(b, sizeof(b), rep->saved_own, BYTES_IEC),
+			format_bytes(c, sizeof(c), rep->freed_own, BYTES_IEC));
 	if (rep->have_block_state)
 		fprintf(f,
 			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64
