@@ -9,7 +9,7 @@
  */
 #include "advise.h"
 
-#include "advice.h"
+#include "advice_store.h"
 #include "log.h"
 #include "sysfs.h"
 #include "util.h"
@@ -401,7 +401,7 @@ struct adv_opts {
 	bool seed_set;
 	unsigned threads; /* 0 = one per CPU */
 	bool quiet;	  /* advise_device(): no messages, errors in adv_source.err */
-	bool save;	  /* --save: store the recommendation (advice.h) */
+	bool save;	  /* --save: store the recommendation (advice_store.h) */
 	unsigned threshold;
 	struct adv_spec primary;
 	unsigned ncand;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "manager.h"
 
-#include "advice.h"
+#include "advice_store.h"
 #include "advise.h"
 #include "blockstate.h"
 #include "host.h"

@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "advice.h"
+#include "advice_store.h"
 #include "advise.h"
 #include "config.h"
 #include "fakeroot.h"

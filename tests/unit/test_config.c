@@ -1233,7 +1233,7 @@ static void test_print_round_trip(void **state)
 	free(out2);
 }
 
-/* recompress-algorithms = auto and the advice keys (advice.h). */
+/* recompress-algorithms = auto and the advice keys (advice_store.h). */
 static void test_auto_keys(void **state)
 {
 	struct config c;
