@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -57,6 +58,15 @@ int zram_name_to_id(const char *name, unsigned *ret_id);
 /* Monotonic and boottime clocks in nanoseconds. */
 uint64_t now_monotonic_ns(void);
 uint64_t now_boottime_ns(void);
+
+/*
+ * read(2) until len bytes or end of file, retrying EINTR: 0 or -errno, with *ret_len the
+ * bytes read (also on error). Not for debugfs block_state, where a short read is not the end
+ * (blockstate.h).
+ */
+int read_full(int fd, void *buf, size_t len, size_t *ret_len);
+/* The same with pread(2) from offset off. */
+int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len);
 
 /* How format_bytes() writes a byte count. */
 enum byte_units {

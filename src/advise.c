@@ -738,25 +738,6 @@ static int file_feed(struct file_reader *fr, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (uint8_t *)buf + got, len - got);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 #define ZSTD_MAGIC_LE 0xfd2fb528u
 
 /* Returns 0, or an exit code (1) after logging. */
@@ -769,7 +750,7 @@ static int read_file_source(const struct adv_opts *o, struct adv_engine *e, stru
 	size_t zret = 0;
 	bool zstd = false, any = false;
 	int fd = -1, rc = 1, r = 0;
-	ssize_t n;
+	size_t n;
 
 	snprintf(src->name, sizeof(src->name), "%s", o->input);
 	if (!fr || !in) {
@@ -793,9 +774,9 @@ static int read_file_source(const struct adv_opts *o, struct adv_engine *e, stru
 		goto out;
 	}
 	for (;;) {
-		n = read_full(fd, in, chunk);
-		if (n < 0) {
-			errno = (int)-n;
+		r = read_full(fd, in, chunk, &n);
+		if (r < 0) {
+			errno = -r;
 			log_error("advise: cannot read '%s': %m", o->input);
 			goto out;
 		}
@@ -814,9 +795,9 @@ static int read_file_source(const struct adv_opts *o, struct adv_engine *e, stru
 		}
 		any = true;
 		if (!zstd) {
-			r = file_feed(fr, in, (size_t)n);
+			r = file_feed(fr, in, n);
 		} else {
-			ZSTD_inBuffer ib = {in, (size_t)n, 0};
+			ZSTD_inBuffer ib = {in, n, 0};
 
 			while (ib.pos < ib.size && r == 0) {
 				ZSTD_outBuffer ob = {out, ZSTD_DStreamOutSize(), 0};

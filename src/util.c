@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int parse_u64(const char *s, uint64_t *ret)
 {
@@ -108,6 +109,45 @@ int str_printf(char *out, size_t size, const char *fmt, ...)
 	if ((size_t)n >= size)
 		return -ENOBUFS;
 	return 0;
+}
+
+/* pread when off is not -1, read otherwise: one loop for both. */
+static int read_loop(int fd, void *buf, size_t len, int64_t off, size_t *ret_len)
+{
+	size_t got = 0;
+	int r = 0;
+
+	while (got < len) {
+		char *at = (char *)buf + got;
+		ssize_t n;
+
+		if (off < 0)
+			n = read(fd, at, len - got);
+		else
+			n = pread(fd, at, len - got, (off_t)off + (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r = -errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	*ret_len = got;
+	return r;
+}
+
+int read_full(int fd, void *buf, size_t len, size_t *ret_len)
+{
+	return read_loop(fd, buf, len, -1, ret_len);
+}
+
+int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len)
+{
+	*ret_len = 0;
+	if (off > (uint64_t)INT64_MAX - len)
+		return -EINVAL;
+	return read_loop(fd, buf, len, (int64_t)off, ret_len);
 }
 
 static const char *format_magnitude(char *buf, size_t size, const char *sign, uint64_t a,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * util.c: the byte formatter (both unit styles, the unit boundaries, counts of 2^63 and
- * above, negative counts down to INT64_MIN).
+ * above, negative counts down to INT64_MIN), and read_full()/pread_full() (reads that come
+ * in pieces, end of file, errors with the bytes read so far).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +12,12 @@
 
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_format_bytes_iec(void **state)
 {
@@ -78,6 +84,61 @@ static void test_format_bytes_small_buffer(void **state)
 	assert_int_equal(b[4], 'x');
 }
 
+/* A pipe delivers what was written in pieces: read_full() keeps reading to len or EOF. */
+static void test_read_full_pieces(void **state)
+{
+	char buf[16];
+	size_t n = 99;
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(write(p[1], "abc", 3), 3);
+	assert_int_equal(write(p[1], "defgh", 5), 5);
+	assert_int_equal(read_full(p[0], buf, 6, &n), 0);
+	assert_int_equal(n, 6);
+	assert_memory_equal(buf, "abcdef", 6);
+	close(p[1]);
+	/* Fewer bytes than asked: the end of the file. */
+	assert_int_equal(read_full(p[0], buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 2);
+	assert_memory_equal(buf, "gh", 2);
+	assert_int_equal(read_full(p[0], buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 0);
+	close(p[0]);
+	/* An error is -errno, with nothing read. */
+	assert_int_equal(read_full(p[0], buf, sizeof(buf), &n), -EBADF);
+	assert_int_equal(n, 0);
+}
+
+static void test_pread_full(void **state)
+{
+	char path[] = "/tmp/test_util.XXXXXX", buf[8];
+	size_t n = 99;
+	int fd;
+
+	(void)state;
+	fd = mkostemp(path, O_CLOEXEC);
+	assert_true(fd >= 0);
+	(void)unlink(path);
+	assert_int_equal(write(fd, "0123456789", 10), 10);
+	assert_int_equal(pread_full(fd, buf, 4, 3, &n), 0);
+	assert_int_equal(n, 4);
+	assert_memory_equal(buf, "3456", 4);
+	/* The file position is not used or moved. */
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 10);
+	assert_int_equal(pread_full(fd, buf, 8, 7, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(pread_full(fd, buf, 8, 10, &n), 0);
+	assert_int_equal(n, 0);
+	/* Offsets off_t cannot hold are refused before the call. */
+	assert_int_equal(pread_full(fd, buf, 8, UINT64_MAX, &n), -EINVAL);
+	assert_int_equal(n, 0);
+	assert_int_equal(pread_full(fd, buf, 8, (uint64_t)INT64_MAX - 7, &n), -EINVAL);
+	close(fd);
+	assert_int_equal(pread_full(fd, buf, 8, 0, &n), -EBADF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -85,6 +146,8 @@ int main(void)
 		cmocka_unit_test(test_format_bytes_mb),
 		cmocka_unit_test(test_format_bytes_signed),
 		cmocka_unit_test(test_format_bytes_small_buffer),
+		cmocka_unit_test(test_read_full_pieces),
+		cmocka_unit_test(test_pread_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
