@@ -10,6 +10,7 @@
 #include "advise.h"
 
 #include "advice_store.h"
+#include "blockstate.h"
 #include "log.h"
 #include "sysfs.h"
 #include "util.h"
@@ -884,8 +885,10 @@ struct slot_sample {
 	uint64_t n, cap, seen;
 };
 
-static void slot_offer(struct slot_sample *s, uint64_t idx)
+static void slot_offer(void *arg, uint64_t idx)
 {
+	struct slot_sample *s = arg;
+
 	if (s->n < s->cap) {
 		s->idx[s->n++] = idx;
 	} else {
@@ -897,92 +900,11 @@ static void slot_offer(struct slot_sample *s, uint64_t idx)
 	s->seen++;
 }
 
-/* One block_state line: index, time, six flag columns (s w h i r n). */
-static int bs_line(struct slot_sample *s, const char *line, size_t len)
-{
-	char *end;
-	unsigned long long idx;
-
-	if (len < 8)
-		return -EINVAL;
-	errno = 0;
-	idx = strtoull(line, &end, 10);
-	if (errno || end == line)
-		return -EINVAL;
-	/* Same-filled and written-back slots hold no zsmalloc object. */
-	if (line[len - 6] == 's' || line[len - 5] == 'w')
-		return 0;
-	slot_offer(s, idx);
-	return 0;
-}
-
-static int read_block_state(int root_fd, unsigned id, struct slot_sample *s)
-{
-	char path[96], *buf, line[128];
-	size_t llen = 0;
-	int fd, r;
-
-	r = str_printf(path, sizeof(path), "sys/kernel/debug/zram/zram%u/block_state", id);
-	if (r < 0)
-		return r;
-	r = sysfs_open_read(root_fd, path, &fd);
-	if (r < 0)
-		return r;
-	buf = malloc(1 << 16); /* block_state offsets are slot indexes: read big (ABI §4) */
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, 1 << 16);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] != '\n') {
-				if (llen + 1 >= sizeof(line)) {
-					r = -EINVAL;
-					goto done;
-				}
-				line[llen++] = buf[i];
-				continue;
-			}
-			line[llen] = '\0';
-			r = bs_line(s, line, llen);
-			if (r < 0)
-				goto done;
-			llen = 0;
-		}
-	}
-	if (r == 0 && llen)
-		r = -EINVAL;
-done:
-	free(buf);
-	close(fd);
-	return r;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* Read by length: the parsers take the byte count (6.17+ NUL padding, zram.h). */
-static int read_dev_text(int root_fd, unsigned id, const char *attr, char *buf, size_t size,
-			 size_t *ret_len)
-{
-	char path[96];
-	int r = str_printf(path, sizeof(path), "sys/block/zram%u/%s", id, attr);
-
-	return r < 0 ? r : sysfs_read(root_fd, path, buf, size, ret_len);
 }
 
 struct dev_info {
@@ -999,10 +921,8 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 			 struct adv_source *src, struct dev_info *di)
 {
 	const char *name = o->device;
-	char buf[1024], path[64];
-	size_t blen;
 	struct zram_algo_list comp;
-	uint64_t disksize;
+	uint64_t disksize, bd[3];
 	bool init;
 	int r;
 
@@ -1035,9 +955,7 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	}
 	r = zram_read_mm_stat(root_fd, di->id, &src->now);
 	if (r == 0)
-		r = str_printf(path, sizeof(path), "sys/block/zram%u/disksize", di->id);
-	if (r == 0)
-		r = sysfs_read_u64(root_fd, path, &disksize);
+		r = zram_read_disksize(root_fd, di->id, &disksize);
 	if (r < 0) {
 		src->err = r;
 		errno = -r;
@@ -1048,9 +966,7 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	di->nslots = disksize / COMP_PAGE_SIZE;
 
 	if (!o->primary_set) {
-		r = read_dev_text(root_fd, di->id, "comp_algorithm", buf, sizeof(buf), &blen);
-		if (r == 0)
-			r = zram_parse_algo_list(buf, blen, &comp);
+		r = zram_read_comp_algorithm(root_fd, di->id, &comp);
 		if (r < 0 || comp.selected < 0) {
 			src->err = r < 0 ? r : -EINVAL;
 			adv_error(o, "advise: %s: cannot read comp_algorithm", src->name);
@@ -1068,8 +984,7 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 		struct zram_recomp list;
 
 		/* Missing (no MULTI_COMP) or empty: keep the configuration default. */
-		r = read_dev_text(root_fd, di->id, "recomp_algorithm", buf, sizeof(buf), &blen);
-		if (r == 0 && zram_parse_recomp_listing(buf, blen, &list) == 0 && list.count > 0) {
+		if (zram_read_recomp_algorithm(root_fd, di->id, &list) == 0 && list.count > 0) {
 			src->chain_from = "the device's recomp_algorithm";
 			eff->nchain = 0;
 			for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
@@ -1093,12 +1008,8 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	/* Pages in zsmalloc: stored minus same-filled minus written back (bd_stat, if any). */
 	src->pages = src->now.v[MM_ORIG_DATA_SIZE] / COMP_PAGE_SIZE;
 	src->same_pages = src->now.v[MM_SAME_PAGES];
-	if (read_dev_text(root_fd, di->id, "bd_stat", buf, sizeof(buf), &blen) == 0) {
-		uint64_t bd[3];
-
-		if (zram_parse_fields(buf, blen, bd, 3) == 0)
-			src->wb_pages = bd[0];
-	}
+	if (zram_read_bd_stat(root_fd, di->id, bd) == 0)
+		src->wb_pages = bd[0];
 	di->stored = sat_sub_u64(sat_sub_u64(src->pages, src->same_pages), src->wb_pages);
 	if (di->stored == 0) {
 		src->err = -ENODATA;
@@ -1115,7 +1026,6 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 	struct slot_sample ss = {0};
 	uint64_t want = o->samples_set ? o->samples : ADV_DEFAULT_DEVICE_SAMPLES;
 	uint8_t *page = NULL;
-	char path[64];
 	int fd = -1, r, rc = 1;
 
 	if (want == 0 || want > di->nslots)
@@ -1129,7 +1039,7 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 		goto out;
 	}
 	/* Prefer slots known to hold an object (debugfs block_state); else any slot. */
-	r = read_block_state(root_fd, di->id, &ss);
+	r = blockstate_read_stored(root_fd, di->id, slot_offer, &ss, NULL);
 	if (r == 0 && ss.seen > 0) {
 		src->block_state = true;
 	} else {
@@ -1141,26 +1051,19 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 	}
 	qsort(ss.idx, ss.n, sizeof(uint64_t), cmp_u64);
 
-	r = str_printf(path, sizeof(path), "dev/zram%u", di->id);
-	if (r == 0)
-		r = sysfs_open_read(root_fd, path, &fd);
+	r = zram_open_slots(root_fd, di->id, &fd);
 	if (r < 0) {
 		src->err = r;
 		errno = -r;
 		adv_error(o, "advise: %s: cannot open /dev/%s: %m", src->name, src->name);
 		goto out;
 	}
-	/* No readahead: every page read marks a slot accessed (clears IDLE, ABI pitfall 16). */
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	for (uint64_t i = 0; i < ss.n; i++) {
-		off_t off = (off_t)(ss.idx[i] * COMP_PAGE_SIZE);
-		ssize_t n;
+		ssize_t n = zram_read_slot(fd, ss.idx[i], page);
 
-		do {
-			n = pread(fd, page, COMP_PAGE_SIZE, off);
-		} while (n < 0 && errno == EINTR);
 		if (n != (ssize_t)COMP_PAGE_SIZE) {
-			src->err = n < 0 ? -errno : -EIO;
+			src->err = n < 0 ? (int)n : -EIO;
+			errno = -src->err;
 			if (n < 0)
 				adv_error(o, "advise: %s: read of slot %" PRIu64 " failed: %m",
 					  src->name, ss.idx[i]);
@@ -1169,8 +1072,6 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 					  ss.idx[i]);
 			goto out;
 		}
-		/* Do not keep zram pages in the page cache: that would cost the memory we save. */
-		(void)posix_fadvise(fd, off, COMP_PAGE_SIZE, POSIX_FADV_DONTNEED);
 		src->read++;
 		r = adv_engine_add_page(e, page);
 		if (r < 0)
