@@ -15,7 +15,4 @@
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
 		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st);
 
-/* JSON string literal with escaping (control characters, quotes, backslash). */
-void json_print_string(FILE *f, const char *s);
-
 #endif

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -82,6 +83,9 @@ enum byte_units {
 const char *format_bytes(char *buf, size_t size, uint64_t bytes, enum byte_units units);
 /* Signed counts (savings, deltas): '-' before the magnitude, INT64_MIN included. */
 const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte_units units);
+
+/* JSON string literal with escaping (control characters, quotes, backslash). */
+void json_print_string(FILE *f, const char *s);
 
 /* snprintf that reports truncation: returns 0, or -ENOBUFS when out was too small. */
 int str_printf(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -8,22 +8,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-void json_print_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* Effective ratio: what the data would take uncompressed over the memory the pool uses. */
 static double ratio(const struct zram_mm_stat *mm)
 {

@@ -150,6 +150,22 @@ int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len)
 	return read_loop(fd, buf, len, (int64_t)off, ret_len);
 }
 
+void json_print_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 static const char *format_magnitude(char *buf, size_t size, const char *sign, uint64_t a,
 				    enum byte_units units)
 {
