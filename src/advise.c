@@ -7,14 +7,12 @@
  * per-slot decision picks the stored size -> the zsmalloc model gives pool memory after
  * compaction. Sampled figures are scaled to the pages they represent.
  */
-#include "advise.h"
+#include "advise_internal.h"
 
 #include "advice_store.h"
 #include "blockstate.h"
 #include "log.h"
-#include "sysfs.h"
 #include "util.h"
-#include "zram.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,16 +30,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define ADV_DEFAULT_DEVICE_SAMPLES 4096u
-#define ADV_MAX_SAMPLES (1u << 20) /* file reservoir: 4 GiB of pages at most */
-#define ADV_PAY_FRACTION 0.02	   /* a saving below 2% of the pool does not pay */
-#define ADV_TIE_FRACTION 0.005	   /* savings within 0.5% of the pool are equal */
-#define ADV_THRESHOLD_KEEP 0.95	   /* a threshold must keep 95% of the saving */
-#define ADV_THRESHOLD_CPU 0.75	   /* ... for at most 75% of the CPU time */
-#define ADV_DEFAULT_CANDIDATES "lz4hc,zstd,zstd:9,deflate"
-/* The configuration default of recompress-algorithms. */
-#define ADV_DEFAULT_CHAIN "zstd"
-#define ADV_FILE_DEFAULT_PRIMARY "lzo-rle" /* the kernel's CONFIG_ZRAM_DEF_COMP default */
+/* ================================================================ decision model and engine */
 
 /* ---------------------------------------------------------------- decision model */
 
@@ -75,16 +64,21 @@ enum adv_outcome adv_decide(const struct zs_model *m, unsigned old_len, const un
 
 /* ---------------------------------------------------------------- engine */
 
-static bool spec_equal(const struct adv_spec *a, const struct adv_spec *b)
+bool adv_spec_equal(const struct adv_spec *a, const struct adv_spec *b)
 {
 	return a->algo == b->algo &&
 	       comp_effective_level(a->algo, a->level) == comp_effective_level(b->algo, b->level);
 }
 
+const char *adv_engine_strerror(int r)
+{
+	return r == -EIO ? "a compressor mirror failed its round trip (bug)" : strerror(-r);
+}
+
 int adv_engine_find(const struct adv_engine *e, const struct adv_spec *s)
 {
 	for (unsigned i = 0; i < e->nspecs; i++)
-		if (spec_equal(&e->spec[i], s))
+		if (adv_spec_equal(&e->spec[i], s))
 			return (int)i;
 	return -1;
 }
@@ -389,29 +383,9 @@ void adv_evaluate(const struct adv_engine *e, const unsigned *chain, unsigned n,
 	free(h);
 }
 
-/* ---------------------------------------------------------------- options */
+/* ================================================================ options */
 
-struct adv_opts {
-	const char *device;
-	const char *input;
-	uint64_t samples; /* 0 = all */
-	bool samples_set;
-	bool json;
-	bool primary_set, chain_set;
-	uint64_t seed;
-	bool seed_set;
-	unsigned threads; /* 0 = one per CPU */
-	bool quiet;	  /* advise_device(): no messages, errors in adv_source.err */
-	bool save;	  /* --save: store the recommendation (advice_store.h) */
-	unsigned threshold;
-	struct adv_spec primary;
-	unsigned ncand;
-	struct adv_spec cand[ADV_MAX_CANDIDATES];
-	unsigned nchain;
-	struct adv_spec chain[ADV_MAX_CHAIN];
-};
-
-static void usage(FILE *f)
+void adv_usage(FILE *f)
 {
 	static const char *const lines[] = {
 		"usage: zram-recompd advise --device zramN [--samples N] [options]",
@@ -448,9 +422,8 @@ static int parse_spec_opt(const char *what, const char *s, struct adv_spec *ret)
 	return r;
 }
 
-/* Comma-separated specs; -EINVAL/-ENOENT (already logged) or -E2BIG. */
-static int parse_spec_list(const char *what, const char *list, struct adv_spec *out, unsigned max,
-			   unsigned *ret_n)
+int adv_parse_spec_list(const char *what, const char *list, struct adv_spec *out, unsigned max,
+			unsigned *ret_n)
 {
 	char buf[256];
 	char *save = NULL, *tok;
@@ -511,97 +484,77 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* 0 ok, 1 --help shown, 2 usage error (logged). */
-static int parse_opts(int argc, char **argv, struct adv_opts *o)
+/* One option and its value; 0, 2 after logging a usage error, or -1 for no such option. */
+static int take_opt(int c, const char *arg, struct adv_opts *o)
 {
 	uint64_t v;
-	int c;
+	int r;
 
-	memset(o, 0, sizeof(*o));
-	o->primary.level = COMP_LEVEL_DEFAULT;
-	optind = 0; /* full re-initialisation: main may have used getopt already */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DEVICE:
-			o->device = optarg;
-			break;
-		case OPT_INPUT:
-			o->input = optarg;
-			break;
-		case OPT_SAMPLES:
-			if (parse_u64(optarg, &v) < 0) {
-				log_error("advise: --samples: not a number: '%s'", optarg);
-				return 2;
-			}
-			o->samples = v;
-			o->samples_set = true;
-			break;
-		case OPT_PRIMARY:
-			if (parse_spec_opt("--primary", optarg, &o->primary) < 0)
-				return 2;
-			o->primary_set = true;
-			break;
-		case OPT_CANDIDATES:
-			if (parse_spec_list("--candidates", optarg, o->cand, ADV_MAX_CANDIDATES,
-					    &o->ncand) < 0)
-				return 2;
-			break;
-		case OPT_CHAIN:
-			if (parse_spec_list("--chain", optarg, o->chain, ADV_MAX_CHAIN,
-					    &o->nchain) < 0)
-				return 2;
-			o->chain_set = true;
-			break;
-		case OPT_THRESHOLD:
-			if (parse_u64(optarg, &v) < 0 || v >= zs_huge_class_size()) {
-				/* The kernel refuses threshold >= huge_class_size with -EINVAL
-				 * (6.5+). */
-				log_error("advise: --threshold: want bytes below huge_class_size "
-					  "(%zu): "
-					  "'%s'",
-					  zs_huge_class_size(), optarg);
-				return 2;
-			}
-			o->threshold = (unsigned)v;
-			break;
-		case OPT_SEED:
-			if (parse_u64(optarg, &v) < 0) {
-				log_error("advise: --seed: not a number: '%s'", optarg);
-				return 2;
-			}
-			o->seed = v;
-			o->seed_set = true;
-			break;
-		case OPT_THREADS:
-			if (parse_u64(optarg, &v) < 0 || v < 1 || v > ADV_MAX_THREADS) {
-				log_error("advise: --threads: want 1 to %d: '%s'", ADV_MAX_THREADS,
-					  optarg);
-				return 2;
-			}
-			o->threads = (unsigned)v;
-			break;
-		case OPT_SAVE:
-			o->save = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return 1;
-		default:
-			if (optopt >= OPT_DEVICE && optopt <= OPT_HELP)
-				log_error("advise: option '%s' needs a value", argv[optind - 1]);
-			else
-				log_error("advise: unknown option '%s'", argv[optind - 1]);
+	switch (c) {
+	case OPT_DEVICE:
+		o->device = arg;
+		return 0;
+	case OPT_INPUT:
+		o->input = arg;
+		return 0;
+	case OPT_SAMPLES:
+		if (parse_u64(arg, &v) < 0) {
+			log_error("advise: --samples: not a number: '%s'", arg);
 			return 2;
 		}
+		o->samples = v;
+		o->samples_set = true;
+		return 0;
+	case OPT_PRIMARY:
+		r = parse_spec_opt("--primary", arg, &o->primary);
+		o->primary_set = true;
+		return r < 0 ? 2 : 0;
+	case OPT_CANDIDATES:
+		r = adv_parse_spec_list("--candidates", arg, o->cand, ADV_MAX_CANDIDATES,
+					&o->ncand);
+		return r < 0 ? 2 : 0;
+	case OPT_CHAIN:
+		r = adv_parse_spec_list("--chain", arg, o->chain, ADV_MAX_CHAIN, &o->nchain);
+		o->chain_set = true;
+		return r < 0 ? 2 : 0;
+	case OPT_THRESHOLD:
+		/* The kernel refuses threshold >= huge_class_size with -EINVAL (6.5+). */
+		if (parse_u64(arg, &v) < 0 || v >= zs_huge_class_size()) {
+			log_error(
+				"advise: --threshold: want bytes below huge_class_size (%zu): '%s'",
+				zs_huge_class_size(), arg);
+			return 2;
+		}
+		o->threshold = (unsigned)v;
+		return 0;
+	case OPT_SEED:
+		if (parse_u64(arg, &v) < 0) {
+			log_error("advise: --seed: not a number: '%s'", arg);
+			return 2;
+		}
+		o->seed = v;
+		o->seed_set = true;
+		return 0;
+	case OPT_THREADS:
+		if (parse_u64(arg, &v) < 0 || v < 1 || v > ADV_MAX_THREADS) {
+			log_error("advise: --threads: want 1 to %d: '%s'", ADV_MAX_THREADS, arg);
+			return 2;
+		}
+		o->threads = (unsigned)v;
+		return 0;
+	case OPT_SAVE:
+		o->save = true;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
 	}
-	if (optind < argc) {
-		log_error("advise: unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
+	return -1;
+}
+
+/* The combination of options; 0 or 2 after logging. */
+static int check_opts(struct adv_opts *o)
+{
 	if (!o->device == !o->input) {
 		log_error("advise: give exactly one of --device zramN or --input FILE");
 		return 2;
@@ -614,70 +567,47 @@ static int parse_opts(int argc, char **argv, struct adv_opts *o)
 		log_error("advise: --samples: at most %u", ADV_MAX_SAMPLES);
 		return 2;
 	}
-	if (o->ncand == 0 && parse_spec_list("--candidates", ADV_DEFAULT_CANDIDATES, o->cand,
-					     ADV_MAX_CANDIDATES, &o->ncand) < 0)
+	if (o->ncand == 0 && adv_parse_spec_list("--candidates", ADV_DEFAULT_CANDIDATES, o->cand,
+						 ADV_MAX_CANDIDATES, &o->ncand) < 0)
 		return 2;
 	return 0;
 }
 
-/* ---------------------------------------------------------------- random numbers */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
+int adv_parse_opts(int argc, char **argv, struct adv_opts *o)
 {
-	/* splitmix64: small, and good enough to pick sample positions */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	int c, r;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	memset(o, 0, sizeof(*o));
+	o->primary.level = COMP_LEVEL_DEFAULT;
+	optind = 0; /* full re-initialisation: main may have used getopt already */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", long_opts, NULL)) != -1) {
+		if (c == OPT_HELP) {
+			adv_usage(stdout);
+			return 1;
+		}
+		r = take_opt(c, optarg, o);
+		if (r > 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (optopt >= OPT_DEVICE && optopt <= OPT_HELP)
+			log_error("advise: option '%s' needs a value", argv[optind - 1]);
+		else
+			log_error("advise: unknown option '%s'", argv[optind - 1]);
+		return 2;
+	}
+	if (optind < argc) {
+		log_error("advise: unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	return check_opts(o);
 }
 
-/* Uniform in [0, n). */
-static uint64_t rng_below(uint64_t n)
-{
-	return n ? (uint64_t)(((unsigned __int128)rng_next() * n) >> 64) : 0;
-}
+/* ================================================================ page file */
 
-static void rng_seed(const struct adv_opts *o)
-{
-	uint64_t s;
-
-	if (o->seed_set)
-		s = o->seed;
-	else if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s))
-		s = now_monotonic_ns();
-	rng_state = s;
-}
-
-/* ---------------------------------------------------------------- page sources */
-
-/* What the pages represent: totals of the whole source, and what was sampled. */
-struct adv_source {
-	char name[64];
-	bool device;
-	uint64_t pages;	      /* pages the source holds (stored pages for a device) */
-	uint64_t same_pages;  /* same-filled among them */
-	uint64_t represented; /* compressed (non-same) pages the sample stands for */
-	uint64_t sampled;     /* non-same pages compressed */
-	uint64_t read;	      /* pages read */
-	bool sampling;
-	bool block_state; /* device: sample drawn from block_state's stored slots */
-	bool have_now;	  /* device: current mm_stat known */
-	struct zram_mm_stat now;
-	uint64_t wb_pages;
-	uint64_t trailing; /* file: bytes after the last whole page */
-	const char *chain_from;
-	int err; /* -errno of a failure, for advise_device() */
-};
-
-/* Errors of the device path, which advise_device() runs without messages. */
-#define adv_error(o, ...)                                                                          \
-	do {                                                                                       \
-		if (!(o)->quiet)                                                                   \
-			log_error(__VA_ARGS__);                                                    \
-	} while (0)
+#define ZSTD_MAGIC_LE 0xfd2fb528u
+#define READ_CHUNK (128u * 1024u)
 
 struct reservoir {
 	uint8_t *pages;
@@ -686,16 +616,23 @@ struct reservoir {
 };
 
 struct file_reader {
+	const char *path;
 	struct adv_engine *e;
 	struct adv_source *src;
+	struct adv_rng *rng;
 	struct reservoir res;
 	uint8_t page[COMP_PAGE_SIZE];
 	size_t fill;
+	ZSTD_DStream *zs; /* NULL: plain pages */
+	uint8_t *zout;
+	size_t zret; /* the last ZSTD_decompressStream() result: 0 at the end of a frame */
 };
 
+/* A whole page: counted, and compressed now or kept in the reservoir. */
 static int file_take_page(struct file_reader *fr)
 {
 	struct reservoir *res = &fr->res;
+	uint64_t pos;
 
 	fr->src->pages++;
 	if (comp_page_same_filled(fr->page)) {
@@ -704,19 +641,14 @@ static int file_take_page(struct file_reader *fr)
 	}
 	if (!res->pages)
 		return adv_engine_add_page(fr->e, fr->page);
-	/* Reservoir sampling (algorithm R) over the non-same pages. */
-	if (res->seen < res->cap) {
-		memcpy(res->pages + res->seen * COMP_PAGE_SIZE, fr->page, COMP_PAGE_SIZE);
-	} else {
-		uint64_t j = rng_below(res->seen + 1);
-
-		if (j < res->cap)
-			memcpy(res->pages + j * COMP_PAGE_SIZE, fr->page, COMP_PAGE_SIZE);
-	}
+	pos = adv_reservoir_pos(fr->rng, res->seen, res->cap);
+	if (pos < res->cap)
+		memcpy(res->pages + pos * COMP_PAGE_SIZE, fr->page, COMP_PAGE_SIZE);
 	res->seen++;
 	return 0;
 }
 
+/* Bytes of page data, cut into pages; an engine error is logged. */
 static int file_feed(struct file_reader *fr, const uint8_t *buf, size_t len)
 {
 	while (len) {
@@ -732,171 +664,207 @@ static int file_feed(struct file_reader *fr, const uint8_t *buf, size_t len)
 		if (fr->fill == COMP_PAGE_SIZE) {
 			fr->fill = 0;
 			r = file_take_page(fr);
-			if (r < 0)
+			if (r < 0) {
+				log_error("advise: '%s': %s", fr->path, adv_engine_strerror(r));
 				return r;
+			}
 		}
 	}
 	return 0;
 }
 
-#define ZSTD_MAGIC_LE 0xfd2fb528u
-
-/* Returns 0, or an exit code (1) after logging. */
-static int read_file_source(const struct adv_opts *o, struct adv_engine *e, struct adv_source *src)
+static bool is_zstd(const uint8_t *in, size_t n)
 {
-	static const size_t chunk = 128 * 1024;
-	struct file_reader *fr = calloc(1, sizeof(*fr));
-	uint8_t *in = malloc(chunk), *out = NULL;
-	ZSTD_DStream *zs = NULL;
-	size_t zret = 0;
-	bool zstd = false, any = false;
-	int fd = -1, rc = 1, r = 0;
+	return n >= 4 && ((uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 |
+			  (uint32_t)in[3] << 24) == ZSTD_MAGIC_LE;
+}
+
+static int zstd_start(struct file_reader *fr)
+{
+	fr->zs = ZSTD_createDStream();
+	fr->zout = malloc(ZSTD_DStreamOutSize());
+	if (!fr->zs || !fr->zout) {
+		log_error("advise: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Decompress what ib holds (an empty ib drains the decoder: one output buffer at most). */
+static int zstd_step(struct file_reader *fr, ZSTD_inBuffer *ib, size_t *ret_out)
+{
+	ZSTD_outBuffer ob = {fr->zout, ZSTD_DStreamOutSize(), 0};
+
+	fr->zret = ZSTD_decompressStream(fr->zs, &ob, ib);
+	if (ZSTD_isError(fr->zret)) {
+		log_error("advise: '%s': zstd: %s", fr->path, ZSTD_getErrorName(fr->zret));
+		return -EINVAL;
+	}
+	*ret_out = ob.pos;
+	return file_feed(fr, fr->zout, ob.pos);
+}
+
+/* One chunk of the file; the first one decides whether the file is a zstd stream. */
+static int feed_chunk(struct file_reader *fr, const uint8_t *in, size_t n, bool first)
+{
+	ZSTD_inBuffer ib = {in, n, 0};
+	size_t out;
+	int r = 0;
+
+	if (first && is_zstd(in, n) && zstd_start(fr) < 0)
+		return -ENOMEM;
+	if (!fr->zs)
+		return file_feed(fr, in, n);
+	while (ib.pos < ib.size && r == 0)
+		r = zstd_step(fr, &ib, &out);
+	return r;
+}
+
+/* What the decoder still holds after the last input byte; a stream cut short is an error. */
+static int zstd_drain(struct file_reader *fr)
+{
+	static const uint8_t none;
+	size_t out;
+	int r;
+
+	while (fr->zs && fr->zret != 0) {
+		ZSTD_inBuffer ib = {&none, 0, 0};
+
+		r = zstd_step(fr, &ib, &out);
+		if (r < 0)
+			return r;
+		if (out == 0) {
+			log_error("advise: '%s': truncated zstd stream", fr->path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int read_pages(struct file_reader *fr, int fd, uint8_t *in)
+{
+	bool first = true;
 	size_t n;
+	int r;
+
+	for (;;) {
+		r = read_full(fd, in, READ_CHUNK, &n);
+		if (r < 0) {
+			errno = -r;
+			log_error("advise: cannot read '%s': %m", fr->path);
+			return r;
+		}
+		if (n == 0)
+			return zstd_drain(fr);
+		r = feed_chunk(fr, in, n, first);
+		if (r < 0)
+			return r;
+		first = false;
+	}
+}
+
+/* After the last byte: the partial page, the reservoir into the engine, the counts. */
+static int finish_pages(struct file_reader *fr)
+{
+	struct adv_source *src = fr->src;
+	uint64_t k = fr->res.seen < fr->res.cap ? fr->res.seen : fr->res.cap;
+	int r = 0;
+
+	src->trailing = fr->fill;
+	if (src->pages == 0) {
+		log_error("advise: '%s': no pages (%s)", fr->path,
+			  fr->fill ? "shorter than one 4096-byte page" : "empty");
+		return -ENODATA;
+	}
+	if (fr->fill)
+		log_warning(
+			"advise: '%s': ignoring %zu trailing bytes (not a whole 4096-byte page)",
+			fr->path, fr->fill);
+	for (uint64_t i = 0; fr->res.pages && i < k && r == 0; i++)
+		r = adv_engine_add_page(fr->e, fr->res.pages + i * COMP_PAGE_SIZE);
+	if (r == 0)
+		r = adv_engine_flush(fr->e);
+	if (r < 0) {
+		log_error("advise: '%s': %s", fr->path, adv_engine_strerror(r));
+		return r;
+	}
+	src->read = src->pages;
+	src->represented = src->pages - src->same_pages;
+	src->sampled = fr->e->npages;
+	src->sampling = src->sampled != src->represented;
+	return 0;
+}
+
+static int reader_init(struct file_reader *fr, const struct adv_opts *o)
+{
+	if (!o->samples_set || o->samples == 0)
+		return 0;
+	fr->res.cap = o->samples;
+	fr->res.pages = malloc(o->samples * COMP_PAGE_SIZE);
+	if (!fr->res.pages) {
+		log_error("advise: cannot hold %" PRIu64 " sample pages in memory", o->samples);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int adv_read_file(const struct adv_opts *o, struct adv_rng *rng, struct adv_engine *e,
+		  struct adv_source *src)
+{
+	struct file_reader *fr = calloc(1, sizeof(*fr));
+	uint8_t *in = malloc(READ_CHUNK);
+	int fd = -1, r = -ENOMEM;
 
 	snprintf(src->name, sizeof(src->name), "%s", o->input);
 	if (!fr || !in) {
 		log_error("advise: out of memory");
 		goto out;
 	}
-	fr->e = e;
-	fr->src = src;
-	if (o->samples_set && o->samples > 0) {
-		fr->res.cap = o->samples;
-		fr->res.pages = malloc(o->samples * COMP_PAGE_SIZE);
-		if (!fr->res.pages) {
-			log_error("advise: cannot hold %" PRIu64 " sample pages in memory",
-				  o->samples);
-			goto out;
-		}
-	}
+	*fr = (struct file_reader){.path = o->input, .e = e, .src = src, .rng = rng};
+	r = reader_init(fr, o);
+	if (r < 0)
+		goto out;
 	fd = open(o->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
+		r = -errno;
 		log_error("advise: cannot open '%s': %m", o->input);
 		goto out;
 	}
-	for (;;) {
-		r = read_full(fd, in, chunk, &n);
-		if (r < 0) {
-			errno = -r;
-			log_error("advise: cannot read '%s': %m", o->input);
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if (!any && n >= 4 &&
-		    ((uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 |
-		     (uint32_t)in[3] << 24) == ZSTD_MAGIC_LE) {
-			zstd = true;
-			zs = ZSTD_createDStream();
-			out = malloc(ZSTD_DStreamOutSize());
-			if (!zs || !out) {
-				log_error("advise: out of memory");
-				goto out;
-			}
-		}
-		any = true;
-		if (!zstd) {
-			r = file_feed(fr, in, n);
-		} else {
-			ZSTD_inBuffer ib = {in, n, 0};
-
-			while (ib.pos < ib.size && r == 0) {
-				ZSTD_outBuffer ob = {out, ZSTD_DStreamOutSize(), 0};
-
-				zret = ZSTD_decompressStream(zs, &ob, &ib);
-				if (ZSTD_isError(zret)) {
-					log_error("advise: '%s': zstd: %s", o->input,
-						  ZSTD_getErrorName(zret));
-					goto out;
-				}
-				r = file_feed(fr, out, ob.pos);
-			}
-		}
-		if (r < 0)
-			break;
-	}
-	/* Flush what the decoder still holds after the last input byte. */
-	while (zstd && r == 0 && zret != 0) {
-		ZSTD_inBuffer ib = {in, 0, 0};
-		ZSTD_outBuffer ob = {out, ZSTD_DStreamOutSize(), 0};
-
-		zret = ZSTD_decompressStream(zs, &ob, &ib);
-		if (ZSTD_isError(zret)) {
-			log_error("advise: '%s': zstd: %s", o->input, ZSTD_getErrorName(zret));
-			goto out;
-		}
-		if (ob.pos == 0) {
-			log_error("advise: '%s': truncated zstd stream", o->input);
-			goto out;
-		}
-		r = file_feed(fr, out, ob.pos);
-	}
-	if (r < 0) {
-		errno = -r;
-		log_error("advise: '%s': %s", o->input,
-			  r == -EIO ? "a compressor mirror failed its round trip (bug)"
-				    : strerror(-r));
-		goto out;
-	}
-	src->trailing = fr->fill;
-	if (src->pages == 0) {
-		log_error("advise: '%s': no pages (%s)", o->input,
-			  fr->fill ? "shorter than one 4096-byte page" : "empty");
-		goto out;
-	}
-	if (fr->fill)
-		log_warning(
-			"advise: '%s': ignoring %zu trailing bytes (not a whole 4096-byte page)",
-			o->input, fr->fill);
-	if (fr->res.pages) {
-		uint64_t k = fr->res.seen < fr->res.cap ? fr->res.seen : fr->res.cap;
-
-		for (uint64_t i = 0; i < k && r == 0; i++)
-			r = adv_engine_add_page(e, fr->res.pages + i * COMP_PAGE_SIZE);
-	}
+	r = read_pages(fr, fd, in);
 	if (r == 0)
-		r = adv_engine_flush(e);
-	if (r < 0) {
-		log_error("advise: '%s': %s", o->input,
-			  r == -EIO ? "a compressor mirror failed its round trip (bug)"
-				    : strerror(-r));
-		goto out;
-	}
-	src->read = src->pages;
-	src->represented = src->pages - src->same_pages;
-	src->sampled = e->npages;
-	src->sampling = src->sampled != src->represented;
-	rc = 0;
+		r = finish_pages(fr);
 out:
 	if (fd >= 0)
 		close(fd);
-	ZSTD_freeDStream(zs);
-	free(out);
-	free(in);
-	if (fr)
+	if (fr) {
+		ZSTD_freeDStream(fr->zs);
+		free(fr->zout);
 		free(fr->res.pages);
+	}
 	free(fr);
-	return rc;
+	free(in);
+	return r < 0 ? 1 : 0;
 }
 
-/* Stored (in zsmalloc) slot indexes from block_state, reservoir-sampled to at most max. */
+/* ================================================================ device */
+
+/* Slot indexes, reservoir-sampled to at most cap. */
 struct slot_sample {
+	struct adv_rng *rng;
 	uint64_t *idx;
 	uint64_t n, cap, seen;
 };
 
+/* bs_stored_fn: one stored slot from block_state. */
 static void slot_offer(void *arg, uint64_t idx)
 {
 	struct slot_sample *s = arg;
+	uint64_t pos = adv_reservoir_pos(s->rng, s->seen, s->cap);
 
-	if (s->n < s->cap) {
-		s->idx[s->n++] = idx;
-	} else {
-		uint64_t j = rng_below(s->seen + 1);
-
-		if (j < s->cap)
-			s->idx[j] = idx;
-	}
+	if (pos < s->cap)
+		s->idx[pos] = idx;
+	if (s->n < s->cap)
+		s->n++;
 	s->seen++;
 }
 
@@ -907,24 +875,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct dev_info {
-	unsigned id;
-	uint64_t nslots;
-	uint64_t stored; /* objects in zsmalloc */
-};
-
-/*
- * Device configuration and counters; fills eff->primary and eff->chain from the device
- * unless they were given. Returns 0 or an exit code (logged).
- */
-static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts *eff,
-			 struct adv_source *src, struct dev_info *di)
+/* --device zramN or /dev/zramN into di->id; 0 or the exit code 2. */
+static int device_name(const struct adv_opts *o, struct adv_source *src, struct adv_dev_info *di)
 {
 	const char *name = o->device;
-	struct zram_algo_list comp;
-	uint64_t disksize, bd[3];
-	bool init;
-	int r;
 
 	if (strncmp(name, "/dev/", 5) == 0)
 		name += 5;
@@ -935,6 +889,16 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	}
 	snprintf(src->name, sizeof(src->name), "zram%u", di->id);
 	src->device = true;
+	return 0;
+}
+
+/* An initialized device: its mm_stat and number of slots. */
+static int device_state(const struct adv_opts *o, int root_fd, struct adv_source *src,
+			struct adv_dev_info *di)
+{
+	uint64_t disksize;
+	bool init;
+	int r;
 
 	r = zram_read_initstate(root_fd, di->id, &init);
 	if (r == -ENOENT) {
@@ -964,46 +928,73 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	}
 	src->have_now = true;
 	di->nslots = disksize / COMP_PAGE_SIZE;
+	return 0;
+}
 
-	if (!o->primary_set) {
-		r = zram_read_comp_algorithm(root_fd, di->id, &comp);
-		if (r < 0 || comp.selected < 0) {
-			src->err = r < 0 ? r : -EINVAL;
-			adv_error(o, "advise: %s: cannot read comp_algorithm", src->name);
-			return 1;
-		}
-		if (comp_parse_spec(comp.name[comp.selected], &eff->primary.algo,
-				    &eff->primary.level) < 0) {
+/* The primary from comp_algorithm, into eff->primary. */
+static int device_primary(const struct adv_opts *o, int root_fd, struct adv_opts *eff,
+			  struct adv_source *src, const struct adv_dev_info *di)
+{
+	struct zram_algo_list comp;
+	int r = zram_read_comp_algorithm(root_fd, di->id, &comp);
+
+	if (r < 0 || comp.selected < 0) {
+		src->err = r < 0 ? r : -EINVAL;
+		adv_error(o, "advise: %s: cannot read comp_algorithm", src->name);
+		return 1;
+	}
+	if (comp_parse_spec(comp.name[comp.selected], &eff->primary.algo, &eff->primary.level) <
+	    0) {
+		src->err = -EOPNOTSUPP;
+		adv_error(o, "advise: %s: primary '%s' is not modelled; pass --primary", src->name,
+			  comp.name[comp.selected]);
+		return 1;
+	}
+	return 0;
+}
+
+/* The secondaries from recomp_algorithm into eff->chain; none there keeps eff's default. */
+static int device_chain(const struct adv_opts *o, int root_fd, struct adv_opts *eff,
+			struct adv_source *src, const struct adv_dev_info *di)
+{
+	struct zram_recomp list;
+
+	/* Missing (no MULTI_COMP) or empty: keep the configuration default. */
+	if (zram_read_recomp_algorithm(root_fd, di->id, &list) < 0 || list.count == 0)
+		return 0;
+	src->chain_from = "the device's recomp_algorithm";
+	eff->nchain = 0;
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
+		struct adv_spec *sp = &eff->chain[eff->nchain];
+
+		if (!list.set[p])
+			continue;
+		if (comp_parse_spec(list.name[p], &sp->algo, &sp->level) < 0) {
 			src->err = -EOPNOTSUPP;
-			adv_error(o, "advise: %s: primary '%s' is not modelled; pass --primary",
-				  src->name, comp.name[comp.selected]);
+			adv_error(o, "advise: %s: secondary '%s' is not modelled; pass --chain",
+				  src->name, list.name[p]);
 			return 1;
 		}
+		eff->nchain++;
 	}
-	if (!o->chain_set) {
-		struct zram_recomp list;
+	return 0;
+}
 
-		/* Missing (no MULTI_COMP) or empty: keep the configuration default. */
-		if (zram_read_recomp_algorithm(root_fd, di->id, &list) == 0 && list.count > 0) {
-			src->chain_from = "the device's recomp_algorithm";
-			eff->nchain = 0;
-			for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
-				struct adv_spec *sp = &eff->chain[eff->nchain];
+int adv_device_config(const struct adv_opts *o, int root_fd, struct adv_opts *eff,
+		      struct adv_source *src, struct adv_dev_info *di)
+{
+	uint64_t bd[3];
+	int rc;
 
-				if (!list.set[p])
-					continue;
-				if (comp_parse_spec(list.name[p], &sp->algo, &sp->level) < 0) {
-					src->err = -EOPNOTSUPP;
-					adv_error(o,
-						  "advise: %s: secondary '%s' is not modelled; "
-						  "pass --chain",
-						  src->name, list.name[p]);
-					return 1;
-				}
-				eff->nchain++;
-			}
-		}
-	}
+	rc = device_name(o, src, di);
+	if (rc == 0)
+		rc = device_state(o, root_fd, src, di);
+	if (rc == 0 && !o->primary_set)
+		rc = device_primary(o, root_fd, eff, src, di);
+	if (rc == 0 && !o->chain_set)
+		rc = device_chain(o, root_fd, eff, src, di);
+	if (rc)
+		return rc;
 
 	/* Pages in zsmalloc: stored minus same-filled minus written back (bd_stat, if any). */
 	src->pages = src->now.v[MM_ORIG_DATA_SIZE] / COMP_PAGE_SIZE;
@@ -1019,13 +1010,63 @@ static int device_config(const struct adv_opts *o, int root_fd, struct adv_opts 
 	return 0;
 }
 
-/* Read sample slots of /dev/zramN into the engine. Returns 0 or an exit code (logged). */
-static int device_sample(const struct adv_opts *o, int root_fd, const struct dev_info *di,
-			 struct adv_engine *e, struct adv_source *src)
+/* The slots to read, in index order: stored ones from block_state if it can be read. */
+static void pick_slots(int root_fd, const struct adv_dev_info *di, struct slot_sample *ss,
+		       struct adv_source *src)
 {
-	struct slot_sample ss = {0};
+	int r = blockstate_read_stored(root_fd, di->id, slot_offer, ss, NULL);
+
+	if (r == 0 && ss->seen > 0) {
+		src->block_state = true;
+	} else {
+		/* Selection sampling (Knuth's algorithm S): cap of nslots, in index order. */
+		ss->n = 0;
+		for (uint64_t t = 0; t < di->nslots && ss->n < ss->cap; t++)
+			if (adv_rng_below(ss->rng, di->nslots - t) < ss->cap - ss->n)
+				ss->idx[ss->n++] = t;
+	}
+	qsort(ss->idx, ss->n, sizeof(uint64_t), cmp_u64);
+}
+
+/* Read the picked slots into the engine; 0 or 1 (logged unless o->quiet). */
+static int read_slots(const struct adv_opts *o, int fd, const struct slot_sample *ss, uint8_t *page,
+		      struct adv_engine *e, struct adv_source *src)
+{
+	int r = 0;
+
+	for (uint64_t i = 0; i < ss->n && r == 0; i++) {
+		ssize_t n = zram_read_slot(fd, ss->idx[i], page);
+
+		if (n != (ssize_t)COMP_PAGE_SIZE) {
+			src->err = n < 0 ? (int)n : -EIO;
+			errno = -src->err;
+			if (n < 0)
+				adv_error(o, "advise: %s: read of slot %" PRIu64 " failed: %m",
+					  src->name, ss->idx[i]);
+			else
+				adv_error(o, "advise: %s: short read at slot %" PRIu64, src->name,
+					  ss->idx[i]);
+			return 1;
+		}
+		src->read++;
+		r = adv_engine_add_page(e, page);
+	}
+	if (r == 0)
+		r = adv_engine_flush(e);
+	if (r < 0) {
+		src->err = r;
+		adv_error(o, "advise: %s: %s", src->name, adv_engine_strerror(r));
+		return 1;
+	}
+	return 0;
+}
+
+int adv_device_sample(const struct adv_opts *o, int root_fd, struct adv_rng *rng,
+		      const struct adv_dev_info *di, struct adv_engine *e, struct adv_source *src)
+{
 	uint64_t want = o->samples_set ? o->samples : ADV_DEFAULT_DEVICE_SAMPLES;
-	uint8_t *page = NULL;
+	struct slot_sample ss = {.rng = rng};
+	uint8_t *page;
 	int fd = -1, r, rc = 1;
 
 	if (want == 0 || want > di->nslots)
@@ -1038,19 +1079,7 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 		adv_error(o, "advise: out of memory");
 		goto out;
 	}
-	/* Prefer slots known to hold an object (debugfs block_state); else any slot. */
-	r = blockstate_read_stored(root_fd, di->id, slot_offer, &ss, NULL);
-	if (r == 0 && ss.seen > 0) {
-		src->block_state = true;
-	} else {
-		/* Selection sampling (Knuth's algorithm S): want of nslots, in index order. */
-		ss.n = 0;
-		for (uint64_t t = 0; t < di->nslots && ss.n < want; t++)
-			if (rng_below(di->nslots - t) < want - ss.n)
-				ss.idx[ss.n++] = t;
-	}
-	qsort(ss.idx, ss.n, sizeof(uint64_t), cmp_u64);
-
+	pick_slots(root_fd, di, &ss, src);
 	r = zram_open_slots(root_fd, di->id, &fd);
 	if (r < 0) {
 		src->err = r;
@@ -1058,34 +1087,8 @@ static int device_sample(const struct adv_opts *o, int root_fd, const struct dev
 		adv_error(o, "advise: %s: cannot open /dev/%s: %m", src->name, src->name);
 		goto out;
 	}
-	for (uint64_t i = 0; i < ss.n; i++) {
-		ssize_t n = zram_read_slot(fd, ss.idx[i], page);
-
-		if (n != (ssize_t)COMP_PAGE_SIZE) {
-			src->err = n < 0 ? (int)n : -EIO;
-			errno = -src->err;
-			if (n < 0)
-				adv_error(o, "advise: %s: read of slot %" PRIu64 " failed: %m",
-					  src->name, ss.idx[i]);
-			else
-				adv_error(o, "advise: %s: short read at slot %" PRIu64, src->name,
-					  ss.idx[i]);
-			goto out;
-		}
-		src->read++;
-		r = adv_engine_add_page(e, page);
-		if (r < 0)
-			break;
-	}
-	if (r == 0)
-		r = adv_engine_flush(e);
-	if (r < 0) {
-		src->err = r;
-		adv_error(o, "advise: %s: %s", src->name,
-			  r == -EIO ? "a compressor mirror failed its round trip (bug)"
-				    : strerror(-r));
+	if (read_slots(o, fd, &ss, page, e, src))
 		goto out;
-	}
 	if (e->npages == 0) {
 		src->err = -ENODATA;
 		adv_error(o,
@@ -1106,40 +1109,14 @@ out:
 	return rc;
 }
 
-/* ---------------------------------------------------------------- report */
+/* ================================================================ recommendation */
 
-struct adv_chain_eval {
-	unsigned n;
-	unsigned spec[ADV_MAX_CHAIN];
-	struct adv_eval ev;
-};
+#define ADV_PAY_FRACTION 0.02	/* a saving below 2% of the pool does not pay */
+#define ADV_TIE_FRACTION 0.005	/* savings within 0.5% of the pool are equal */
+#define ADV_THRESHOLD_KEEP 0.95 /* a threshold must keep 95% of the saving */
+#define ADV_THRESHOLD_CPU 0.75	/* ... for at most 75% of the CPU time */
 
-struct adv_report {
-	double scale;
-	struct adv_eval primary;
-	unsigned ncand;
-	unsigned cand_spec[ADV_MAX_CANDIDATES];
-	struct adv_eval cand[ADV_MAX_CANDIDATES];
-	struct adv_chain_eval chain;
-	/* recommendation */
-	bool pays;
-	struct adv_chain_eval best;
-	unsigned threshold; /* recommended (0 = none) */
-	struct adv_eval best_thr;
-	unsigned probe_thr; /* a threshold shown for comparison */
-	struct adv_eval probe;
-	bool have_alt;
-	struct adv_chain_eval alt; /* cheaper chain with >= 85% of the best saving */
-	char reason[256];
-};
-
-static void spec_str(const struct adv_engine *e, unsigned s, char *buf, size_t size)
-{
-	if (comp_format_spec(e->spec[s].algo, e->spec[s].level, buf, size) < 0)
-		snprintf(buf, size, "?");
-}
-
-static int64_t saving(const struct adv_eval *base, const struct adv_eval *x)
+int64_t adv_saving(const struct adv_eval *base, const struct adv_eval *x)
 {
 	return (int64_t)base->mem_bytes - (int64_t)x->mem_bytes;
 }
@@ -1148,7 +1125,7 @@ static int64_t saving(const struct adv_eval *base, const struct adv_eval *x)
 static bool chain_better(const struct adv_chain_eval *a, const struct adv_chain_eval *b,
 			 const struct adv_eval *base, double tie)
 {
-	double sa = (double)saving(base, &a->ev), sb = (double)saving(base, &b->ev);
+	double sa = (double)adv_saving(base, &a->ev), sb = (double)adv_saving(base, &b->ev);
 
 	if (sa > sb + tie)
 		return true;
@@ -1159,24 +1136,37 @@ static bool chain_better(const struct adv_chain_eval *a, const struct adv_chain_
 	return a->ev.cpu_seconds < b->ev.cpu_seconds;
 }
 
-static void recommend(const struct adv_engine *e, const struct adv_opts *o, struct adv_report *rp)
-{
-	const struct adv_eval *base = &rp->primary;
-	double tie = ADV_TIE_FRACTION * (double)base->mem_bytes;
-	struct adv_chain_eval c, best = {0};
-	struct adv_chain_eval pair_best = {0};
+/* Every chain evaluated so far, and the best of them. */
+struct chain_search {
+	const struct adv_engine *e;
+	const struct adv_report *rp;
+	unsigned threshold;
+	double tie;
 	struct adv_chain_eval *all;
-	bool have = false, have_pair = false;
-	unsigned nc = rp->ncand, nall = 0;
+	unsigned nall;
+	struct adv_chain_eval best;
+	bool have;
+};
 
-	/* Every chain evaluated, for the cheaper alternative: nc + nc(nc-1) + nc at most. */
-	all = calloc(nc * (nc + 1) + nc + 1, sizeof(*all));
-	if (!all) {
-		snprintf(rp->reason, sizeof(rp->reason), "out of memory");
-		return;
+static void try_chain(struct chain_search *cs, struct adv_chain_eval *c)
+{
+	adv_evaluate(cs->e, c->spec, c->n, cs->threshold, cs->rp->scale, &c->ev);
+	cs->all[cs->nall++] = *c;
+	if (!cs->have || chain_better(c, &cs->best, &cs->rp->primary, cs->tie)) {
+		cs->best = *c;
+		cs->have = true;
 	}
+}
 
-	/* Singles and ordered pairs of candidates; then the best pair extended by a third. */
+/* Singles and ordered pairs of candidates; then the best pair extended by a third. */
+static void search_chains(struct chain_search *cs)
+{
+	const struct adv_report *rp = cs->rp;
+	const struct adv_eval *base = &rp->primary;
+	struct adv_chain_eval c, pair_best = {0};
+	unsigned nc = rp->ncand;
+	bool have_pair = false;
+
 	for (unsigned i = 0; i < nc; i++) {
 		for (unsigned j = 0; j <= nc; j++) {
 			if (j == i)
@@ -1188,44 +1178,35 @@ static void recommend(const struct adv_engine *e, const struct adv_opts *o, stru
 				if (c.spec[1] == c.spec[0])
 					continue;
 			}
-			adv_evaluate(e, c.spec, c.n, o->threshold, rp->scale, &c.ev);
-			all[nall++] = c;
-			if (!have || chain_better(&c, &best, base, tie)) {
-				best = c;
-				have = true;
-			}
-			if (c.n == 2 &&
-			    (!have_pair || saving(base, &c.ev) > saving(base, &pair_best.ev))) {
+			try_chain(cs, &c);
+			if (c.n == 2 && (!have_pair || adv_saving(base, &c.ev) >
+							       adv_saving(base, &pair_best.ev))) {
 				pair_best = c;
 				have_pair = true;
 			}
 		}
 	}
-	if (have_pair) {
-		for (unsigned k = 0; k < nc; k++) {
-			c = pair_best;
-			c.spec[2] = rp->cand_spec[k];
-			if (c.spec[2] == c.spec[0] || c.spec[2] == c.spec[1])
-				continue;
-			c.n = 3;
-			adv_evaluate(e, c.spec, c.n, o->threshold, rp->scale, &c.ev);
-			all[nall++] = c;
-			if (chain_better(&c, &best, base, tie))
-				best = c;
-		}
+	for (unsigned k = 0; have_pair && k < nc; k++) {
+		c = pair_best;
+		c.spec[2] = rp->cand_spec[k];
+		if (c.spec[2] == c.spec[0] || c.spec[2] == c.spec[1])
+			continue;
+		c.n = 3;
+		try_chain(cs, &c);
 	}
-	if (!have) {
-		snprintf(rp->reason, sizeof(rp->reason), "no candidate to evaluate");
-		free(all);
-		return;
-	}
-	rp->best = best;
-	/* A chain that keeps 85% of the saving for at most half the CPU time is worth a line. */
-	for (unsigned i = 0; i < nall; i++) {
-		const struct adv_chain_eval *a = &all[i];
+}
 
-		if ((double)saving(base, &a->ev) < 0.85 * (double)saving(base, &best.ev) ||
-		    a->ev.cpu_seconds > 0.5 * best.ev.cpu_seconds)
+/* A chain that keeps 85% of the saving for at most half the CPU time is worth a line. */
+static void pick_alternative(const struct chain_search *cs, struct adv_report *rp)
+{
+	const struct adv_eval *base = &rp->primary;
+	const struct adv_chain_eval *best = &cs->best;
+
+	for (unsigned i = 0; i < cs->nall; i++) {
+		const struct adv_chain_eval *a = &cs->all[i];
+
+		if ((double)adv_saving(base, &a->ev) < 0.85 * (double)adv_saving(base, &best->ev) ||
+		    a->ev.cpu_seconds > 0.5 * best->ev.cpu_seconds)
 			continue;
 		if (!rp->have_alt || a->ev.cpu_seconds < rp->alt.ev.cpu_seconds ||
 		    (a->ev.cpu_seconds == rp->alt.ev.cpu_seconds && a->n < rp->alt.n)) {
@@ -1233,31 +1214,18 @@ static void recommend(const struct adv_engine *e, const struct adv_opts *o, stru
 			rp->have_alt = true;
 		}
 	}
-	free(all);
-	if (e->npages == 0 || saving(base, &best.ev) <= 0 ||
-	    (double)saving(base, &best.ev) < ADV_PAY_FRACTION * (double)base->mem_bytes) {
-		snprintf(rp->reason, sizeof(rp->reason),
-			 "recompression will not pay for this data: the best chain saves %.1f%% of "
-			 "the pool (less than %.0f%%)",
-			 base->mem_bytes
-				 ? 100.0 * (double)saving(base, &best.ev) / (double)base->mem_bytes
-				 : 0.0,
-			 ADV_PAY_FRACTION * 100);
-		return;
-	}
-	rp->pays = true;
-	snprintf(rp->reason, sizeof(rp->reason), "%s",
-		 best.n == 1
-			 ? "the best single secondary; a second one adds less than 0.5% of the pool"
-			 : "a chain beats every single secondary by more than 0.5% of the pool");
+}
 
-	/* Does a threshold pay? Only searched when the user did not fix one. */
-	if (o->threshold)
-		return;
+/* Does a threshold pay? Thresholds 512 to 3072 on the best chain; 1024 kept for display. */
+static void search_threshold(const struct adv_engine *e, struct adv_report *rp)
+{
+	const struct adv_eval *base = &rp->primary;
+	const struct adv_chain_eval *best = &rp->best;
+
 	for (unsigned t = 512; t < e->zs->huge_class_size && t <= 3072; t += 512) {
 		struct adv_eval ev;
 
-		adv_evaluate(e, best.spec, best.n, t, rp->scale, &ev);
+		adv_evaluate(e, best->spec, best->n, t, rp->scale, &ev);
 		if (t == 1024) {
 			rp->probe_thr = t;
 			rp->probe = ev;
@@ -1267,9 +1235,9 @@ static void recommend(const struct adv_engine *e, const struct adv_opts *o, stru
 		 * secondary: the same per-page cost on both sides) from being decided by the
 		 * rounding of measured times.
 		 */
-		if ((double)saving(base, &ev) >=
-			    ADV_THRESHOLD_KEEP * (double)saving(base, &best.ev) &&
-		    ev.cpu_seconds <= ADV_THRESHOLD_CPU * best.ev.cpu_seconds * (1 + 1e-9) &&
+		if ((double)adv_saving(base, &ev) >=
+			    ADV_THRESHOLD_KEEP * (double)adv_saving(base, &best->ev) &&
+		    ev.cpu_seconds <= ADV_THRESHOLD_CPU * best->ev.cpu_seconds * (1 + 1e-9) &&
 		    (!rp->threshold || ev.cpu_seconds < rp->best_thr.cpu_seconds)) {
 			rp->threshold = t;
 			rp->best_thr = ev;
@@ -1277,10 +1245,70 @@ static void recommend(const struct adv_engine *e, const struct adv_opts *o, stru
 	}
 }
 
+void adv_recommend(const struct adv_engine *e, unsigned threshold, struct adv_report *rp)
+{
+	const struct adv_eval *base = &rp->primary;
+	unsigned nc = rp->ncand;
+	struct chain_search cs = {.e = e,
+				  .rp = rp,
+				  .threshold = threshold,
+				  .tie = ADV_TIE_FRACTION * (double)base->mem_bytes};
+	int64_t save;
+
+	/* Every chain evaluated, for the cheaper alternative: nc + nc(nc-1) + nc at most. */
+	cs.all = calloc(nc * (nc + 1) + nc + 1, sizeof(*cs.all));
+	if (!cs.all) {
+		snprintf(rp->reason, sizeof(rp->reason), "out of memory");
+		return;
+	}
+	search_chains(&cs);
+	if (!cs.have) {
+		snprintf(rp->reason, sizeof(rp->reason), "no candidate to evaluate");
+		free(cs.all);
+		return;
+	}
+	rp->best = cs.best;
+	pick_alternative(&cs, rp);
+	free(cs.all);
+	save = adv_saving(base, &rp->best.ev);
+	if (e->npages == 0 || save <= 0 ||
+	    (double)save < ADV_PAY_FRACTION * (double)base->mem_bytes) {
+		snprintf(rp->reason, sizeof(rp->reason),
+			 "recompression will not pay for this data: the best chain saves %.1f%% of "
+			 "the pool (less than %.0f%%)",
+			 base->mem_bytes ? 100.0 * (double)save / (double)base->mem_bytes : 0.0,
+			 ADV_PAY_FRACTION * 100);
+		return;
+	}
+	rp->pays = true;
+	snprintf(rp->reason, sizeof(rp->reason), "%s",
+		 rp->best.n == 1
+			 ? "the best single secondary; a second one adds less than 0.5% of the pool"
+			 : "a chain beats every single secondary by more than 0.5% of the pool");
+	/* Only searched when the user did not fix one. */
+	if (!threshold)
+		search_threshold(e, rp);
+}
+
+/* ================================================================ report */
+
+static void spec_str(const struct adv_engine *e, unsigned s, char *buf, size_t size)
+{
+	if (comp_format_spec(e->spec[s].algo, e->spec[s].level, buf, size) < 0)
+		snprintf(buf, size, "?");
+}
+
+/* A level is only named when it is not the kernel's default. */
+static bool level_given(const struct adv_spec *s)
+{
+	return comp_algo_has_level(s->algo) &&
+	       comp_effective_level(s->algo, s->level) != comp_default_level(s->algo);
+}
+
 static void print_saving(const struct adv_eval *base, const struct adv_eval *x)
 {
 	char h[32];
-	int64_t v = saving(base, x);
+	int64_t v = adv_saving(base, x);
 	double s = (double)v;
 
 	/* The sign is printed apart: '+' is more memory, '-' a saving. */
@@ -1317,23 +1345,23 @@ static void config_lines(const struct adv_engine *e, const struct adv_chain_eval
 	algos[0] = params[0] = '\0';
 	for (unsigned i = 0; i < c->n; i++) {
 		const struct adv_spec *s = &e->spec[c->spec[i]];
-		int eff = comp_effective_level(s->algo, s->level);
 
 		if (la < asize)
 			la += (size_t)snprintf(algos + la, asize - la, "%s%s", i ? " " : "",
 					       comp_algo_name(s->algo));
-		if (comp_algo_has_level(s->algo) && eff != comp_default_level(s->algo) &&
-		    lp < psize)
+		if (level_given(s) && lp < psize)
 			lp += (size_t)snprintf(params + lp, psize - lp, "%s%u:level=%d",
-					       lp ? " " : "", i + 1, eff);
+					       lp ? " " : "", i + 1,
+					       comp_effective_level(s->algo, s->level));
 	}
 }
 
-static void print_text(const struct adv_engine *e, const struct adv_source *src,
-		       const struct adv_opts *o, const struct adv_report *rp)
-{
-	char s[64], h1[32], h2[32], h3[32], ch[128];
+/* ---------------------------------------------------------------- text */
 
+/* What was read, and what the figures stand for. */
+static void text_source(const struct adv_source *src, const struct adv_opts *o,
+			const struct adv_report *rp)
+{
 	if (src->device)
 		printf("%s: %" PRIu64 " pages stored, %" PRIu64 " same-filled, %" PRIu64
 		       " written back\n",
@@ -1355,19 +1383,34 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 		       "kernel defaults assumed\n");
 	if (o->threshold)
 		printf("threshold: %u bytes\n", o->threshold);
+}
+
+/* The primary's prediction, and the device's figures now. */
+static void text_primary(const struct adv_engine *e, const struct adv_source *src,
+			 const struct adv_report *rp)
+{
+	char s[64], h1[32], h2[32];
 
 	spec_str(e, 0, s, sizeof(s));
-	format_bytes(h1, sizeof(h1), rp->primary.compr_bytes, BYTES_MB);
-	format_bytes(h2, sizeof(h2), rp->primary.mem_bytes, BYTES_MB);
 	printf("primary %s: compr_data_size %s, mem_used_total after compaction %s, %" PRIu64
 	       " huge pages\n",
-	       s, h1, h2, rp->primary.huge_pages);
+	       s, format_bytes(h1, sizeof(h1), rp->primary.compr_bytes, BYTES_MB),
+	       format_bytes(h2, sizeof(h2), rp->primary.mem_bytes, BYTES_MB),
+	       rp->primary.huge_pages);
 	if (src->device && src->have_now)
 		printf("  device now: compr_data_size %s, mem_used_total %s, %" PRIu64
 		       " huge pages\n",
 		       format_bytes(h1, sizeof(h1), src->now.v[MM_COMPR_DATA_SIZE], BYTES_MB),
-		       format_bytes(h3, sizeof(h3), src->now.v[MM_MEM_USED_TOTAL], BYTES_MB),
+		       format_bytes(h2, sizeof(h2), src->now.v[MM_MEM_USED_TOTAL], BYTES_MB),
 		       src->now.v[MM_HUGE_PAGES]);
+}
+
+/* One row per candidate alone, the primary first. */
+static void text_table(const struct adv_engine *e, const struct adv_report *rp)
+{
+	char s[64];
+
+	spec_str(e, 0, s, sizeof(s));
 	printf("\n%-18s %14s %14s %18s %10s %10s %10s %11s\n", "candidate", "compr_bytes",
 	       "mem_bytes", "mem saving", "improved", "incompr.", "comp MB/s", "decomp MB/s");
 	printf("%-18s %14" PRIu64 " %14" PRIu64 " %18s %10s %10s %10.1f %11.1f\n", s,
@@ -1383,6 +1426,14 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 		       ev->incompressible, adv_compress_mb_s(e, rp->cand_spec[i]),
 		       adv_decompress_mb_s(e, rp->cand_spec[i]));
 	}
+}
+
+/* The chain the device (or --chain, or the configuration default) would use. */
+static void text_chain(const struct adv_engine *e, const struct adv_source *src,
+		       const struct adv_opts *o, const struct adv_report *rp)
+{
+	char ch[128];
+
 	chain_str(e, &rp->chain, ch, sizeof(ch));
 	printf("\nchain %s (%s): compr_bytes %" PRIu64 ", mem_bytes %" PRIu64, ch,
 	       o->chain_set	 ? "--chain"
@@ -1392,6 +1443,66 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 	print_saving(&rp->primary, &rp->chain.ev);
 	printf(", %" PRIu64 " improved, %" PRIu64 " incompressible, ~%.1f s CPU\n",
 	       rp->chain.ev.improved, rp->chain.ev.incompressible, rp->chain.ev.cpu_seconds);
+}
+
+/* The recommended chain as kernel commands and as configuration lines. */
+static void text_apply(const struct adv_engine *e, const struct adv_report *rp)
+{
+	char algos[128], params[128];
+
+	for (unsigned i = 0; i < rp->best.n; i++) {
+		const struct adv_spec *sp = &e->spec[rp->best.spec[i]];
+
+		printf("  echo 'algo=%s priority=%u' > recomp_algorithm", comp_algo_name(sp->algo),
+		       i + 1);
+		if (level_given(sp))
+			printf("; echo 'priority=%u level=%d' > algorithm_params", i + 1,
+			       comp_effective_level(sp->algo, sp->level));
+		printf("\n");
+	}
+	config_lines(e, &rp->best, algos, sizeof(algos), params, sizeof(params));
+	printf("  config: recompress-algorithms = %s\n", algos);
+	if (params[0])
+		printf("          algorithm-params = %s\n", params);
+}
+
+static double cpu_percent(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* The given threshold, the one that pays, or what 1024 would do. */
+static void text_threshold(const struct adv_opts *o, const struct adv_report *rp)
+{
+	int64_t best = adv_saving(&rp->primary, &rp->best.ev);
+	char h[32];
+
+	if (o->threshold) {
+		printf("  threshold %u as given\n", o->threshold);
+	} else if (rp->threshold) {
+		format_bytes_signed(h, sizeof(h), adv_saving(&rp->primary, &rp->best_thr),
+				    BYTES_MB);
+		printf("  threshold-bytes = %u pays: keeps %s of the saving for %.0f%% of the CPU "
+		       "time\n",
+		       rp->threshold, h,
+		       cpu_percent(rp->best_thr.cpu_seconds, rp->best.ev.cpu_seconds));
+	} else if (rp->probe_thr) {
+		double keep =
+			best ? 100.0 * (double)adv_saving(&rp->primary, &rp->probe) / (double)best
+			     : 0.0;
+
+		printf("  no threshold: threshold=%u would keep %.0f%% of the saving for %.0f%% of "
+		       "the CPU time\n",
+		       rp->probe_thr, keep,
+		       cpu_percent(rp->probe.cpu_seconds, rp->best.ev.cpu_seconds));
+	}
+}
+
+static void text_recommendation(const struct adv_engine *e, const struct adv_opts *o,
+				const struct adv_report *rp)
+{
+	int64_t save = adv_saving(&rp->primary, &rp->best.ev);
+	char h[32], ch[128];
 
 	printf("\nrecommendation: ");
 	if (!rp->pays) {
@@ -1399,83 +1510,35 @@ static void print_text(const struct adv_engine *e, const struct adv_source *src,
 		return;
 	}
 	chain_str(e, &rp->best, ch, sizeof(ch));
-	format_bytes_signed(h1, sizeof(h1), saving(&rp->primary, &rp->best.ev), BYTES_MB);
 	printf("secondaries %s (%s); saves %s (%.1f%%) of pool memory after compaction, ~%.1f s "
 	       "CPU\n",
-	       ch, rp->reason, h1,
-	       100.0 * (double)saving(&rp->primary, &rp->best.ev) / (double)rp->primary.mem_bytes,
-	       rp->best.ev.cpu_seconds);
-	for (unsigned i = 0; i < rp->best.n; i++) {
-		const struct adv_spec *sp = &e->spec[rp->best.spec[i]];
-
-		printf("  echo 'algo=%s priority=%u' > recomp_algorithm", comp_algo_name(sp->algo),
-		       i + 1);
-		if (comp_algo_has_level(sp->algo) &&
-		    comp_effective_level(sp->algo, sp->level) != comp_default_level(sp->algo))
-			printf("; echo 'priority=%u level=%d' > algorithm_params", i + 1,
-			       comp_effective_level(sp->algo, sp->level));
-		printf("\n");
-	}
-	{
-		char algos[128], params[128];
-
-		config_lines(e, &rp->best, algos, sizeof(algos), params, sizeof(params));
-		printf("  config: recompress-algorithms = %s\n", algos);
-		if (params[0])
-			printf("          algorithm-params = %s\n", params);
-	}
+	       ch, rp->reason, format_bytes_signed(h, sizeof(h), save, BYTES_MB),
+	       100.0 * (double)save / (double)rp->primary.mem_bytes, rp->best.ev.cpu_seconds);
+	text_apply(e, rp);
 	if (rp->have_alt) {
 		chain_str(e, &rp->alt, ch, sizeof(ch));
-		format_bytes_signed(h1, sizeof(h1), saving(&rp->primary, &rp->alt.ev), BYTES_MB);
-		printf("  cheaper: %s saves %s for %.0f%% of the CPU time\n", ch, h1,
-		       rp->best.ev.cpu_seconds > 0
-			       ? 100.0 * rp->alt.ev.cpu_seconds / rp->best.ev.cpu_seconds
-			       : 0.0);
+		format_bytes_signed(h, sizeof(h), adv_saving(&rp->primary, &rp->alt.ev), BYTES_MB);
+		printf("  cheaper: %s saves %s for %.0f%% of the CPU time\n", ch, h,
+		       cpu_percent(rp->alt.ev.cpu_seconds, rp->best.ev.cpu_seconds));
 	}
 	printf("  priorities must be contiguous from 1 (6.15+ marks every slot incompressible "
 	       "after a gap)\n");
-	if (o->threshold) {
-		printf("  threshold %u as given\n", o->threshold);
-	} else if (rp->threshold) {
-		format_bytes_signed(h1, sizeof(h1), saving(&rp->primary, &rp->best_thr), BYTES_MB);
-		printf("  threshold-bytes = %u pays: keeps %s of the saving for %.0f%% of the CPU "
-		       "time\n",
-		       rp->threshold, h1,
-		       rp->best.ev.cpu_seconds > 0
-			       ? 100.0 * rp->best_thr.cpu_seconds / rp->best.ev.cpu_seconds
-			       : 0.0);
-	} else if (rp->probe_thr) {
-		double keep = saving(&rp->primary, &rp->best.ev)
-				      ? 100.0 * (double)saving(&rp->primary, &rp->probe) /
-						(double)saving(&rp->primary, &rp->best.ev)
-				      : 0.0;
-
-		printf("  no threshold: threshold=%u would keep %.0f%% of the saving for %.0f%% of "
-		       "the CPU time\n",
-		       rp->probe_thr, keep,
-		       rp->best.ev.cpu_seconds > 0
-			       ? 100.0 * rp->probe.cpu_seconds / rp->best.ev.cpu_seconds
-			       : 0.0);
-	}
+	text_threshold(o, rp);
 	printf("  compact after recompressing: until then the freed space stays in partly used "
 	       "zspages\n");
 }
 
-static void json_str(const char *s)
+void adv_print_text(const struct adv_engine *e, const struct adv_source *src,
+		    const struct adv_opts *o, const struct adv_report *rp)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	text_source(src, o, rp);
+	text_primary(e, src, rp);
+	text_table(e, rp);
+	text_chain(e, src, o, rp);
+	text_recommendation(e, o, rp);
 }
+
+/* ---------------------------------------------------------------- JSON */
 
 static void json_level(const struct adv_spec *s)
 {
@@ -1485,22 +1548,14 @@ static void json_level(const struct adv_spec *s)
 		printf("null");
 }
 
-static void print_json(const struct adv_engine *e, const struct adv_source *src,
-		       const struct adv_opts *o, const struct adv_report *rp)
+static void json_candidates(const struct adv_engine *e, const struct adv_report *rp)
 {
-	char s[64];
-
-	printf("{\"pages\":%" PRIu64 ",\"same_pages\":%" PRIu64 ",\"primary\":{\"algo\":",
-	       src->pages, src->same_pages);
-	json_str(comp_algo_name(e->spec[0].algo));
-	printf(",\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64 "},\"candidates\":[",
-	       rp->primary.compr_bytes, rp->primary.mem_bytes);
 	for (unsigned i = 0; i < rp->ncand; i++) {
 		unsigned sp = rp->cand_spec[i];
 		const struct adv_eval *ev = &rp->cand[i];
 
 		printf("%s{\"algo\":", i ? "," : "");
-		json_str(comp_algo_name(e->spec[sp].algo));
+		json_print_string(stdout, comp_algo_name(e->spec[sp].algo));
 		printf(",\"level\":");
 		json_level(&e->spec[sp]);
 		printf(",\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64
@@ -1509,67 +1564,111 @@ static void print_json(const struct adv_engine *e, const struct adv_source *src,
 		       ev->compr_bytes, ev->mem_bytes, ev->improved, ev->incompressible,
 		       adv_compress_mb_s(e, sp), adv_decompress_mb_s(e, sp));
 	}
-	printf("],\"chain\":{\"algos\":[");
-	for (unsigned i = 0; i < rp->chain.n; i++) {
-		spec_str(e, rp->chain.spec[i], s, sizeof(s));
-		printf("%s", i ? "," : "");
-		json_str(s);
-	}
-	printf("],\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64 "},",
-	       rp->chain.ev.compr_bytes, rp->chain.ev.mem_bytes);
+}
 
-	printf("\"recommendation\":{\"pays\":%s,\"secondaries\":[", rp->pays ? "true" : "false");
-	for (unsigned i = 0; rp->pays && i < rp->best.n; i++) {
-		const struct adv_spec *sp = &e->spec[rp->best.spec[i]];
+/* [{"priority":1,"algo":"zstd","level":3},...] */
+static void json_secondaries(const struct adv_engine *e, const struct adv_chain_eval *c)
+{
+	printf("[");
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct adv_spec *sp = &e->spec[c->spec[i]];
 
 		printf("%s{\"priority\":%u,\"algo\":", i ? "," : "", i + 1);
-		json_str(comp_algo_name(sp->algo));
+		json_print_string(stdout, comp_algo_name(sp->algo));
 		printf(",\"level\":");
 		json_level(sp);
 		printf("}");
 	}
-	printf("],\"threshold\":%u,", o->threshold ? o->threshold : rp->threshold);
+	printf("]");
+}
+
+/* The "recommendation" object's members after "secondaries" and before "sampled_pages". */
+static void json_recommended(const struct adv_engine *e, const struct adv_opts *o,
+			     const struct adv_report *rp)
+{
+	char algos[128], params[128];
+
+	printf(",\"threshold\":%u,", o->threshold ? o->threshold : rp->threshold);
 	printf("\"mem_saving_bytes\":%" PRId64 ",\"compr_saving_bytes\":%" PRId64,
-	       rp->pays ? saving(&rp->primary, &rp->best.ev) : 0,
+	       rp->pays ? adv_saving(&rp->primary, &rp->best.ev) : 0,
 	       rp->pays ? (int64_t)rp->primary.compr_bytes - (int64_t)rp->best.ev.compr_bytes : 0);
 	printf(",\"cpu_seconds\":%.2f", rp->pays ? rp->best.ev.cpu_seconds : 0.0);
-	if (rp->pays) {
-		char algos[128], params[128];
-
-		config_lines(e, &rp->best, algos, sizeof(algos), params, sizeof(params));
-		printf(",\"config\":{\"recompress-algorithms\":");
-		json_str(algos);
-		printf(",\"algorithm-params\":");
-		json_str(params);
-		printf("}");
+	if (!rp->pays)
+		return;
+	config_lines(e, &rp->best, algos, sizeof(algos), params, sizeof(params));
+	printf(",\"config\":{\"recompress-algorithms\":");
+	json_print_string(stdout, algos);
+	printf(",\"algorithm-params\":");
+	json_print_string(stdout, params);
+	printf("}");
+	if (rp->have_alt) {
+		printf(",\"alternative\":{\"secondaries\":");
+		json_secondaries(e, &rp->alt);
+		printf(",\"mem_saving_bytes\":%" PRId64 ",\"cpu_seconds\":%.2f}",
+		       adv_saving(&rp->primary, &rp->alt.ev), rp->alt.ev.cpu_seconds);
 	}
-	if (rp->pays && rp->have_alt) {
-		printf(",\"alternative\":{\"secondaries\":[");
-		for (unsigned i = 0; i < rp->alt.n; i++) {
-			const struct adv_spec *sp = &e->spec[rp->alt.spec[i]];
+}
 
-			printf("%s{\"priority\":%u,\"algo\":", i ? "," : "", i + 1);
-			json_str(comp_algo_name(sp->algo));
-			printf(",\"level\":");
-			json_level(sp);
-			printf("}");
-		}
-		printf("],\"mem_saving_bytes\":%" PRId64 ",\"cpu_seconds\":%.2f}",
-		       saving(&rp->primary, &rp->alt.ev), rp->alt.ev.cpu_seconds);
+void adv_print_json(const struct adv_engine *e, const struct adv_source *src,
+		    const struct adv_opts *o, const struct adv_report *rp)
+{
+	static const struct adv_chain_eval none;
+	char s[64];
+
+	printf("{\"pages\":%" PRIu64 ",\"same_pages\":%" PRIu64 ",\"primary\":{\"algo\":",
+	       src->pages, src->same_pages);
+	json_print_string(stdout, comp_algo_name(e->spec[0].algo));
+	printf(",\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64 "},\"candidates\":[",
+	       rp->primary.compr_bytes, rp->primary.mem_bytes);
+	json_candidates(e, rp);
+	printf("],\"chain\":{\"algos\":[");
+	for (unsigned i = 0; i < rp->chain.n; i++) {
+		spec_str(e, rp->chain.spec[i], s, sizeof(s));
+		printf("%s", i ? "," : "");
+		json_print_string(stdout, s);
 	}
+	printf("],\"compr_bytes\":%" PRIu64 ",\"mem_bytes\":%" PRIu64 "},",
+	       rp->chain.ev.compr_bytes, rp->chain.ev.mem_bytes);
+	printf("\"recommendation\":{\"pays\":%s,\"secondaries\":", rp->pays ? "true" : "false");
+	json_secondaries(e, rp->pays ? &rp->best : &none);
+	json_recommended(e, o, rp);
 	printf(",\"sampled_pages\":%" PRIu64 ",\"scaled\":%s,\"reason\":", src->sampled,
 	       src->sampling ? "true" : "false");
-	json_str(rp->reason);
+	json_print_string(stdout, rp->reason);
 	printf("}}\n");
 }
 
-/* ---------------------------------------------------------------- main */
+/* ================================================================ main */
+
+/* The configuration default of recompress-algorithms. */
+#define ADV_DEFAULT_CHAIN "zstd"
+#define ADV_FILE_DEFAULT_PRIMARY "lzo-rle" /* the kernel's CONFIG_ZRAM_DEF_COMP default */
+
+/* One advisor run: the engine filled and the report computed. */
+struct adv_run {
+	struct adv_opts eff;
+	struct adv_source src;
+	struct adv_rng rng;
+	struct adv_engine *e;
+	struct adv_report *rp;
+};
+
+static void rng_seed(struct adv_rng *g, const struct adv_opts *o)
+{
+	uint64_t s;
+
+	if (o->seed_set)
+		s = o->seed;
+	else if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s))
+		s = now_monotonic_ns();
+	g->state = s;
+}
 
 /* Deduplicated spec table: [0] primary, then candidates and chain. */
 static void add_spec(struct adv_spec *specs, unsigned *n, const struct adv_spec *s, unsigned *ret)
 {
 	for (unsigned i = 0; i < *n; i++) {
-		if (spec_equal(&specs[i], s)) {
+		if (adv_spec_equal(&specs[i], s)) {
 			*ret = i;
 			return;
 		}
@@ -1594,14 +1693,6 @@ static void build_specs(const struct adv_opts *o, struct adv_spec *specs, unsign
 		add_spec(specs, nspecs, &o->chain[i], &rp->chain.spec[i]);
 }
 
-/* One advisor run: the engine filled and the report computed. */
-struct adv_run {
-	struct adv_opts eff;
-	struct adv_source src;
-	struct adv_engine *e;
-	struct adv_report *rp;
-};
-
 static void run_free(struct adv_run *run)
 {
 	if (run->e) {
@@ -1613,18 +1704,56 @@ static void run_free(struct adv_run *run)
 	run->rp = NULL;
 }
 
+/* The report and the engine with its compressors for run->eff. */
+static int run_engine(const struct adv_opts *o, struct adv_run *run)
+{
+	struct adv_spec specs[ADV_MAX_SPECS];
+	unsigned nspecs = 0;
+	int r;
+
+	run->rp = calloc(1, sizeof(*run->rp));
+	run->e = calloc(1, sizeof(*run->e));
+	if (!run->rp || !run->e) {
+		run->src.err = -ENOMEM;
+		adv_error(o, "advise: out of memory");
+		return 1;
+	}
+	build_specs(&run->eff, specs, &nspecs, run->rp);
+	r = adv_engine_init(run->e, zs_model_default(), specs, nspecs, o->threads);
+	if (r < 0) {
+		free(run->e);
+		run->e = NULL;
+		run->src.err = r;
+		adv_error(o, "advise: cannot set up the compressors: %s", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+/* Every candidate and the chain evaluated, then the recommendation. */
+static void run_report(const struct adv_engine *e, unsigned threshold, const struct adv_source *src,
+		       struct adv_report *rp)
+{
+	rp->scale = e->npages ? (double)src->represented / (double)e->npages : 1.0;
+	adv_evaluate(e, NULL, 0, 0, rp->scale, &rp->primary);
+	for (unsigned i = 0; i < rp->ncand; i++)
+		adv_evaluate(e, &rp->cand_spec[i], 1, threshold, rp->scale, &rp->cand[i]);
+	adv_evaluate(e, rp->chain.spec, rp->chain.n, threshold, rp->scale, &rp->chain.ev);
+	if (e->npages == 0)
+		snprintf(rp->reason, sizeof(rp->reason),
+			 "nothing to recompress: every page is same-filled");
+	else
+		adv_recommend(e, threshold, rp);
+}
+
 /* Returns 0 or an exit code (logged unless o->quiet; run->src.err holds -errno). */
 static int advise_run(const struct adv_opts *o, int root_fd, struct adv_run *run)
 {
-	struct adv_spec specs[ADV_MAX_SPECS];
-	struct dev_info di = {0};
-	struct adv_report *rp;
-	struct adv_engine *e;
-	unsigned nspecs = 0;
-	int rc, r;
+	struct adv_dev_info di = {0};
+	int rc;
 
 	memset(run, 0, sizeof(*run));
-	rng_seed(o);
+	rng_seed(&run->rng, o);
 	run->eff = *o;
 	if (!o->chain_set) {
 		run->eff.nchain = 1;
@@ -1635,42 +1764,18 @@ static int advise_run(const struct adv_opts *o, int root_fd, struct adv_run *run
 		(void)comp_parse_spec(ADV_FILE_DEFAULT_PRIMARY, &run->eff.primary.algo,
 				      &run->eff.primary.level);
 	if (o->device) {
-		rc = device_config(o, root_fd, &run->eff, &run->src, &di);
+		rc = adv_device_config(o, root_fd, &run->eff, &run->src, &di);
 		if (rc)
 			return rc;
 	}
-
-	run->rp = rp = calloc(1, sizeof(*rp));
-	run->e = e = calloc(1, sizeof(*e));
-	if (!rp || !e) {
-		run->src.err = -ENOMEM;
-		adv_error(o, "advise: out of memory");
-		return 1;
-	}
-	build_specs(&run->eff, specs, &nspecs, rp);
-	r = adv_engine_init(e, zs_model_default(), specs, nspecs, o->threads);
-	if (r < 0) {
-		free(e);
-		run->e = NULL;
-		run->src.err = r;
-		adv_error(o, "advise: cannot set up the compressors: %s", strerror(-r));
-		return 1;
-	}
-	rc = o->device ? device_sample(o, root_fd, &di, e, &run->src)
-		       : read_file_source(o, e, &run->src);
+	rc = run_engine(o, run);
 	if (rc)
 		return rc;
-
-	rp->scale = e->npages ? (double)run->src.represented / (double)e->npages : 1.0;
-	adv_evaluate(e, NULL, 0, 0, rp->scale, &rp->primary);
-	for (unsigned i = 0; i < rp->ncand; i++)
-		adv_evaluate(e, &rp->cand_spec[i], 1, o->threshold, rp->scale, &rp->cand[i]);
-	adv_evaluate(e, rp->chain.spec, rp->chain.n, o->threshold, rp->scale, &rp->chain.ev);
-	if (e->npages == 0)
-		snprintf(rp->reason, sizeof(rp->reason),
-			 "nothing to recompress: every page is same-filled");
-	else
-		recommend(e, o, rp);
+	rc = o->device ? adv_device_sample(o, root_fd, &run->rng, &di, run->e, &run->src)
+		       : adv_read_file(o, &run->rng, run->e, &run->src);
+	if (rc)
+		return rc;
+	run_report(run->e, o->threshold, &run->src, run->rp);
 	return 0;
 }
 
@@ -1702,7 +1807,7 @@ static int run_to_advice(const struct adv_run *run, struct advice_entry *ret)
 	}
 	ret->pays = rp->pays;
 	ret->pool = rp->primary.mem_bytes;
-	save = saving(&rp->primary, &rp->best.ev);
+	save = adv_saving(&rp->primary, &rp->best.ev);
 	ret->saving = save > 0 ? (uint64_t)save : 0;
 	ret->samples = run->src.sampled;
 	return 0;
@@ -1760,15 +1865,15 @@ int advise_main(int argc, char **argv, int root_fd)
 	struct adv_opts o;
 	int rc;
 
-	rc = parse_opts(argc, argv, &o);
+	rc = adv_parse_opts(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	rc = advise_run(&o, root_fd, &run);
 	if (rc == 0) {
 		if (o.json)
-			print_json(run.e, &run.src, &o, run.rp);
+			adv_print_json(run.e, &run.src, &o, run.rp);
 		else
-			print_text(run.e, &run.src, &o, run.rp);
+			adv_print_text(run.e, &run.src, &o, run.rp);
 		fflush(stdout);
 		if (o.save)
 			rc = save_advice(&run);
@@ -1798,8 +1903,8 @@ int advise_device(int root_fd, unsigned id, uint64_t samples, unsigned threads,
 	o.chain_set = true;
 	o.nchain = 1;
 	(void)comp_parse_spec(ADV_DEFAULT_CHAIN, &o.chain[0].algo, &o.chain[0].level);
-	if (parse_spec_list("--candidates", ADV_DEFAULT_CANDIDATES, o.cand, ADV_MAX_CANDIDATES,
-			    &o.ncand) < 0)
+	if (adv_parse_spec_list("--candidates", ADV_DEFAULT_CANDIDATES, o.cand, ADV_MAX_CANDIDATES,
+				&o.ncand) < 0)
 		return -EINVAL;
 	rc = advise_run(&o, root_fd, &run);
 	if (rc)
