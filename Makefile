@@ -44,7 +44,9 @@ CFLAGS += -std=gnu11 $(WARN) $(HARDEN) $(SAN_FLAGS) -pthread -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_FLAGS) -pthread
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 
-SRCS := $(wildcard src/*.c)
+# src/*.c, plus src/advise/ (the advisor, split by concern); objects mirror the tree under
+# $(BUILDDIR)/obj (build/obj/advise/engine.o), each with its -MMD dependency file beside it.
+SRCS := $(wildcard src/*.c src/advise/*.c)
 OBJS := $(SRCS:src/%.c=$(BUILDDIR)/obj/%.o)
 LIB_OBJS := $(filter-out $(BUILDDIR)/obj/main.o,$(OBJS))
 BIN := $(BUILDDIR)/zram-recompd
@@ -187,7 +189,7 @@ uninstall:
 	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" 2>/dev/null || true
 
 format:
-	clang-format -i src/*.c src/*.h include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
+	clang-format -i src/*.c src/*.h src/advise/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
 
 # The build directory in use (BUILDDIR, default build) and the sanitizer build's build-san.
 clean:

@@ -12,7 +12,8 @@
  * lzo-rle primary) the predicted compr_data_size and mem_used_total after
  * "recompress" + "compact" with zstd, and with zstd then deflate, equalled the kernel's.
  *
- * The engine below is exposed for the unit tests and tests/tools/advbench.c.
+ * The engine below is exposed for the unit tests and tests/tools/advbench.c. The code is in
+ * src/advise/, one file per concern; include/advise_internal.h is what those files share.
  */
 
 #include "compress.h"

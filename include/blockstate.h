@@ -46,6 +46,13 @@ uint64_t bs_bitmap_count_new(const struct bs_bitmap *before, const struct bs_bit
 uint64_t bs_bitmap_count(const struct bs_bitmap *b);
 
 /*
+ * Receives the index of every stored slot: one that holds a zsmalloc object, i.e. neither
+ * same-filled ('s': no object) nor written back ('w': the object went to the backing device).
+ * Called in file order, which is index order.
+ */
+typedef void bs_stored_fn(void *arg, uint64_t index);
+
+/*
  * Streaming parser: feed arbitrary chunks (lines may straddle chunk boundaries).
  * incomp/recomp, when non-NULL, get the bit of every 'n' / 'r' slot set (slots past
  * nbits are counted but not recorded).
@@ -54,6 +61,8 @@ struct bs_parser {
 	struct bs_counts counts;
 	struct bs_bitmap *incomp;
 	struct bs_bitmap *recomp;
+	bs_stored_fn *stored; /* bs_parser_on_stored(); NULL = none */
+	void *stored_arg;
 	char partial[64];
 	size_t partial_len;
 	uint64_t line; /* lines seen, for error reports */
@@ -61,6 +70,8 @@ struct bs_parser {
 };
 
 void bs_parser_init(struct bs_parser *p, struct bs_bitmap *incomp, struct bs_bitmap *recomp);
+/* Have fn called for every stored slot from now on (after bs_parser_init()). */
+void bs_parser_on_stored(struct bs_parser *p, bs_stored_fn *fn, void *arg);
 /* Returns 0 or -EINVAL (malformed line; the parser stops counting). */
 int bs_parser_feed(struct bs_parser *p, const char *buf, size_t len);
 /* End of input: a trailing partial line is an error. */
@@ -77,5 +88,13 @@ int blockstate_parse(const char *buf, size_t len, struct bs_counts *ret, struct 
  */
 int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_bitmap *incomp,
 		    struct bs_bitmap *recomp);
+
+/*
+ * blockstate_read() for the slots that hold data (advise samples them): fn gets every stored
+ * slot's index; ret (may be NULL) the counts. Errors as blockstate_read(); fn may have been
+ * called for the lines before a malformed one.
+ */
+int blockstate_read_stored(int root_fd, unsigned id, bs_stored_fn *fn, void *arg,
+			   struct bs_counts *ret);
 
 #endif

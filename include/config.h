@@ -57,7 +57,7 @@ enum cfg_key {
 	CFG_K_BATTERY_PSI = 1u << 21,
 	CFG_K_COMPACT_FRAG = 1u << 22,
 	CFG_K_COMPACT_SAVED = 1u << 23,
-	/* recompress-algorithms = auto (advice.h) */
+	/* recompress-algorithms = auto (advice_store.h) */
 	CFG_K_ADVISE_INTERVAL = 1u << 24,
 	CFG_K_ADVISE_SAMPLES = 1u << 25,
 	CFG_K_CPU_SHARE_PRESSURE = 1u << 26,
@@ -84,7 +84,7 @@ struct dev_config {
 	/*
 	 * recompress-algorithms: secondary list in priority order (index 0 = priority 1).
 	 * "auto" sets algos_auto and leaves the fallback list "zstd" here; the setup path
-	 * replaces it with the stored advice (advice_apply() in advice.h).
+	 * replaces it with the stored advice (advice_apply() in advice_store.h).
 	 */
 	unsigned n_algos;
 	char algos[CFG_MAX_ALGOS][CFG_ALGO_NAME_MAX];

@@ -153,7 +153,4 @@ void pass_summarize(const struct device_report *rep, struct pass_summary *s);
 /* Human-readable report, one line per step. */
 void pass_print_report(FILE *f, const struct device_report *rep);
 
-/* "10.7 MiB" style, for reports; buf of at least 32 bytes. */
-const char *format_bytes(char *buf, size_t size, int64_t bytes);
-
 #endif

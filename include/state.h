@@ -72,7 +72,7 @@ int state_save(const struct state *s, int dir_fd);
 
 /*
  * Atomically replace dir/name (mode 0644) the way state_save() does; for other files of
- * the state directory (advice.h). dir_fd may be O_PATH.
+ * the state directory (advice_store.h). dir_fd may be O_PATH.
  */
 int state_write_file(int dir_fd, const char *name, const char *data, size_t len);
 

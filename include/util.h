@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -58,6 +59,31 @@ int zram_name_to_id(const char *name, unsigned *ret_id);
 /* Monotonic and boottime clocks in nanoseconds. */
 uint64_t now_monotonic_ns(void);
 uint64_t now_boottime_ns(void);
+
+/*
+ * read(2) until len bytes or end of file, retrying EINTR: 0 or -errno, with *ret_len the
+ * bytes read (also on error). Not for debugfs block_state, where a short read is not the end
+ * (blockstate.h).
+ */
+int read_full(int fd, void *buf, size_t len, size_t *ret_len);
+/* The same with pread(2) from offset off. */
+int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len);
+
+/* How format_bytes() writes a byte count. */
+enum byte_units {
+	BYTES_IEC, /* "512 B", "1.5 KiB", "10.7 MiB", "1.25 GiB": logs, status, pass reports */
+	BYTES_MB,  /* "10.7 MB" (10^6 bytes, always MB): advise, whose speeds are in MB/s */
+};
+
+/*
+ * A byte count for people, into buf (32 bytes always suffice); returns buf. Takes any
+ * uint64_t: kernel counters are unsigned, and a cast to int64_t would print 2^63 and above as
+ * negative.
+ */
+const char *format_bytes(char *buf, size_t size, uint64_t bytes, enum byte_units units);
+/* Signed counts (savings, deltas): '-' before the magnitude, INT64_MIN included. */
+const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte_units units);
+
 
 /* snprintf that reports truncation: returns 0, or -ENOBUFS when out was too small. */
 int str_printf(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

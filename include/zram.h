@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ZRAM_NAME_MAX 16
 #define ZRAM_ALGO_MAX 32
@@ -194,6 +195,27 @@ int zram_read_initstate(int root_fd, unsigned id, bool *ret);
 
 /* bd_stat column 3, bd_writes (4 KiB units; CONFIG_ZRAM_WRITEBACK). */
 int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret);
+/* bd_stat: bd_count bd_reads bd_writes (4 KiB units); -ENOENT without CONFIG_ZRAM_WRITEBACK. */
+int zram_read_bd_stat(int root_fd, unsigned id, uint64_t ret[3]);
+/* disksize in bytes. */
+int zram_read_disksize(int root_fd, unsigned id, uint64_t *ret);
+/* comp_algorithm, read and parsed (zram_parse_algo_list). */
+int zram_read_comp_algorithm(int root_fd, unsigned id, struct zram_algo_list *ret);
+/* recomp_algorithm, read and parsed; -ENOENT without CONFIG_ZRAM_MULTI_COMP. */
+int zram_read_recomp_algorithm(int root_fd, unsigned id, struct zram_recomp *ret);
+
+/*
+ * The stored pages themselves, through /dev/zramN (root_fd-relative dev/zramN). Reading a
+ * slot marks it accessed: its idle mark is cleared, so readahead is switched off (the
+ * neighbours would lose theirs too) and only the slots asked for are read.
+ */
+int zram_open_slots(int root_fd, unsigned id, int *ret_fd);
+/*
+ * Slot slot's ZRAM_PAGE_SIZE bytes into page; the page cache keeps no copy (it would cost
+ * the memory that recompression saves). Returns the bytes read, fewer than ZRAM_PAGE_SIZE
+ * past the end of the device, or -errno.
+ */
+ssize_t zram_read_slot(int fd, uint64_t slot, void *page);
 
 /* Kernel release from <root>/proc/sys/kernel/osrelease. */
 int zram_read_kver(int root_fd, struct kver *ret, char *release, size_t size);

@@ -184,6 +184,8 @@ static void account(struct bs_parser *p, uint64_t index, unsigned flags)
 		bitmap_set(p->incomp, index);
 	if (flags & (1u << FL_RECOMP))
 		bitmap_set(p->recomp, index);
+	if (p->stored && !(flags & ((1u << FL_SAME) | (1u << FL_WB))))
+		p->stored(p->stored_arg, index);
 }
 
 /* Words needed for nbits bits (nbits is bounded by what bs_bitmap_alloc() accepted). */
@@ -266,7 +268,8 @@ static int one_line(struct bs_parser *p, const char *s, size_t len)
 
 	p->line++;
 	if (len == BS_LINE && (set = fast_line(s))) {
-		account(p, (p->incomp || p->recomp) ? fast_index(s) : 0, fast_flags(set));
+		account(p, (p->incomp || p->recomp || p->stored) ? fast_index(s) : 0,
+			fast_flags(set));
 		return 0;
 	}
 	return slow_line(p, s, len - 1);
@@ -287,6 +290,9 @@ static void flush_lanes(struct bs_counts *c, uint64_t lanes)
  * were consumed; stops at the first line that needs the general parser. Counters live in
  * locals (buf is char *, so stores through p would otherwise be reloaded every line) and
  * the six flag counts are summed in byte lanes of one word, flushed every 255 lines.
+ * With a stored-slot callback every line goes through one_line() instead: the callback is
+ * advise's, which reads a few thousand pages afterwards, and the daemon's loop stays free
+ * of it.
  */
 static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 {
@@ -297,6 +303,8 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 	uint64_t lanes = 0, lines = 0, fresh = 0, huge_fresh = 0;
 	unsigned in_lanes = 0;
 
+	if (p->stored)
+		return 0;
 	while (end - s >= BS_LINE) {
 		uint64_t set = fast_line(s);
 
@@ -348,6 +356,12 @@ void bs_parser_init(struct bs_parser *p, struct bs_bitmap *incomp, struct bs_bit
 		memset(incomp->words, 0, nwords(incomp->nbits) * sizeof(uint64_t));
 	if (recomp && recomp->words)
 		memset(recomp->words, 0, nwords(recomp->nbits) * sizeof(uint64_t));
+}
+
+void bs_parser_on_stored(struct bs_parser *p, bs_stored_fn *fn, void *arg)
+{
+	p->stored = fn;
+	p->stored_arg = arg;
 }
 
 int bs_parser_feed(struct bs_parser *p, const char *buf, size_t len)
@@ -443,10 +457,9 @@ int blockstate_parse(const char *buf, size_t len, struct bs_counts *ret, struct 
 	return 0;
 }
 
-int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_bitmap *incomp,
-		    struct bs_bitmap *recomp)
+/* Read zramN's block_state into p, set up by the caller. */
+static int read_into(int root_fd, unsigned id, struct bs_parser *p)
 {
-	struct bs_parser p;
 	char path[64];
 	char *buf;
 	int fd, r;
@@ -462,7 +475,6 @@ int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_b
 		close(fd);
 		return -ENOMEM;
 	}
-	bs_parser_init(&p, incomp, recomp);
 	for (;;) {
 		ssize_t n = read(fd, buf, BS_READ_SIZE);
 
@@ -475,15 +487,42 @@ int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_b
 			break;
 		}
 		if (n == 0) {
-			r = bs_parser_finish(&p);
+			r = bs_parser_finish(p);
 			break;
 		}
-		r = bs_parser_feed(&p, buf, (size_t)n);
+		r = bs_parser_feed(p, buf, (size_t)n);
 		if (r < 0)
 			break;
 	}
 	free(buf);
 	close(fd);
+	return r;
+}
+
+int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_bitmap *incomp,
+		    struct bs_bitmap *recomp)
+{
+	struct bs_parser p;
+	int r;
+
+	bs_parser_init(&p, incomp, recomp);
+	r = read_into(root_fd, id, &p);
+	if (r < 0)
+		return r;
+	if (ret)
+		*ret = p.counts;
+	return 0;
+}
+
+int blockstate_read_stored(int root_fd, unsigned id, bs_stored_fn *fn, void *arg,
+			   struct bs_counts *ret)
+{
+	struct bs_parser p;
+	int r;
+
+	bs_parser_init(&p, NULL, NULL);
+	bs_parser_on_stored(&p, fn, arg);
+	r = read_into(root_fd, id, &p);
 	if (r < 0)
 		return r;
 	if (ret)

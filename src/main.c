@@ -3,7 +3,7 @@
  * zram-recompd: argv, configuration, and the one-shot and status commands. The daemon's
  * event loop lives in manager.c; everything here runs once and exits.
  */
-#include "advice.h"
+#include "advice_store.h"
 #include "advise.h"
 #include "config.h"
 #include "log.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "manager.h"
 
-#include "advice.h"
+#include "advice_store.h"
 #include "advise.h"
 #include "blockstate.h"
 #include "host.h"
@@ -390,7 +390,8 @@ static void notify_status(struct manager *m)
 				       " s",
 				       o ? "; " : "", md->dev.name,
 				       sat_sub_u64(now, md->last_end_ns) / UINT64_C(1000000000),
-				       format_bytes(saved, sizeof(saved), md->last_saved),
+				       format_bytes_signed(saved, sizeof(saved), md->last_saved,
+							   BYTES_IEC),
 				       sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
 		else
 			(void)snprintf(buf + o, sizeof(buf) - o,
@@ -507,8 +508,9 @@ static void finish_job(struct manager *m, struct job *j)
 		 " pages attempted%s; next in %" PRIu64 " s",
 		 md->dev.name, sum.interrupted ? " (interrupted)" : "", rep->n_passes,
 		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",
-		 format_bytes(a, sizeof(a), sum.saved), format_bytes(b, sizeof(b), sum.freed),
-		 (double)sum.kernel_ns / 1e9, sum.pages,
+		 format_bytes_signed(a, sizeof(a), sum.saved, BYTES_IEC),
+		 format_bytes_signed(b, sizeof(b), sum.freed, BYTES_IEC), (double)sum.kernel_ns / 1e9,
+		 sum.pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
 	write_outputs(m);

@@ -20,22 +20,6 @@ void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 	ctx->eagain_delay_ms = 100;
 }
 
-const char *format_bytes(char *buf, size_t size, int64_t bytes)
-{
-	uint64_t a = bytes < 0 ? (uint64_t)(-(bytes + 1)) + 1 : (uint64_t)bytes;
-	const char *sign = bytes < 0 ? "-" : "";
-
-	if (a < 1024)
-		(void)snprintf(buf, size, "%s%" PRIu64 " B", sign, a);
-	else if (a < 1024 * 1024)
-		(void)snprintf(buf, size, "%s%.1f KiB", sign, (double)a / 1024.0);
-	else if (a < 1024ULL * 1024 * 1024)
-		(void)snprintf(buf, size, "%s%.1f MiB", sign, (double)a / 1048576.0);
-	else
-		(void)snprintf(buf, size, "%s%.2f GiB", sign, (double)a / 1073741824.0);
-	return buf;
-}
-
 static bool stop_requested(const struct pass_ctx *ctx)
 {
 	return ctx->stop && *ctx->stop;

@@ -70,8 +70,8 @@ static void print_step(FILE *f, const char *name, const struct pass_report *p)
 		"%s: pass %s%s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
 		", %.3f s in kernel, stop: %s%s",
 		name, pass_type_name(p->type), prio, p->commands, p->commands == 1 ? "" : "s",
-		format_bytes(a, sizeof(a), p->compr_saved),
-		format_bytes(b, sizeof(b), -p->mem_freed), p->huge_delta,
+		format_bytes_signed(a, sizeof(a), p->compr_saved, BYTES_IEC),
+		format_bytes_signed(b, sizeof(b), -p->mem_freed, BYTES_IEC), p->huge_delta,
 		(double)p->kernel_ns / 1e9, stop_name(p->stop),
 		p->eagain ? " (EAGAIN retries)" : "");
 	if (p->paced_ns)
@@ -93,13 +93,14 @@ static void print_totals(FILE *f, const struct device_report *rep)
 	char a[32], b[32], c[32], e[32], g[32];
 
 	fprintf(f, "%s: total: compr_data_size %s -> %s, mem_used_total %s -> %s (freed %s)",
-		rep->name, format_bytes(a, sizeof(a), (int64_t)rep->before.v[MM_COMPR_DATA_SIZE]),
-		format_bytes(b, sizeof(b), (int64_t)rep->after.v[MM_COMPR_DATA_SIZE]),
-		format_bytes(c, sizeof(c), (int64_t)rep->before.v[MM_MEM_USED_TOTAL]),
-		format_bytes(e, sizeof(e), (int64_t)rep->after.v[MM_MEM_USED_TOTAL]),
-		format_bytes(g, sizeof(g),
-			     -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
-					rep->after.v[MM_MEM_USED_TOTAL])));
+		rep->name, format_bytes(a, sizeof(a), rep->before.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
+		format_bytes(b, sizeof(b), rep->after.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
+		format_bytes(c, sizeof(c), rep->before.v[MM_MEM_USED_TOTAL], BYTES_IEC),
+		format_bytes(e, sizeof(e), rep->after.v[MM_MEM_USED_TOTAL], BYTES_IEC),
+		format_bytes_signed(g, sizeof(g),
+				    -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
+					       rep->after.v[MM_MEM_USED_TOTAL]),
+				    BYTES_IEC));
 	fprintf(f, ", huge pages %" PRIu64 " -> %" PRIu64, rep->before.v[MM_HUGE_PAGES],
 		rep->after.v[MM_HUGE_PAGES]);
 	if (rep->written_back)
@@ -111,11 +112,12 @@ static void print_totals(FILE *f, const struct device_report *rep)
 		fprintf(f,
 			", other writers changed orig_data_size by %s: recompression saved %s, "
 			"freed %s",
-			format_bytes(a, sizeof(a),
-				     delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
-					       rep->after.v[MM_ORIG_DATA_SIZE])),
-			format_bytes(b, sizeof(b), (int64_t)rep->saved_own),
-			format_bytes(c, sizeof(c), (int64_t)rep->freed_own));
+			format_bytes_signed(a, sizeof(a),
+					    delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
+						      rep->after.v[MM_ORIG_DATA_SIZE]),
+					    BYTES_IEC),
+			format_bytes(b, sizeof(b), rep->saved_own, BYTES_IEC),
+			format_bytes(c, sizeof(c), rep->freed_own, BYTES_IEC));
 	if (rep->have_block_state)
 		fprintf(f,
 			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64
@@ -151,7 +153,7 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 		fprintf(f, "%s: compact: ENOMEM, left to the next pass\n", rep->name);
 	if (rep->compacted)
 		fprintf(f, "%s: compact: freed %s in %.6f s\n", rep->name,
-			format_bytes(a, sizeof(a), rep->compact_freed),
+			format_bytes_signed(a, sizeof(a), rep->compact_freed, BYTES_IEC),
 			(double)rep->compact_ns / 1e9);
 	print_totals(f, rep);
 }

@@ -122,7 +122,7 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 
 	fprintf(f, "%s: %s, disksize %s\n", d->name,
 		d->initialized ? "initialized" : "not initialized",
-		format_bytes(a, sizeof(a), (int64_t)d->disksize));
+		format_bytes(a, sizeof(a), d->disksize, BYTES_IEC));
 	if (!c->multi_comp) {
 		for (unsigned i = 0; i < nwhy; i++)
 			fprintf(f, "%s: %s\n", d->name, why[i]);
@@ -139,9 +139,9 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	fprintf(f, "%s\n", d->recomp.gap ? " (priority gap!)" : "");
 	if (d->initialized) {
 		fprintf(f, "  data:           orig %s, compr %s, mem_used %s, ratio %.2f\n",
-			format_bytes(a, sizeof(a), (int64_t)d->mm.v[MM_ORIG_DATA_SIZE]),
-			format_bytes(b, sizeof(b), (int64_t)d->mm.v[MM_COMPR_DATA_SIZE]),
-			format_bytes(e, sizeof(e), (int64_t)d->mm.v[MM_MEM_USED_TOTAL]),
+			format_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE], BYTES_IEC),
+			format_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
+			format_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL], BYTES_IEC),
 			ratio(&d->mm));
 		fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
 			   "\n",
@@ -179,8 +179,8 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		fprintf(f,
 			"  daemon totals:  %" PRIu64 " passes, saved %s, freed %s, %" PRIu64
 			" pages became incompressible, %.1f s in kernel writes, %" PRIu64 " error(s)\n",
-			t->passes, format_bytes(a, sizeof(a), (int64_t)t->bytes_saved),
-			format_bytes(b, sizeof(b), (int64_t)t->mem_freed), t->incompressible,
+			t->passes, format_bytes(a, sizeof(a), t->bytes_saved, BYTES_IEC),
+			format_bytes(b, sizeof(b), t->mem_freed, BYTES_IEC), t->incompressible,
 			(double)t->kernel_ns / 1e9, t->errors);
 }
 

@@ -62,35 +62,21 @@ int sysfs_open_read(int root_fd, const char *relpath, int *ret_fd)
 
 int sysfs_read(int root_fd, const char *relpath, char *buf, size_t size, size_t *ret_len)
 {
-	size_t len = 0;
+	size_t len = 0, more;
 	int fd, r;
+	char c;
 
 	if (size < 2)
 		return -EINVAL;
 	r = sysfs_open_read(root_fd, relpath, &fd);
 	if (r < 0)
 		return r;
-	for (;;) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == size - 1) {
-			char c;
-
-			/* Full buffer: only fine if the file ends exactly here. */
-			n = read(fd, &c, 1);
-			if (n != 0)
-				r = n < 0 ? -errno : -EFBIG;
-			break;
-		}
+	r = read_full(fd, buf, size - 1, &len);
+	/* Full buffer: only fine if the file ends exactly here. */
+	if (r == 0 && len == size - 1) {
+		r = read_full(fd, &c, 1, &more);
+		if (r == 0 && more)
+			r = -EFBIG;
 	}
 	close(fd);
 	/* Terminated on every return, -EFBIG included: callers may look at what fit. */

@@ -4,10 +4,12 @@
 #include <ctype.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int parse_u64(const char *s, uint64_t *ret)
 {
@@ -109,6 +111,45 @@ int str_printf(char *out, size_t size, const char *fmt, ...)
 	return 0;
 }
 
+/* pread when off is not -1, read otherwise: one loop for both. */
+static int read_loop(int fd, void *buf, size_t len, int64_t off, size_t *ret_len)
+{
+	size_t got = 0;
+	int r = 0;
+
+	while (got < len) {
+		char *at = (char *)buf + got;
+		ssize_t n;
+
+		if (off < 0)
+			n = read(fd, at, len - got);
+		else
+			n = pread(fd, at, len - got, (off_t)off + (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r = -errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	*ret_len = got;
+	return r;
+}
+
+int read_full(int fd, void *buf, size_t len, size_t *ret_len)
+{
+	return read_loop(fd, buf, len, -1, ret_len);
+}
+
+int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len)
+{
+	*ret_len = 0;
+	if (off > (uint64_t)INT64_MAX - len)
+		return -EINVAL;
+	return read_loop(fd, buf, len, (int64_t)off, ret_len);
+}
+
 void json_print_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -123,4 +164,33 @@ void json_print_string(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+static const char *format_magnitude(char *buf, size_t size, const char *sign, uint64_t a,
+				    enum byte_units units)
+{
+	if (units == BYTES_MB)
+		(void)snprintf(buf, size, "%s%.1f MB", sign, (double)a / 1e6);
+	else if (a < 1024)
+		(void)snprintf(buf, size, "%s%" PRIu64 " B", sign, a);
+	else if (a < 1024 * 1024)
+		(void)snprintf(buf, size, "%s%.1f KiB", sign, (double)a / 1024.0);
+	else if (a < 1024ULL * 1024 * 1024)
+		(void)snprintf(buf, size, "%s%.1f MiB", sign, (double)a / 1048576.0);
+	else
+		(void)snprintf(buf, size, "%s%.2f GiB", sign, (double)a / 1073741824.0);
+	return buf;
+}
+
+const char *format_bytes(char *buf, size_t size, uint64_t bytes, enum byte_units units)
+{
+	return format_magnitude(buf, size, "", bytes, units);
+}
+
+const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte_units units)
+{
+	/* Negated as unsigned: the magnitude of INT64_MIN does not fit in int64_t. */
+	uint64_t a = bytes < 0 ? 0 - (uint64_t)bytes : (uint64_t)bytes;
+
+	return format_magnitude(buf, size, bytes < 0 ? "-" : "", a, units);
 }

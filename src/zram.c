@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,15 +428,84 @@ static int read_dev_fields(int root_fd, unsigned id, const char *attr, uint64_t 
 	return zram_parse_fields(buf, len, v, n);
 }
 
+int zram_read_bd_stat(int root_fd, unsigned id, uint64_t ret[3])
+{
+	return read_dev_fields(root_fd, id, "bd_stat", ret, 3);
+}
+
 int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret)
 {
 	uint64_t v[3];
-	int r = read_dev_fields(root_fd, id, "bd_stat", v, 3);
+	int r = zram_read_bd_stat(root_fd, id, v);
 
 	if (r < 0)
 		return r;
 	*ret = v[2];
 	return 0;
+}
+
+int zram_read_disksize(int root_fd, unsigned id, uint64_t *ret)
+{
+	char path[64];
+	int r = dev_path(path, sizeof(path), id, "disksize");
+
+	return r < 0 ? r : sysfs_read_u64(root_fd, path, ret);
+}
+
+/* A whole attribute read by length (6.17+ NUL padding: the parsers take the count). */
+static int read_dev_text(int root_fd, unsigned id, const char *attr, char *buf, size_t size,
+			 size_t *ret_len)
+{
+	char path[64];
+	int r = dev_path(path, sizeof(path), id, attr);
+
+	return r < 0 ? r : sysfs_read(root_fd, path, buf, size, ret_len);
+}
+
+int zram_read_comp_algorithm(int root_fd, unsigned id, struct zram_algo_list *ret)
+{
+	char buf[4096];
+	size_t len;
+	int r = read_dev_text(root_fd, id, "comp_algorithm", buf, sizeof(buf), &len);
+
+	return r < 0 ? r : zram_parse_algo_list(buf, len, ret);
+}
+
+int zram_read_recomp_algorithm(int root_fd, unsigned id, struct zram_recomp *ret)
+{
+	char buf[4096];
+	size_t len;
+	int r = read_dev_text(root_fd, id, "recomp_algorithm", buf, sizeof(buf), &len);
+
+	return r < 0 ? r : zram_parse_recomp_listing(buf, len, ret);
+}
+
+int zram_open_slots(int root_fd, unsigned id, int *ret_fd)
+{
+	char path[32];
+	int r = str_printf(path, sizeof(path), "dev/zram%u", id);
+
+	if (r == 0)
+		r = sysfs_open_read(root_fd, path, ret_fd);
+	if (r == 0)
+		(void)posix_fadvise(*ret_fd, 0, 0, POSIX_FADV_RANDOM);
+	return r;
+}
+
+ssize_t zram_read_slot(int fd, uint64_t slot, void *page)
+{
+	uint64_t off = slot * ZRAM_PAGE_SIZE;
+	size_t len;
+	int r;
+
+	if (slot > UINT64_MAX / ZRAM_PAGE_SIZE)
+		return -EINVAL;
+	r = pread_full(fd, page, ZRAM_PAGE_SIZE, off, &len);
+	if (r < 0)
+		return r;
+	if (len == ZRAM_PAGE_SIZE)
+		(void)posix_fadvise(fd, (off_t)off, ZRAM_PAGE_SIZE, POSIX_FADV_DONTNEED);
+	return (ssize_t)len;
 }
 
 int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret)
@@ -510,19 +580,14 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 	if (r < 0)
 		return gone(r);
 	*ret_attr = "disksize";
-	(void)dev_path(path, sizeof(path), id, "disksize");
-	r = sysfs_read_u64(root_fd, path, &d.disksize);
+	r = zram_read_disksize(root_fd, id, &d.disksize);
 	if (r < 0)
 		return gone(r);
 
 	*ret_attr = "comp_algorithm";
-	(void)dev_path(path, sizeof(path), id, "comp_algorithm");
-	r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+	r = zram_read_comp_algorithm(root_fd, id, &d.comp);
 	if (r < 0)
 		return gone(r);
-	r = zram_parse_algo_list(buf, len, &d.comp);
-	if (r < 0)
-		return r;
 
 	*ret_attr = "mm_stat";
 	r = zram_read_mm_stat(root_fd, id, &d.mm);
@@ -549,13 +614,9 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 	bool recomp_files = attr_exists(root_fd, id, "recomp_algorithm") &&
 			    attr_exists(root_fd, id, "recompress");
 	if (recomp_files) {
-		(void)dev_path(path, sizeof(path), id, "recomp_algorithm");
-		r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+		r = zram_read_recomp_algorithm(root_fd, id, &d.recomp);
 		if (r < 0)
 			return gone(r);
-		r = zram_parse_recomp_listing(buf, len, &d.recomp);
-		if (r < 0)
-			return r;
 	}
 
 	char bs[96];

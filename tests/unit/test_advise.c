@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * advise: the per-slot decision on synthetic sizes, the evaluation on a hand-built engine,
- * and advise_main() end to end on page files and fake devices (JSON parsed and checked
- * for its exact fields, figures recomputed independently from the compressors), plus
- * every usage and input error.
+ * advise end to end: advise_main() on page files and fake devices (JSON parsed and checked
+ * for its exact fields, figures recomputed independently from the compressors), every usage
+ * and input error, --save, advise_device() and the periodic refresh. The parts are tested
+ * one by one in test_advise_{engine,options,sources,report}.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +11,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "advice.h"
+#include "advice_store.h"
 #include "advise.h"
 #include "config.h"
 #include "fakeroot.h"
+#include "advise_pages.h" /* after fakeroot.h */
 #include "zram.h"
 
 #include <errno.h>
@@ -235,76 +236,6 @@ static double jnum(int obj, const char *key)
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t gen_rng(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-/* kind 0 text, 1 random, 2 sparse, 3 zero (same-filled) */
-static void gen_page(uint8_t *p, unsigned kind, uint64_t seed)
-{
-	static const char *const words[] = {"zram ", "page ", "slot ",	"compress ", "the ",
-					    "idle ", "huge ", "class ", "pool ",     "\n"};
-	uint64_t s = seed * 2654435761u + 1;
-	size_t i = 0;
-
-	switch (kind) {
-	case 0:
-		while (i < 4096) {
-			const char *w = words[gen_rng(&s) % 10];
-
-			for (; *w && i < 4096; w++)
-				p[i++] = (uint8_t)*w;
-		}
-		break;
-	case 1:
-		for (i = 0; i < 4096; i++)
-			p[i] = (uint8_t)gen_rng(&s);
-		break;
-	case 2:
-		memset(p, 0, 4096);
-		for (i = 0; i < 40; i++)
-			p[gen_rng(&s) % 4096] = (uint8_t)(gen_rng(&s) | 1);
-		break;
-	default:
-		memset(p, 0, 4096);
-		break;
-	}
-}
-
-static char path_buf[512];
-
-static const char *tpath(const char *rel)
-{
-	snprintf(path_buf, sizeof(path_buf), "%s/%s", fr_dir, rel);
-	return path_buf;
-}
-
-static void write_bytes(const char *rel, const void *data, size_t len)
-{
-	int fd = open(tpath(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	close(fd);
-}
-
-/* The standard mixed file: 16 text, 8 random, 8 sparse, 8 zero pages, interleaved. */
-#define MIX_PAGES 40
-static uint8_t mix[MIX_PAGES][4096];
-
-static void make_mix(void)
-{
-	for (unsigned i = 0; i < MIX_PAGES; i++) {
-		unsigned kind = i % 5 < 2 ? 0 : i % 5 - 1; /* 0 0 1 2 3 */
-
-		gen_page(mix[i], kind, i + 1);
-	}
-}
-
 static char out_buf[65536], err_buf[8192];
 
 static void slurp(int fd, char *buf, size_t size)
@@ -416,200 +347,6 @@ static void expect_compute(const uint8_t (*pages)[4096], unsigned n, enum comp_a
 	}
 	comp_ctx_free(p);
 	comp_ctx_free(c);
-}
-
-/* ------------------------------------------------------------ decision model */
-
-static void test_decide(void **state)
-{
-	const struct zs_model *m = zs_model_default();
-	unsigned w = 99;
-
-	(void)state;
-	/* 3000 lives in the 3072 class; 2990 too (same class: no progress). */
-	assert_int_equal(adv_decide(m, 3000, (unsigned[]){2990}, 1, 0, &w), ADV_INCOMPRESSIBLE);
-	/* Fewer bytes in the same class are not enough; one class lower is. */
-	assert_int_equal(zs_class_of(m, 2990)->index, zs_class_of(m, 3000)->index);
-	assert_int_equal(adv_decide(m, 3000, (unsigned[]){2000}, 1, 0, &w), ADV_IMPROVED);
-	assert_int_equal(w, 0);
-	/* Priority order: the first winner stops the chain, later ones are not tried. */
-	assert_int_equal(adv_decide(m, 3000, (unsigned[]){2990, 1000, 500}, 3, 0, &w),
-			 ADV_IMPROVED);
-	assert_int_equal(w, 1);
-	assert_int_equal(adv_decide(m, 3000, (unsigned[]){2500, 100}, 2, 0, &w), ADV_IMPROVED);
-	assert_int_equal(w, 0);
-	/* A larger result never wins. */
-	assert_int_equal(adv_decide(m, 1000, (unsigned[]){4100, 1500}, 2, 0, &w),
-			 ADV_INCOMPRESSIBLE);
-	/* Threshold: old below it is skipped without an attempt. */
-	assert_int_equal(adv_decide(m, 2000, (unsigned[]){100}, 1, 2500, &w), ADV_SKIPPED);
-	/* old >= threshold, smaller class but new >= threshold: a miss, not 'n' (6.2-6.14). */
-	assert_int_equal(adv_decide(m, 3000, (unsigned[]){2600}, 1, 2500, &w), ADV_THRESHOLD_MISS);
-	/* ... but when the last one is not in a smaller class, it is marked. */
-	assert_int_equal(adv_decide(m, 3000, (unsigned[]){2600, 2995}, 2, 2500, &w),
-			 ADV_INCOMPRESSIBLE);
-	assert_int_equal(adv_decide(m, 3000, (unsigned[]){2600, 2400}, 2, 2500, &w), ADV_IMPROVED);
-	assert_int_equal(w, 1);
-	/* Huge slots (stored as 4096): anything below huge_class_size wins. */
-	assert_int_equal(adv_decide(m, 4096, (unsigned[]){3624}, 1, 0, &w), ADV_IMPROVED);
-	assert_int_equal(adv_decide(m, 4096, (unsigned[]){3625}, 1, 0, &w), ADV_INCOMPRESSIBLE);
-	/* No secondary at all. */
-	assert_int_equal(adv_decide(m, 3000, NULL, 0, 0, &w), ADV_SKIPPED);
-
-	assert_int_equal(adv_stored_len(m, 3624), 3624);
-	assert_int_equal(adv_stored_len(m, 3625), 4096);
-	assert_int_equal(adv_stored_len(m, 4110), 4096);
-}
-
-/* adv_evaluate() on a hand-filled engine: exact counts, bytes, pool memory and scaling. */
-static void test_evaluate(void **state)
-{
-	const struct zs_model *m = zs_model_default();
-	uint16_t sizes[] = {
-		/* primary, A, B */
-		3000, 2000, 1000, /* A wins (3072 -> 2048 class) */
-		4000, 3700, 3000, /* primary huge (4096); A huge too, B wins */
-		500,  495,  100,  /* A same class; B wins */
-		200,  300,  400,  /* nobody wins */
-	};
-	struct adv_engine e;
-	struct adv_eval ev;
-	struct zs_hist h;
-	unsigned ab[] = {1, 2}, a[] = {1};
-
-	(void)state;
-	memset(&e, 0, sizeof(e));
-	e.zs = m;
-	e.nspecs = 3;
-	e.npages = 4;
-	e.sizes = sizes;
-	e.comp_ns[1] = 4000; /* 1000 ns per page */
-	e.comp_ns[2] = 8000;
-	e.decomp_ns[0] = 400;
-
-	adv_evaluate(&e, NULL, 0, 0, 1.0, &ev);
-	assert_int_equal(ev.compr_bytes, 3000 + 4096 + 500 + 200);
-	assert_int_equal(ev.huge_pages, 1);
-	assert_int_equal(ev.improved + ev.incompressible + ev.attempted, 0);
-	zs_hist_clear(&h);
-	zs_hist_add(m, &h, 3000, 1);
-	zs_hist_add(m, &h, 4096, 1);
-	zs_hist_add(m, &h, 500, 1);
-	zs_hist_add(m, &h, 200, 1);
-	assert_int_equal(ev.mem_bytes, zs_pool_bytes(m, &h));
-
-	adv_evaluate(&e, a, 1, 0, 1.0, &ev);
-	assert_int_equal(ev.compr_bytes, 2000 + 4096 + 500 + 200);
-	assert_int_equal(ev.improved, 1);
-	assert_int_equal(ev.incompressible, 3);
-	assert_int_equal(ev.attempted, 4);
-
-	adv_evaluate(&e, ab, 2, 0, 1.0, &ev);
-	assert_int_equal(ev.compr_bytes, 2000 + 3000 + 100 + 200);
-	assert_int_equal(ev.improved, 3);
-	assert_int_equal(ev.incompressible, 1);
-	assert_int_equal(ev.huge_pages, 0);
-	/* CPU: 4 decompressions (100 ns) + A on all 4 (1000 ns) + B on the 3 A lost (2000 ns). */
-	assert_true(ev.cpu_seconds > 10399e-9 && ev.cpu_seconds < 10401e-9);
-	zs_hist_clear(&h);
-	zs_hist_add(m, &h, 2000, 1);
-	zs_hist_add(m, &h, 3000, 1);
-	zs_hist_add(m, &h, 100, 1);
-	zs_hist_add(m, &h, 200, 1);
-	assert_int_equal(ev.mem_bytes, zs_pool_bytes(m, &h));
-
-	/* Scaling: every figure times 1000, memory from the scaled histogram. */
-	adv_evaluate(&e, ab, 2, 0, 1000.0, &ev);
-	assert_int_equal(ev.compr_bytes, 1000 * (2000 + 3000 + 100 + 200));
-	assert_int_equal(ev.improved, 3000);
-	assert_int_equal(ev.incompressible, 1000);
-	zs_hist_clear(&h);
-	zs_hist_add(m, &h, 2000, 1000);
-	zs_hist_add(m, &h, 3000, 1000);
-	zs_hist_add(m, &h, 100, 1000);
-	zs_hist_add(m, &h, 200, 1000);
-	assert_int_equal(ev.mem_bytes, zs_pool_bytes(m, &h));
-
-	/*
-	 * Threshold 1000: the 500 and 200 slots are skipped (not attempted). The 3000 slot: A
-	 * (2000) and B (1000) reach smaller classes but not below 1000; the huge slot: B (3000)
-	 * likewise. Both are misses, not marked incompressible, and keep their objects.
-	 */
-	adv_evaluate(&e, ab, 2, 1000, 1.0, &ev);
-	assert_int_equal(ev.attempted, 2);
-	assert_int_equal(ev.improved, 0);
-	assert_int_equal(ev.threshold_miss, 2);
-	assert_int_equal(ev.incompressible, 0);
-	assert_int_equal(ev.compr_bytes, 3000 + 4096 + 500 + 200);
-	/* Threshold 2500: the 3000 slot now wins with A (2000 < 2500); the huge one still misses.
-	 */
-	adv_evaluate(&e, ab, 2, 2500, 1.0, &ev);
-	assert_int_equal(ev.improved, 1);
-	assert_int_equal(ev.compr_bytes, 2000 + 4096 + 500 + 200);
-}
-
-/*
- * The threaded engine gives the same size table as one thread, in page order, across
- * several batches (a partial last one included), and counts same-filled pages apart.
- */
-static void test_engine_threads(void **state)
-{
-	const struct adv_spec specs[] = {
-		{COMP_LZO_RLE, COMP_LEVEL_DEFAULT},
-		{COMP_ZSTD, COMP_LEVEL_DEFAULT},
-		{COMP_LZ4, COMP_LEVEL_DEFAULT},
-		{COMP_DEFLATE, 1},
-	};
-	const unsigned n = ADV_BATCH_PAGES * 2 + 77;
-	struct adv_engine e1, e3;
-	static uint8_t page[4096], dst[COMP_DST_SIZE];
-	unsigned same = 0;
-
-	(void)state;
-	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, 4, 1), 0);
-	assert_int_equal(adv_engine_init(&e3, zs_model_default(), specs, 4, 3), 0);
-	assert_int_equal(e1.nthreads, 1);
-	assert_int_equal(e3.nthreads, 3);
-	for (unsigned i = 0; i < n; i++) {
-		gen_page(page, i % 7 == 3 ? 3 : i % 3, i + 1);
-		same += i % 7 == 3;
-		assert_int_equal(adv_engine_add_page(&e1, page), 0);
-		assert_int_equal(adv_engine_add_page(&e3, page), 0);
-	}
-	/* Full batches are compressed as they fill; the rest waits for the flush. */
-	assert_int_equal(e1.npages % ADV_BATCH_PAGES, 0);
-	assert_int_equal(adv_engine_flush(&e1), 0);
-	assert_int_equal(adv_engine_flush(&e3), 0);
-	assert_int_equal(adv_engine_flush(&e3), 0); /* nothing queued: no change */
-	assert_int_equal(e1.same_pages, same);
-	assert_int_equal(e3.same_pages, same);
-	assert_int_equal(e1.npages, n - same);
-	assert_int_equal(e3.npages, n - same);
-	assert_memory_equal(e1.sizes, e3.sizes, e1.npages * 4 * sizeof(uint16_t));
-	/* Row order is page order: spot-check the last non-same page against a direct call. */
-	{
-		struct comp_ctx *c = NULL;
-		size_t len = 0;
-		unsigned last = n - 1;
-
-		while (last % 7 == 3)
-			last--;
-		gen_page(page, last % 3, last + 1);
-		assert_int_equal(comp_ctx_new(COMP_DEFLATE, 1, &c), 0);
-		assert_int_equal(comp_compress(c, page, 4096, dst, sizeof(dst), &len), 0);
-		assert_int_equal(e3.sizes[(e3.npages - 1) * 4 + 3], len);
-		comp_ctx_free(c);
-	}
-	for (unsigned s = 0; s < 4; s++) {
-		assert_true(e3.comp_ns[s] > 0);
-		assert_true(e3.decomp_ns[s] > 0);
-	}
-	adv_engine_free(&e1);
-	adv_engine_free(&e3);
-	/* Bad counts. */
-	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, 0, 1), -EINVAL);
-	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, ADV_MAX_SPECS + 1, 1),
-			 -EINVAL);
 }
 
 /* advise_main with one thread and with four prints the same figures. */
@@ -975,44 +712,6 @@ static void test_usage_errors(void **state)
 
 /* ------------------------------------------------------------ advise_main: devices */
 
-/* zram0 with the mixed pages in the first slots of a 64-slot disk. */
-static void make_device(const char *comp, const char *recomp, bool with_block_state)
-{
-	static uint8_t disk[64][4096];
-	char mm[256], line[64];
-	unsigned same = 0;
-
-	memset(disk, 0, sizeof(disk));
-	memcpy(disk, mix, sizeof(mix));
-	for (int i = 0; i < MIX_PAGES; i++)
-		same += comp_page_same_filled(mix[i]);
-	fr_write("sys/block/zram0/initstate", "1\n");
-	fr_write("sys/block/zram0/disksize", "262144\n");
-	fr_write("sys/block/zram0/comp_algorithm", comp);
-	fr_write("sys/block/zram0/recomp_algorithm", recomp);
-	snprintf(mm, sizeof(mm), "%8u %8u %8u %8u %8u %8u %8u %8u %8u\n", MIX_PAGES * 4096, 50000,
-		 65536, 0, 65536, same, 0, 8, 8);
-	fr_write("sys/block/zram0/mm_stat", mm);
-	fr_write("dev/zram0", "");
-	write_bytes("dev/zram0", disk, sizeof(disk));
-	if (with_block_state) {
-		static char bs[MIX_PAGES * 41 + 1];
-		size_t len = 0;
-
-		for (int i = 0; i < MIX_PAGES; i++) {
-			bool s = comp_page_same_filled(mix[i]);
-
-			snprintf(line, sizeof(line), "%12d %12d.%06d %c.%c...\n", i, 1000 + i, 0,
-				 s ? 's' : '.', (!s && i % 5 == 2) ? 'h' : '.');
-			memcpy(bs + len, line, strlen(line) + 1);
-			len += strlen(line);
-		}
-		fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
-	} else {
-		(void)unlink(tpath("sys/kernel/debug/zram/zram0/block_state"));
-	}
-}
-
 static void test_device(void **state)
 {
 	struct expect x;
@@ -1300,9 +999,6 @@ static void test_advise_device_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decide),
-		cmocka_unit_test(test_evaluate),
-		cmocka_unit_test(test_engine_threads),
 		cmocka_unit_test_setup_teardown(test_threads_same_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_levels_and_primary, setup, teardown),

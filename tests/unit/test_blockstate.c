@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * debugfs block_state parser: golden 6.2-6.19 and 7.0 lines, every flag combination, lines
- * split across feeds at every offset, malformed input, bitmaps, blockstate_read() on a
- * temporary tree, and agreement with the tests/tools/bsgen generator.
+ * split across feeds at every offset, malformed input, bitmaps, the stored-slot callback,
+ * blockstate_read() and blockstate_read_stored() on a temporary tree, and agreement with the
+ * tests/tools/bsgen generator.
  *
  * Link: tests/unit/test_blockstate.ldflags adds -Wl,--wrap=read, so every read(2) call of
  * the library objects and of this file reaches __wrap_read below, which emulates debugfs
@@ -750,6 +751,86 @@ static void test_generator_format(void **state)
 	}
 }
 
+/* ---- stored slots (the callback advise samples from) ---- */
+
+struct stored_list {
+	uint64_t idx[64];
+	unsigned n;
+	uint64_t calls; /* also past the 64 kept */
+	uint64_t last;
+	bool ordered; /* every index larger than the one before */
+};
+
+static void stored_add(void *arg, uint64_t index)
+{
+	struct stored_list *l = arg;
+
+	if (l->calls && index <= l->last)
+		l->ordered = false;
+	l->last = index;
+	if (l->n < 64)
+		l->idx[l->n++] = index;
+	l->calls++;
+}
+
+static void stored_init(struct stored_list *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->ordered = true;
+}
+
+/* Same-filled ('s') and written-back ('w') slots hold no object; every other slot is
+ * reported, from the fast path, the general path (a wide line) and across feeds. */
+static void test_stored_slots(void **state)
+{
+	static const uint64_t want[] = {1, 7, 8388607, 999999999999ULL, 1234567890123ULL};
+	char text[sizeof(golden_v62) + sizeof(wide_line)];
+	size_t len;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s%s", golden_v62, wide_line);
+	len = strlen(text);
+	for (size_t off = 0; off <= len; off++) {
+		struct stored_list l;
+		struct bs_parser p;
+
+		stored_init(&l);
+		bs_parser_init(&p, NULL, NULL);
+		bs_parser_on_stored(&p, stored_add, &l);
+		assert_int_equal(bs_parser_feed(&p, text, off), 0);
+		assert_int_equal(bs_parser_feed(&p, text + off, len - off), 0);
+		assert_int_equal(bs_parser_finish(&p), 0);
+		assert_int_equal(l.n, 5);
+		assert_memory_equal(l.idx, want, sizeof(want));
+		/* The counts do not depend on the callback. */
+		assert_counts(&p.counts, 7, 1, 1, 2, 3, 3, 1);
+	}
+}
+
+/* A stored slot may carry any other flag (h, i, r, n); only s and w exclude it. */
+static void test_stored_flag_combinations(void **state)
+{
+	char line[64];
+
+	(void)state;
+	for (unsigned f = 0; f < 64; f++) {
+		struct stored_list l;
+		struct bs_parser p;
+
+		snprintf(line, sizeof(line), "%12u %12u.%06u %c%c%c%c%c%c\n", f, 5u, 0u,
+			 f & 1 ? 's' : '.', f & 2 ? 'w' : '.', f & 4 ? 'h' : '.', f & 8 ? 'i' : '.',
+			 f & 16 ? 'r' : '.', f & 32 ? 'n' : '.');
+		stored_init(&l);
+		bs_parser_init(&p, NULL, NULL);
+		bs_parser_on_stored(&p, stored_add, &l);
+		assert_int_equal(bs_parser_feed(&p, line, strlen(line)), 0);
+		assert_int_equal(bs_parser_finish(&p), 0);
+		assert_int_equal(l.calls, (f & 3) ? 0 : 1);
+		if (l.calls)
+			assert_int_equal(l.idx[0], f);
+	}
+}
+
 /* ---- blockstate_read() on a temporary tree ---- */
 
 struct tree {
@@ -1044,6 +1125,44 @@ static void test_read_kernel_style(void **state)
 	free(text);
 }
 
+/* blockstate_read_stored(): every stored slot of a large file, in order, and the counts. */
+static void test_read_stored(void **state)
+{
+	struct tree *t = *state;
+	const uint64_t slots = 30000;
+	size_t len = 0, n;
+	char *text = malloc(slots * 40 + 64);
+	struct stored_list l;
+	struct bsgen g;
+	struct bs_counts c;
+	uint64_t want = 0;
+
+	assert_non_null(text);
+	bsgen_init(&g, slots, 11, false);
+	while ((n = bsgen_next(&g, text + len)))
+		len += n;
+	/* Independent count: the s and w columns of each line. */
+	for (size_t i = 0; i < len; i += 40)
+		want += text[i + 33] != 's' && text[i + 34] != 'w';
+	write_block_state(t, text, len);
+	stored_init(&l);
+	assert_int_equal(blockstate_read_stored(t->root_fd, 0, stored_add, &l, &c), 0);
+	assert_counts_equal(&c, &g.counts);
+	assert_int_equal(l.calls, want);
+	assert_true(l.ordered);
+	assert_true(want > 0 && want < c.allocated);
+	/* Missing file: nothing reported. */
+	stored_init(&l);
+	assert_int_equal(blockstate_read_stored(t->root_fd, 1, stored_add, &l, NULL), -ENOENT);
+	assert_int_equal(l.calls, 0);
+	/* A malformed line stops the read with -EINVAL after the lines before it. */
+	write_block_state(t, "           3       482494.000000 ...i..\nbad\n", 44);
+	stored_init(&l);
+	assert_int_equal(blockstate_read_stored(t->root_fd, 0, stored_add, &l, NULL), -EINVAL);
+	assert_int_equal(l.calls, 1);
+	free(text);
+}
+
 /* An uninitialized device fails the read itself: that errno comes back, not a parse error. */
 static void test_read_errno_passthrough(void **state)
 {
@@ -1121,6 +1240,8 @@ int main(void)
 		cmocka_unit_test(test_generator_v62),
 		cmocka_unit_test(test_generator_v70),
 		cmocka_unit_test(test_generator_format),
+		cmocka_unit_test(test_stored_slots),
+		cmocka_unit_test(test_stored_flag_combinations),
 		cmocka_unit_test_setup_teardown(test_read_tree, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_read_large, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_read_missing, tree_setup, tree_teardown),
@@ -1130,6 +1251,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fake_kernel_semantics, tree_setup,
 						tree_teardown),
 		cmocka_unit_test_setup_teardown(test_read_kernel_style, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_read_stored, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_read_errno_passthrough, tree_setup,
 						tree_teardown),
 	};

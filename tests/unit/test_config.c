@@ -1385,7 +1385,7 @@ static void test_every_key_row(void **state)
 	assert_int_equal(bits, (1u << CFG_N_KEYS) - 1);
 }
 
-/* recompress-algorithms = auto and the advice keys (advice.h). */
+/* recompress-algorithms = auto and the advice keys (advice_store.h). */
 static void test_auto_keys(void **state)
 {
 	struct config c;

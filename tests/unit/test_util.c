@@ -1,15 +1,143 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for src/util.c: the JSON string escaper (moved here from the status report). */
+/*
+ * util.c: the byte formatter (both unit styles, the unit boundaries, counts of 2^63 and
+ * above, negative counts down to INT64_MIN), and read_full()/pread_full() (reads that come
+ * in pieces, end of file, errors with the bytes read so far), and the JSON string escaper.
+ */
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+#include <setjmp.h>
 #include <cmocka.h>
 
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-#include "util.h"
+static void test_format_bytes_iec(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(format_bytes(b, sizeof(b), 0, BYTES_IEC), "0 B");
+	assert_string_equal(format_bytes(b, sizeof(b), 1023, BYTES_IEC), "1023 B");
+	assert_string_equal(format_bytes(b, sizeof(b), 1024, BYTES_IEC), "1.0 KiB");
+	assert_string_equal(format_bytes(b, sizeof(b), 1536, BYTES_IEC), "1.5 KiB");
+	assert_string_equal(format_bytes(b, sizeof(b), 1048575, BYTES_IEC), "1024.0 KiB");
+	assert_string_equal(format_bytes(b, sizeof(b), 1048576, BYTES_IEC), "1.0 MiB");
+	assert_string_equal(format_bytes(b, sizeof(b), 11219763, BYTES_IEC), "10.7 MiB");
+	assert_string_equal(format_bytes(b, sizeof(b), 1073741824, BYTES_IEC), "1.00 GiB");
+	assert_string_equal(format_bytes(b, sizeof(b), 1342177280, BYTES_IEC), "1.25 GiB");
+	/* 2^63 and UINT64_MAX: as large positive counts, not as negative int64_t. */
+	assert_string_equal(format_bytes(b, sizeof(b), UINT64_C(1) << 63, BYTES_IEC),
+			    "8589934592.00 GiB");
+	assert_string_equal(format_bytes(b, sizeof(b), UINT64_MAX, BYTES_IEC),
+			    "17179869184.00 GiB");
+	/* The return value is the buffer. */
+	assert_ptr_equal(format_bytes(b, sizeof(b), 5, BYTES_IEC), b);
+}
+
+static void test_format_bytes_mb(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(format_bytes(b, sizeof(b), 0, BYTES_MB), "0.0 MB");
+	assert_string_equal(format_bytes(b, sizeof(b), 49999, BYTES_MB), "0.0 MB");
+	assert_string_equal(format_bytes(b, sizeof(b), 1234567, BYTES_MB), "1.2 MB");
+	assert_string_equal(format_bytes(b, sizeof(b), 4747264, BYTES_MB), "4.7 MB");
+	assert_string_equal(format_bytes(b, sizeof(b), UINT64_C(1) << 63, BYTES_MB),
+			    "9223372036854.8 MB");
+}
+
+static void test_format_bytes_signed(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(format_bytes_signed(b, sizeof(b), 0, BYTES_IEC), "0 B");
+	assert_string_equal(format_bytes_signed(b, sizeof(b), -1, BYTES_IEC), "-1 B");
+	assert_string_equal(format_bytes_signed(b, sizeof(b), -1536, BYTES_IEC), "-1.5 KiB");
+	assert_string_equal(format_bytes_signed(b, sizeof(b), 1536, BYTES_IEC), "1.5 KiB");
+	assert_string_equal(format_bytes_signed(b, sizeof(b), INT64_MAX, BYTES_IEC),
+			    "8589934592.00 GiB");
+	/* INT64_MIN has no positive int64_t counterpart. */
+	assert_string_equal(format_bytes_signed(b, sizeof(b), INT64_MIN, BYTES_IEC),
+			    "-8589934592.00 GiB");
+	assert_string_equal(format_bytes_signed(b, sizeof(b), -229376, BYTES_MB), "-0.2 MB");
+}
+
+/* A buffer too small truncates (snprintf) instead of overrunning. */
+static void test_format_bytes_small_buffer(void **state)
+{
+	char b[8];
+
+	(void)state;
+	memset(b, 'x', sizeof(b));
+	format_bytes(b, 4, 123456789, BYTES_IEC);
+	assert_string_equal(b, "117");
+	assert_int_equal(b[4], 'x');
+}
+
+/* A pipe delivers what was written in pieces: read_full() keeps reading to len or EOF. */
+static void test_read_full_pieces(void **state)
+{
+	char buf[16];
+	size_t n = 99;
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(write(p[1], "abc", 3), 3);
+	assert_int_equal(write(p[1], "defgh", 5), 5);
+	assert_int_equal(read_full(p[0], buf, 6, &n), 0);
+	assert_int_equal(n, 6);
+	assert_memory_equal(buf, "abcdef", 6);
+	close(p[1]);
+	/* Fewer bytes than asked: the end of the file. */
+	assert_int_equal(read_full(p[0], buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 2);
+	assert_memory_equal(buf, "gh", 2);
+	assert_int_equal(read_full(p[0], buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 0);
+	close(p[0]);
+	/* An error is -errno, with nothing read. */
+	assert_int_equal(read_full(p[0], buf, sizeof(buf), &n), -EBADF);
+	assert_int_equal(n, 0);
+}
+
+static void test_pread_full(void **state)
+{
+	char path[] = "/tmp/test_util.XXXXXX", buf[8];
+	size_t n = 99;
+	int fd;
+
+	(void)state;
+	fd = mkostemp(path, O_CLOEXEC);
+	assert_true(fd >= 0);
+	(void)unlink(path);
+	assert_int_equal(write(fd, "0123456789", 10), 10);
+	assert_int_equal(pread_full(fd, buf, 4, 3, &n), 0);
+	assert_int_equal(n, 4);
+	assert_memory_equal(buf, "3456", 4);
+	/* The file position is not used or moved. */
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 10);
+	assert_int_equal(pread_full(fd, buf, 8, 7, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(pread_full(fd, buf, 8, 10, &n), 0);
+	assert_int_equal(n, 0);
+	/* Offsets off_t cannot hold are refused before the call. */
+	assert_int_equal(pread_full(fd, buf, 8, UINT64_MAX, &n), -EINVAL);
+	assert_int_equal(n, 0);
+	assert_int_equal(pread_full(fd, buf, 8, (uint64_t)INT64_MAX - 7, &n), -EINVAL);
+	close(fd);
+	assert_int_equal(pread_full(fd, buf, 8, 0, &n), -EBADF);
+}
 
 static char *json_of(const char *s)
 {
@@ -48,6 +176,12 @@ static void test_json_print_string(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_bytes_iec),
+		cmocka_unit_test(test_format_bytes_mb),
+		cmocka_unit_test(test_format_bytes_signed),
+		cmocka_unit_test(test_format_bytes_small_buffer),
+		cmocka_unit_test(test_read_full_pieces),
+		cmocka_unit_test(test_pread_full),
 		cmocka_unit_test(test_json_print_string),
 	};
 

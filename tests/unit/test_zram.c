@@ -558,6 +558,94 @@ static void test_kconfig(void **state)
 	fr_teardown();
 }
 
+/* The single-attribute readers advise uses: read, parsed, errors passed through. */
+static void test_attribute_readers(void **state)
+{
+	struct zram_algo_list comp;
+	struct zram_recomp rc;
+	uint64_t v, bd[3];
+	int root;
+
+	(void)state;
+	assert_int_equal(fr_setup(), 0);
+	fr_write("sys/block/zram0/disksize", "268435456\n");
+	fr_write("sys/block/zram0/comp_algorithm", "lzo [lzo-rle] zstd \n");
+	fr_write("sys/block/zram0/recomp_algorithm", "#1: lzo [zstd] \n");
+	fr_write("sys/block/zram0/bd_stat", "       3       10       20\n");
+	root = fr_open_root();
+	assert_true(root >= 0);
+
+	assert_int_equal(zram_read_disksize(root, 0, &v), 0);
+	assert_true(v == 268435456ULL);
+	assert_int_equal(zram_read_comp_algorithm(root, 0, &comp), 0);
+	assert_string_equal(comp.name[comp.selected], "lzo-rle");
+	assert_int_equal(zram_read_recomp_algorithm(root, 0, &rc), 0);
+	assert_int_equal(rc.count, 1);
+	assert_string_equal(rc.name[1], "zstd");
+	assert_int_equal(zram_read_bd_stat(root, 0, bd), 0);
+	assert_true(bd[0] == 3 && bd[1] == 10 && bd[2] == 20);
+	assert_int_equal(zram_read_bd_writes(root, 0, &v), 0);
+	assert_true(v == 20);
+
+	/* Missing attributes (no MULTI_COMP, no WRITEBACK, no device) are -ENOENT. */
+	assert_int_equal(zram_read_disksize(root, 1, &v), -ENOENT);
+	assert_int_equal(zram_read_comp_algorithm(root, 1, &comp), -ENOENT);
+	assert_int_equal(zram_read_recomp_algorithm(root, 1, &rc), -ENOENT);
+	assert_int_equal(zram_read_bd_stat(root, 1, bd), -ENOENT);
+	/* Unparsable contents are -EINVAL. */
+	fr_write("sys/block/zram0/disksize", "1G\n");
+	assert_int_equal(zram_read_disksize(root, 0, &v), -EINVAL);
+	fr_write("sys/block/zram0/comp_algorithm", "lzo [lzo-rle\n");
+	assert_int_equal(zram_read_comp_algorithm(root, 0, &comp), -EINVAL);
+	fr_write("sys/block/zram0/recomp_algorithm", "#1: zstd\n");
+	assert_int_equal(zram_read_recomp_algorithm(root, 0, &rc), -EINVAL);
+	fr_write("sys/block/zram0/bd_stat", "3 x 20\n");
+	assert_int_equal(zram_read_bd_stat(root, 0, bd), -EINVAL);
+	close(root);
+	fr_teardown();
+}
+
+/* Slots of /dev/zramN: the page at slot * 4096, short past the end, errors as -errno. */
+static void test_slot_reads(void **state)
+{
+	static char disk[3 * 4096 + 100];
+	char page[4096];
+	int root, fd;
+
+	(void)state;
+	assert_int_equal(fr_setup(), 0);
+	for (size_t i = 0; i < sizeof(disk); i++)
+		disk[i] = (char)('a' + i / 4096);
+	fr_write("dev/zram0", "");
+	{
+		char path[PATH_MAX];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/dev/zram0", fr_dir);
+		f = fopen(path, "we");
+		assert_non_null(f);
+		assert_int_equal(fwrite(disk, 1, sizeof(disk), f), sizeof(disk));
+		fclose(f);
+	}
+	root = fr_open_root();
+	assert_int_equal(zram_open_slots(root, 0, &fd), 0);
+	assert_int_equal(zram_read_slot(fd, 2, page), 4096);
+	assert_true(page[0] == 'c' && page[4095] == 'c');
+	assert_int_equal(zram_read_slot(fd, 0, page), 4096);
+	assert_true(page[0] == 'a' && page[4095] == 'a');
+	/* The partial page at the end, and nothing past it. */
+	assert_int_equal(zram_read_slot(fd, 3, page), 100);
+	assert_int_equal(zram_read_slot(fd, 4, page), 0);
+	/* An offset past what off_t holds is refused, not wrapped. */
+	assert_int_equal(zram_read_slot(fd, UINT64_MAX / 4096 + 1, page), -EINVAL);
+	assert_int_equal(zram_read_slot(fd, UINT64_MAX / 4096, page), -EINVAL);
+	close(fd);
+	assert_int_equal(zram_read_slot(fd, 0, page), -EBADF);
+	assert_int_equal(zram_open_slots(root, 1, &fd), -ENOENT);
+	close(root);
+	fr_teardown();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +662,8 @@ int main(void)
 		cmocka_unit_test(test_build_other),
 		cmocka_unit_test(test_probe_and_write),
 		cmocka_unit_test(test_kconfig),
+		cmocka_unit_test(test_attribute_readers),
+		cmocka_unit_test(test_slot_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The stored advice for recompress-algorithms = auto (see include/advice.h): file format,
+ * The stored advice for recompress-algorithms = auto (see include/advice_store.h): file format,
  * atomic storage in the state directory, and the rule that turns it into a secondary list.
  * Nothing here logs.
  */
-#include "advice.h"
+#include "advice_store.h"
 #include "state.h"
 #include "util.h"
 

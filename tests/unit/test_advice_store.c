@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * advice.c: the advice file (exact bytes written, round trip, every kind of corruption
+ * advice_store.c: the advice file (exact bytes written, round trip, every kind of corruption
  * rejected as a whole, update keeping the other devices), and the rules of
  * recompress-algorithms = auto (apply, resolve with its log line, due).
  */
@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "advice.h"
+#include "advice_store.h"
 #include "fakeroot.h"
 
 #include <dirent.h>

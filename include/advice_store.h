@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef ZRAM_RECOMPD_ADVICE_H
-#define ZRAM_RECOMPD_ADVICE_H
+#ifndef ZRAM_RECOMPD_ADVICE_STORE_H
+#define ZRAM_RECOMPD_ADVICE_STORE_H
 
 /*
- * The stored result of `advise` per device, for recompress-algorithms = auto.
+ * The stored result of `advise` per device, for recompress-algorithms = auto: the advice
+ * file, its place in the state directory, and the rule that turns it into a secondary list.
+ * (The advisor that computes it is advise.h, src/advise/.)
  *
  * Secondary algorithms can only be set before disksize, when the device holds no data to
  * advise on. So the advice is computed on a device that holds data (by the daemon or --once

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_ADVISE_INTERNAL_H
+#define ZRAM_RECOMPD_ADVISE_INTERNAL_H
+
+/*
+ * What the files of src/advise/ share with each other and with their unit tests; the rest
+ * of the daemon uses advise.h. One run of `zram-recompd advise`, file by file:
+ *
+ *   options.c        the command line -> struct adv_opts
+ *   source_device.c  the device's configuration and counters; sampled slots of /dev/zramN
+ *   source_file.c    the pages of a page file (plain or zstd), reservoir-sampled
+ *   engine.c         every spec compresses every page; zram's per-slot decision; the pool
+ *                    predicted for a chain (advise.h)
+ *   recommend.c      the best chain, a cheaper alternative and a threshold
+ *   report.c         the text and JSON output
+ *   advise.c         the run from options to report; --save, advise_device(), the refresh
+ *
+ * Functions that print or log say so; the others return -errno and stay silent.
+ */
+
+#include "advise.h"
+#include "log.h"
+#include "zram.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ADV_DEFAULT_DEVICE_SAMPLES 4096u
+#define ADV_MAX_SAMPLES (1u << 20) /* file reservoir: 4 GiB of pages at most */
+#define ADV_DEFAULT_CANDIDATES "lz4hc,zstd,zstd:9,deflate"
+
+struct adv_opts {
+	const char *device;
+	const char *input;
+	uint64_t samples; /* 0 = all */
+	bool samples_set;
+	bool json;
+	bool primary_set, chain_set;
+	uint64_t seed;
+	bool seed_set;
+	unsigned threads; /* 0 = one per CPU */
+	bool quiet;	  /* advise_device(): no messages, errors in adv_source.err */
+	bool save;	  /* --save: store the recommendation (advice_store.h) */
+	unsigned threshold;
+	struct adv_spec primary;
+	unsigned ncand;
+	struct adv_spec cand[ADV_MAX_CANDIDATES];
+	unsigned nchain;
+	struct adv_spec chain[ADV_MAX_CHAIN];
+};
+
+/* ---- options.c */
+
+void adv_usage(FILE *f);
+/*
+ * The command line (argv[0] is "advise") into *o, with the default candidates when none
+ * are given. 0 ok, 1 --help shown, 2 usage error (logged).
+ */
+int adv_parse_opts(int argc, char **argv, struct adv_opts *o);
+/*
+ * Comma-separated specs ("zstd:9,deflate") into out[max]; what names the option in messages.
+ * -EINVAL/-ENOENT (logged) or -E2BIG.
+ */
+int adv_parse_spec_list(const char *what, const char *list, struct adv_spec *out, unsigned max,
+			unsigned *ret_n);
+
+/* ---- sampling (sources) */
+
+/*
+ * splitmix64: small, and good enough to pick sample positions. One generator per run, seeded
+ * from --seed, so a seeded run picks the same pages every time.
+ */
+struct adv_rng {
+	uint64_t state;
+};
+
+static inline uint64_t adv_rng_next(struct adv_rng *g)
+{
+	uint64_t z = (g->state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n). */
+static inline uint64_t adv_rng_below(struct adv_rng *g, uint64_t n)
+{
+	return n ? (uint64_t)(((unsigned __int128)adv_rng_next(g) * n) >> 64) : 0;
+}
+
+/*
+ * Reservoir sampling (algorithm R): where item number seen (0-based) goes in a reservoir of
+ * cap items, or cap when it is not kept.
+ */
+static inline uint64_t adv_reservoir_pos(struct adv_rng *g, uint64_t seen, uint64_t cap)
+{
+	uint64_t j;
+
+	if (seen < cap)
+		return seen;
+	j = adv_rng_below(g, seen + 1);
+	return j < cap ? j : cap;
+}
+
+/* What the pages represent: totals of the whole source, and what was sampled. */
+struct adv_source {
+	char name[64];
+	bool device;
+	uint64_t pages;	      /* pages the source holds (stored pages for a device) */
+	uint64_t same_pages;  /* same-filled among them */
+	uint64_t represented; /* compressed (non-same) pages the sample stands for */
+	uint64_t sampled;     /* non-same pages compressed */
+	uint64_t read;	      /* pages read */
+	bool sampling;
+	bool block_state; /* device: sample drawn from block_state's stored slots */
+	bool have_now;	  /* device: current mm_stat known */
+	struct zram_mm_stat now;
+	uint64_t wb_pages;
+	uint64_t trailing; /* file: bytes after the last whole page */
+	const char *chain_from;
+	int err; /* -errno of a failure, for advise_device() */
+};
+
+/* Errors of the device path, which advise_device() runs without messages. */
+#define adv_error(o, ...)                                                                          \
+	do {                                                                                       \
+		if (!(o)->quiet)                                                                   \
+			log_error(__VA_ARGS__);                                                    \
+	} while (0)
+
+/* ---- source_file.c */
+
+/*
+ * Every page of o->input into the engine, or a reservoir of o->samples of them. Returns 0,
+ * or the exit code 1 after logging.
+ */
+int adv_read_file(const struct adv_opts *o, struct adv_rng *rng, struct adv_engine *e,
+		  struct adv_source *src);
+
+/* ---- source_device.c */
+
+struct adv_dev_info {
+	unsigned id;
+	uint64_t nslots;
+	uint64_t stored; /* objects in zsmalloc */
+};
+
+/*
+ * The device's configuration and counters into src and di; eff->primary and eff->chain
+ * from the device unless o gives them. Returns 0 or an exit code (logged unless o->quiet;
+ * src->err holds -errno).
+ */
+int adv_device_config(const struct adv_opts *o, int root_fd, struct adv_opts *eff,
+		      struct adv_source *src, struct adv_dev_info *di);
+/*
+ * Sample slots of /dev/zramN into the engine: stored slots from block_state when it is
+ * readable, else any slots. Errors as adv_device_config().
+ */
+int adv_device_sample(const struct adv_opts *o, int root_fd, struct adv_rng *rng,
+		      const struct adv_dev_info *di, struct adv_engine *e, struct adv_source *src);
+
+/* ---- engine.c */
+
+/* Same algorithm and effective level. */
+bool adv_spec_equal(const struct adv_spec *a, const struct adv_spec *b);
+/* An engine error for a message: the mirror bug for -EIO, else strerror(). */
+const char *adv_engine_strerror(int r);
+
+/* ---- recommend.c */
+
+struct adv_chain_eval {
+	unsigned n;
+	unsigned spec[ADV_MAX_CHAIN];
+	struct adv_eval ev;
+};
+
+struct adv_report {
+	double scale;
+	struct adv_eval primary;
+	unsigned ncand;
+	unsigned cand_spec[ADV_MAX_CANDIDATES];
+	struct adv_eval cand[ADV_MAX_CANDIDATES];
+	struct adv_chain_eval chain;
+	/* recommendation */
+	bool pays;
+	struct adv_chain_eval best;
+	unsigned threshold; /* recommended (0 = none) */
+	struct adv_eval best_thr;
+	unsigned probe_thr; /* a threshold shown for comparison */
+	struct adv_eval probe;
+	bool have_alt;
+	struct adv_chain_eval alt; /* cheaper chain with >= 85% of the best saving */
+	char reason[256];
+};
+
+/* Pool bytes x saves against base (negative: x needs more). */
+int64_t adv_saving(const struct adv_eval *base, const struct adv_eval *x);
+/*
+ * The recommendation from rp's candidates (rp->primary, cand_spec and scale set): best,
+ * pays, alt, reason, and a threshold search when threshold (the user's) is 0.
+ */
+void adv_recommend(const struct adv_engine *e, unsigned threshold, struct adv_report *rp);
+
+/* ---- report.c: to stdout */
+
+void adv_print_text(const struct adv_engine *e, const struct adv_source *src,
+		    const struct adv_opts *o, const struct adv_report *rp);
+void adv_print_json(const struct adv_engine *e, const struct adv_source *src,
+		    const struct adv_opts *o, const struct adv_report *rp);
+
+#endif
