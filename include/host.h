@@ -22,4 +22,23 @@ int host_parse_psi_some_avg10(const char *text, int *ret_x100);
  */
 enum tri host_on_battery(int root_fd);
 
+/*
+ * Register a PSI trigger: "some <stall_us> <window_us>" written to proc/pressure/<resource>
+ * ("memory" or "cpu"). The fd signals EPOLLPRI when the stall is exceeded within a window.
+ */
+int host_psi_trigger(int root_fd, const char *resource, unsigned stall_us, unsigned window_us,
+		     int *ret_fd);
+
+/* Kernel release from <root>/proc/sys/kernel/osrelease. */
+int host_read_kver(int root_fd, struct kver *ret, char *release, size_t size);
+
+/*
+ * TRACK_ENTRY_ACTIME (6.8+) or MEMORY_TRACKING (6.2-6.7) from /proc/config.gz or
+ * /boot/config-<release>: TRI_YES/TRI_NO, TRI_UNKNOWN when neither is readable.
+ */
+enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *release);
+
+/* MemTotal and MemAvailable (bytes) from <root>/proc/meminfo. */
+int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available);
+
 #endif

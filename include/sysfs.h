@@ -58,12 +58,10 @@ int sysfs_list_zram(int root_fd, unsigned *ids, size_t max);
 int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t max);
 
 /*
- * Register a PSI trigger: open proc/pressure/<resource> ("memory" or "cpu") read-write,
- * non-blocking, and write "some <stall_us> <window_us>". The fd signals EPOLLPRI when
- * the stall is exceeded within a window. This is the only write outside the zram
- * allowlist, and it goes to a fixed path.
+ * Open proc/pressure/<resource> ("memory" or "cpu") read-write, non-blocking, for a PSI
+ * trigger (host_psi_trigger): the only file opened for writing outside the zram
+ * allowlist, and its path is fixed.
  */
-int sysfs_psi_trigger(int root_fd, const char *resource, unsigned stall_us, unsigned window_us,
-		      int *ret_fd);
+int sysfs_open_pressure(int root_fd, const char *resource, int *ret_fd);
 
 #endif

@@ -217,18 +217,6 @@ int zram_open_slots(int root_fd, unsigned id, int *ret_fd);
  */
 ssize_t zram_read_slot(int fd, uint64_t slot, void *page);
 
-/* Kernel release from <root>/proc/sys/kernel/osrelease. */
-int zram_read_kver(int root_fd, struct kver *ret, char *release, size_t size);
-
-/*
- * TRACK_ENTRY_ACTIME (6.8+) or MEMORY_TRACKING (6.2-6.7) from /proc/config.gz or
- * /boot/config-<release>: TRI_YES/TRI_NO, TRI_UNKNOWN when neither is readable.
- */
-enum tri zram_kconfig_idle_age(int root_fd, const struct kver *kv, const char *release);
-
-/* MemTotal and MemAvailable (bytes) from <root>/proc/meminfo. */
-int zram_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available);
-
 /* ---- command builders: validate, then format; the only strings ever written ---- */
 
 struct recompress_cmd {

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Facts about the machine, not about zram: PSI averages and triggers, power supply, the
+ * kernel release and configuration, meminfo. All reads go through the sysfs layer.
+ */
 #include "host.h"
 
 #include "sysfs.h"
@@ -7,7 +11,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 int host_parse_psi_some_avg10(const char *text, int *ret_x100)
 {
@@ -63,4 +70,155 @@ enum tri host_on_battery(int root_fd)
 			return TRI_NO;
 	}
 	return mains ? TRI_YES : TRI_NO;
+}
+
+int host_psi_trigger(int root_fd, const char *resource, unsigned stall_us, unsigned window_us,
+		     int *ret_fd)
+{
+	char cmd[64];
+	ssize_t n;
+	int fd, r;
+
+	r = str_printf(cmd, sizeof(cmd), "some %u %u", stall_us, window_us);
+	if (r < 0)
+		return r;
+	r = sysfs_open_pressure(root_fd, resource, &fd);
+	if (r < 0)
+		return r;
+	/* The trigger string must include its NUL (psi_write copies len bytes). */
+	n = write(fd, cmd, strlen(cmd) + 1);
+	if (n < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int host_read_kver(int root_fd, struct kver *ret, char *release, size_t size)
+{
+	char buf[128];
+	int r;
+
+	r = sysfs_read(root_fd, "proc/sys/kernel/osrelease", buf, sizeof(buf), NULL);
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (release && str_printf(release, size, "%s", buf) < 0)
+		return -ENOBUFS;
+	return kver_parse(buf, ret);
+}
+
+/* Look for "NAME=y" / "# NAME is not set" in kernel config text. */
+static enum tri kconfig_lookup(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+
+	while (p && *p) {
+		if (strncmp(p, name, n) == 0 && p[n] == '=')
+			return (p[n + 1] == 'y' || p[n + 1] == 'm') ? TRI_YES : TRI_NO;
+		if (strncmp(p, "# ", 2) == 0 && strncmp(p + 2, name, n) == 0 &&
+		    strncmp(p + 2 + n, " is not set", 11) == 0)
+			return TRI_NO;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return TRI_UNKNOWN;
+}
+
+/* Read up to 1 MiB of (optionally gzip'd) kernel config through the sysfs layer. */
+static int read_kconfig(int root_fd, const char *relpath, bool gz, char **ret)
+{
+	const size_t cap = 1u << 20;
+	char *text;
+	size_t len = 0;
+	int fd, r;
+
+	r = sysfs_open_read(root_fd, relpath, &fd);
+	if (r < 0)
+		return r;
+	text = malloc(cap + 1);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (gz) {
+		gzFile g = gzdopen(fd, "rb");
+		int n;
+
+		if (!g) {
+			close(fd);
+			free(text);
+			return -ENOMEM;
+		}
+		while (len < cap && (n = gzread(g, text + len, (unsigned)(cap - len))) > 0)
+			len += (size_t)n;
+		gzclose(g);
+	} else {
+		ssize_t n;
+
+		while (len < cap && (n = read(fd, text + len, cap - len)) > 0)
+			len += (size_t)n;
+		close(fd);
+	}
+	text[len] = '\0';
+	*ret = text;
+	return 0;
+}
+
+enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *release)
+{
+	/* 6.8 split ac-time tracking out of MEMORY_TRACKING (which still selects it). */
+	const char *opt = kver_ge(kv, 6, 8, 0) ? "CONFIG_ZRAM_TRACK_ENTRY_ACTIME"
+					       : "CONFIG_ZRAM_MEMORY_TRACKING";
+	char path[160];
+	char *text = NULL;
+	enum tri t;
+
+	if (read_kconfig(root_fd, "proc/config.gz", true, &text) < 0) {
+		if (str_printf(path, sizeof(path), "boot/config-%s", release) < 0 ||
+		    read_kconfig(root_fd, path, false, &text) < 0)
+			return TRI_UNKNOWN;
+	}
+	t = kconfig_lookup(text, opt);
+	/* An absent option in a readable config means it does not exist: not built. */
+	if (t == TRI_UNKNOWN && kconfig_lookup(text, "CONFIG_ZRAM") != TRI_UNKNOWN)
+		t = TRI_NO;
+	free(text);
+	return t;
+}
+
+int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
+{
+	char buf[8192];
+	uint64_t total = 0, avail = 0;
+	bool have_t = false, have_a = false;
+	int r;
+
+	r = sysfs_read(root_fd, "proc/meminfo", buf, sizeof(buf), NULL);
+	if (r < 0 && r != -EFBIG)
+		return r;
+	for (char *line = buf; line && *line;) {
+		char *eol = strchr(line, '\n');
+		unsigned long long kb;
+
+		if (eol)
+			*eol = '\0';
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+			total = sat_mul_u64(kb, 1024);
+			have_t = true;
+		} else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			avail = sat_mul_u64(kb, 1024);
+			have_a = true;
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	if (!have_t || !have_a || total == 0)
+		return -EINVAL;
+	*ret_total = total;
+	*ret_available = avail;
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include "status_report.h"
 #include "sysfs.h"
 #include "util.h"
+#include "host.h"
 #include "zram.h"
 
 #include <errno.h>
@@ -436,7 +437,7 @@ static int run(const struct args *a)
 
 	if (open_root(a, &root_fd) < 0)
 		return EXIT_RUNTIME;
-	r = zram_read_kver(root_fd, &kv, release, sizeof(release));
+	r = host_read_kver(root_fd, &kv, release, sizeof(release));
 	if (r < 0) {
 		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
 			  strerror(-r));
@@ -448,7 +449,7 @@ static int run(const struct args *a)
 		close(root_fd);
 		return r;
 	}
-	kconf = zram_kconfig_idle_age(root_fd, &kv, release);
+	kconf = host_kconfig_idle_age(root_fd, &kv, release);
 
 	for (unsigned i = 0; i < n; i++) {
 		const char *attr = NULL;
@@ -486,7 +487,7 @@ static int run(const struct args *a)
 	int adv_fd = -EBADF;
 	pass_ctx_init(&ctx, root_fd);
 	ctx.dry_run = a->dry_run;
-	if (zram_read_meminfo(root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
+	if (host_read_meminfo(root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
 		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
 
 	for (unsigned i = 0; i < ndev; i++) {

@@ -549,7 +549,7 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	if (host_psi_some_avg10(m->root_fd, "memory", &s->psi_mem_some_avg10_x100) < 0)
 		s->psi_mem_some_avg10_x100 = -1;
 	s->on_battery = host_on_battery(m->root_fd);
-	if (zram_read_meminfo(m->root_fd, &s->mem_total, &s->mem_available) < 0)
+	if (host_read_meminfo(m->root_fd, &s->mem_total, &s->mem_available) < 0)
 		s->mem_total = s->mem_available = 0;
 	s->content_sig = md->dev.mm.v[MM_HUGE_PAGES_SINCE];
 	s->n_secondaries = md->dev.recomp.count;
@@ -833,7 +833,7 @@ static void add_optional_sources(struct manager *m)
 	if (m->cfg.global.memory_stall_us) {
 		/* A 2 s window: without CAP_SYS_RESOURCE (the unit grants no capabilities)
 		 * the kernel accepts only windows that are multiples of 2 s. */
-		r = sysfs_psi_trigger(m->root_fd, "memory",
+		r = host_psi_trigger(m->root_fd, "memory",
 				      (unsigned)m->cfg.global.memory_stall_us * 2, 2000000,
 				      &m->psi_mem_fd);
 		if (r < 0)
@@ -846,7 +846,7 @@ static void add_optional_sources(struct manager *m)
 	}
 	if (m->cfg.global.psi_cpu_max_percent) {
 		/* The same share as the avg10 limit, over a 2 s window (see above). */
-		r = sysfs_psi_trigger(m->root_fd, "cpu",
+		r = host_psi_trigger(m->root_fd, "cpu",
 				      (unsigned)m->cfg.global.psi_cpu_max_percent * 20000, 2000000,
 				      &m->psi_cpu_fd);
 		if (r < 0)
@@ -901,13 +901,13 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
 
-	r = zram_read_kver(m->root_fd, &m->kv, m->release, sizeof(m->release));
+	r = host_read_kver(m->root_fd, &m->kv, m->release, sizeof(m->release));
 	if (r < 0) {
 		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
 			  strerror(-r));
 		return 1;
 	}
-	m->kconf = zram_kconfig_idle_age(m->root_fd, &m->kv, m->release);
+	m->kconf = host_kconfig_idle_age(m->root_fd, &m->kv, m->release);
 	open_state(m);
 	if (add_core_sources(m) < 0)
 		goto out;

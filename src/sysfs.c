@@ -226,31 +226,15 @@ int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t m
 	return (int)n;
 }
 
-int sysfs_psi_trigger(int root_fd, const char *resource, unsigned stall_us, unsigned window_us,
-		      int *ret_fd)
+int sysfs_open_pressure(int root_fd, const char *resource, int *ret_fd)
 {
-	char path[64], cmd[64];
-	ssize_t n;
-	int fd, r;
+	char path[64];
+	int r;
 
 	if (strcmp(resource, "memory") != 0 && strcmp(resource, "cpu") != 0)
 		return -EINVAL;
 	r = str_printf(path, sizeof(path), "proc/pressure/%s", resource);
 	if (r < 0)
 		return r;
-	r = str_printf(cmd, sizeof(cmd), "some %u %u", stall_us, window_us);
-	if (r < 0)
-		return r;
-	r = open_in_root(root_fd, path, O_RDWR | O_NONBLOCK, &fd);
-	if (r < 0)
-		return r;
-	/* The trigger string must include its NUL (psi_write copies len bytes). */
-	n = write(fd, cmd, strlen(cmd) + 1);
-	if (n < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	*ret_fd = fd;
-	return 0;
+	return open_in_root(root_fd, path, O_RDWR | O_NONBLOCK, ret_fd);
 }

@@ -8,6 +8,7 @@
 #include "fakeroot.h"
 #include "sysfs.h"
 #include "util.h"
+#include "host.h"
 #include "zram.h"
 
 #include <errno.h>
@@ -503,7 +504,7 @@ static void test_probe_and_write(void **state)
 	assert_int_equal(d.mm.v[MM_MEM_USED_TOTAL], 8192);
 	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 1, &d, &attr), -ENODEV);
 
-	assert_int_equal(zram_read_meminfo(root, &total, &avail), 0);
+	assert_int_equal(host_read_meminfo(root, &total, &avail), 0);
 	assert_true(total == 1024000000ULL);
 	assert_true(avail == 256000000ULL);
 
@@ -543,17 +544,17 @@ static void test_kconfig(void **state)
 	(void)state;
 	assert_int_equal(fr_setup(), 0);
 	root = fr_open_root();
-	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_UNKNOWN);
+	assert_int_equal(host_kconfig_idle_age(root, &v, "6.12.0"), TRI_UNKNOWN);
 	fr_write("boot/config-6.12.0", "CONFIG_ZRAM=y\n# CONFIG_ZRAM_TRACK_ENTRY_ACTIME is not set\n");
-	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_NO);
+	assert_int_equal(host_kconfig_idle_age(root, &v, "6.12.0"), TRI_NO);
 	fr_write("boot/config-6.12.0", "CONFIG_ZRAM=m\nCONFIG_ZRAM_TRACK_ENTRY_ACTIME=y\n");
-	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_YES);
+	assert_int_equal(host_kconfig_idle_age(root, &v, "6.12.0"), TRI_YES);
 	fr_write("boot/config-6.12.0", "CONFIG_ZRAM=m\n");
-	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.12.0"), TRI_NO);
+	assert_int_equal(host_kconfig_idle_age(root, &v, "6.12.0"), TRI_NO);
 	/* 6.2-6.7: MEMORY_TRACKING is the switch */
 	v = (struct kver){ 6, 6, 0 };
 	fr_write("boot/config-6.6.0", "CONFIG_ZRAM=m\nCONFIG_ZRAM_MEMORY_TRACKING=y\n");
-	assert_int_equal(zram_kconfig_idle_age(root, &v, "6.6.0"), TRI_YES);
+	assert_int_equal(host_kconfig_idle_age(root, &v, "6.6.0"), TRI_YES);
 	close(root);
 	fr_teardown();
 }
