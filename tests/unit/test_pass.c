@@ -6,7 +6,9 @@
  * Link: tests/unit/test_pass.ldflags adds -Wl,--wrap=sysfs_write, so every call to
  * sysfs_write from the library objects (pass.c, zram.c, ...) reaches __wrap_sysfs_write
  * below, which calls the real one as __real_sysfs_write (the Makefile's unit-test rule
- * explains the convention). Calls inside sysfs.c itself are not redirected.
+ * explains the convention). Calls inside sysfs.c itself are not redirected. It also wraps
+ * blockstate_read, only to count the reads a pass makes (each one makes the kernel format
+ * a line per slot).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,8 +26,23 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "blockstate.h"
+
 int __real_sysfs_write(int root_fd, const char *relpath, const char *data);
 int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data);
+int __real_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
+			   struct bs_bitmap *incomp, struct bs_bitmap *recomp);
+int __wrap_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
+			   struct bs_bitmap *incomp, struct bs_bitmap *recomp);
+
+static unsigned bs_reads;
+
+int __wrap_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
+			   struct bs_bitmap *incomp, struct bs_bitmap *recomp)
+{
+	bs_reads++;
+	return __real_blockstate_read(root_fd, id, ret, incomp, recomp);
+}
 
 static struct {
 	char log[8192];		/* "attr: data" lines of every attempted write */
@@ -299,6 +316,20 @@ static void test_idle_step_waits_for_walk_worth(void **state)
 	assert_null(strstr(w.log, "type=idle"));
 	assert_int_equal(rep.passes[0].stop, STOP_WALK);
 	assert_int_equal(rep.passes[0].commands, 0);
+	/*
+	 * Nothing written: one block_state read serves the baseline, both idle steps and the
+	 * totals (the huge step writes, so its pass reads again).
+	 */
+	cfg.n_passes = 2;
+	cfg.passes[0] = PASS_HUGE_IDLE;
+	cfg.passes[1] = PASS_IDLE;
+	bs_reads = 0;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.n_passes, 2);
+	assert_int_equal(rep.passes[1].stop, STOP_WALK);
+	assert_int_equal(bs_reads, 1);
+	assert_true(rep.have_block_state);
+	assert_int_equal(rep.recompressed_after, 4);
 	/* a second new idle page pays for the walk */
 	w.log[0] = '\0';
 	fr_write("sys/kernel/debug/zram/zram0/block_state",
