@@ -396,31 +396,147 @@ static void refresh_advice(int root_fd, const struct zram_dev *d, const struct d
 		 d->name, a.samples, chain, (double)a.saving / 1e6, (double)a.pool / 1e6);
 }
 
-static int run(const struct args *a)
+/* The daemon: foreground, systemd style (no forking). */
+static int run_daemon(const struct args *a, struct config *cfg)
 {
-	struct zram_dev devs[MAX_DEVICES];
-	unsigned ids[MAX_DEVICES], n = 0, ndev = 0, unsupported = 0;
-	static struct config cfg;
-	char release[128];
+	struct manager_opts mo = { 0 };
+	int root_fd, r;
+
+	if (load_config(a, cfg, false) < 0)
+		return EXIT_USAGE;
+	if (open_root(a, &root_fd) < 0)
+		return EXIT_RUNTIME;
+	mo.config_main = main_path;
+	mo.config_dropins = dropins;
+	mo.root_fd = root_fd;
+	r = manager_run(&mo, cfg);
+	close(root_fd);
+	return r;
+}
+
+/* What --once and status work on: the kernel and the selected devices, probed. */
+struct probed {
+	int root_fd;
 	struct kver kv;
+	char release[128];
+	struct zram_dev devs[MAX_DEVICES];
+	unsigned ndev, unsupported;
+};
+
+/* -1: probed (p->root_fd open); otherwise the exit status (nothing left open). */
+static int probe_all(const struct args *a, const struct config *cfg, struct probed *p, int *ret)
+{
+	unsigned ids[MAX_DEVICES], n = 0;
 	enum tri kconf;
-	int root_fd, r, ret = EXIT_OK;
+	int r;
 
-	if (!a->check_config && !a->print_config && !a->once && !a->status) {
-		struct manager_opts mo = { 0 };
-
-		/* The daemon (foreground, systemd style: no forking). */
-		if (load_config(a, &cfg, false) < 0)
-			return EXIT_USAGE;
-		if (open_root(a, &root_fd) < 0)
-			return EXIT_RUNTIME;
-		mo.config_main = main_path;
-		mo.config_dropins = dropins;
-		mo.root_fd = root_fd;
-		r = manager_run(&mo, &cfg);
-		close(root_fd);
+	if (open_root(a, &p->root_fd) < 0)
+		return EXIT_RUNTIME;
+	r = host_read_kver(p->root_fd, &p->kv, p->release, sizeof(p->release));
+	if (r < 0) {
+		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
+			  strerror(-r));
+		close(p->root_fd);
+		return EXIT_RUNTIME;
+	}
+	r = select_devices(p->root_fd, a, cfg, ids, &n);
+	if (r >= 0) {
+		close(p->root_fd);
 		return r;
 	}
+	kconf = host_kconfig_idle_age(p->root_fd, &p->kv, p->release);
+	for (unsigned i = 0; i < n; i++) {
+		const char *attr = NULL;
+
+		r = zram_probe(p->root_fd, &p->kv, kconf, ids[i], &p->devs[p->ndev], &attr);
+		if (r < 0) {
+			log_probe_error(ids[i], r, attr);
+			*ret = EXIT_RUNTIME;
+			continue;
+		}
+		p->unsupported += !p->devs[p->ndev].caps.multi_comp;
+		p->ndev++;
+	}
+	return -1;
+}
+
+/* status: the devices, with the daemon's totals (read-only; absent is not an error). */
+static void run_status(const struct args *a, const struct probed *p)
+{
+	static struct state st;
+	const struct state *stp = NULL;
+	const char *dir;
+	int dfd = open_state_dir(false, &dir);
+
+	if (dfd >= 0) {
+		if (state_load(&st, dfd) == 0 && st.n)
+			stp = &st;
+		close(dfd);
+	}
+	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp);
+}
+
+/* --once on one device: algorithms before disksize, the daemon's pass, the report. */
+static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const struct config *cfg,
+		       int *adv_fd)
+{
+	struct device_report rep;
+	struct dev_config dc;
+	const char *adv_dir = NULL;
+	int r;
+
+	memset(&rep, 0, sizeof(rep));
+	config_effective(cfg, d->id, &dc);
+	if (!d->caps.multi_comp) {
+		log_error("%s: recompression unsupported: kernel built without "
+			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
+			  d->name);
+		return 0;
+	}
+	if (dc.algos_auto) {
+		if (*adv_fd < 0 && !d->initialized)
+			*adv_fd = open_state_dir(false, &adv_dir);
+		resolve_auto(d, &dc, *adv_fd);
+	}
+	r = pass_configure_algorithms(ctx, d, &dc, &rep);
+	if (r < 0)
+		return r;
+	r = pass_run(ctx, d, &dc, &rep);
+	if (!ctx->dry_run)
+		pass_print_report(stdout, &rep);
+	fflush(stdout);
+	if (dc.algos_auto && d->initialized && !ctx->dry_run)
+		refresh_advice(ctx->root_fd, d, &dc, adv_fd);
+	return r;
+}
+
+static int run_once(const struct args *a, const struct config *cfg, struct probed *p, int ret)
+{
+	struct pass_ctx ctx;
+	int adv_fd = -EBADF;
+
+	pass_ctx_init(&ctx, p->root_fd);
+	ctx.dry_run = a->dry_run;
+	if (host_read_meminfo(p->root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
+		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
+	for (unsigned i = 0; i < p->ndev; i++)
+		if (once_device(&ctx, &p->devs[i], cfg, &adv_fd) < 0)
+			ret = EXIT_RUNTIME;
+	if (adv_fd >= 0)
+		close(adv_fd);
+	if (p->ndev > 0 && p->unsupported == p->ndev)
+		return EXIT_UNSUPPORTED;
+	return ret;
+}
+
+static int run(const struct args *a)
+{
+	static struct config cfg;
+	static struct probed p;
+	int r, ret = EXIT_OK;
+
+	if (!a->check_config && !a->print_config && !a->once && !a->status)
+		return run_daemon(a, &cfg);
 	if (a->check_config || a->print_config || a->once) {
 		r = load_config(a, &cfg, a->check_config);
 		if (a->check_config)
@@ -434,101 +550,14 @@ static int run(const struct args *a)
 	} else {
 		config_init(&cfg);
 	}
-
-	if (open_root(a, &root_fd) < 0)
-		return EXIT_RUNTIME;
-	r = host_read_kver(root_fd, &kv, release, sizeof(release));
-	if (r < 0) {
-		log_error("/proc/sys/kernel/osrelease: cannot read the kernel release: %s",
-			  strerror(-r));
-		close(root_fd);
-		return EXIT_RUNTIME;
-	}
-	r = select_devices(root_fd, a, &cfg, ids, &n);
-	if (r >= 0) {
-		close(root_fd);
+	r = probe_all(a, &cfg, &p, &ret);
+	if (r >= 0)
 		return r;
-	}
-	kconf = host_kconfig_idle_age(root_fd, &kv, release);
-
-	for (unsigned i = 0; i < n; i++) {
-		const char *attr = NULL;
-
-		r = zram_probe(root_fd, &kv, kconf, ids[i], &devs[ndev], &attr);
-		if (r < 0) {
-			log_probe_error(ids[i], r, attr);
-			ret = EXIT_RUNTIME;
-			continue;
-		}
-		if (!devs[ndev].caps.multi_comp)
-			unsupported++;
-		ndev++;
-	}
-
-	if (a->status) {
-		static struct state st;
-		const struct state *stp = NULL;
-		const char *dir;
-		/* The daemon's totals, read-only; absent or unreadable is not an error here. */
-		int dfd = open_state_dir(false, &dir);
-
-		if (dfd >= 0) {
-			if (state_load(&st, dfd) == 0 && st.n)
-				stp = &st;
-			close(dfd);
-		}
-		status_print(stdout, root_fd, &kv, release, devs, ndev, a->json, stp);
-		close(root_fd);
-		return ret;
-	}
-
-	struct pass_ctx ctx;
-	const char *adv_dir = NULL;
-	int adv_fd = -EBADF;
-	pass_ctx_init(&ctx, root_fd);
-	ctx.dry_run = a->dry_run;
-	if (host_read_meminfo(root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
-		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
-
-	for (unsigned i = 0; i < ndev; i++) {
-		struct zram_dev *d = &devs[i];
-		struct device_report rep;
-		struct dev_config dc;
-		bool auto_algos;
-
-		memset(&rep, 0, sizeof(rep));
-		config_effective(&cfg, d->id, &dc);
-		if (!d->caps.multi_comp) {
-			log_error("%s: recompression unsupported: kernel built without "
-				  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
-				  d->name);
-			continue;
-		}
-		auto_algos = dc.algos_auto;
-		if (auto_algos) {
-			if (adv_fd < 0 && !d->initialized)
-				adv_fd = open_state_dir(false, &adv_dir);
-			resolve_auto(d, &dc, adv_fd);
-		}
-		r = pass_configure_algorithms(&ctx, d, &dc, &rep);
-		if (r < 0) {
-			ret = EXIT_RUNTIME;
-			continue;
-		}
-		r = pass_run(&ctx, d, &dc, &rep);
-		if (!ctx.dry_run)
-			pass_print_report(stdout, &rep);
-		if (r < 0)
-			ret = EXIT_RUNTIME;
-		fflush(stdout);
-		if (auto_algos && d->initialized && !ctx.dry_run)
-			refresh_advice(root_fd, d, &dc, &adv_fd);
-	}
-	if (adv_fd >= 0)
-		close(adv_fd);
-	close(root_fd);
-	if (ndev > 0 && unsupported == ndev)
-		return EXIT_UNSUPPORTED;
+	if (a->status)
+		run_status(a, &p);
+	else
+		ret = run_once(a, &cfg, &p, ret);
+	close(p.root_fd);
 	return ret;
 }
 
