@@ -25,6 +25,68 @@ static const struct dev_totals *totals_of(const struct state *st, const char *na
 	return NULL;
 }
 
+static void json_strings(FILE *f, char (*v)[256], unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_print_string(f, v[i]);
+	}
+}
+
+/* mm_stat, io_stat and bd_stat as JSON members (the kernel's counters). */
+static void json_counters(FILE *f, const struct zram_dev *d)
+{
+	fputs(",\"mm_stat\":{", f);
+	for (unsigned i = 0; i < MM_NR_FIELDS; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", mm_field_name(i), d->mm.v[i]);
+	fputs("},\"io_stat\":", f);
+	if (d->has_io_stat)
+		fprintf(f,
+			"{\"failed_reads\":%" PRIu64 ",\"failed_writes\":%" PRIu64
+			",\"invalid_io\":%" PRIu64 ",\"notify_free\":%" PRIu64 "}",
+			d->io_stat[0], d->io_stat[1], d->io_stat[2], d->io_stat[3]);
+	else
+		fputs("null", f);
+	fputs(",\"bd_stat\":", f);
+	if (d->has_bd_stat)
+		fprintf(f, "{\"bd_count\":%" PRIu64 ",\"bd_reads\":%" PRIu64 ",\"bd_writes\":%" PRIu64 "}",
+			d->bd_stat[0], d->bd_stat[1], d->bd_stat[2]);
+	else
+		fputs("null", f);
+}
+
+static void json_caps(FILE *f, const struct zram_caps *c)
+{
+	fprintf(f,
+		",\"capabilities\":{\"multi_comp\":%s,\"max_pages\":%s,\"priority\":%s,"
+		"\"algorithm_params\":%s,\"idle_age\":%s,\"block_state\":%s,"
+		"\"eagain_on_concurrent\":%s,\"prio_max_active\":%s,\"writeback\":%s,"
+		"\"clears_idle\":%s,\"concurrent_blocks\":%s,\"one_priority_per_write\":%s}",
+		c->multi_comp ? "true" : "false", c->max_pages ? "true" : "false",
+		c->priority ? "true" : "false", c->algorithm_params ? "true" : "false",
+		c->idle_age == TRI_YES ? "true" : c->idle_age == TRI_NO ? "false" : "null",
+		c->block_state ? "true" : "false", c->eagain ? "true" : "false",
+		c->prio_max_active ? "true" : "false", c->writeback ? "true" : "false",
+		c->clears_idle ? "true" : "false", c->blocking_pp ? "true" : "false",
+		c->single_prio ? "true" : "false");
+}
+
+static void json_totals(FILE *f, const struct dev_totals *t)
+{
+	fputs(",\"totals\":", f);
+	if (t)
+		fprintf(f,
+			"{\"passes\":%" PRIu64 ",\"pages_attempted\":%" PRIu64
+			",\"bytes_saved\":%" PRIu64 ",\"mem_freed\":%" PRIu64
+			",\"incompressible\":%" PRIu64 ",\"kernel_seconds\":%.3f,\"errors\":%" PRIu64
+			",\"last_pass_unix\":%" PRIu64 "}",
+			t->passes, t->pages_attempted, t->bytes_saved, t->mem_freed,
+			t->incompressible, (double)t->kernel_ns / 1e9, t->errors, t->last_pass_unix);
+	else
+		fputs("null", f);
+}
+
 static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
 			   const struct dev_totals *t)
 {
@@ -46,23 +108,8 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		json_print_string(f, d->recomp.name[p]);
 		first = false;
 	}
-	fprintf(f, "],\"priority_gap\":%s,\"mm_stat\":{", d->recomp.gap ? "true" : "false");
-	for (unsigned i = 0; i < MM_NR_FIELDS; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", mm_field_name(i), d->mm.v[i]);
-	fputs("},\"io_stat\":", f);
-	if (d->has_io_stat)
-		fprintf(f,
-			"{\"failed_reads\":%" PRIu64 ",\"failed_writes\":%" PRIu64
-			",\"invalid_io\":%" PRIu64 ",\"notify_free\":%" PRIu64 "}",
-			d->io_stat[0], d->io_stat[1], d->io_stat[2], d->io_stat[3]);
-	else
-		fputs("null", f);
-	fputs(",\"bd_stat\":", f);
-	if (d->has_bd_stat)
-		fprintf(f, "{\"bd_count\":%" PRIu64 ",\"bd_reads\":%" PRIu64 ",\"bd_writes\":%" PRIu64 "}",
-			d->bd_stat[0], d->bd_stat[1], d->bd_stat[2]);
-	else
-		fputs("null", f);
+	fprintf(f, "],\"priority_gap\":%s", d->recomp.gap ? "true" : "false");
+	json_counters(f, d);
 	fprintf(f, ",\"ratio\":%.2f,\"block_state\":", ratio(&d->mm));
 	if (d->initialized && c->block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0)
 		fprintf(f,
@@ -73,41 +120,13 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			bs.incompressible);
 	else
 		fputs("null", f);
-	fprintf(f,
-		",\"capabilities\":{\"multi_comp\":%s,\"max_pages\":%s,\"priority\":%s,"
-		"\"algorithm_params\":%s,\"idle_age\":%s,\"block_state\":%s,"
-		"\"eagain_on_concurrent\":%s,\"prio_max_active\":%s,\"writeback\":%s,"
-		"\"clears_idle\":%s,\"concurrent_blocks\":%s,\"one_priority_per_write\":%s},"
-		"\"missing\":[",
-		c->multi_comp ? "true" : "false", c->max_pages ? "true" : "false",
-		c->priority ? "true" : "false", c->algorithm_params ? "true" : "false",
-		c->idle_age == TRI_YES ? "true" : c->idle_age == TRI_NO ? "false" : "null",
-		c->block_state ? "true" : "false", c->eagain ? "true" : "false",
-		c->prio_max_active ? "true" : "false", c->writeback ? "true" : "false",
-		c->clears_idle ? "true" : "false", c->blocking_pp ? "true" : "false",
-		c->single_prio ? "true" : "false");
-	for (unsigned i = 0; i < nwhy; i++) {
-		if (i)
-			fputc(',', f);
-		json_print_string(f, why[i]);
-	}
+	json_caps(f, c);
+	fputs(",\"missing\":[", f);
+	json_strings(f, why, nwhy);
 	fputs("],\"semantics\":[", f);
-	for (unsigned i = 0; i < nsem; i++) {
-		if (i)
-			fputc(',', f);
-		json_print_string(f, sem[i]);
-	}
-	fputs("],\"totals\":", f);
-	if (t)
-		fprintf(f,
-			"{\"passes\":%" PRIu64 ",\"pages_attempted\":%" PRIu64
-			",\"bytes_saved\":%" PRIu64 ",\"mem_freed\":%" PRIu64
-			",\"incompressible\":%" PRIu64 ",\"kernel_seconds\":%.3f,\"errors\":%" PRIu64
-			",\"last_pass_unix\":%" PRIu64 "}",
-			t->passes, t->pages_attempted, t->bytes_saved, t->mem_freed,
-			t->incompressible, (double)t->kernel_ns / 1e9, t->errors, t->last_pass_unix);
-	else
-		fputs("null", f);
+	json_strings(f, sem, nsem);
+	fputc(']', f);
+	json_totals(f, t);
 	fputs("}", f);
 }
 
