@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "manager.h"
+#include "manager_internal.h"
 
 #include "advice_store.h"
 #include "advise.h"
@@ -32,76 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_USEC UINT64_C(1000)
-
-struct manager;
-
-struct job {
-	struct mdev *md;
-	struct zram_dev dev;
-	struct pass_plan plan;
-	struct device_report rep;
-	uint64_t start_ns, end_ns;
-	int r;
-	/* recompress-algorithms = auto: refresh the stored advice after the pass if due */
-	bool advise;
-	struct dev_config cfg; /* the device's configuration when queued (reload-safe copy) */
-	int advise_r;	       /* advise_refresh(): 1 refreshed, 0 not due, -errno */
-	struct advice_entry advice;
-};
-
-/* One managed device. */
-struct mdev {
-	struct manager *m;
-	bool used, busy;
-	unsigned id;
-	struct zram_dev dev;
-	struct dev_config cfg;
-	struct policy_dev pol;
-	sd_event_source *timer;
-	struct job job; /* the single flight: at most one job per device exists */
-	bool has_last;
-	int64_t last_saved;
-	uint64_t last_end_ns;
-	enum policy_verdict last_verdict;
-	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
-};
-
-struct manager {
-	sd_event *e;
-	const struct manager_opts *opts;
-	int root_fd;
-	struct config cfg;
-	struct kver kv;
-	char release[128];
-	enum tri kconf;
-	struct mdev devs[CFG_MAX_DEVICES];
-
-	/* worker thread: jobs in, finished jobs out through the eventfd */
-	pthread_t worker;
-	bool worker_started;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct job *queue[CFG_MAX_DEVICES];
-	unsigned qlen;
-	struct job *done[CFG_MAX_DEVICES];
-	unsigned ndone;
-	bool quit;
-	int efd;
-	/* set by SIGTERM (ends the daemon) or by CPU pressure (ends the current pass) */
-	volatile sig_atomic_t stop_job;
-	/* duty cycle of the running pass (per mille), raised or lowered by pressure events;
-	 * __atomic accesses (the worker reads it between writes) */
-	volatile unsigned duty_permille;
-	struct job *running; /* under mu: the job the worker runs, NULL when idle */
-	bool stopping;
-
-	int psi_mem_fd, psi_cpu_fd, uevent_fd;
-	sd_event_source *rescan_timer; /* only while no device is managed */
-	int state_dir_fd;
-	struct state st;
-	bool state_ok;
-};
 
 /* ---- worker ---- */
 
@@ -161,211 +92,6 @@ static void enqueue(struct manager *m, struct job *j)
 	m->queue[m->qlen++] = j;
 	pthread_cond_signal(&m->cv);
 	pthread_mutex_unlock(&m->mu);
-}
-
-/* ---- devices ---- */
-
-static struct mdev *find_dev(struct manager *m, unsigned id)
-{
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		if (m->devs[i].used && m->devs[i].id == id)
-			return &m->devs[i];
-	return NULL;
-}
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
-
-static void arm(struct mdev *md, uint64_t when_ns)
-{
-	uint64_t usec = when_ns / NS_PER_USEC;
-	int r;
-
-	if (!md->timer) {
-		r = sd_event_add_time(md->m->e, &md->timer, CLOCK_MONOTONIC, usec,
-				      1000000 /* 1 s accuracy: let the kernel batch wake-ups */,
-				      on_timer, md);
-		if (r < 0) {
-			log_error("%s: cannot add timer: %s", md->dev.name, strerror(-r));
-			return;
-		}
-		(void)sd_event_source_set_description(md->timer, md->dev.name);
-		return;
-	}
-	(void)sd_event_source_set_time(md->timer, usec);
-	(void)sd_event_source_set_enabled(md->timer, SD_EVENT_ONESHOT);
-}
-
-static void drop_dev(struct mdev *md, const char *why)
-{
-	log_info("%s: %s; no longer managed", md->dev.name, why);
-	md->timer = sd_event_source_disable_unref(md->timer);
-	if (md->busy) {
-		/* The worker still owns md->job: keep the slot until it reports back. */
-		md->used = true;
-		return;
-	}
-	memset(md, 0, sizeof(*md));
-}
-
-/* A device whose size, primary or initstate changed was reset and set up anew. */
-static bool same_setup(const struct zram_dev *a, const struct zram_dev *b)
-{
-	return a->initialized == b->initialized && a->disksize == b->disksize &&
-	       strcmp(zram_primary(a), zram_primary(b)) == 0;
-}
-
-/* Probe one device; configure its secondary list while it is uninitialized. */
-static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
-{
-	struct zram_dev d;
-	const char *attr = NULL;
-	int r;
-
-	r = zram_probe(m->root_fd, &m->kv, m->kconf, md->id, &d, &attr);
-	if (r < 0)
-		return r;
-	if (!is_new && !same_setup(&md->dev, &d)) {
-		log_info("%s: re-initialized (disksize %" PRIu64 ", primary %s); starting over",
-			 d.name, d.disksize, zram_primary(&d));
-		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
-	} else if (!is_new) {
-		d.memo = md->dev.memo; /* what the last pass learnt (zram.h) */
-	}
-	md->dev = d;
-	if (!d.initialized && d.caps.multi_comp && md->cfg.n_algos &&
-	    d.recomp.count == 0) {
-		struct pass_ctx ctx;
-		struct device_report rep = { 0 };
-		struct dev_config dc;
-		char why[256];
-
-		/* recompress-algorithms = auto: the stored advice, or the fallback list. */
-		if (advice_resolve(&md->cfg, m->state_dir_fd, d.name, zram_primary(&d), &dc, why,
-				   sizeof(why)) != ADVICE_NOT_AUTO)
-			log_info("%s: %s", d.name, why);
-		/* Quick writes, before zram setup sets disksize: fine on the loop. */
-		pass_ctx_init(&ctx, m->root_fd);
-		if (pass_configure_algorithms(&ctx, &md->dev, &dc, &rep) == 0 &&
-		    rep.algorithms_written)
-			log_info("%s: not initialized; secondary algorithms configured", d.name);
-	}
-	return 0;
-}
-
-static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata);
-
-/*
- * Devices are rescanned at every device tick and on kernel uevents. With no device to
- * tick, a device that appears without a uevent (none is sent when one is re-initialized;
- * netlink may be unavailable) would go unnoticed: poll at the interval then, and only then.
- */
-static void arm_rescan(struct manager *m)
-{
-	uint64_t when;
-	bool any = false;
-
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		any |= m->devs[i].used && m->devs[i].timer;
-	if (any || m->stopping) {
-		if (m->rescan_timer)
-			(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
-		return;
-	}
-	when = sat_add_u64(now_monotonic_ns(), sat_mul_u64(m->cfg.global.interval_sec,
-							   UINT64_C(1000000000))) /
-	       NS_PER_USEC;
-	if (!m->rescan_timer) {
-		if (sd_event_add_time(m->e, &m->rescan_timer, CLOCK_MONOTONIC, when, 1000000,
-				      on_rescan, m) >= 0)
-			(void)sd_event_source_set_description(m->rescan_timer, "rescan");
-		return;
-	}
-	(void)sd_event_source_set_time(m->rescan_timer, when);
-	(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
-}
-
-static void rescan(struct manager *m)
-{
-	unsigned ids[CFG_MAX_DEVICES];
-	int n = sysfs_list_zram(m->root_fd, ids, CFG_MAX_DEVICES);
-	uint64_t now = now_monotonic_ns();
-
-	if (n < 0)
-		n = 0;
-	/* gone or deselected */
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
-		struct mdev *md = &m->devs[i];
-		bool present = false;
-
-		if (!md->used || !md->timer)
-			continue;
-		for (int k = 0; k < n; k++)
-			present |= ids[k] == md->id;
-		if (!present)
-			drop_dev(md, "removed");
-		else if (!config_device_selected(&m->cfg, md->id))
-			drop_dev(md, "not selected by 'devices' any more");
-	}
-	for (int k = 0; k < n; k++) {
-		struct mdev *md = find_dev(m, ids[k]);
-		bool is_new = !md;
-		int r;
-
-		if (!config_device_selected(&m->cfg, ids[k]))
-			continue;
-		if (md && !md->timer)
-			continue; /* dropped, waiting for its job */
-		if (!md) {
-			for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
-				if (!m->devs[i].used)
-					md = &m->devs[i];
-			if (!md)
-				break;
-			memset(md, 0, sizeof(*md));
-			md->m = m;
-			md->used = true;
-			md->id = ids[k];
-			(void)snprintf(md->dev.name, sizeof(md->dev.name), "zram%u", ids[k]);
-			config_effective(&m->cfg, ids[k], &md->cfg);
-			policy_dev_init(&md->pol, &md->cfg, now);
-		}
-		/*
-		 * Never probe a device whose pass runs: from 7.0 a recompress write holds the
-		 * device lock exclusively and mm_stat, comp_algorithm ... would block the event
-		 * loop (and the watchdog) until it returns. Its figures come with the job.
-		 */
-		if (md->busy)
-			continue;
-		r = refresh_dev(m, md, is_new);
-		if (r < 0) {
-			if (is_new) {
-				log_warning("zram%u: cannot read the device (%s), ignoring", ids[k],
-					    strerror(-r));
-				memset(md, 0, sizeof(*md));
-			}
-			continue;
-		}
-		if (is_new) {
-			log_info("%s: managed (%s%s), first pass in %" PRIu64 " s", md->dev.name,
-				 md->dev.initialized ? "initialized" : "not initialized",
-				 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP",
-				 md->cfg.interval_sec);
-			if (md->cfg.cold_idle_age_sec &&
-			    (!md->dev.caps.priority || md->dev.recomp.count < md->cfg.cold_priority))
-				log_notice("%s: cold tier off: it needs recompress priority= (Linux "
-					   "6.12+) and at least %u secondary algorithms (the device "
-					   "has %u)",
-					   md->dev.name, md->cfg.cold_priority, md->dev.recomp.count);
-			arm(md, md->pol.next_due_ns);
-		}
-	}
-	arm_rescan(m);
-}
-
-static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	rescan(userdata);
-	return 0;
 }
 
 /* ---- status, accounting ---- */
@@ -515,7 +241,7 @@ static void finish_job(struct manager *m, struct job *j)
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
 	write_outputs(m);
 	if (!m->stopping)
-		arm(md, md->pol.next_due_ns);
+		manager_arm(md, md->pol.next_due_ns);
 	notify_status(m);
 }
 
@@ -556,21 +282,21 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	s->priority_supported = md->dev.caps.priority;
 }
 
-static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
+int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
 	struct mdev *md = userdata;
 	struct manager *m = md->m;
 	struct policy_snapshot s;
 	struct policy_decision dec;
 
-	rescan(m);
+	manager_rescan(m);
 	if (!md->used || !md->timer || md->busy)
 		return 0;
 	if (!md->dev.initialized || !md->dev.caps.multi_comp || md->dev.recomp.count == 0) {
 		/* Nothing to do yet; look again an interval later. */
 		md->pol.next_due_ns = sat_add_u64(now_monotonic_ns(),
 						  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
-		arm(md, md->pol.next_due_ns);
+		manager_arm(md, md->pol.next_due_ns);
 		notify_status(m);
 		return 0;
 	}
@@ -584,7 +310,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		md->last_verdict = dec.verdict;
 		md->pol.next_due_ns = dec.wake_ns > md->pol.next_due_ns ? dec.wake_ns
 									  : md->pol.next_due_ns;
-		arm(md, dec.wake_ns);
+		manager_arm(md, dec.wake_ns);
 		if (dec.verdict != POLICY_WAIT)
 			notify_status(m);
 		return 0;
@@ -624,7 +350,7 @@ static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void
 		policy_memory_pressure(&md->pol, now);
 		if (md->pol.next_due_ns != before) {
 			log_debug("%s: memory pressure: next pass brought forward", md->dev.name);
-			arm(md, md->pol.next_due_ns);
+			manager_arm(md, md->pol.next_due_ns);
 		}
 	}
 	return 0;
@@ -676,42 +402,6 @@ static int on_cpu_pressure(sd_event_source *s, int fd, uint32_t revents, void *u
 	return 0;
 }
 
-/* Kernel uevents: any add/remove/change of a zram block device triggers a rescan. */
-static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct manager *m = userdata;
-	char buf[8192];
-	bool zram = false;
-	ssize_t n;
-
-	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
-		buf[n] = '\0';
-		/* header "ACTION@DEVPATH"; only the header is looked at */
-		if (strstr(buf, "/block/zram"))
-			zram = true;
-	}
-	if (zram)
-		rescan(m);
-	return 0;
-}
-
-static int open_uevent(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 /* kernel */ };
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			NETLINK_KOBJECT_UEVENT);
-
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
 /* ---- signals, reload ---- */
 
 static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -752,11 +442,11 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 				md->pol.next_due_ns = sat_add_u64(
 					now_monotonic_ns(),
 					sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
-				arm(md, md->pol.next_due_ns);
+				manager_arm(md, md->pol.next_due_ns);
 			}
 		}
 		log_info("configuration reloaded");
-		rescan(m);
+		manager_rescan(m);
 	}
 	(void)sd_notify(0, "READY=1");
 	notify_status(m);
@@ -855,12 +545,12 @@ static void add_optional_sources(struct manager *m)
 			(void)sd_event_add_io(m->e, NULL, m->psi_cpu_fd, EPOLLPRI, on_cpu_pressure,
 					      m);
 	}
-	m->uevent_fd = open_uevent();
+	m->uevent_fd = manager_open_uevent();
 	if (m->uevent_fd < 0)
 		log_notice("kernel uevents unavailable (%s): devices are rescanned at each pass",
 			   strerror(-m->uevent_fd));
 	else
-		(void)sd_event_add_io(m->e, NULL, m->uevent_fd, EPOLLIN, on_uevent, m);
+		(void)sd_event_add_io(m->e, NULL, m->uevent_fd, EPOLLIN, manager_on_uevent, m);
 }
 
 /* The running pass ends after its current batch; what it did is still accounted. */
@@ -919,7 +609,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	}
 	m->worker_started = true;
 
-	rescan(m);
+	manager_rescan(m);
 	log_info("zram-recompd %s running on Linux %s", VERSION, m->release);
 	(void)sd_notify(0, "READY=1");
 	notify_status(m);

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The daemon's devices: finding zram devices (at start, on uevents, on a retry timer
+ * while none is managed), probing and setting up new ones, dropping removed ones.
+ */
+#include "manager_internal.h"
+
+#include "log.h"
+#include "sysfs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static struct mdev *find_dev(struct manager *m, unsigned id)
+{
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
+		if (m->devs[i].used && m->devs[i].id == id)
+			return &m->devs[i];
+	return NULL;
+}
+
+void manager_arm(struct mdev *md, uint64_t when_ns)
+{
+	uint64_t usec = when_ns / NS_PER_USEC;
+	int r;
+
+	if (!md->timer) {
+		r = sd_event_add_time(md->m->e, &md->timer, CLOCK_MONOTONIC, usec,
+				      1000000 /* 1 s accuracy: let the kernel batch wake-ups */,
+				      manager_on_timer, md);
+		if (r < 0) {
+			log_error("%s: cannot add timer: %s", md->dev.name, strerror(-r));
+			return;
+		}
+		(void)sd_event_source_set_description(md->timer, md->dev.name);
+		return;
+	}
+	(void)sd_event_source_set_time(md->timer, usec);
+	(void)sd_event_source_set_enabled(md->timer, SD_EVENT_ONESHOT);
+}
+
+static void drop_dev(struct mdev *md, const char *why)
+{
+	log_info("%s: %s; no longer managed", md->dev.name, why);
+	md->timer = sd_event_source_disable_unref(md->timer);
+	if (md->busy) {
+		/* The worker still owns md->job: keep the slot until it reports back. */
+		md->used = true;
+		return;
+	}
+	memset(md, 0, sizeof(*md));
+}
+
+/* A device whose size, primary or initstate changed was reset and set up anew. */
+static bool same_setup(const struct zram_dev *a, const struct zram_dev *b)
+{
+	return a->initialized == b->initialized && a->disksize == b->disksize &&
+	       strcmp(zram_primary(a), zram_primary(b)) == 0;
+}
+
+/* Probe one device; configure its secondary list while it is uninitialized. */
+static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
+{
+	struct zram_dev d;
+	const char *attr = NULL;
+	int r;
+
+	r = zram_probe(m->root_fd, &m->kv, m->kconf, md->id, &d, &attr);
+	if (r < 0)
+		return r;
+	if (!is_new && !same_setup(&md->dev, &d)) {
+		log_info("%s: re-initialized (disksize %" PRIu64 ", primary %s); starting over",
+			 d.name, d.disksize, zram_primary(&d));
+		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
+	} else if (!is_new) {
+		d.memo = md->dev.memo; /* what the last pass learnt (zram.h) */
+	}
+	md->dev = d;
+	if (!d.initialized && d.caps.multi_comp && md->cfg.n_algos && d.recomp.count == 0) {
+		struct pass_ctx ctx;
+		struct device_report rep = {0};
+		struct dev_config dc;
+		char why[256];
+
+		/* recompress-algorithms = auto: the stored advice, or the fallback list. */
+		if (advice_resolve(&md->cfg, m->state_dir_fd, d.name, zram_primary(&d), &dc, why,
+				   sizeof(why)) != ADVICE_NOT_AUTO)
+			log_info("%s: %s", d.name, why);
+		/* Quick writes, before zram setup sets disksize: fine on the loop. */
+		pass_ctx_init(&ctx, m->root_fd);
+		if (pass_configure_algorithms(&ctx, &md->dev, &dc, &rep) == 0 &&
+		    rep.algorithms_written)
+			log_info("%s: not initialized; secondary algorithms configured", d.name);
+	}
+	return 0;
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata);
+
+/*
+ * Devices are rescanned at every device tick and on kernel uevents. With no device to
+ * tick, a device that appears without a uevent (none is sent when one is re-initialized;
+ * netlink may be unavailable) would go unnoticed: poll at the interval then, and only then.
+ */
+static void arm_rescan(struct manager *m)
+{
+	uint64_t when;
+	bool any = false;
+
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
+		any |= m->devs[i].used && m->devs[i].timer;
+	if (any || m->stopping) {
+		if (m->rescan_timer)
+			(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
+		return;
+	}
+	when = sat_add_u64(now_monotonic_ns(),
+			   sat_mul_u64(m->cfg.global.interval_sec, UINT64_C(1000000000))) /
+	       NS_PER_USEC;
+	if (!m->rescan_timer) {
+		if (sd_event_add_time(m->e, &m->rescan_timer, CLOCK_MONOTONIC, when, 1000000,
+				      on_rescan, m) >= 0)
+			(void)sd_event_source_set_description(m->rescan_timer, "rescan");
+		return;
+	}
+	(void)sd_event_source_set_time(m->rescan_timer, when);
+	(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
+}
+
+void manager_rescan(struct manager *m)
+{
+	unsigned ids[CFG_MAX_DEVICES];
+	int n = sysfs_list_zram(m->root_fd, ids, CFG_MAX_DEVICES);
+	uint64_t now = now_monotonic_ns();
+
+	if (n < 0)
+		n = 0;
+	/* gone or deselected */
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+		struct mdev *md = &m->devs[i];
+		bool present = false;
+
+		if (!md->used || !md->timer)
+			continue;
+		for (int k = 0; k < n; k++)
+			present |= ids[k] == md->id;
+		if (!present)
+			drop_dev(md, "removed");
+		else if (!config_device_selected(&m->cfg, md->id))
+			drop_dev(md, "not selected by 'devices' any more");
+	}
+	for (int k = 0; k < n; k++) {
+		struct mdev *md = find_dev(m, ids[k]);
+		bool is_new = !md;
+		int r;
+
+		if (!config_device_selected(&m->cfg, ids[k]))
+			continue;
+		if (md && !md->timer)
+			continue; /* dropped, waiting for its job */
+		if (!md) {
+			for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
+				if (!m->devs[i].used)
+					md = &m->devs[i];
+			if (!md)
+				break;
+			memset(md, 0, sizeof(*md));
+			md->m = m;
+			md->used = true;
+			md->id = ids[k];
+			(void)snprintf(md->dev.name, sizeof(md->dev.name), "zram%u", ids[k]);
+			config_effective(&m->cfg, ids[k], &md->cfg);
+			policy_dev_init(&md->pol, &md->cfg, now);
+		}
+		/*
+		 * Never probe a device whose pass runs: from 7.0 a recompress write holds the
+		 * device lock exclusively and mm_stat, comp_algorithm ... would block the event
+		 * loop (and the watchdog) until it returns. Its figures come with the job.
+		 */
+		if (md->busy)
+			continue;
+		r = refresh_dev(m, md, is_new);
+		if (r < 0) {
+			if (is_new) {
+				log_warning("zram%u: cannot read the device (%s), ignoring", ids[k],
+					    strerror(-r));
+				memset(md, 0, sizeof(*md));
+			}
+			continue;
+		}
+		if (is_new) {
+			log_info("%s: managed (%s%s), first pass in %" PRIu64 " s", md->dev.name,
+				 md->dev.initialized ? "initialized" : "not initialized",
+				 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP",
+				 md->cfg.interval_sec);
+			if (md->cfg.cold_idle_age_sec &&
+			    (!md->dev.caps.priority ||
+			     md->dev.recomp.count < md->cfg.cold_priority))
+				log_notice(
+					"%s: cold tier off: it needs recompress priority= (Linux "
+					"6.12+) and at least %u secondary algorithms (the device "
+					"has %u)",
+					md->dev.name, md->cfg.cold_priority, md->dev.recomp.count);
+			manager_arm(md, md->pol.next_due_ns);
+		}
+	}
+	arm_rescan(m);
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	manager_rescan(userdata);
+	return 0;
+}
+
+/* Kernel uevents: any add/remove/change of a zram block device triggers a rescan. */
+int manager_on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	char buf[8192];
+	bool zram = false;
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
+		buf[n] = '\0';
+		/* header "ACTION@DEVPATH"; only the header is looked at */
+		if (strstr(buf, "/block/zram"))
+			zram = true;
+	}
+	if (zram)
+		manager_rescan(m);
+	return 0;
+}
+
+int manager_open_uevent(void)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = 1 /* kernel */};
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_KOBJECT_UEVENT);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}

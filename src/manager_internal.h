@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_MANAGER_INTERNAL_H
+#define ZRAM_RECOMPD_MANAGER_INTERNAL_H
+
+/*
+ * What manager.c (event loop, decisions, worker, signals) and manager_devices.c (finding,
+ * probing and dropping devices, uevents) share. Not an interface: include/manager.h is.
+ */
+
+#include "config.h"
+#include "pass.h"
+#include "policy.h"
+#include "state.h"
+#include "zram.h"
+#include "advice_store.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <systemd/sd-event.h>
+
+#define NS_PER_USEC UINT64_C(1000)
+
+struct manager;
+
+struct job {
+	struct mdev *md;
+	struct zram_dev dev;
+	struct pass_plan plan;
+	struct device_report rep;
+	uint64_t start_ns, end_ns;
+	int r;
+	/* recompress-algorithms = auto: refresh the stored advice after the pass if due */
+	bool advise;
+	struct dev_config cfg; /* the device's configuration when queued (reload-safe copy) */
+	int advise_r;	       /* advise_refresh(): 1 refreshed, 0 not due, -errno */
+	struct advice_entry advice;
+};
+
+/* One managed device. */
+struct mdev {
+	struct manager *m;
+	bool used, busy;
+	unsigned id;
+	struct zram_dev dev;
+	struct dev_config cfg;
+	struct policy_dev pol;
+	sd_event_source *timer;
+	struct job job; /* the single flight: at most one job per device exists */
+	bool has_last;
+	int64_t last_saved;
+	uint64_t last_end_ns;
+	enum policy_verdict last_verdict;
+	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
+};
+
+struct manager {
+	sd_event *e;
+	const struct manager_opts *opts;
+	int root_fd;
+	struct config cfg;
+	struct kver kv;
+	char release[128];
+	enum tri kconf;
+	struct mdev devs[CFG_MAX_DEVICES];
+
+	/* worker thread: jobs in, finished jobs out through the eventfd */
+	pthread_t worker;
+	bool worker_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *queue[CFG_MAX_DEVICES];
+	unsigned qlen;
+	struct job *done[CFG_MAX_DEVICES];
+	unsigned ndone;
+	bool quit;
+	int efd;
+	/* set by SIGTERM (ends the daemon) or by CPU pressure (ends the current pass) */
+	volatile sig_atomic_t stop_job;
+	/* duty cycle of the running pass (per mille), raised or lowered by pressure events;
+	 * __atomic accesses (the worker reads it between writes) */
+	volatile unsigned duty_permille;
+	struct job *running; /* under mu: the job the worker runs, NULL when idle */
+	bool stopping;
+
+	int psi_mem_fd, psi_cpu_fd, uevent_fd;
+	sd_event_source *rescan_timer; /* only while no device is managed */
+	int state_dir_fd;
+	struct state st;
+	bool state_ok;
+};
+
+/* Arm (or re-arm) a device's timer for when_ns (monotonic). */
+void manager_arm(struct mdev *md, uint64_t when_ns);
+int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata);
+/* Find the zram devices now: new ones probed and set up, gone ones dropped. */
+void manager_rescan(struct manager *m);
+/* The uevent socket (NETLINK_KOBJECT_UEVENT), or -errno; its handler rescans. */
+int manager_open_uevent(void);
+int manager_on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+
+#endif
