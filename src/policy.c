@@ -259,11 +259,17 @@ static uint64_t secs(uint64_t s)
 	return sat_mul_u64(s, NS_PER_SEC);
 }
 
+/* max_pages per write: never 0, which the kernel reads as "no limit" (config checks >= 1). */
+static uint64_t cfg_batch(const struct dev_config *cfg)
+{
+	return cfg->max_pages_per_batch ? cfg->max_pages_per_batch : 1;
+}
+
 void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		   const struct policy_snapshot *s, struct policy_decision *ret)
 {
 	uint64_t now = s->now_ns, interval = secs(cfg->interval_sec);
-	uint64_t batch = cfg->max_pages_per_batch ? cfg->max_pages_per_batch : 1;
+	uint64_t batch = cfg_batch(cfg);
 	struct pass_plan *plan = &ret->plan;
 
 	memset(ret, 0, sizeof(*ret));
@@ -359,7 +365,7 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 	memset(plan, 0, sizeof(*plan));
 	plan->duty_permille = policy_pace_permille(cfg, s);
 	plan->threshold = cfg->threshold_bytes;
-	plan->batch_pages = cfg->max_pages_per_batch ? cfg->max_pages_per_batch : 1;
+	plan->batch_pages = cfg_batch(cfg);
 	plan->pages_budget = cfg->max_pages_per_pass;
 	/* The bucket bounds the whole pass, not each step. */
 	if (pd && cfg->pages_per_hour)
