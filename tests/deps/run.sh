@@ -244,5 +244,36 @@ elif [ -n "$notphony" ]; then
 else
 	ok "phony ($n targets: $(echo "$targets" | tr '\n' ' ' | sed 's/ $//'))"
 fi
+# Distribution build flags (issue 13): the build takes CPPFLAGS/CFLAGS/LDFLAGS from the
+# environment or the command line and adds to them, never redefines _FORTIFY_SOURCE that
+# the caller set, and passes with -Werror under Debian's dpkg-buildflags and with
+# _FORTIFY_SOURCE=3 (Fedora, Arch, Ubuntu 24.04+). A real build of the daemon, in the clone.
+buildflags() { # NAME [make arguments...]
+	name=$1
+	shift
+	if (cd "$CLONE" && make -s BUILDDIR="$T/bf-$name" WERROR=1 "$@" "$T/bf-$name/zram-recompd") \
+		>"$T/bf-$name.out" 2>&1 && [ -x "$T/bf-$name/zram-recompd" ]; then
+		ok "buildflags-$name"
+	else
+		bad "buildflags-$name" "$(head -n 3 "$T/bf-$name.out" | tr '\n' '|')"
+	fi
+}
+buildflags fortify3 CPPFLAGS=-D_FORTIFY_SOURCE=3
+if command -v dpkg-buildflags >/dev/null 2>&1; then
+	(
+		eval "$(dpkg-buildflags --export=sh)"
+		# shellcheck disable=SC2030 # only this subshell's counters would change
+		buildflags dpkg
+	) | tee "$T/bf-dpkg.result"
+	if grep -q '^PASS' "$T/bf-dpkg.result"; then P=$((P + 1)); else F=$((F + 1)); fi
+	# The flags reached the compiler: dpkg's -ffile-prefix-map is in the command.
+	if (cd "$CLONE" && eval "$(dpkg-buildflags --export=sh)" &&
+		make -n BUILDDIR="$T/bf-n" "$T/bf-n/obj/util.o") 2>/dev/null |
+		grep -q -- '-ffile-prefix-map'; then
+		ok "buildflags-dpkg-reach-compiler"
+	else
+		bad "buildflags-dpkg-reach-compiler" "dpkg-buildflags' CFLAGS are not in the compile command"
+	fi
+fi
 echo "deps: $P passed, $F failed"
 [ "$F" -eq 0 ]
