@@ -11,6 +11,8 @@
  * caller (-EBADMSG) and replaced on the next save; it is never fatal.
  */
 
+#include "zram.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,5 +96,7 @@ struct dev_live {
 };
 int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
 		  unsigned n_live);
+/* A device's live figures from its mm_stat (incompressible: UINT64_MAX = unknown). */
+void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incompressible);
 
 #endif

@@ -478,7 +478,7 @@ static void run_status(const struct args *a, const struct probed *p)
 
 /* --once on one device: algorithms before disksize, the daemon's pass, the report. */
 static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const struct config *cfg,
-		       int *adv_fd)
+		       int *adv_fd, struct device_report *rep_out)
 {
 	struct device_report rep;
 	struct dev_config dc;
@@ -507,11 +507,77 @@ static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	fflush(stdout);
 	if (dc.algos_auto && d->initialized && !ctx->dry_run)
 		refresh_advice(ctx->root_fd, d, &dc, adv_fd);
+	*rep_out = rep;
 	return r;
+}
+
+/* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
+struct once_history {
+	struct state st;
+	int dir_fd;
+	struct dev_live live[MAX_DEVICES];
+	unsigned n_live;
+};
+
+static void history_open(struct once_history *h)
+{
+	char dir[STATE_DIR_MAX];
+	int r;
+
+	h->dir_fd = -1;
+	r = state_dir_path(dir, sizeof(dir));
+	if (r == 0)
+		r = state_dir_open(dir, true);
+	if (r < 0) {
+		log_warning("state directory %s: %s; this pass is not added to the totals",
+			    r == -ENAMETOOLONG ? "(path too long)" : dir, strerror(-r));
+		return;
+	}
+	h->dir_fd = r;
+	r = state_load(&h->st, h->dir_fd);
+	if (r < 0 && r != -ENOENT)
+		log_warning("%s/state: %s; starting from zero", dir, strerror(-r));
+}
+
+/* One device's pass: its totals (pass_summarize, state_add_pass) and its live figures. */
+static void history_add(struct once_history *h, const struct zram_dev *d,
+			const struct device_report *rep, int r)
+{
+	struct pass_summary sum;
+	struct dev_totals *t;
+
+	if (rep->skipped || !rep->initialized)
+		return;
+	pass_summarize(rep, &sum);
+	t = h->dir_fd >= 0 ? state_get(&h->st, d->name) : NULL;
+	if (t)
+		state_add_pass(t, sum.pages, sum.saved, sum.freed, rep->new_incompressible,
+			       sum.kernel_ns, r < 0, (uint64_t)time(NULL));
+	if (h->n_live < MAX_DEVICES)
+		dev_live_fill(&h->live[h->n_live++], d,
+			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
+}
+
+static void history_save(struct once_history *h, const struct config *cfg)
+{
+	int r;
+
+	if (h->dir_fd >= 0) {
+		r = state_save(&h->st, h->dir_fd);
+		if (r < 0)
+			log_warning("state: cannot save: %s", strerror(-r));
+		close(h->dir_fd);
+	}
+	if (*cfg->metrics_file) {
+		r = metrics_write(cfg->metrics_file, &h->st, h->live, h->n_live);
+		if (r < 0)
+			log_warning("metrics-file %s: %s", cfg->metrics_file, strerror(-r));
+	}
 }
 
 static int run_once(const struct args *a, const struct config *cfg, struct probed *p, int ret)
 {
+	static struct once_history h;
 	struct pass_ctx ctx;
 	int adv_fd = -EBADF;
 
@@ -519,9 +585,19 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	ctx.dry_run = a->dry_run;
 	if (host_read_meminfo(p->root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
 		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
-	for (unsigned i = 0; i < p->ndev; i++)
-		if (once_device(&ctx, &p->devs[i], cfg, &adv_fd) < 0)
+	if (!ctx.dry_run)
+		history_open(&h);
+	for (unsigned i = 0; i < p->ndev; i++) {
+		struct device_report rep = { 0 };
+		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &rep);
+
+		if (r < 0)
 			ret = EXIT_RUNTIME;
+		if (!ctx.dry_run)
+			history_add(&h, &p->devs[i], &rep, r);
+	}
+	if (!ctx.dry_run)
+		history_save(&h, cfg);
 	if (adv_fd >= 0)
 		close(adv_fd);
 	if (p->ndev > 0 && p->unsupported == p->ndev)

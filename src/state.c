@@ -635,3 +635,14 @@ out:
 	free(b.p);
 	return r;
 }
+
+void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incompressible)
+{
+	memset(l, 0, sizeof(*l));
+	(void)str_printf(l->name, sizeof(l->name), "%s", d->name);
+	l->orig_data_size = d->mm.v[MM_ORIG_DATA_SIZE];
+	l->compr_data_size = d->mm.v[MM_COMPR_DATA_SIZE];
+	l->mem_used_total = d->mm.v[MM_MEM_USED_TOTAL];
+	l->huge_pages = d->mm.v[MM_HUGE_PAGES];
+	l->incompressible = incompressible;
+}

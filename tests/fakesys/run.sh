@@ -179,6 +179,8 @@ run_test() {
 	(
 		T=$TMP/$name
 		R=$T/root
+		# --once keeps totals there: each test starts without any.
+		export ZRAM_RECOMPD_STATE_DIR=$T/no-state
 		cd "$T" || exit 1
 		: >"$T/conf"
 		"$fn" "$@"
@@ -307,6 +309,30 @@ t_once_version() {
 for v in $VERSIONS; do
 	run_test "once-$v" t_once_version "$v"
 done
+
+# --once keeps history (issue 13): the totals in the state directory and the metrics
+# textfile, as a daemon pass does; --dry-run changes neither.
+t_once_history() {
+	build_version_root "$R" 6.12
+	conf '[global]' "metrics-file = $T/metrics.prom"
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro --once
+	expect_rc 0
+	expect_content "$T/err"
+	grep -q '^zram0 passes=1 pages_attempted=[1-9]' "$T/state/state" ||
+		die "state: no pass counted: $(oneline "$T/state/state")"
+	expect_has "$T/metrics.prom" 'zram_recompd_passes_total{device="zram0"} 1'
+	expect_has "$T/metrics.prom" 'zram_recompd_compr_data_bytes{device="zram0"}'
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro --once
+	expect_rc 0
+	expect_count "$T/state/state" 'zram0 passes=2 ' 1
+	expect_has "$T/metrics.prom" 'zram_recompd_passes_total{device="zram0"} 2'
+	cp "$T/state/state" "$T/state.before"
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro --once --dry-run
+	expect_rc 0
+	cmp -s "$T/state/state" "$T/state.before" || die "--dry-run changed the totals"
+	expect_has "$T/metrics.prom" 'zram_recompd_passes_total{device="zram0"} 2'
+}
+run_test once-history t_once_history
 
 # compact=auto with fragmentation below 10 %: no compaction.
 t_compact_auto_low() {
