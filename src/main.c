@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -233,9 +234,14 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 
 static char main_path[4096], dropins[4096];
 
-static int load_config(const struct args *a, struct config *cfg, bool report_ok)
+/*
+ * The configuration: --config FILE (which must exist: -ENOENT, named) or the default path
+ * (absent: the defaults). quiet: errors are not printed (status warns in one line).
+ */
+static int load_config(const struct args *a, struct config *cfg, bool report_ok, bool quiet)
 {
 	struct config_errors errs = { 0 };
+	struct stat stt;
 	int r;
 
 	if (a->config)
@@ -247,13 +253,18 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok)
 		return -ENAMETOOLONG;
 	}
 	config_init(cfg);
+	if (a->config && stat(main_path, &stt) < 0 && errno == ENOENT) {
+		if (!quiet)
+			log_error("%s: no such configuration file", main_path);
+		return -ENOENT;
+	}
 	r = config_load(cfg, main_path, dropins, &errs);
-	for (unsigned i = 0; i < errs.n; i++)
+	for (unsigned i = 0; i < errs.n && !quiet; i++)
 		fprintf(stderr, "%s\n", errs.msg[i]);
-	if (errs.dropped)
+	if (errs.dropped && !quiet)
 		fprintf(stderr, "(%u more errors)\n", errs.dropped);
 	if (r < 0 || errs.n) {
-		if (!errs.n)
+		if (!errs.n && !quiet)
 			log_error("%s: %s", main_path, strerror(-r));
 		return r < 0 ? r : -EINVAL;
 	}
@@ -402,7 +413,7 @@ static int run_daemon(const struct args *a, struct config *cfg)
 	struct manager_opts mo = { 0 };
 	int root_fd, r;
 
-	if (load_config(a, cfg, false) < 0)
+	if (load_config(a, cfg, false, false) < 0)
 		return EXIT_USAGE;
 	if (open_root(a, &root_fd) < 0)
 		return EXIT_RUNTIME;
@@ -614,16 +625,21 @@ static int run(const struct args *a)
 	if (!a->check_config && !a->print_config && !a->once && !a->status)
 		return run_daemon(a, &cfg);
 	if (a->check_config || a->print_config || a->once) {
-		r = load_config(a, &cfg, a->check_config);
+		r = load_config(a, &cfg, a->check_config, false);
 		if (a->check_config)
-			return r < 0 ? EXIT_RUNTIME : EXIT_OK;
+			/* A missing --config file is a usage error, a bad one a failed check. */
+			return r == -ENOENT ? EXIT_USAGE : r < 0 ? EXIT_RUNTIME : EXIT_OK;
 		if (r < 0)
 			return EXIT_USAGE;
 		if (a->print_config) {
 			config_print(&cfg, stdout);
 			return EXIT_OK;
 		}
-	} else {
+	} else if (load_config(a, &cfg, false, true) < 0) {
+		/* status still reports the devices, with a one-line warning. */
+		log_warning("%s: the configuration is not valid (zram-recompd --check-config "
+			    "lists why); status uses the defaults",
+			    main_path);
 		config_init(&cfg);
 	}
 	r = probe_all(a, &cfg, &p, &ret);

@@ -1138,12 +1138,31 @@ t_check_config_ok() {
 run_test check-config-ok t_check_config_ok
 
 # An absent main file means "all defaults" (the package may not ship one).
+# A --config FILE that does not exist is a usage error naming it (exit 2), for every
+# command that reads the configuration; the default path may be absent (defaults).
 t_check_config_absent() {
 	zr --config "$T/nonexistent.conf" --check-config
-	expect_rc 0
-	expect_content "$T/out" "configuration OK"
+	expect_rc 2
+	expect_content "$T/out"
+	expect_content "$T/err" "zram-recompd: error: $T/nonexistent.conf: no such configuration file"
+	zr --config "$T/nonexistent.conf" --print-config
+	expect_rc 2
+	zr --sysroot "$R" --config "$T/nonexistent.conf" --once
+	expect_rc 2
 }
 run_test check-config-absent-file t_check_config_absent
+
+# status reports the devices even with a broken configuration, warning once.
+t_status_bad_config() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'passes = idel' 'compact = sometimes'
+	zro status
+	expect_rc 0
+	expect_has "$T/out" "zram0"
+	expect_count "$T/err" "the configuration is not valid" 1
+	[ "$(wc -l <"$T/err")" = 1 ] || die "more than one line on stderr: $(oneline "$T/err")"
+}
+run_test status-bad-config t_status_bad_config
 
 t_check_config_error() {
 	local line=$1
@@ -1205,7 +1224,8 @@ t_print_config_roundtrip() {
 	zr --config "$T/printed.conf" --print-config
 	expect_rc 0
 	cmp -s "$T/out" "$T/printed.conf" || die "--print-config of its own output differs"
-	# Defaults print as a loadable file too.
+	# Defaults (an empty file) print as a loadable file too.
+	: >"$T/none.conf"
 	zr --config "$T/none.conf" --print-config
 	expect_rc 0
 	cp "$T/out" "$T/defaults.conf"
