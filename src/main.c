@@ -16,7 +16,13 @@
 #include "host.h"
 #include "zram.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <lz4.h>
+#include <systemd/sd-event.h>
+#include <zlib.h>
+#include <zstd.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -135,6 +141,29 @@ static int add_device(struct args *a, const char *name)
 }
 
 /* One option of getopt_long(). Returns -1 to continue, or an exit code. */
+/*
+ * The version, and the libraries this process runs with (not those it was built
+ * against): what a bug report needs. libsystemd has no version call; the file the dynamic
+ * linker loaded names it (libsystemd.so.0.35.0 is systemd 252). The LZO1X encoder is this
+ * program's own, so no liblzo2.
+ */
+static void print_version(FILE *f)
+{
+	char path[PATH_MAX];
+	const char *sd = "unknown";
+	Dl_info info;
+
+	if (dladdr((void *)sd_event_new, &info) && info.dli_fname &&
+	    realpath(info.dli_fname, path)) {
+		const char *base = strrchr(path, '/');
+
+		sd = base ? base + 1 : path;
+	}
+	fprintf(f, "zram-recompd %s\n", VERSION);
+	fprintf(f, "liblz4 %s, libzstd %s, zlib %s, libsystemd %s\n", LZ4_versionString(),
+		ZSTD_versionString(), zlibVersion(), sd);
+}
+
 static int take_option(struct args *a, int c, char **argv)
 {
 	switch (c) {
@@ -168,7 +197,7 @@ static int take_option(struct args *a, int c, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	case OPT_VERSION:
-		printf("zram-recompd %s\n", VERSION);
+		print_version(stdout);
 		return EXIT_OK;
 	case '?':
 	default:

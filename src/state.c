@@ -568,6 +568,11 @@ static uint64_t field_at(const void *base, size_t off)
 static int format_metrics(struct obuf *b, const struct state *s, const struct dev_live *live,
 			  unsigned n_live)
 {
+	/* Which program wrote the file: dashboards tell versions apart by this label. */
+	obuf_printf(b, "# HELP zram_recompd_build_info The zram-recompd version that wrote this file.\n"
+		       "# TYPE zram_recompd_build_info gauge\n"
+		       "zram_recompd_build_info{version=\"%s\"} 1\n",
+		    VERSION);
 	for (size_t m = 0; m < ARRAY_SIZE(metrics); m++) {
 		bool is_live = metrics[m].src == M_LIVE || metrics[m].src == M_LIVE_OPT;
 		unsigned n = is_live ? n_live : s->n;

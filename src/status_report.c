@@ -207,7 +207,9 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st)
 {
 	if (json) {
-		fputs("{\"kernel\":", f);
+		fputs("{\"version\":", f);
+		json_print_string(f, VERSION);
+		fputs(",\"kernel\":", f);
 		json_print_string(f, release);
 		fputs(",\"devices\":[", f);
 		for (unsigned i = 0; i < n; i++) {

@@ -1262,6 +1262,9 @@ t_usage() {
 	zr --version
 	expect_rc 0
 	expect_has "$T/out" "zram-recompd "
+	# the libraries it runs with, as the linker loaded them
+	grep -Eq '^liblz4 [0-9]+\.[0-9]+\.[0-9]+, libzstd [0-9]+\.[0-9]+\.[0-9]+, zlib [0-9.]+, libsystemd libsystemd\.so\.0(\.[0-9]+)*$' "$T/out" ||
+		die "--version: no library versions: $(oneline "$T/out")"
 }
 run_test usage-errors t_usage
 

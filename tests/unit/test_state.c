@@ -736,6 +736,9 @@ static void test_save_rejects_invalid_state(void **arg)
 /* ---- metrics ---- */
 
 static const char metrics_golden[] =
+	"# HELP zram_recompd_build_info The zram-recompd version that wrote this file.\n"
+	"# TYPE zram_recompd_build_info gauge\n"
+	"zram_recompd_build_info{version=\"" VERSION "\"} 1\n"
 	"# HELP zram_recompd_passes_total Completed recompression passes.\n"
 	"# TYPE zram_recompd_passes_total counter\n"
 	"zram_recompd_passes_total{device=\"zram0\"} 3\n"
@@ -892,7 +895,10 @@ static void test_metrics_seconds_format(void **arg)
 	}
 }
 
-/* No devices at all: every family still has HELP and TYPE, no samples, final newline. */
+/*
+ * No devices at all: every family still has HELP and TYPE, no samples, final newline; the
+ * build_info sample names the version.
+ */
 static void test_metrics_empty(void **arg)
 {
 	char path[PATH_MAX];
@@ -907,12 +913,16 @@ static void test_metrics_empty(void **arg)
 	out = fr_read("e.prom");
 	assert_true(strlen(out) > 0);
 	assert_int_equal(out[strlen(out) - 1], '\n');
+	p = strstr(out, "zram_recompd_build_info{version=\"" VERSION "\"} 1\n");
+	assert_non_null(p);
 	for (p = out; *p; p = strchr(p, '\n') + 1) {
+		if (strncmp(p, "zram_recompd_build_info{", 24) == 0)
+			continue;
 		assert_true(strncmp(p, "# HELP ", 7) == 0 || strncmp(p, "# TYPE ", 7) == 0);
 		lines++;
 	}
-	assert_int_equal(lines, 13 * 2);
-	assert_null(strchr(out, '{'));
+	assert_int_equal(lines, 14 * 2);
+	assert_null(strchr(strstr(out, "} 1\n") + 4, '{'));
 }
 
 static void test_metrics_errors(void **arg)
