@@ -7,6 +7,7 @@ PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
+BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion 2>/dev/null || echo $(PREFIX)/share/bash-completion/completions)
 SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 DESTDIR ?=
 
@@ -176,11 +177,13 @@ MANPAGES := docs/zram-recompd.8 docs/zram-recompd.conf.5
 UNITS := systemd/zram-recompd.service systemd/zram-recompd-once.service \
 	systemd/zram-recompd-once.timer systemd/systemd-zram-setup@.service.d/zram-recompd.conf
 CONFIG := etc/zram-recompd.conf
+COMPLETION := etc/completion/zram-recompd
 
-install: $(MANPAGES) $(UNITS) $(CONFIG) $(BIN)
+install: $(MANPAGES) $(UNITS) $(CONFIG) $(COMPLETION) $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/zram-recompd
 	install -D -m 0644 docs/zram-recompd.8 $(DESTDIR)$(MANDIR)/man8/zram-recompd.8
 	install -D -m 0644 docs/zram-recompd.conf.5 $(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
+	install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/zram-recompd
 	# never overwrite an admin's configuration
 	[ -e $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf ] || \
 		install -D -m 0644 $(CONFIG) $(DESTDIR)$(SYSCONFDIR)/zram-recompd.conf
@@ -196,7 +199,7 @@ install: $(MANPAGES) $(UNITS) $(CONFIG) $(BIN)
 # The configuration in $(SYSCONFDIR) stays: it may hold the admin's changes.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/zram-recompd $(DESTDIR)$(MANDIR)/man8/zram-recompd.8 \
-		$(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5
+		$(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5 $(DESTDIR)$(BASHCOMPDIR)/zram-recompd
 	for u in $(UNITS); do rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; done
 	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" 2>/dev/null || true
 

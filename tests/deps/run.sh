@@ -143,7 +143,8 @@ install_into() {
 	d=$1
 	shift
 	(cd "$CLONE" && make install CC="$T/bin/stubcc" DESTDIR="$d" PREFIX=/usr/local \
-		SYSCONFDIR=/etc SYSTEMDUNITDIR=$UNITDIR "$@") >"$T/install.out" 2>&1
+		SYSCONFDIR=/etc SYSTEMDUNITDIR=$UNITDIR \
+		BASHCOMPDIR=/usr/local/share/bash-completion/completions "$@") >"$T/install.out" 2>&1
 }
 # What must be installed (mode, path below DESTDIR); the units: every tracked file under
 # systemd/, at the same path below the unit directory.
@@ -151,6 +152,7 @@ install_into() {
 	echo "755 usr/local/sbin/zram-recompd"
 	echo "644 usr/local/share/man/man8/zram-recompd.8"
 	echo "644 usr/local/share/man/man5/zram-recompd.conf.5"
+	echo "644 usr/local/share/bash-completion/completions/zram-recompd"
 	echo "644 etc/zram-recompd.conf"
 	(cd "$TOP" && git ls-files systemd) | sed "s,^systemd/,644 ${UNITDIR#/}/,"
 } | LC_ALL=C sort >"$T/install.want"

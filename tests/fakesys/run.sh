@@ -1268,6 +1268,35 @@ t_usage() {
 }
 run_test usage-errors t_usage
 
+# bash completion (etc/completion/zram-recompd) with stand-ins for bash-completion's
+# helpers: subcommands and options, device names from /sys/block, advise's own options.
+t_bash_completion() {
+	local out
+	out=$(bash -c '
+		_init_completion() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+			words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+		_filedir() { COMPREPLY=(FILES); }
+		complete() { :; }
+		. "$1"
+		try() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _zram_recompd
+			echo "$*: ${COMPREPLY[*]}"; }
+		try zram-recompd st
+		try zram-recompd --dry
+		try zram-recompd --config x
+		try zram-recompd advise --sa
+		try zram-recompd advise --primary zs
+		try zram-recompd status --js
+	' sh "$HERE/../../etc/completion/zram-recompd" 2>&1)
+	printf '%s\n' "$out" >"$T/out"
+	expect_has "$T/out" "zram-recompd st: status"
+	expect_has "$T/out" "zram-recompd --dry: --dry-run"
+	expect_has "$T/out" "zram-recompd --config x: FILES"
+	expect_has "$T/out" "zram-recompd advise --sa: --samples --save"
+	expect_has "$T/out" "zram-recompd advise --primary zs: zstd"
+	expect_has "$T/out" "zram-recompd status --js: --json"
+}
+run_test bash-completion t_bash_completion
+
 # The sysroot can come from the environment.
 t_env_sysroot() {
 	build_version_root "$R" 6.12
