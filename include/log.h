@@ -13,6 +13,8 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 enum log_level {
 	LOG_LVL_ERR = 3,
@@ -30,6 +32,23 @@ enum log_level log_get_max_level(void);
 void log_setup(void);
 
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The summary line of a finished pass. Under systemd it goes to the journal with fields
+ * (MESSAGE_ID, ZRAM_DEVICE, ZRAM_SAVED_BYTES, ZRAM_FREED_BYTES, ZRAM_KERNEL_SECONDS,
+ * ZRAM_PASS_RESULT), so that `journalctl -u zram-recompd ZRAM_DEVICE=zram0` finds a
+ * device's passes; on a terminal it is the plain line.
+ */
+struct log_pass_fields {
+	const char *device;
+	int64_t saved, freed; /* bytes */
+	uint64_t kernel_ns;
+	bool failed; /* "pass failed" rather than "pass finished" */
+};
+#define LOG_MESSAGE_ID_PASS_FINISHED "259d1e18c4e64a0f9f3dfa58a4558ee4"
+#define LOG_MESSAGE_ID_PASS_FAILED "e8f500946cae4105b920aae42e463f09"
+void log_pass(const struct log_pass_fields *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_msg(LOG_LVL_ERR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_LVL_WARNING, __VA_ARGS__)

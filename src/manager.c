@@ -230,7 +230,12 @@ static void finish_job(struct manager *m, struct job *j)
 
 	if (j->advise)
 		report_advice(md, j);
-	log_info("%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
+	log_pass(&(struct log_pass_fields){ .device = md->dev.name,
+					    .saved = sum.saved,
+					    .freed = sum.freed,
+					    .kernel_ns = sum.kernel_ns,
+					    .failed = j->r < 0 },
+		 "%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
 		 " pages attempted%s; next in %" PRIu64 " s",
 		 md->dev.name, sum.interrupted ? " (interrupted)" : "", rep->n_passes,
 		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",

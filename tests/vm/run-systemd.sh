@@ -30,7 +30,8 @@ K=${1:-$VM_KERNEL_NEWEST}
 VM_LABEL=$K
 # In the order vmtest.sh runs them.
 CHECKS="systemd_boot systemd_verify systemd_zram_setup systemd_start systemd_sandbox
-	systemd_status systemd_configure systemd_pass systemd_events systemd_watchdog
+	systemd_status systemd_configure systemd_pass systemd_journal_fields systemd_events
+	systemd_watchdog
 	systemd_reload systemd_reload_invalid systemd_stop systemd_watchdog_long_pass
 	systemd_security"
 

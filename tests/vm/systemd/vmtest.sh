@@ -257,6 +257,16 @@ else
 	res FAIL systemd_pass "no pass on $Z saved anything within 60 s"
 	jlog | tail -n 20 | sed 's/^/[systemd] journal: /'
 fi
+# The pass summary carries journal fields (MESSAGE_ID "pass finished", ZRAM_DEVICE, ...).
+jf=$(journalctl -q --no-pager -o verbose -u "$U" "ZRAM_DEVICE=$Z" \
+	MESSAGE_ID=259d1e18c4e64a0f9f3dfa58a4558ee4 2>/dev/null)
+if echo "$jf" | grep -q "ZRAM_SAVED_BYTES=[1-9]" && echo "$jf" | grep -q "ZRAM_PASS_RESULT=finished" &&
+	echo "$jf" | grep -q "ZRAM_KERNEL_SECONDS=[0-9]"; then
+	res PASS systemd_journal_fields "journalctl -u $U ZRAM_DEVICE=$Z: $(echo "$jf" |
+		grep -c 'ZRAM_PASS_RESULT=') pass records with fields"
+else
+	res FAIL systemd_journal_fields "no pass record with fields: $(echo "$jf" | head -n 12 | tr '\n' ' ')"
+fi
 # The sandbox must not have cost the PSI trigger or the uevent socket.
 if jlog | grep -qE "PSI memory trigger unavailable|kernel uevents unavailable"; then
 	res FAIL systemd_events "$(jlog | grep -E "unavailable" | head -n 1)"
