@@ -59,22 +59,9 @@ static const char *level_name(enum log_level lvl)
 	return "log";
 }
 
-void log_msg(enum log_level lvl, const char *fmt, ...)
+/* The line for stderr: sd-daemon priority prefix under systemd, program name otherwise. */
+static void emit(enum log_level lvl, const char *buf)
 {
-	int saved = errno;
-	char buf[1024];
-	va_list ap;
-
-	if (lvl > max_level)
-		goto out;
-	if (to_journal < 0)
-		log_setup();
-
-	va_start(ap, fmt);
-	errno = saved; /* so that %m works */
-	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-
 	/* One fprintf per line keeps lines whole when several threads log. */
 	if (to_journal)
 		fprintf(stderr, "<%d>%s\n", (int)lvl, buf);
@@ -82,7 +69,31 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 		fprintf(stderr, "zram-recompd: %s\n", buf);
 	else
 		fprintf(stderr, "zram-recompd: %s: %s\n", level_name(lvl), buf);
-out:
+}
+
+/* Whether lvl is logged at all (and the journal test done once). */
+static bool wanted(enum log_level lvl)
+{
+	if (lvl > max_level)
+		return false;
+	if (to_journal < 0)
+		log_setup();
+	return true;
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	int saved = errno;
+	char buf[1024];
+	va_list ap;
+
+	if (wanted(lvl)) {
+		va_start(ap, fmt);
+		errno = saved; /* so that %m works */
+		(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		emit(lvl, buf);
+	}
 	errno = saved;
 }
 
@@ -93,10 +104,8 @@ void log_pass(const struct log_pass_fields *f, const char *fmt, ...)
 	char buf[1024];
 	va_list ap;
 
-	if (lvl > max_level)
-		goto out;
-	if (to_journal < 0)
-		log_setup();
+	if (!wanted(lvl))
+		return;
 	va_start(ap, fmt);
 	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -108,7 +117,6 @@ void log_pass(const struct log_pass_fields *f, const char *fmt, ...)
 			    "ZRAM_SAVED_BYTES=%" PRId64, f->saved, "ZRAM_FREED_BYTES=%" PRId64,
 			    f->freed, "ZRAM_KERNEL_SECONDS=%.3f", (double)f->kernel_ns / 1e9,
 			    "ZRAM_PASS_RESULT=%s", f->failed ? "failed" : "finished", NULL) < 0)
-		log_msg(lvl, "%s", buf);
-out:
+		emit(lvl, buf);
 	errno = saved;
 }
