@@ -262,12 +262,31 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok)
 	return 0;
 }
 
+/*
+ * An empty root is refused, not taken as "/": `--sysroot "$DIR"` with DIR unset would
+ * otherwise act on the host. Returns -1 when the root is usable, or EXIT_USAGE.
+ */
+static int check_sysroot(const struct args *a)
+{
+	const char *env = secure_getenv("ZRAM_RECOMPD_SYSROOT");
+
+	if (a->sysroot && !*a->sysroot) {
+		log_error("--sysroot: empty directory name (use --sysroot / for the host)");
+		return EXIT_USAGE;
+	}
+	if (!a->sysroot && env && !*env) {
+		log_error("ZRAM_RECOMPD_SYSROOT is set but empty (unset it for the host)");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 static int open_root(const struct args *a, int *root_fd)
 {
 	const char *root = a->sysroot ? a->sysroot : secure_getenv("ZRAM_RECOMPD_SYSROOT");
 	int r;
 
-	if (!root || !*root)
+	if (!root)
 		root = "/";
 	r = sysfs_open_root(root, root_fd);
 	if (r < 0)
@@ -568,6 +587,9 @@ int main(int argc, char **argv)
 
 	log_setup();
 	r = parse_args(argc, argv, &a, &advise_at);
+	if (r >= 0)
+		return r;
+	r = check_sysroot(&a);
 	if (r >= 0)
 		return r;
 	if (advise_at) {

@@ -1234,5 +1234,22 @@ t_env_sysroot() {
 }
 run_test env-sysroot t_env_sysroot
 
+# An empty root is a mistake, never "/" (issue 11 #4): --once would write to the host's /sys.
+t_empty_sysroot() {
+	zr --sysroot "" --config "$T/conf" --once --dry-run
+	expect_rc 2
+	[ "$(wc -l <"$T/err")" = 1 ] || die "not one line: $(oneline "$T/err")"
+	expect_has "$T/err" "sysroot"
+	ZRAM_RECOMPD_SYSROOT='' zr --config "$T/conf" status
+	expect_rc 2
+	[ "$(wc -l <"$T/err")" = 1 ] || die "not one line: $(oneline "$T/err")"
+	expect_has "$T/err" "ZRAM_RECOMPD_SYSROOT"
+	# --sysroot still wins over the variable, even an empty one.
+	build_version_root "$R" 6.12
+	ZRAM_RECOMPD_SYSROOT='' zr --sysroot "$R" --config "$T/conf" status
+	expect_rc 0
+}
+run_test empty-sysroot t_empty_sysroot
+
 echo "fakesys: $NPASS passed, $NFAIL failed"
 [ "$NFAIL" = 0 ]
