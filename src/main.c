@@ -16,6 +16,7 @@
 #include "host.h"
 #include "zram.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -98,6 +99,31 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+/*
+ * Whether arg is a long option that takes the next argument as its value: "--config" or
+ * any abbreviation getopt_long() accepts ("--conf"), but not "--config=FILE".
+ */
+static bool takes_next_arg(const char *arg)
+{
+	const struct option *found = NULL;
+	size_t len;
+	int matches = 0;
+
+	if (strncmp(arg, "--", 2) != 0 || !arg[2] || strchr(arg, '='))
+		return false;
+	arg += 2;
+	len = strlen(arg);
+	for (const struct option *o = long_opts; o->name; o++) {
+		if (strncmp(o->name, arg, len) != 0)
+			continue;
+		if (strlen(o->name) == len)
+			return o->has_arg == required_argument; /* exact match wins */
+		found = o;
+		matches++;
+	}
+	return matches == 1 && found->has_arg == required_argument;
+}
+
 /* Index of the "advise" subcommand in argv (0: none); it takes the rest of the line. */
 static int find_advise(int argc, char **argv)
 {
@@ -105,8 +131,7 @@ static int find_advise(int argc, char **argv)
 		if (strcmp(argv[i], "advise") == 0)
 			return i;
 		/* the value of an option is not a subcommand */
-		if (strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--sysroot") == 0 ||
-		    strcmp(argv[i], "--device") == 0)
+		if (takes_next_arg(argv[i]))
 			i++;
 	}
 	return 0;
@@ -171,7 +196,8 @@ static int take_option(struct args *a, int c, char **argv)
 		return EXIT_OK;
 	case '?':
 	default:
-		if (optopt)
+		/* A long option's optopt is its value (OPT_*), not a character: name it. */
+		if (optopt > 0 && optopt < 0x100 && isprint(optopt))
 			log_error("unknown or incomplete option '-%c'; see --help", optopt);
 		else
 			log_error("unknown or incomplete option '%s'; see --help",

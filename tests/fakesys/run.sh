@@ -1147,6 +1147,38 @@ t_check_config_dropin() {
 }
 run_test check-config-dropin-error t_check_config_dropin
 
+# A NUL byte ends nothing: its line is an error of its own and the next line is read as
+# usual, not swallowed as the rest of a "line too long" (issue 11 #10).
+t_check_config_nul() {
+	printf '[global]\ncompact = ne\000ver\nbogus-key = 1\ninterval-sec = 60\n' >"$T/conf"
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_has "$T/err" "$T/conf:2: NUL byte"
+	expect_has "$T/err" "$T/conf:3: unknown key 'bogus-key'"
+	expect_not "$T/err" "too long"
+	expect_count "$T/err" "$T/conf:" 2
+}
+run_test check-config-nul-byte t_check_config_nul
+
+# A FIFO (or any other non-regular file) is refused at once, not waited on (issue 11 #10).
+t_check_config_fifo() {
+	mkfifo "$T/fifo.conf"
+	timeout -k 2 5 "$BIN" --config "$T/fifo.conf" --check-config >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO"
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_has "$T/err" "$T/fifo.conf: not a regular file"
+	# A FIFO drop-in is skipped like any other non-regular entry.
+	mkdir -p "$T/d.conf.d"
+	printf '[global]\n' >"$T/d.conf"
+	mkfifo "$T/d.conf.d/10-fifo.conf"
+	timeout -k 2 5 "$BIN" --config "$T/d.conf" --check-config >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO drop-in"
+	expect_rc 0
+}
+run_test check-config-fifo t_check_config_fifo
+
 # --once refuses to run on a bad configuration (exit 2, nothing written).
 t_once_bad_config() {
 	build_version_root "$R" 6.12
@@ -1218,6 +1250,33 @@ t_usage() {
 	expect_has "$T/out" "zram-recompd "
 }
 run_test usage-errors t_usage
+
+# A long option without its argument names the option in one printable line (issue 11 #10;
+# getopt_long's optopt for it is the option's value, 0x100 and up, not a character).
+t_usage_missing_arg() {
+	local o
+	for o in --config --sysroot --device; do
+		zr "$o"
+		expect_rc 2
+		[ "$(wc -l <"$T/err")" = 1 ] || die "$o: not one line: $(oneline "$T/err")"
+		LC_ALL=C grep -q '[^[:print:]]' "$T/err" && die "$o: unprintable byte in: $(oneline "$T/err")"
+		expect_has "$T/err" "'$o'"
+	done
+}
+run_test usage-missing-argument t_usage_missing_arg
+
+# "advise" as the value of an abbreviated option (--conf for --config) is not the subcommand.
+t_usage_advise_value() {
+	printf '[global]\ncompact = never\n' >"$T/advise"
+	cd "$T" || die "cd $T"
+	zr --conf advise --check-config
+	expect_rc 0
+	expect_content "$T/out" "configuration OK"
+	zr --sys advise --conf advise --check-config
+	expect_rc 0
+	expect_content "$T/out" "configuration OK"
+}
+run_test usage-advise-as-option-value t_usage_advise_value
 
 # The sysroot can come from the environment.
 t_env_sysroot() {
