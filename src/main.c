@@ -324,8 +324,9 @@ static int open_root(const struct args *a, int *root_fd)
 static int select_devices(int root_fd, const struct args *a, const struct config *cfg,
 			  unsigned *ids, unsigned *n)
 {
-	unsigned present[MAX_DEVICES];
-	int np = sysfs_list_zram(root_fd, present, MAX_DEVICES);
+	unsigned *present = NULL, skipped = 0, first_skipped = 0;
+	int np = sysfs_list_zram(root_fd, &present);
+	int ret = -1;
 
 	*n = 0;
 	if (np == -ENOENT)
@@ -340,22 +341,34 @@ static int select_devices(int root_fd, const struct args *a, const struct config
 		return EXIT_NO_DEVICE;
 	}
 	if (a->n_devices) {
-		for (unsigned i = 0; i < a->n_devices; i++) {
+		for (unsigned i = 0; i < a->n_devices && ret < 0; i++) {
 			bool found = false;
 
 			for (int j = 0; j < np; j++)
 				found |= present[j] == a->devices[i];
 			if (!found) {
 				log_error("zram%u: no such device", a->devices[i]);
-				return EXIT_NO_DEVICE;
+				ret = EXIT_NO_DEVICE;
+			} else {
+				ids[(*n)++] = a->devices[i];
 			}
-			ids[(*n)++] = a->devices[i];
 		}
-		return -1;
+		free(present);
+		return ret;
 	}
-	for (int j = 0; j < np; j++)
-		if (config_device_selected(cfg, present[j]))
+	/* In numeric order; past the documented cap, the rest are named in a warning. */
+	for (int j = 0; j < np; j++) {
+		if (!config_device_selected(cfg, present[j]))
+			continue;
+		if (*n < MAX_DEVICES)
 			ids[(*n)++] = present[j];
+		else if (!skipped++)
+			first_skipped = present[j];
+	}
+	if (skipped)
+		log_warning("at most %d devices are handled: %u more from zram%u up are not",
+			    MAX_DEVICES, skipped, first_skipped);
+	free(present);
 	if (*n == 0) {
 		log_error("none of the zram devices present is selected by 'devices'");
 		return EXIT_NO_DEVICE;

@@ -84,6 +84,7 @@ struct manager {
 
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
+	unsigned skipped_warned;       /* devices past CFG_MAX_DEVICES last warned about */
 	int state_dir_fd;
 	struct state st;
 	bool state_ok;

@@ -913,6 +913,28 @@ t_devices_config_none_present() {
 }
 run_test devices-config-none-present t_devices_config_none_present
 
+# More than 64 devices: the 64 lowest-numbered, whatever order readdir gives, and a warning
+# for the rest (issue 11 #3: of 70, zram6, 43, 48 ... were skipped without a word).
+t_many_devices() {
+	local i
+	fr_new "$R" 6.12
+	for i in $(seq 0 69 | shuf --random-source=<(yes)); do
+		fr_dev "$R" 6.12 "$i"
+	done
+	zro --once --dry-run
+	expect_rc 0
+	expect_has "$T/err" "at most 64 devices are handled: 6 more from zram64 up are not"
+	for i in 0 6 43 48 52 60 61 63; do
+		expect_has "$T/out" "zram$i: "
+	done
+	expect_not "$T/out" "zram64:"
+	expect_not "$T/out" "zram69:"
+	zro --once --dry-run --device zram69
+	expect_rc 0
+	expect_has "$T/out" "zram69: "
+}
+run_test many-devices t_many_devices
+
 # 7. initialized device whose secondary list differs from the configuration ---------------------
 
 t_algo_list_differs() {
