@@ -22,7 +22,8 @@ void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 
 static bool stop_requested(const struct pass_ctx *ctx)
 {
-	return ctx->stop && *ctx->stop;
+	/* Atomic: the daemon's event loop sets it while the worker runs the pass. */
+	return ctx->stop && __atomic_load_n(ctx->stop, __ATOMIC_RELAXED);
 }
 
 static void sleep_ms(unsigned ms)
