@@ -77,6 +77,14 @@ int state_save(const struct state *s, int dir_fd);
 int state_write_file(int dir_fd, const char *name, const char *data, size_t len);
 
 /*
+ * Remove the temporary files "<name>.tmpXXXXXX" that an atomic replace of dir/name left
+ * behind when the process was killed between creating and renaming them (regular files
+ * only). For the start of the single writer of those files: a temp file of a save under
+ * way elsewhere would be removed too. Returns how many were removed, or -errno.
+ */
+int state_remove_stale_temps(int dir_fd, const char *name);
+
+/*
  * Read dir/name whole (not following a symlink, not blocking on a FIFO): -ENOENT when
  * missing, -EISDIR for a directory, -EBADMSG for another non-regular file or more than
  * max bytes. *ret_buf is malloc'd (free it) and not NUL-terminated.
@@ -94,5 +102,7 @@ struct dev_live {
 };
 int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
 		  unsigned n_live);
+/* state_remove_stale_temps() for the metrics file at path (absolute). */
+int metrics_remove_stale_temps(const char *path);
 
 #endif

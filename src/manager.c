@@ -455,6 +455,18 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	return 0;
 }
 
+static void remove_stale_temps(int dir_fd, const char *dir, const char *name)
+{
+	int r = state_remove_stale_temps(dir_fd, name);
+
+	if (r > 0)
+		log_info("%s/%s: removed %d temporary file%s left by an interrupted save", dir,
+			 name, r, r == 1 ? "" : "s");
+	else if (r < 0)
+		log_warning("%s: cannot remove temporary files of %s: %s", dir, name,
+			    strerror(-r));
+}
+
 /* The state directory and the totals kept in it (a missing one is not fatal). */
 static void open_state(struct manager *m)
 {
@@ -469,6 +481,9 @@ static void open_state(struct manager *m)
 		m->state_dir_fd = -1;
 		return;
 	}
+	/* Left by a save that a kill -9 or a crash cut short: nothing else writes here. */
+	remove_stale_temps(m->state_dir_fd, state_dir, "state");
+	remove_stale_temps(m->state_dir_fd, state_dir, ADVICE_FILE);
 	r = state_load(&m->st, m->state_dir_fd);
 	if (r == -EBADMSG)
 		log_warning("%s/state: unreadable or foreign content; starting from zero, "
@@ -601,6 +616,16 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	}
 	m->kconf = host_kconfig_idle_age(m->root_fd, &m->kv, m->release);
 	open_state(m);
+	if (*m->cfg.metrics_file) {
+		r = metrics_remove_stale_temps(m->cfg.metrics_file);
+		if (r > 0)
+			log_info("metrics-file %s: removed %d temporary file%s left by an "
+				 "interrupted write",
+				 m->cfg.metrics_file, r, r == 1 ? "" : "s");
+		else if (r < 0 && r != -ENOENT)
+			log_warning("metrics-file %s: cannot remove stale temporary files: %s",
+				    m->cfg.metrics_file, strerror(-r));
+	}
 	if (add_core_sources(m) < 0)
 		goto out;
 	add_optional_sources(m);

@@ -268,6 +268,28 @@ t_metrics_while_other_runs() {
 	[ "$(passes_logged zram0)" -ge 2 ] || die "fewer than 2 passes on zram0: $(oneline "$T/d.err")"
 }
 
+# Temp files a kill -9 left between creating and renaming a save are removed at start
+# (issue 11 #7); files that only look alike stay.
+t_stale_temps_removed() {
+	new_root
+	conf "${BASE_CONF[@]}" "metrics-file = $T/metrics.prom"
+	mkdir -p "$T/d.state"
+	echo partial >"$T/d.state/state.tmpAbC123"
+	echo partial >"$T/d.state/advice.tmp9zY8xW"
+	echo keep >"$T/d.state/state.tmp-keep"
+	echo partial >"$T/metrics.prom.tmpQwE789"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass in 8 s; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ ! -e "$T/d.state/state.tmpAbC123" ] && [ ! -e "$T/d.state/advice.tmp9zY8xW" ] ||
+		die "state directory temp files left: $(ls "$T/d.state" | tr '\n' ' ')"
+	[ ! -e "$T/metrics.prom.tmpQwE789" ] || die "metrics temp file left"
+	[ -e "$T/d.state/state.tmp-keep" ] || die "a file that is no temp file was removed"
+	grep -qF "metrics.prom: removed 1 temporary file left by an interrupted write" "$T/d.err" ||
+		die "removal not logged: $(oneline "$T/d.err")"
+}
+
 t_device_added() {
 	new_root
 	conf "${BASE_CONF[@]}"
@@ -481,7 +503,7 @@ t_state_persists() {
 # ---------------------------------------------------------------------------------------------
 
 TESTS=(passes_happen sighup_reload sigterm_mid_pass device_removed_mid_pass
-	metrics_while_other_runs device_added
+	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists)
 
