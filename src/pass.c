@@ -590,8 +590,16 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
 	if (st->began || ctx->dry_run)
 		return;
 	st->began = true;
-	if (nslots && bs_bitmap_alloc(&st->inc_before, nslots) == 0)
+	/* Sized by the slots block_state lists, up to the device's (never from disksize). */
+	bs_bitmap_init(&st->inc_before, nslots);
+	if (nslots)
 		read_bs(ctx, d, &st->bs0, &st->inc_before, &st->bs_ok);
+	if (st->inc_before.failed) {
+		log_warning("%s: block_state: %s; incompressible pages are estimated from "
+			    "huge-page deltas",
+			    d->name, strerror(ENOMEM));
+		st->bs_ok = false;
+	}
 	if (!st->bs_ok)
 		return;
 	rep->incompressible_before = st->bs0.incompressible;
@@ -810,9 +818,12 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		if (d->caps.writeback && st->bd_before != UINT64_MAX &&
 		    zram_read_bd_writes(ctx->root_fd, d->id, &bd_after) == 0)
 			rep->written_back = sat_sub_u64(bd_after, st->bd_before);
-		if (st->bs_ok && st->wrote &&
-		    bs_bitmap_alloc(&inc_after, st->inc_before.nbits) == 0)
+		if (st->bs_ok && st->wrote) {
+			bs_bitmap_init(&inc_after, st->inc_before.limit);
 			read_bs(ctx, d, &bs1, &inc_after, &bs_ok_after);
+			if (inc_after.failed)
+				bs_ok_after = false;
+		}
 	}
 	rep->after = d->mm;
 	for (unsigned i = 0; i < rep->n_passes; i++)
