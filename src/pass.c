@@ -492,11 +492,24 @@ static uint64_t step_unshrunk(const struct pass_report *pr, bool have_bs, const 
 	return sat_sub_u64(tried, done);
 }
 
+/*
+ * The report's entry for the next step, or NULL when all are in use: the array is bounded
+ * by its own size, not by the plan's step count (PASS_MAX_STEPS may grow past it).
+ */
+static struct pass_report *next_report(struct device_report *rep)
+{
+	if (rep->n_passes >= ARRAY_SIZE(rep->passes))
+		return NULL;
+	return &rep->passes[rep->n_passes++];
+}
+
 /* A step that is not written, with the reason, in the report. */
 static void skip_step(struct device_report *rep, const struct pass_step *step, enum batch_stop why)
 {
-	struct pass_report *pr = &rep->passes[rep->n_passes++];
+	struct pass_report *pr = next_report(rep);
 
+	if (!pr)
+		return;
 	memset(pr, 0, sizeof(*pr));
 	pr->type = step->type;
 	pr->priority = step->priority;
@@ -678,6 +691,8 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	struct bs_counts c0;
 	int r;
 
+	if (rep->n_passes >= ARRAY_SIZE(rep->passes))
+		return STEP_LAST; /* no entry left to account for another step */
 	if (step->fallback && !ctx->dry_run && st->left == 0) {
 		/* The previous priority shrank (or gave up on) all it tried. */
 		skip_step(rep, step, STOP_NOTHING);
@@ -707,7 +722,7 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 		   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest));
 	if (measure)
 		have_c0 = counts_now(ctx, d, st, &c0);
-	pr = &rep->passes[rep->n_passes++];
+	pr = next_report(rep); /* not NULL: checked above, one entry per step */
 	r = run_one_type(ctx, d, plan, step, pr, st->bs_ok ? &st->marks : NULL,
 			 sat_sub_u64(plan->pages_total, st->charged), step->fallback ? st->left : 0);
 	st->charged = sat_add_u64(st->charged, pr->pages_charged);

@@ -18,6 +18,7 @@
 #include "fakeroot.h"
 #include "pass.h"
 #include "sysfs.h"
+#include "util.h"
 #include "zram.h"
 
 #include <errno.h>
@@ -325,6 +326,29 @@ static void test_bitmaps_sized_by_block_state(void **state)
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_true(max_alloc < 65536);
 	assert_true(rep.have_block_state);
+}
+
+/*
+ * A plan of as many steps as it can hold gives one report entry per step and never writes
+ * past the report's array (issue 11 #11; ASan in the sanitizer build).
+ */
+static void test_report_bounded(void **state)
+{
+	static struct pass_plan plan;
+	static struct device_report rep;
+
+	(void)state;
+	memset(&plan, 0, sizeof(plan));
+	plan.n_steps = PASS_MAX_STEPS;
+	for (unsigned i = 0; i < PASS_MAX_STEPS; i++)
+		plan.steps[i] = (struct pass_step){ .type = PASS_HUGE, .priority = 1 };
+	plan.batch_pages = 2048;
+	plan.compact = COMPACT_NEVER;
+	assert_true(ARRAY_SIZE(rep.passes) >= 1);
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.n_passes, PASS_MAX_STEPS < ARRAY_SIZE(rep.passes)
+						? PASS_MAX_STEPS
+						: ARRAY_SIZE(rep.passes));
 }
 
 static void test_idle_step_skipped_when_nothing_left(void **state)
@@ -883,6 +907,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bitmaps_sized_by_block_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_step_skipped_when_nothing_left, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_idle_step_waits_for_walk_worth, setup, teardown),
