@@ -224,6 +224,32 @@ static void test_probe_eacces(void **state)
 }
 
 /*
+ * Optional statistics with more columns than this version knows (a later kernel's) do not
+ * cost the device (issue 11 #8, fixed before in zram_parse_fields; this is the probe).
+ */
+static void test_probe_extra_columns(void **state)
+{
+	struct kver v = { 6, 12, 0 };
+	struct zram_dev d;
+	const char *attr = NULL;
+	int root;
+
+	(void)state;
+	fr_write("sys/block/zram0/initstate", "1\n");
+	fr_write("sys/block/zram0/disksize", "1073741824\n");
+	fr_write("sys/block/zram0/comp_algorithm", "[lzo-rle] lzo lz4 zstd \n");
+	fr_write("sys/block/zram0/mm_stat", " 4096 100 8192 0 8192 0 0 0 0\n");
+	fr_write("sys/block/zram0/io_stat", "       0        2 0     1234       77\n");
+	fr_write("sys/block/zram0/bd_stat", "      12        3       15        9\n");
+	root = fr_open_root();
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), 0);
+	assert_true(d.has_io_stat && d.has_bd_stat);
+	assert_true(d.io_stat[3] == 1234);
+	assert_true(d.bd_stat[2] == 15);
+	close(root);
+}
+
+/*
  * Without openat2 (ENOSYS, before Linux 5.6) nothing may resolve outside a root that is
  * not "/": an absolute symlink in the fake tree must not reach the host file it names.
  */
@@ -276,6 +302,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_zram_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_zram_eio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_eacces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_extra_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enosys_no_escape, setup, teardown),
 	};
 
