@@ -32,13 +32,22 @@ struct bs_counts {
 	uint64_t huge_idle_fresh;
 };
 
-/* One bit per slot index. */
+/*
+ * One bit per slot index. nbits bits are allocated; a growable bitmap (bs_bitmap_init)
+ * grows when a slot at or past nbits is set, up to limit bits, so that its size follows
+ * the highest index block_state lists, not disksize (a 32 TiB disksize holding ten slots
+ * needs one word, not 1 GiB). failed: a growth failed (-ENOMEM), bits are missing.
+ */
 struct bs_bitmap {
 	uint64_t *words;
 	uint64_t nbits;
+	uint64_t limit;
+	bool failed;
 };
 
-int bs_bitmap_alloc(struct bs_bitmap *b, uint64_t nbits); /* zeroed; -ENOMEM */
+int bs_bitmap_alloc(struct bs_bitmap *b, uint64_t nbits); /* zeroed, fixed size; -ENOMEM */
+/* Empty and growable up to limit bits (the slots the device has: disksize / page size). */
+void bs_bitmap_init(struct bs_bitmap *b, uint64_t limit);
 void bs_bitmap_free(struct bs_bitmap *b);
 bool bs_bitmap_test(const struct bs_bitmap *b, uint64_t bit);
 /* Number of bits set in now but not in before (bitmaps may differ in size). */
@@ -55,7 +64,7 @@ typedef void bs_stored_fn(void *arg, uint64_t index);
 /*
  * Streaming parser: feed arbitrary chunks (lines may straddle chunk boundaries).
  * incomp/recomp, when non-NULL, get the bit of every 'n' / 'r' slot set (slots past
- * nbits are counted but not recorded).
+ * nbits, or past limit for a growable bitmap, are counted but not recorded).
  */
 struct bs_parser {
 	struct bs_counts counts;

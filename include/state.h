@@ -79,6 +79,14 @@ int state_save(const struct state *s, int dir_fd);
 int state_write_file(int dir_fd, const char *name, const char *data, size_t len);
 
 /*
+ * Remove the temporary files "<name>.tmpXXXXXX" that an atomic replace of dir/name left
+ * behind when the process was killed between creating and renaming them (regular files
+ * only). For the start of the single writer of those files: a temp file of a save under
+ * way elsewhere would be removed too. Returns how many were removed, or -errno.
+ */
+int state_remove_stale_temps(int dir_fd, const char *name);
+
+/*
  * Read dir/name whole (not following a symlink, not blocking on a FIFO): -ENOENT when
  * missing, -EISDIR for a directory, -EBADMSG for another non-regular file or more than
  * max bytes. *ret_buf is malloc'd (free it) and not NUL-terminated.
@@ -98,5 +106,7 @@ int metrics_write(const char *path, const struct state *s, const struct dev_live
 		  unsigned n_live);
 /* A device's live figures from its mm_stat (incompressible: UINT64_MAX = unknown). */
 void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incompressible);
+/* state_remove_stale_temps() for the metrics file at path (absolute). */
+int metrics_remove_stale_temps(const char *path);
 
 #endif

@@ -7,7 +7,9 @@
  * directory fd ("/" in production, a fake tree in tests: --sysroot or
  * $ZRAM_RECOMPD_SYSROOT). Paths are relative ("sys/block/zram0/mm_stat") and are
  * resolved with openat2(RESOLVE_IN_ROOT), so even an absolute symlink inside a fake
- * root cannot escape it. Every function returns 0 or -errno and never logs.
+ * root cannot escape it. Without openat2 (ENOSYS, Linux before 5.6) only the process's
+ * own root is usable (plain openat); any other root gives -ENOSYS, as nothing would keep
+ * its symlinks inside it. Every function returns 0 or -errno and never logs.
  *
  * Writes are allowed only to sys/block/zramN/{recomp_algorithm, algorithm_params,
  * recompress, idle, compact}; anything else is refused with -EPERM before open().
@@ -46,14 +48,16 @@ bool sysfs_write_allowed(const char *relpath);
 int sysfs_write(int root_fd, const char *relpath, const char *data);
 
 /*
- * List zram device ids present under sys/block (names matching zram[0-9]+), sorted
- * ascending. Returns the count (>= 0) or -errno; at most max ids are stored.
+ * List every zram device id present under sys/block (names matching zram[0-9]+), sorted
+ * ascending (numeric order, not readdir's). Returns the count (>= 0) with *ret_ids a
+ * malloc'ed array the caller frees (NULL when the count is 0), or -errno: a failed
+ * directory read (getdents EIO) is an error, not the end of the list.
  */
-int sysfs_list_zram(int root_fd, unsigned *ids, size_t max);
+int sysfs_list_zram(int root_fd, unsigned **ret_ids);
 
 /*
  * Names of the entries of a directory (no "." / ".."), sorted; at most max names of up to
- * 63 bytes (longer ones are skipped). Returns the count or -errno.
+ * 63 bytes (longer ones are skipped). Returns the count or -errno (a failed read too).
  */
 int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t max);
 

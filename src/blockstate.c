@@ -158,10 +158,38 @@ static inline unsigned fast_flags(uint64_t set)
 	return f;
 }
 
+/* Room for bit in a growable bitmap: at least doubled, whole words, never past limit. */
+static bool bitmap_grow(struct bs_bitmap *b, uint64_t bit)
+{
+	uint64_t want = bit + 1, old_words = b->nbits / 64 + (b->nbits % 64 != 0), n;
+	uint64_t *w;
+
+	if (bit >= b->limit || b->failed)
+		return false;
+	if (want < 2 * b->nbits)
+		want = 2 * b->nbits;
+	want = (want + 63) / 64 * 64;
+	if (want > b->limit)
+		want = b->limit;
+	n = want / 64 + (want % 64 != 0);
+	if (n > SIZE_MAX / sizeof(uint64_t) ||
+	    !(w = realloc(b->words, (size_t)n * sizeof(uint64_t)))) {
+		b->failed = true;
+		return false;
+	}
+	memset(w + old_words, 0, (size_t)(n - old_words) * sizeof(uint64_t));
+	b->words = w;
+	b->nbits = want;
+	return true;
+}
+
 static inline void bitmap_set(struct bs_bitmap *b, uint64_t bit)
 {
-	if (b && bit < b->nbits)
-		b->words[bit / 64] |= 1ULL << (bit % 64);
+	if (!b)
+		return;
+	if (bit >= b->nbits && !bitmap_grow(b, bit))
+		return;
+	b->words[bit / 64] |= 1ULL << (bit % 64);
 }
 
 static void account(struct bs_parser *p, uint64_t index, unsigned flags)
@@ -535,16 +563,14 @@ void bs_bitmap_free(struct bs_bitmap *b)
 	if (!b)
 		return;
 	free(b->words);
-	b->words = NULL;
-	b->nbits = 0;
+	memset(b, 0, sizeof(*b));
 }
 
 int bs_bitmap_alloc(struct bs_bitmap *b, uint64_t nbits)
 {
 	uint64_t n = nbits / 64 + (nbits % 64 != 0);
 
-	b->words = NULL;
-	b->nbits = 0;
+	memset(b, 0, sizeof(*b));
 	if (!n)
 		return 0;
 	if (n > SIZE_MAX / sizeof(uint64_t))
@@ -553,7 +579,14 @@ int bs_bitmap_alloc(struct bs_bitmap *b, uint64_t nbits)
 	if (!b->words)
 		return -ENOMEM;
 	b->nbits = nbits;
+	b->limit = nbits; /* fixed: never grows */
 	return 0;
+}
+
+void bs_bitmap_init(struct bs_bitmap *b, uint64_t limit)
+{
+	memset(b, 0, sizeof(*b));
+	b->limit = limit;
 }
 
 bool bs_bitmap_test(const struct bs_bitmap *b, uint64_t bit)

@@ -163,20 +163,33 @@ static char *reader(char *str, int num, void *stream)
 	size_t len, skip = 0;
 	const char *p;
 
+	bool nul = false;
+	int ch = EOF;
+
 	finish_line(ctx);
 	if (num < 2)
 		return NULL;
+	/*
+	 * fgets() by hand: a NUL byte would end the string early, so that the line would
+	 * look unterminated and the next one be swallowed as its overflow.
+	 */
 	errno = 0;
-	if (!fgets(str, num, ctx->f)) {
+	len = 0;
+	while (len < (size_t)num - 1 && (ch = getc(ctx->f)) != EOF) {
+		str[len++] = (char)ch;
+		nul |= ch == '\0';
+		if (ch == '\n')
+			break;
+	}
+	if (len == 0) {
 		if (ferror(ctx->f))
 			ctx->read_errno = errno ? errno : EIO;
 		return NULL;
 	}
+	str[len] = '\0';
 	ctx->line++;
-	len = strlen(str);
-	if (len > 0 && str[len - 1] != '\n') {
-		int ch = getc(ctx->f);
-
+	if (str[len - 1] != '\n' && ch != EOF) {
+		ch = getc(ctx->f);
 		if (ch != '\n' && ch != EOF) {
 			while (ch != '\n' && ch != EOF)
 				ch = getc(ctx->f);
@@ -185,6 +198,11 @@ static char *reader(char *str, int num, void *stream)
 			str[0] = '\0';
 			return str;
 		}
+	}
+	if (nul) {
+		line_err(ctx, ctx->line, "NUL byte in the line");
+		str[0] = '\0';
+		return str;
 	}
 	while (is_blank(str[skip]))
 		skip++;
@@ -309,25 +327,38 @@ static int parse_file(struct config *c, const char *path, unsigned file, struct 
 		.file = file,
 	};
 	struct stat st;
-	int r;
+	int fd, r;
 
-	ctx.f = fopen(path, "re");
-	if (!ctx.f) {
+	/* Non-blocking open: a FIFO would wait for a writer; only regular files are read. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
 		r = -errno;
 		if (r != -ENOENT)
 			cfg_sink_add(sink, "%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
-	if (fstat(fileno(ctx.f), &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		cfg_sink_add(sink, "%s: cannot stat: %s", path, strerror(-r));
-		fclose(ctx.f);
+		close(fd);
 		return r;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		cfg_sink_add(sink, "%s: is a directory", path);
-		fclose(ctx.f);
+		close(fd);
 		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cfg_sink_add(sink, "%s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	ctx.f = fdopen(fd, "re");
+	if (!ctx.f) {
+		r = -errno;
+		cfg_sink_add(sink, "%s: cannot open: %s", path, strerror(-r));
+		close(fd);
+		return r;
 	}
 
 	r = ini_parse_stream(reader, &ctx, handler, &ctx);

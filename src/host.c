@@ -191,34 +191,70 @@ enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *r
 	return t;
 }
 
+struct meminfo_acc {
+	uint64_t total, avail;
+	bool have_t, have_a;
+};
+
+static void meminfo_line(struct meminfo_acc *a, const char *line)
+{
+	unsigned long long kb;
+
+	if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+		a->total = sat_mul_u64(kb, 1024);
+		a->have_t = true;
+	} else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+		a->avail = sat_mul_u64(kb, 1024);
+		a->have_a = true;
+	}
+}
+
+/*
+ * Read line by line, whatever the file's size (machines with many NUMA nodes or hugepage
+ * sizes exceed any fixed buffer); a line longer than the buffer is skipped whole.
+ */
 int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
 {
-	char buf[8192];
-	uint64_t total = 0, avail = 0;
-	bool have_t = false, have_a = false;
-	int r;
+	struct meminfo_acc a = { 0 };
+	char buf[1024];
+	size_t have = 0, n;
+	bool skipping = false, eof = false;
+	int fd, r;
 
-	r = sysfs_read(root_fd, "proc/meminfo", buf, sizeof(buf), NULL);
-	if (r < 0 && r != -EFBIG)
+	r = sysfs_open_read(root_fd, "proc/meminfo", &fd);
+	if (r < 0)
 		return r;
-	for (char *line = buf; line && *line;) {
-		char *eol = strchr(line, '\n');
-		unsigned long long kb;
+	while (!eof) {
+		char *line = buf, *nl;
 
-		if (eol)
-			*eol = '\0';
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
-			total = sat_mul_u64(kb, 1024);
-			have_t = true;
-		} else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-			avail = sat_mul_u64(kb, 1024);
-			have_a = true;
+		r = read_full(fd, buf + have, sizeof(buf) - 1 - have, &n);
+		if (r < 0)
+			break;
+		eof = n < sizeof(buf) - 1 - have;
+		have += n;
+		buf[have] = '\0';
+		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+			*nl = '\0';
+			if (!skipping)
+				meminfo_line(&a, line);
+			skipping = false;
+			line = nl + 1;
 		}
-		line = eol ? eol + 1 : NULL;
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have + 1);
+		if (have == sizeof(buf) - 1) {
+			skipping = true; /* no newline in a full buffer */
+			have = 0;
+		}
 	}
-	if (!have_t || !have_a || total == 0)
+	close(fd);
+	if (r < 0)
+		return r;
+	if (have && !skipping)
+		meminfo_line(&a, buf); /* the last line, without its newline */
+	if (!a.have_t || !a.have_a || a.total == 0)
 		return -EINVAL;
-	*ret_total = total;
-	*ret_available = avail;
+	*ret_total = a.total;
+	*ret_available = a.avail;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "zram.h"
 
 #include <dlfcn.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <lz4.h>
@@ -105,6 +106,31 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+/*
+ * Whether arg is a long option that takes the next argument as its value: "--config" or
+ * any abbreviation getopt_long() accepts ("--conf"), but not "--config=FILE".
+ */
+static bool takes_next_arg(const char *arg)
+{
+	const struct option *found = NULL;
+	size_t len;
+	int matches = 0;
+
+	if (strncmp(arg, "--", 2) != 0 || !arg[2] || strchr(arg, '='))
+		return false;
+	arg += 2;
+	len = strlen(arg);
+	for (const struct option *o = long_opts; o->name; o++) {
+		if (strncmp(o->name, arg, len) != 0)
+			continue;
+		if (strlen(o->name) == len)
+			return o->has_arg == required_argument; /* exact match wins */
+		found = o;
+		matches++;
+	}
+	return matches == 1 && found->has_arg == required_argument;
+}
+
 /* Index of the "advise" subcommand in argv (0: none); it takes the rest of the line. */
 static int find_advise(int argc, char **argv)
 {
@@ -112,8 +138,7 @@ static int find_advise(int argc, char **argv)
 		if (strcmp(argv[i], "advise") == 0)
 			return i;
 		/* the value of an option is not a subcommand */
-		if (strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--sysroot") == 0 ||
-		    strcmp(argv[i], "--device") == 0)
+		if (takes_next_arg(argv[i]))
 			i++;
 	}
 	return 0;
@@ -201,7 +226,8 @@ static int take_option(struct args *a, int c, char **argv)
 		return EXIT_OK;
 	case '?':
 	default:
-		if (optopt)
+		/* A long option's optopt is its value (OPT_*), not a character: name it. */
+		if (optopt > 0 && optopt < 0x100 && isprint(optopt))
 			log_error("unknown or incomplete option '-%c'; see --help", optopt);
 		else
 			log_error("unknown or incomplete option '%s'; see --help",
@@ -302,12 +328,31 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok,
 	return 0;
 }
 
+/*
+ * An empty root is refused, not taken as "/": `--sysroot "$DIR"` with DIR unset would
+ * otherwise act on the host. Returns -1 when the root is usable, or EXIT_USAGE.
+ */
+static int check_sysroot(const struct args *a)
+{
+	const char *env = secure_getenv("ZRAM_RECOMPD_SYSROOT");
+
+	if (a->sysroot && !*a->sysroot) {
+		log_error("--sysroot: empty directory name (use --sysroot / for the host)");
+		return EXIT_USAGE;
+	}
+	if (!a->sysroot && env && !*env) {
+		log_error("ZRAM_RECOMPD_SYSROOT is set but empty (unset it for the host)");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 static int open_root(const struct args *a, int *root_fd)
 {
 	const char *root = a->sysroot ? a->sysroot : secure_getenv("ZRAM_RECOMPD_SYSROOT");
 	int r;
 
-	if (!root || !*root)
+	if (!root)
 		root = "/";
 	r = sysfs_open_root(root, root_fd);
 	if (r < 0)
@@ -319,8 +364,9 @@ static int open_root(const struct args *a, int *root_fd)
 static int select_devices(int root_fd, const struct args *a, const struct config *cfg,
 			  unsigned *ids, unsigned *n)
 {
-	unsigned present[MAX_DEVICES];
-	int np = sysfs_list_zram(root_fd, present, MAX_DEVICES);
+	unsigned *present = NULL, skipped = 0, first_skipped = 0;
+	int np = sysfs_list_zram(root_fd, &present);
+	int ret = -1;
 
 	*n = 0;
 	if (np == -ENOENT)
@@ -335,22 +381,34 @@ static int select_devices(int root_fd, const struct args *a, const struct config
 		return EXIT_NO_DEVICE;
 	}
 	if (a->n_devices) {
-		for (unsigned i = 0; i < a->n_devices; i++) {
+		for (unsigned i = 0; i < a->n_devices && ret < 0; i++) {
 			bool found = false;
 
 			for (int j = 0; j < np; j++)
 				found |= present[j] == a->devices[i];
 			if (!found) {
 				log_error("zram%u: no such device", a->devices[i]);
-				return EXIT_NO_DEVICE;
+				ret = EXIT_NO_DEVICE;
+			} else {
+				ids[(*n)++] = a->devices[i];
 			}
-			ids[(*n)++] = a->devices[i];
 		}
-		return -1;
+		free(present);
+		return ret;
 	}
-	for (int j = 0; j < np; j++)
-		if (config_device_selected(cfg, present[j]))
+	/* In numeric order; past the documented cap, the rest are named in a warning. */
+	for (int j = 0; j < np; j++) {
+		if (!config_device_selected(cfg, present[j]))
+			continue;
+		if (*n < MAX_DEVICES)
 			ids[(*n)++] = present[j];
+		else if (!skipped++)
+			first_skipped = present[j];
+	}
+	if (skipped)
+		log_warning("at most %d devices are handled: %u more from zram%u up are not",
+			    MAX_DEVICES, skipped, first_skipped);
+	free(present);
 	if (*n == 0) {
 		log_error("none of the zram devices present is selected by 'devices'");
 		return EXIT_NO_DEVICE;
@@ -689,6 +747,9 @@ int main(int argc, char **argv)
 
 	log_setup();
 	r = parse_args(argc, argv, &a, &advise_at);
+	if (r >= 0)
+		return r;
+	r = check_sysroot(&a);
 	if (r >= 0)
 		return r;
 	if (advise_at) {

@@ -57,7 +57,7 @@ static void *worker_main(void *arg)
 		j = m->queue[0];
 		memmove(&m->queue[0], &m->queue[1], (m->qlen - 1) * sizeof(m->queue[0]));
 		m->qlen--;
-		m->stop_job = 0;
+		__atomic_store_n(&m->stop_job, 0, __ATOMIC_RELAXED);
 		m->running = j;
 		__atomic_store_n(&m->duty_permille, j->plan.duty_permille ? j->plan.duty_permille : 1000,
 				 __ATOMIC_RELAXED);
@@ -73,7 +73,7 @@ static void *worker_main(void *arg)
 		 * Reads advise-samples slots and compresses them: rare (advise-interval-sec),
 		 * and not part of the pass's timing.
 		 */
-		if (j->advise && !m->stop_job)
+		if (j->advise && !__atomic_load_n(&m->stop_job, __ATOMIC_RELAXED))
 			j->advise_r = advise_refresh(m->root_fd, m->state_dir_fd, &j->dev, &j->cfg,
 						     (uint64_t)time(NULL), &j->advice);
 
@@ -155,9 +155,8 @@ static void write_outputs(struct manager *m)
 		live[n].compr_data_size = md->dev.mm.v[MM_COMPR_DATA_SIZE];
 		live[n].mem_used_total = md->dev.mm.v[MM_MEM_USED_TOTAL];
 		live[n].huge_pages = md->dev.mm.v[MM_HUGE_PAGES];
-		live[n].incompressible = md->has_last && md->job.rep.have_block_state
-						 ? md->job.rep.incompressible_after
-						 : UINT64_MAX;
+		/* Never md->job: the worker may be filling it right now (queued or running). */
+		live[n].incompressible = md->has_last ? md->last_incompressible : UINT64_MAX;
 		n++;
 	}
 	r = metrics_write(m->cfg.metrics_file, &m->st, live, n);
@@ -225,6 +224,7 @@ static void finish_job(struct manager *m, struct job *j)
 	md->has_last = true;
 	md->last_saved = sum.saved;
 	md->last_end_ns = j->end_ns;
+	md->last_incompressible = rep->have_block_state ? rep->incompressible_after : UINT64_MAX;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	policy_pass_done(&md->pol, &md->cfg, &o);
 
@@ -376,6 +376,8 @@ static void repace(struct manager *m, const char *why)
 	/*
 	 * Only this thread (the event loop) enqueues jobs, so the job stays as it is after the
 	 * lock is dropped; the host is read without holding the lock the worker waits on.
+	 * Of the job only what the worker never writes is read (md, cfg); the device's name
+	 * comes from md, which only this thread writes.
 	 */
 	pthread_mutex_lock(&m->mu);
 	j = m->running;
@@ -393,7 +395,7 @@ static void repace(struct manager *m, const char *why)
 	if (changed)
 		log_info("%s: %s: the running pass now takes up to %u.%u%% of the time in kernel "
 			 "writes (was %u.%u%%)",
-			 j->dev.name, why, duty / 10, duty % 10, old / 10, old % 10);
+			 j->md->dev.name, why, duty / 10, duty % 10, old / 10, old % 10);
 }
 
 static int on_cpu_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -416,7 +418,7 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	(void)sd_notify(0, "STOPPING=1");
 	log_info("stopping (signal %u)", si->ssi_signo);
 	m->stopping = true;
-	m->stop_job = 1;
+	__atomic_store_n(&m->stop_job, 1, __ATOMIC_RELAXED);
 	return sd_event_exit(m->e, 0);
 }
 
@@ -458,6 +460,18 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	return 0;
 }
 
+static void remove_stale_temps(int dir_fd, const char *dir, const char *name)
+{
+	int r = state_remove_stale_temps(dir_fd, name);
+
+	if (r > 0)
+		log_info("%s/%s: removed %d temporary file%s left by an interrupted save", dir,
+			 name, r, r == 1 ? "" : "s");
+	else if (r < 0)
+		log_warning("%s: cannot remove temporary files of %s: %s", dir, name,
+			    strerror(-r));
+}
+
 /* The state directory and the totals kept in it (a missing one is not fatal). */
 static void open_state(struct manager *m)
 {
@@ -472,6 +486,9 @@ static void open_state(struct manager *m)
 		m->state_dir_fd = -1;
 		return;
 	}
+	/* Left by a save that a kill -9 or a crash cut short: nothing else writes here. */
+	remove_stale_temps(m->state_dir_fd, state_dir, "state");
+	remove_stale_temps(m->state_dir_fd, state_dir, ADVICE_FILE);
 	r = state_load(&m->st, m->state_dir_fd);
 	if (r == -EBADMSG)
 		log_warning("%s/state: unreadable or foreign content; starting from zero, "
@@ -565,7 +582,7 @@ static void stop_worker(struct manager *m)
 		return;
 	pthread_mutex_lock(&m->mu);
 	m->quit = true;
-	m->stop_job = 1;
+	__atomic_store_n(&m->stop_job, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 	pthread_join(m->worker, NULL);
@@ -604,6 +621,16 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	}
 	m->kconf = host_kconfig_idle_age(m->root_fd, &m->kv, m->release);
 	open_state(m);
+	if (*m->cfg.metrics_file) {
+		r = metrics_remove_stale_temps(m->cfg.metrics_file);
+		if (r > 0)
+			log_info("metrics-file %s: removed %d temporary file%s left by an "
+				 "interrupted write",
+				 m->cfg.metrics_file, r, r == 1 ? "" : "s");
+		else if (r < 0 && r != -ENOENT)
+			log_warning("metrics-file %s: cannot remove stale temporary files: %s",
+				    m->cfg.metrics_file, strerror(-r));
+	}
 	if (add_core_sources(m) < 0)
 		goto out;
 	add_optional_sources(m);

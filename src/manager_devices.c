@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -134,12 +135,18 @@ static void arm_rescan(struct manager *m)
 
 void manager_rescan(struct manager *m)
 {
-	unsigned ids[CFG_MAX_DEVICES];
-	int n = sysfs_list_zram(m->root_fd, ids, CFG_MAX_DEVICES);
+	unsigned *ids = NULL, skipped = 0, first_skipped = 0;
+	int n = sysfs_list_zram(m->root_fd, &ids);
 	uint64_t now = now_monotonic_ns();
 
-	if (n < 0)
+	if (n == -ENOENT)
 		n = 0;
+	if (n < 0) {
+		/* Not "every device is gone": keep what is managed and look again later. */
+		log_warning("/sys/block: cannot list the zram devices: %s", strerror(-n));
+		arm_rescan(m);
+		return;
+	}
 	/* gone or deselected */
 	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
 		struct mdev *md = &m->devs[i];
@@ -167,8 +174,12 @@ void manager_rescan(struct manager *m)
 			for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
 				if (!m->devs[i].used)
 					md = &m->devs[i];
-			if (!md)
-				break;
+			if (!md) {
+				/* ids ascend: the lowest CFG_MAX_DEVICES are the ones managed */
+				if (!skipped++)
+					first_skipped = ids[k];
+				continue;
+			}
 			memset(md, 0, sizeof(*md));
 			md->m = m;
 			md->used = true;
@@ -209,6 +220,12 @@ void manager_rescan(struct manager *m)
 			manager_arm(md, md->pol.next_due_ns);
 		}
 	}
+	free(ids);
+	/* Once per change of the count, not at every rescan. */
+	if (skipped && skipped != m->skipped_warned)
+		log_warning("at most %d devices are managed: %u more from zram%u up are not",
+			    CFG_MAX_DEVICES, skipped, first_skipped);
+	m->skipped_warned = skipped;
 	arm_rescan(m);
 }
 

@@ -45,10 +45,16 @@ struct mdev {
 	struct dev_config cfg;
 	struct policy_dev pol;
 	sd_event_source *timer;
-	struct job job; /* the single flight: at most one job per device exists */
+	/*
+	 * The single flight: at most one job per device exists. While it is queued or running
+	 * (busy) the worker owns it: the event loop reads nothing of it; what outputs need
+	 * from the last pass is copied below by finish_job().
+	 */
+	struct job job;
 	bool has_last;
 	int64_t last_saved;
 	uint64_t last_end_ns;
+	uint64_t last_incompressible; /* block_state 'n' pages after it; UINT64_MAX: unknown */
 	enum policy_verdict last_verdict;
 	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
 };
@@ -74,7 +80,8 @@ struct manager {
 	unsigned ndone;
 	bool quit;
 	int efd;
-	/* set by SIGTERM (ends the daemon) or by CPU pressure (ends the current pass) */
+	/* set by SIGTERM (ends the daemon) or by CPU pressure (ends the current pass);
+	 * __atomic accesses only: the event loop sets it while the worker reads it */
 	volatile sig_atomic_t stop_job;
 	/* duty cycle of the running pass (per mille), raised or lowered by pressure events;
 	 * __atomic accesses (the worker reads it between writes) */
@@ -84,6 +91,7 @@ struct manager {
 
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
+	unsigned skipped_warned;       /* devices past CFG_MAX_DEVICES last warned about */
 	int state_dir_fd;
 	struct state st;
 	bool state_ok;

@@ -22,7 +22,8 @@ void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 
 static bool stop_requested(const struct pass_ctx *ctx)
 {
-	return ctx->stop && *ctx->stop;
+	/* Atomic: the daemon's event loop sets it while the worker runs the pass. */
+	return ctx->stop && __atomic_load_n(ctx->stop, __ATOMIC_RELAXED);
 }
 
 static void sleep_ms(unsigned ms)
@@ -491,11 +492,24 @@ static uint64_t step_unshrunk(const struct pass_report *pr, bool have_bs, const 
 	return sat_sub_u64(tried, done);
 }
 
+/*
+ * The report's entry for the next step, or NULL when all are in use: the array is bounded
+ * by its own size, not by the plan's step count (PASS_MAX_STEPS may grow past it).
+ */
+static struct pass_report *next_report(struct device_report *rep)
+{
+	if (rep->n_passes >= ARRAY_SIZE(rep->passes))
+		return NULL;
+	return &rep->passes[rep->n_passes++];
+}
+
 /* A step that is not written, with the reason, in the report. */
 static void skip_step(struct device_report *rep, const struct pass_step *step, enum batch_stop why)
 {
-	struct pass_report *pr = &rep->passes[rep->n_passes++];
+	struct pass_report *pr = next_report(rep);
 
+	if (!pr)
+		return;
 	memset(pr, 0, sizeof(*pr));
 	pr->type = step->type;
 	pr->priority = step->priority;
@@ -589,8 +603,16 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
 	if (st->began || ctx->dry_run)
 		return;
 	st->began = true;
-	if (nslots && bs_bitmap_alloc(&st->inc_before, nslots) == 0)
+	/* Sized by the slots block_state lists, up to the device's (never from disksize). */
+	bs_bitmap_init(&st->inc_before, nslots);
+	if (nslots)
 		read_bs(ctx, d, &st->bs0, &st->inc_before, &st->bs_ok);
+	if (st->inc_before.failed) {
+		log_warning("%s: block_state: %s; incompressible pages are estimated from "
+			    "huge-page deltas",
+			    d->name, strerror(ENOMEM));
+		st->bs_ok = false;
+	}
 	if (!st->bs_ok)
 		return;
 	rep->incompressible_before = st->bs0.incompressible;
@@ -669,6 +691,8 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	struct bs_counts c0;
 	int r;
 
+	if (rep->n_passes >= ARRAY_SIZE(rep->passes))
+		return STEP_LAST; /* no entry left to account for another step */
 	if (step->fallback && !ctx->dry_run && st->left == 0) {
 		/* The previous priority shrank (or gave up on) all it tried. */
 		skip_step(rep, step, STOP_NOTHING);
@@ -698,7 +722,7 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 		   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest));
 	if (measure)
 		have_c0 = counts_now(ctx, d, st, &c0);
-	pr = &rep->passes[rep->n_passes++];
+	pr = next_report(rep); /* not NULL: checked above, one entry per step */
 	r = run_one_type(ctx, d, plan, step, pr, st->bs_ok ? &st->marks : NULL,
 			 sat_sub_u64(plan->pages_total, st->charged), step->fallback ? st->left : 0);
 	st->charged = sat_add_u64(st->charged, pr->pages_charged);
@@ -809,9 +833,12 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		if (d->caps.writeback && st->bd_before != UINT64_MAX &&
 		    zram_read_bd_writes(ctx->root_fd, d->id, &bd_after) == 0)
 			rep->written_back = sat_sub_u64(bd_after, st->bd_before);
-		if (st->bs_ok && st->wrote &&
-		    bs_bitmap_alloc(&inc_after, st->inc_before.nbits) == 0)
+		if (st->bs_ok && st->wrote) {
+			bs_bitmap_init(&inc_after, st->inc_before.limit);
 			read_bs(ctx, d, &bs1, &inc_after, &bs_ok_after);
+			if (inc_after.failed)
+				bs_ok_after = false;
+		}
 	}
 	rep->after = d->mm;
 	for (unsigned i = 0; i < rep->n_passes; i++)

@@ -16,6 +16,8 @@
 #include "state.h"
 #include "util.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -282,6 +284,61 @@ fail:
 		(void)close(fd);
 	(void)unlinkat(dfd, tmp, 0);
 	return r;
+}
+
+/* name is "<base>.tmp" and the 6 characters random_suffix() gives. */
+static bool is_temp_of(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp", 4) != 0 ||
+	    strlen(name + n + 4) != 6)
+		return false;
+	for (const char *p = name + n + 4; *p; p++)
+		if (!isalnum((unsigned char)*p))
+			return false;
+	return true;
+}
+
+int state_remove_stale_temps(int dir_fd, const char *base)
+{
+	struct dirent *de;
+	int fd, r = 0, removed = 0;
+	DIR *d;
+
+	if (!*base || strchr(base, '/'))
+		return -EINVAL;
+	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	for (;;) {
+		struct stat st;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = errno ? -errno : 0;
+			break;
+		}
+		if (!is_temp_of(de->d_name, base))
+			continue;
+		/* Only what replace_file() creates: a regular file, never a link. */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			removed++;
+		else if (errno != ENOENT && r == 0)
+			r = -errno;
+	}
+	closedir(d);
+	return r < 0 ? r : removed;
 }
 
 static int state_check(const struct state *s)
@@ -598,11 +655,48 @@ static int format_metrics(struct obuf *b, const struct state *s, const struct de
 	return b->err;
 }
 
+/* The directory of an absolute metrics path into dir (PATH_MAX), *ret_base its file name. */
+static int metrics_split_path(const char *path, char *dir, const char **ret_base)
+{
+	const char *slash, *base;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	slash = strrchr(path, '/');
+	base = slash + 1;
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -EINVAL;
+	if ((size_t)(slash - path) + 2 > PATH_MAX)
+		return -ENAMETOOLONG;
+	/* "/x" lives in "/"; "/a/b/x" in "/a/b". */
+	memcpy(dir, path, slash == path ? 1 : (size_t)(slash - path));
+	dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
+	*ret_base = base;
+	return 0;
+}
+
+int metrics_remove_stale_temps(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	int dfd, r;
+
+	r = metrics_split_path(path, dir, &base);
+	if (r < 0)
+		return r;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	r = state_remove_stale_temps(dfd, base);
+	close(dfd);
+	return r;
+}
+
 int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
 		  unsigned n_live)
 {
 	char dir[PATH_MAX];
-	const char *slash, *base;
+	const char *base;
 	struct obuf b = { 0 };
 	int dfd, r;
 
@@ -616,16 +710,9 @@ int metrics_write(const char *path, const struct state *s, const struct dev_live
 		    !name_ok(live[i].name))
 			return -EINVAL;
 
-	slash = strrchr(path, '/');
-	base = slash + 1;
-	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return -EINVAL;
-	if ((size_t)(slash - path) + 2 > sizeof(dir))
-		return -ENAMETOOLONG;
-	/* "/x" lives in "/"; "/a/b/x" in "/a/b". */
-	memcpy(dir, path, slash == path ? 1 : (size_t)(slash - path));
-	dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
-
+	r = metrics_split_path(path, dir, &base);
+	if (r < 0)
+		return r;
 	r = format_metrics(&b, s, live, n_live);
 	if (r < 0)
 		goto out;

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,15 @@
  * /sys/devices/virtual/block, so symlinks must be followed, just never out of the root.
  * Magic links (/proc/self/fd/…) are never followed.
  */
+/* Whether fd is the directory "/" resolves to in this process. */
+static bool is_process_root(int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 static int open_in_root(int root_fd, const char *relpath, int flags, int *ret_fd)
 {
 	struct open_how how = {
@@ -33,8 +43,14 @@ static int open_in_root(int root_fd, const char *relpath, int flags, int *ret_fd
 		fd = (int)syscall(SYS_openat2, root_fd, relpath, &how, sizeof(how));
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0 && errno == ENOSYS) {
-		/* Kernels before 5.6 have no openat2; they cannot recompress either, but
-		 * `status` should still explain that. */
+		/*
+		 * Kernels before 5.6 have no openat2; they cannot recompress either, but
+		 * `status` should still explain that. Plain openat() resolves absolute
+		 * symlinks from the process's root: fine when that is the root, an escape
+		 * from any other (a fake tree's link to a host file), so refused there.
+		 */
+		if (!is_process_root(root_fd))
+			return -ENOSYS;
 		do
 			fd = openat(root_fd, relpath, flags | O_CLOEXEC);
 		while (fd < 0 && errno == EINTR);
@@ -164,12 +180,13 @@ static int cmp_unsigned(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int sysfs_list_zram(int root_fd, unsigned *ids, size_t max)
+int sysfs_list_zram(int root_fd, unsigned **ret_ids)
 {
+	unsigned *ids = NULL;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
-	size_t n = 0;
 	DIR *d;
-	int fd, r;
+	int fd, r = 0;
 
 	r = open_in_root(root_fd, "sys/block", O_RDONLY | O_DIRECTORY, &fd);
 	if (r < 0)
@@ -180,16 +197,39 @@ int sysfs_list_zram(int root_fd, unsigned *ids, size_t max)
 		close(fd);
 		return r;
 	}
-	while ((de = readdir(d))) {
+	for (;;) {
 		unsigned id;
 
+		/* readdir() returns NULL at the end and on a getdents error: errno tells. */
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = errno ? -errno : 0;
+			break;
+		}
 		if (zram_name_to_id(de->d_name, &id) < 0)
 			continue;
-		if (n < max)
-			ids[n++] = id;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			unsigned *nids = ncap > INT_MAX ? NULL : realloc(ids, ncap * sizeof(*ids));
+
+			if (!nids) {
+				r = -ENOMEM;
+				break;
+			}
+			ids = nids;
+			cap = ncap;
+		}
+		ids[n++] = id;
 	}
 	closedir(d);
-	qsort(ids, n, sizeof(*ids), cmp_unsigned);
+	if (r < 0) {
+		free(ids);
+		return r;
+	}
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_unsigned);
+	*ret_ids = ids;
 	return (int)n;
 }
 
@@ -214,7 +254,15 @@ int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t m
 		close(fd);
 		return r;
 	}
-	while ((de = readdir(d)) && n < max) {
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = errno ? -errno : 0;
+			break;
+		}
+		if (n >= max)
+			break;
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (strlen(de->d_name) >= 64)
@@ -222,6 +270,8 @@ int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t m
 		strcpy(names[n++], de->d_name);
 	}
 	closedir(d);
+	if (r < 0)
+		return r;
 	qsort(names, n, sizeof(names[0]), cmp_name);
 	return (int)n;
 }

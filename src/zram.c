@@ -571,8 +571,10 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 	r = dev_path(path, sizeof(path), id, "");
 	if (r < 0)
 		return r;
-	if (sysfs_exists(root_fd, path) < 0)
-		return -ENODEV;
+	/* Only its absence means the device is gone: EACCES and the like are reported. */
+	r = sysfs_exists(root_fd, path);
+	if (r < 0)
+		return gone(r);
 
 	*ret_attr = "initstate";
 	r = zram_read_initstate(root_fd, id, &d.initialized);

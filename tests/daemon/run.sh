@@ -235,6 +235,61 @@ t_device_removed_mid_pass() {
 		die "zram0 managed again after removal: $(oneline "$T/d.err")"
 }
 
+# The metrics file is written after every pass, also while another device's job is queued
+# or running: that device's last block_state figures must still be in it (issue 11 #1: they
+# were read from the job the worker was filling, and went missing from some writes).
+t_metrics_while_other_runs() {
+	local end seen=0 missing=0 polls=0 c
+	new_root
+	fr_dev "$R" "$VER" 1
+	fr_blockstate "$R" "$VER" 1
+	conf "${BASE_CONF[@]}" "passes = huge_idle idle huge" "metrics-file = $T/metrics.prom"
+	# Both slow: each device's pass outlasts the other's metrics write.
+	slow_attr 0 recompress 0.3
+	slow_attr 1 recompress 0.3
+	dstart
+	now_ms
+	end=$((NOW + 10000 * SLOW))
+	while now_ms && [ "$NOW" -lt "$end" ]; do
+		c=$(cat "$T/metrics.prom" 2>/dev/null)
+		if grep -qF 'zram_recompd_incompressible_pages{device="zram1"}' <<<"$c"; then
+			seen=1
+		elif [ "$seen" = 1 ] && grep -qF 'device="zram1"' <<<"$c"; then
+			missing=$((missing + 1))
+		fi
+		polls=$((polls + 1))
+		sleep 0.02
+	done
+	dstop
+	[ "$seen" = 1 ] || die "zram1's incompressible pages never in the metrics file;" \
+		"stderr: $(oneline "$T/d.err")"
+	[ "$missing" = 0 ] ||
+		die "zram1's incompressible pages missing from $missing of $polls polls after it appeared"
+	[ "$(passes_logged zram0)" -ge 2 ] || die "fewer than 2 passes on zram0: $(oneline "$T/d.err")"
+}
+
+# Temp files a kill -9 left between creating and renaming a save are removed at start
+# (issue 11 #7); files that only look alike stay.
+t_stale_temps_removed() {
+	new_root
+	conf "${BASE_CONF[@]}" "metrics-file = $T/metrics.prom"
+	mkdir -p "$T/d.state"
+	echo partial >"$T/d.state/state.tmpAbC123"
+	echo partial >"$T/d.state/advice.tmp9zY8xW"
+	echo keep >"$T/d.state/state.tmp-keep"
+	echo partial >"$T/metrics.prom.tmpQwE789"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass in 8 s; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ ! -e "$T/d.state/state.tmpAbC123" ] && [ ! -e "$T/d.state/advice.tmp9zY8xW" ] ||
+		die "state directory temp files left: $(ls "$T/d.state" | tr '\n' ' ')"
+	[ ! -e "$T/metrics.prom.tmpQwE789" ] || die "metrics temp file left"
+	[ -e "$T/d.state/state.tmp-keep" ] || die "a file that is no temp file was removed"
+	grep -qF "metrics.prom: removed 1 temporary file left by an interrupted write" "$T/d.err" ||
+		die "removal not logged: $(oneline "$T/d.err")"
+}
+
 t_device_added() {
 	new_root
 	conf "${BASE_CONF[@]}"
@@ -447,7 +502,8 @@ t_state_persists() {
 
 # ---------------------------------------------------------------------------------------------
 
-TESTS=(passes_happen sighup_reload sigterm_mid_pass device_removed_mid_pass device_added
+TESTS=(passes_happen sighup_reload sigterm_mid_pass device_removed_mid_pass
+	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists)
 

@@ -939,6 +939,28 @@ t_devices_config_none_present() {
 }
 run_test devices-config-none-present t_devices_config_none_present
 
+# More than 64 devices: the 64 lowest-numbered, whatever order readdir gives, and a warning
+# for the rest (issue 11 #3: of 70, zram6, 43, 48 ... were skipped without a word).
+t_many_devices() {
+	local i
+	fr_new "$R" 6.12
+	for i in $(seq 0 69 | shuf --random-source=<(yes)); do
+		fr_dev "$R" 6.12 "$i"
+	done
+	zro --once --dry-run
+	expect_rc 0
+	expect_has "$T/err" "at most 64 devices are handled: 6 more from zram64 up are not"
+	for i in 0 6 43 48 52 60 61 63; do
+		expect_has "$T/out" "zram$i: "
+	done
+	expect_not "$T/out" "zram64:"
+	expect_not "$T/out" "zram69:"
+	zro --once --dry-run --device zram69
+	expect_rc 0
+	expect_has "$T/out" "zram69: "
+}
+run_test many-devices t_many_devices
+
 # 7. initialized device whose secondary list differs from the configuration ---------------------
 
 t_algo_list_differs() {
@@ -1192,6 +1214,38 @@ t_check_config_dropin() {
 }
 run_test check-config-dropin-error t_check_config_dropin
 
+# A NUL byte ends nothing: its line is an error of its own and the next line is read as
+# usual, not swallowed as the rest of a "line too long" (issue 11 #10).
+t_check_config_nul() {
+	printf '[global]\ncompact = ne\000ver\nbogus-key = 1\ninterval-sec = 60\n' >"$T/conf"
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_has "$T/err" "$T/conf:2: NUL byte"
+	expect_has "$T/err" "$T/conf:3: unknown key 'bogus-key'"
+	expect_not "$T/err" "too long"
+	expect_count "$T/err" "$T/conf:" 2
+}
+run_test check-config-nul-byte t_check_config_nul
+
+# A FIFO (or any other non-regular file) is refused at once, not waited on (issue 11 #10).
+t_check_config_fifo() {
+	mkfifo "$T/fifo.conf"
+	timeout -k 2 5 "$BIN" --config "$T/fifo.conf" --check-config >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO"
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_has "$T/err" "$T/fifo.conf: not a regular file"
+	# A FIFO drop-in is skipped like any other non-regular entry.
+	mkdir -p "$T/d.conf.d"
+	printf '[global]\n' >"$T/d.conf"
+	mkfifo "$T/d.conf.d/10-fifo.conf"
+	timeout -k 2 5 "$BIN" --config "$T/d.conf" --check-config >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO drop-in"
+	expect_rc 0
+}
+run_test check-config-fifo t_check_config_fifo
+
 # --once refuses to run on a bad configuration (exit 2, nothing written).
 t_once_bad_config() {
 	build_version_root "$R" 6.12
@@ -1297,6 +1351,33 @@ t_bash_completion() {
 }
 run_test bash-completion t_bash_completion
 
+# A long option without its argument names the option in one printable line (issue 11 #10;
+# getopt_long's optopt for it is the option's value, 0x100 and up, not a character).
+t_usage_missing_arg() {
+	local o
+	for o in --config --sysroot --device; do
+		zr "$o"
+		expect_rc 2
+		[ "$(wc -l <"$T/err")" = 1 ] || die "$o: not one line: $(oneline "$T/err")"
+		LC_ALL=C grep -q '[^[:print:]]' "$T/err" && die "$o: unprintable byte in: $(oneline "$T/err")"
+		expect_has "$T/err" "'$o'"
+	done
+}
+run_test usage-missing-argument t_usage_missing_arg
+
+# "advise" as the value of an abbreviated option (--conf for --config) is not the subcommand.
+t_usage_advise_value() {
+	printf '[global]\ncompact = never\n' >"$T/advise"
+	cd "$T" || die "cd $T"
+	zr --conf advise --check-config
+	expect_rc 0
+	expect_content "$T/out" "configuration OK"
+	zr --sys advise --conf advise --check-config
+	expect_rc 0
+	expect_content "$T/out" "configuration OK"
+}
+run_test usage-advise-as-option-value t_usage_advise_value
+
 # The sysroot can come from the environment.
 t_env_sysroot() {
 	build_version_root "$R" 6.12
@@ -1311,6 +1392,23 @@ t_env_sysroot() {
 	expect_has "$T/out" "kernel 7.0.0"
 }
 run_test env-sysroot t_env_sysroot
+
+# An empty root is a mistake, never "/" (issue 11 #4): --once would write to the host's /sys.
+t_empty_sysroot() {
+	zr --sysroot "" --config "$T/conf" --once --dry-run
+	expect_rc 2
+	[ "$(wc -l <"$T/err")" = 1 ] || die "not one line: $(oneline "$T/err")"
+	expect_has "$T/err" "sysroot"
+	ZRAM_RECOMPD_SYSROOT='' zr --config "$T/conf" status
+	expect_rc 2
+	[ "$(wc -l <"$T/err")" = 1 ] || die "not one line: $(oneline "$T/err")"
+	expect_has "$T/err" "ZRAM_RECOMPD_SYSROOT"
+	# --sysroot still wins over the variable, even an empty one.
+	build_version_root "$R" 6.12
+	ZRAM_RECOMPD_SYSROOT='' zr --sysroot "$R" --config "$T/conf" status
+	expect_rc 0
+}
+run_test empty-sysroot t_empty_sysroot
 
 echo "fakesys: $NPASS passed, $NFAIL failed"
 [ "$NFAIL" = 0 ]

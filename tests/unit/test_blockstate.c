@@ -680,6 +680,61 @@ static void test_bitmap_count_new(void **state)
 	bs_bitmap_free(&big);
 }
 
+/*
+ * A growable bitmap (issue 11 #6) follows the highest index block_state lists, not the
+ * device's slot count: 32 TiB of disksize with a few low slots takes one word, not 1 GiB.
+ * Past the limit (what the device can hold) nothing is recorded, and the fast and the
+ * general path (a wide line) agree.
+ */
+static void test_bitmap_grows_on_demand(void **state)
+{
+	const uint64_t slots_32t = (UINT64_C(32) << 40) / 4096;
+	const char small[] = "           1            0.000000 ..h..n\n"
+			     "          11            0.000000 ....r.\n";
+	const char far[] = "     8388607            0.000000 .....n\n"
+			   "1234567890123 1234567890123.000000 .....n\n";
+	struct bs_bitmap in, re;
+	struct bs_parser p;
+	struct bs_counts c;
+
+	(void)state;
+	bs_bitmap_init(&in, slots_32t);
+	bs_bitmap_init(&re, slots_32t);
+	assert_int_equal(blockstate_parse(small, strlen(small), &c, &in, &re), 0);
+	assert_true(in.nbits <= 64 && re.nbits <= 64);
+	assert_true(bs_bitmap_test(&in, 1));
+	assert_true(bs_bitmap_test(&re, 11));
+	assert_int_equal(bs_bitmap_count(&in), 1);
+	/* a far slot grows it to that index; one past the limit is counted, not recorded */
+	bs_bitmap_free(&in);
+	bs_bitmap_init(&in, 8388608);
+	assert_int_equal(blockstate_parse(far, strlen(far), &c, &in, NULL), 0);
+	assert_int_equal(c.incompressible, 2);
+	assert_int_equal(in.nbits, 8388608);
+	assert_true(bs_bitmap_test(&in, 8388607));
+	assert_int_equal(bs_bitmap_count(&in), 1);
+	assert_false(in.failed);
+	/* growth keeps the bits set before it (one file fed in two parts) */
+	bs_bitmap_free(&in);
+	bs_bitmap_init(&in, slots_32t);
+	bs_parser_init(&p, &in, NULL);
+	assert_int_equal(bs_parser_feed(&p, golden_v62, 80), 0);
+	assert_int_equal(bs_parser_feed(&p, far, 40), 0);
+	assert_int_equal(bs_parser_finish(&p), 0);
+	assert_true(bs_bitmap_test(&in, 1));
+	assert_true(bs_bitmap_test(&in, 8388607));
+	assert_int_equal(bs_bitmap_count(&in), 2);
+	assert_true(in.nbits < 2 * 8388608);
+	/* a fixed bitmap does not grow */
+	bs_bitmap_free(&in);
+	assert_int_equal(bs_bitmap_alloc(&in, 8), 0);
+	assert_int_equal(blockstate_parse(small, strlen(small), &c, &in, NULL), 0);
+	assert_int_equal(in.nbits, 8);
+	assert_int_equal(bs_bitmap_count(&in), 1);
+	bs_bitmap_free(&in);
+	bs_bitmap_free(&re);
+}
+
 /* Generated text parses to exactly the counts and bits the generator produced. */
 static void check_generator(bool v70, uint64_t slots, uint64_t seed)
 {
@@ -1237,6 +1292,7 @@ int main(void)
 		cmocka_unit_test_setup(test_split_malformed_line, base_setup),
 		cmocka_unit_test(test_bitmap_alloc_sizes),
 		cmocka_unit_test(test_bitmap_count_new),
+		cmocka_unit_test(test_bitmap_grows_on_demand),
 		cmocka_unit_test(test_generator_v62),
 		cmocka_unit_test(test_generator_v70),
 		cmocka_unit_test(test_generator_format),

@@ -8,7 +8,7 @@
  * below, which calls the real one as __real_sysfs_write (the Makefile's unit-test rule
  * explains the convention). Calls inside sysfs.c itself are not redirected. It also wraps
  * blockstate_read, only to count the reads a pass makes (each one makes the kernel format
- * a line per slot).
+ * a line per slot), and calloc and realloc, only to see the largest allocation a pass makes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include "fakeroot.h"
 #include "pass.h"
 #include "sysfs.h"
+#include "util.h"
 #include "zram.h"
 
 #include <errno.h>
@@ -36,6 +37,28 @@ int __wrap_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
 			   struct bs_bitmap *incomp, struct bs_bitmap *recomp);
 
 static unsigned bs_reads;
+
+/* The largest single calloc/realloc of the library since the last reset (bitmap sizes). */
+static size_t max_alloc;
+
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (size && n <= SIZE_MAX / size && n * size > max_alloc)
+		max_alloc = n * size;
+	return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	if (size > max_alloc)
+		max_alloc = size;
+	return __real_realloc(p, size);
+}
 
 int __wrap_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
 			   struct bs_bitmap *incomp, struct bs_bitmap *recomp)
@@ -252,6 +275,82 @@ static void test_total_budget_across_steps(void **state)
 }
 
 /* Idle slots that are all recompressed already: the idle step is not written at all. */
+/*
+ * A 32 TiB disksize with a ten-line block_state (issue 11 #6): the incompressible bitmaps
+ * follow the slots listed, not disksize (which asked for 1 GiB, and for 2^64-1 bytes
+ * aborted under ASan), and the new incompressible page is still found.
+ */
+static void test_bitmaps_sized_by_block_state(void **state)
+{
+	static const char before[] = "           0            0.000000 ...i..\n"
+				     "           1            0.000000 ...i..\n"
+				     "           2            0.000000 ..hi.n\n"
+				     "           3            0.000000 ...i..\n"
+				     "           4            0.000000 ...i..\n"
+				     "           5            0.000000 ...i..\n"
+				     "           6            0.000000 ...i..\n"
+				     "           7            0.000000 ...i..\n"
+				     "           8            0.000000 ...i..\n"
+				     "        1000            0.000000 ...i..\n";
+	static const char after[] = "           0            0.000000 ...ir.\n"
+				    "           1            0.000000 ...ir.\n"
+				    "           2            0.000000 ..hi.n\n"
+				    "           3            0.000000 ...ir.\n"
+				    "           4            0.000000 ...ir.\n"
+				    "           5            0.000000 ...ir.\n"
+				    "           6            0.000000 ...ir.\n"
+				    "           7            0.000000 ...ir.\n"
+				    "           8            0.000000 ...ir.\n"
+				    "        1000            0.000000 ...i.n\n";
+	struct device_report rep = { 0 };
+
+	(void)state;
+	fr_write("sys/kernel/debug/zram/zram0/block_state", before);
+	w.bs_after_prio1 = after;
+	w.progress_batches = 1;
+	dev.caps.block_state = true;
+	dev.disksize = UINT64_C(32) << 40;
+	cfg_idle_only();
+	max_alloc = 0;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(max_alloc < 65536);
+	assert_true(rep.have_block_state);
+	assert_int_equal(rep.incompressible_before, 1);
+	assert_int_equal(rep.incompressible_after, 2);
+	assert_int_equal(rep.new_incompressible, 1);
+	/* 2^64-1 bytes: the slot count is capped by the index type, nothing huge asked for */
+	fr_write("sys/kernel/debug/zram/zram0/block_state", before);
+	dev.disksize = UINT64_MAX;
+	max_alloc = 0;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(max_alloc < 65536);
+	assert_true(rep.have_block_state);
+}
+
+/*
+ * A plan of as many steps as it can hold gives one report entry per step and never writes
+ * past the report's array (issue 11 #11; ASan in the sanitizer build).
+ */
+static void test_report_bounded(void **state)
+{
+	static struct pass_plan plan;
+	static struct device_report rep;
+
+	(void)state;
+	memset(&plan, 0, sizeof(plan));
+	plan.n_steps = PASS_MAX_STEPS;
+	for (unsigned i = 0; i < PASS_MAX_STEPS; i++)
+		plan.steps[i] = (struct pass_step){ .type = PASS_HUGE, .priority = 1 };
+	plan.batch_pages = 2048;
+	plan.compact = COMPACT_NEVER;
+	assert_true(ARRAY_SIZE(rep.passes) >= 1);
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.n_passes, PASS_MAX_STEPS < ARRAY_SIZE(rep.passes)
+						? PASS_MAX_STEPS
+						: ARRAY_SIZE(rep.passes));
+}
+
 static void test_idle_step_skipped_when_nothing_left(void **state)
 {
 	struct device_report rep = { 0 };
@@ -807,6 +906,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_batches_until_no_progress, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bitmaps_sized_by_block_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_step_skipped_when_nothing_left, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_idle_step_waits_for_walk_worth, setup, teardown),

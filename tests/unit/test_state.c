@@ -1090,6 +1090,57 @@ static void test_dir_open(void **arg)
 	assert_int_equal(state_dir_open(file, true), -ENOTDIR);
 }
 
+static bool exists(const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", fr_dir, rel);
+	return lstat(path, &st) == 0;
+}
+
+/* Temp files of an interrupted save go at the next start; nothing else does (issue 11 #7). */
+static void test_remove_stale_temps(void **arg)
+{
+	static const char *const removed[] = { "state.tmpAbC123", "state.tmp000000" };
+	static const char *const kept[] = { "state", "state.tmpAbC12", "state.tmpAbC1234",
+					    "state.tmpAb-123", "xstate.tmpAbC123",
+					    "advice.tmpAbC123", "m.prom" };
+	char path[PATH_MAX], target[PATH_MAX];
+	int dfd;
+
+	(void)arg;
+	for (size_t i = 0; i < ARRAY_SIZE(removed); i++)
+		fr_write(removed[i], "partial");
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		fr_write(kept[i], "keep");
+	/* Never a directory or a link, even with the right name (and not the link's target). */
+	snprintf(path, sizeof(path), "%s/state.tmpDir123", fr_dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/state.tmpLnk123", fr_dir);
+	snprintf(target, sizeof(target), "%s/m.prom", fr_dir);
+	assert_int_equal(symlink(target, path), 0);
+	fr_write("m.prom.tmpQwE789", "partial");
+
+	dfd = open(fr_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	assert_int_equal(state_remove_stale_temps(dfd, "state"), 2);
+	assert_int_equal(state_remove_stale_temps(dfd, "state"), 0);
+	assert_int_equal(state_remove_stale_temps(dfd, "a/b"), -EINVAL);
+	close(dfd);
+	for (size_t i = 0; i < ARRAY_SIZE(removed); i++)
+		assert_false(exists(removed[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		assert_string_equal(fr_read(kept[i]), "keep");
+	assert_true(S_ISDIR(file_mode("state.tmpDir123")));
+
+	snprintf(path, sizeof(path), "%s/m.prom", fr_dir);
+	assert_int_equal(metrics_remove_stale_temps(path), 1);
+	assert_false(exists("m.prom.tmpQwE789"));
+	assert_string_equal(fr_read("m.prom"), "keep");
+	assert_int_equal(metrics_remove_stale_temps("relative/m.prom"), -EINVAL);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1125,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_dir_resolve),
 		cmocka_unit_test(test_dir_path_env),
 		T(test_dir_open),
+		T(test_remove_stale_temps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sysfs layer and the host reads on top of it, on temporary trees, with the kernel's
+ * failures injected: openat2 missing (ENOSYS) or refusing one path (EACCES), a directory
+ * read failing (getdents EIO), files larger than the buffer, more than 64 devices.
+ *
+ * Link: tests/unit/test_sysfs.ldflags adds -Wl,--wrap=syscall -Wl,--wrap=readdir, so the
+ * library's syscall(SYS_openat2, ...) and readdir() calls reach __wrap_syscall and
+ * __wrap_readdir below, which fail them as a test asks and otherwise pass them on (the
+ * Makefile's unit-test rule explains the convention).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "host.h"
+#include "sysfs.h"
+#include "util.h"
+#include "zram.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fakeroot.h"
+
+static struct {
+	bool openat2_enosys;	 /* every openat2 fails with ENOSYS */
+	const char *eacces_path; /* openat2 of this relative path fails with EACCES */
+	bool readdir_eio;	 /* readdir fails with EIO */
+	unsigned openat2_calls;
+} inj;
+
+long __real_syscall(long number, ...);
+long __wrap_syscall(long number, ...);
+struct dirent *__real_readdir(DIR *d);
+struct dirent *__wrap_readdir(DIR *d);
+
+long __wrap_syscall(long number, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (number == SYS_openat2) {
+		inj.openat2_calls++;
+		if (inj.openat2_enosys) {
+			errno = ENOSYS;
+			return -1;
+		}
+		if (inj.eacces_path && strcmp((const char *)a[1], inj.eacces_path) == 0) {
+			errno = EACCES;
+			return -1;
+		}
+	}
+	return __real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+struct dirent *__wrap_readdir(DIR *d)
+{
+	if (inj.readdir_eio) {
+		errno = EIO;
+		return NULL;
+	}
+	return __real_readdir(d);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&inj, 0, sizeof(inj));
+	return fr_setup();
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	memset(&inj, 0, sizeof(inj));
+	fr_teardown();
+	return 0;
+}
+
+/* A file that does not fit: -EFBIG, and the buffer is a terminated string all the same. */
+static void test_read_efbig_terminated(void **state)
+{
+	char big[300], buf[64];
+	size_t len = 0;
+	int root;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fr_write("f", big);
+	root = fr_open_root();
+	memset(buf, 'y', sizeof(buf));
+	assert_int_equal(sysfs_read(root, "f", buf, sizeof(buf), &len), -EFBIG);
+	assert_int_equal(len, sizeof(buf) - 1);
+	assert_int_equal(buf[sizeof(buf) - 1], '\0');
+	/* exactly full is not too big */
+	big[sizeof(buf) - 1] = '\0';
+	fr_write("g", big);
+	assert_int_equal(sysfs_read(root, "g", buf, sizeof(buf), &len), 0);
+	close(root);
+}
+
+/*
+ * /proc/meminfo beyond any fixed buffer (9.6 KiB and 64 KiB: many NUMA or hugepage lines):
+ * read by length, every line seen, and MemAvailable after the first 8 KiB still found.
+ */
+static void test_meminfo_large(void **state)
+{
+	static char text[70000];
+	uint64_t total = 0, avail = 0;
+	size_t o = 0;
+	int root;
+
+	(void)state;
+	for (size_t want = 9800; want <= 65536; want = want * 7) {
+		o = (size_t)snprintf(text, sizeof(text), "MemTotal:        1000000 kB\n");
+		for (unsigned i = 0; o < want; i++)
+			o += (size_t)snprintf(text + o, sizeof(text) - o,
+					      "Padding%05u:     %8u kB\n", i, i);
+		/* past 8 KiB, so a truncated read would miss it */
+		(void)snprintf(text + o, sizeof(text) - o, "MemAvailable:     250000 kB\n");
+		fr_write("proc/meminfo", text);
+		root = fr_open_root();
+		total = avail = 0;
+		assert_int_equal(host_read_meminfo(root, &total, &avail), 0);
+		assert_true(total == 1024000000ULL);
+		assert_true(avail == 256000000ULL);
+		close(root);
+	}
+}
+
+/* A line cut by the end of the file is still a line; no MemAvailable is an error. */
+static void test_meminfo_errors(void **state)
+{
+	uint64_t total, avail;
+	int root;
+
+	(void)state;
+	fr_write("proc/meminfo", "MemTotal:        1000000 kB\nMemAvailable:     250000 kB");
+	root = fr_open_root();
+	assert_int_equal(host_read_meminfo(root, &total, &avail), 0);
+	assert_true(avail == 256000000ULL);
+	fr_write("proc/meminfo", "MemTotal:        1000000 kB\n");
+	assert_int_equal(host_read_meminfo(root, &total, &avail), -EINVAL);
+	close(root);
+}
+
+/* 70 devices, created in an order readdir does not sort: all listed, in numeric order. */
+static void test_list_zram_many(void **state)
+{
+	unsigned *ids = NULL;
+	char rel[64];
+	int root, n;
+
+	(void)state;
+	for (unsigned i = 0; i < 70; i++) {
+		snprintf(rel, sizeof(rel), "sys/block/zram%u/initstate", (i * 37) % 70);
+		fr_write(rel, "0\n");
+	}
+	fr_write("sys/block/loop0/size", "0\n");
+	fr_write("sys/block/zram07/size", "0\n"); /* not a zram name */
+	root = fr_open_root();
+	n = sysfs_list_zram(root, &ids);
+	assert_int_equal(n, 70);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(ids[i], (unsigned)i);
+	free(ids);
+	close(root);
+}
+
+/* A failed directory read is that error, not an empty list ("no zram device"). */
+static void test_list_zram_eio(void **state)
+{
+	char names[4][64];
+	unsigned *ids = NULL;
+	int root;
+
+	(void)state;
+	fr_write("sys/block/zram0/initstate", "0\n");
+	root = fr_open_root();
+	inj.readdir_eio = true;
+	assert_int_equal(sysfs_list_zram(root, &ids), -EIO);
+	assert_int_equal(sysfs_list_dir(root, "sys/block", names, 4), -EIO);
+	inj.readdir_eio = false;
+	assert_int_equal(sysfs_list_zram(root, &ids), 1);
+	free(ids);
+	close(root);
+}
+
+/* A device directory that cannot be opened is that error, not "the device disappeared". */
+static void test_probe_eacces(void **state)
+{
+	struct kver v = { 6, 12, 0 };
+	struct zram_dev d;
+	const char *attr = NULL;
+	int root;
+
+	(void)state;
+	fr_write("sys/block/zram0/initstate", "1\n");
+	root = fr_open_root();
+	inj.eacces_path = "sys/block/zram0/";
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), -EACCES);
+	inj.eacces_path = "sys/block/zram0/initstate";
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), -EACCES);
+	assert_string_equal(attr, "initstate");
+	inj.eacces_path = NULL;
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 1, &d, &attr), -ENODEV);
+	close(root);
+}
+
+/*
+ * Optional statistics with more columns than this version knows (a later kernel's) do not
+ * cost the device (issue 11 #8, fixed before in zram_parse_fields; this is the probe).
+ */
+static void test_probe_extra_columns(void **state)
+{
+	struct kver v = { 6, 12, 0 };
+	struct zram_dev d;
+	const char *attr = NULL;
+	int root;
+
+	(void)state;
+	fr_write("sys/block/zram0/initstate", "1\n");
+	fr_write("sys/block/zram0/disksize", "1073741824\n");
+	fr_write("sys/block/zram0/comp_algorithm", "[lzo-rle] lzo lz4 zstd \n");
+	fr_write("sys/block/zram0/mm_stat", " 4096 100 8192 0 8192 0 0 0 0\n");
+	fr_write("sys/block/zram0/io_stat", "       0        2 0     1234       77\n");
+	fr_write("sys/block/zram0/bd_stat", "      12        3       15        9\n");
+	root = fr_open_root();
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), 0);
+	assert_true(d.has_io_stat && d.has_bd_stat);
+	assert_true(d.io_stat[3] == 1234);
+	assert_true(d.bd_stat[2] == 15);
+	close(root);
+}
+
+/*
+ * Without openat2 (ENOSYS, before Linux 5.6) nothing may resolve outside a root that is
+ * not "/": an absolute symlink in the fake tree must not reach the host file it names.
+ */
+static void test_enosys_no_escape(void **state)
+{
+	char outside[PATH_MAX], link[PATH_MAX], buf[64];
+	int root, host_root, r;
+
+	(void)state;
+	fr_write("outside", "untouched\n");
+	fr_write("sys/devices/virtual/block/zram0/mm_stat", "1 2 3\n");
+	fr_write("sys/devices/virtual/block/zram0/initstate", "1\n");
+	snprintf(outside, sizeof(outside), "%s/outside", fr_dir);
+	snprintf(link, sizeof(link), "%s/sys/block", fr_dir);
+	(void)mkdir(link, 0755);
+	snprintf(link, sizeof(link), "%s/sys/block/zram0", fr_dir);
+	assert_int_equal(symlink("/sys/devices/virtual/block/zram0", link), 0);
+	snprintf(link, sizeof(link), "%s/sys/devices/virtual/block/zram0/recompress", fr_dir);
+	assert_int_equal(symlink(outside, link), 0);
+	root = fr_open_root();
+
+	/* with openat2 the link resolves inside the root, where nothing is */
+	assert_int_equal(sysfs_write(root, "sys/block/zram0/recompress", "type=huge"), -ENOENT);
+	assert_string_equal(fr_read("outside"), "untouched\n");
+
+	inj.openat2_enosys = true;
+	r = sysfs_write(root, "sys/block/zram0/recompress", "type=huge");
+	assert_true(r < 0);
+	assert_string_equal(fr_read("outside"), "untouched\n");
+	r = sysfs_read(root, "sys/block/zram0/initstate", buf, sizeof(buf), NULL);
+	assert_true(r < 0);
+	assert_true(inj.openat2_calls > 0);
+
+	/* The host's own root has nothing to escape from: plain openat() is fine there. */
+	host_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(host_root >= 0);
+	snprintf(link, sizeof(link), "%s/sys/devices/virtual/block/zram0/mm_stat", fr_dir + 1);
+	assert_int_equal(sysfs_read(host_root, link, buf, sizeof(buf), NULL), 0);
+	assert_string_equal(buf, "1 2 3\n");
+	close(host_root);
+	close(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_read_efbig_terminated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_meminfo_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_meminfo_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_zram_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_zram_eio, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_eacces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_extra_columns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enosys_no_escape, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
