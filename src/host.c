@@ -191,34 +191,46 @@ enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *r
 	return t;
 }
 
-int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
+int host_parse_meminfo(const char *text, size_t len, uint64_t *ret_total, uint64_t *ret_available)
 {
-	char buf[8192];
 	uint64_t total = 0, avail = 0;
 	bool have_t = false, have_a = false;
-	int r;
 
-	r = sysfs_read(root_fd, "proc/meminfo", buf, sizeof(buf), NULL);
-	if (r < 0 && r != -EFBIG)
-		return r;
-	for (char *line = buf; line && *line;) {
-		char *eol = strchr(line, '\n');
+	for (size_t pos = 0; pos < len;) {
+		const char *eol = memchr(text + pos, '\n', len - pos);
+		size_t n = eol ? (size_t)(eol - (text + pos)) : len - pos;
 		unsigned long long kb;
+		char line[128];
 
-		if (eol)
-			*eol = '\0';
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
-			total = sat_mul_u64(kb, 1024);
-			have_t = true;
-		} else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-			avail = sat_mul_u64(kb, 1024);
-			have_a = true;
+		/* The kernel's lines are about 30 bytes; a longer one is none of these two. */
+		if (n < sizeof(line)) {
+			memcpy(line, text + pos, n);
+			line[n] = '\0';
+			if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+				total = sat_mul_u64(kb, 1024);
+				have_t = true;
+			} else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+				avail = sat_mul_u64(kb, 1024);
+				have_a = true;
+			}
 		}
-		line = eol ? eol + 1 : NULL;
+		pos += n + 1;
 	}
 	if (!have_t || !have_a || total == 0)
 		return -EINVAL;
 	*ret_total = total;
 	*ret_available = avail;
 	return 0;
+}
+
+int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
+{
+	char buf[8192];
+	size_t len = 0;
+	int r;
+
+	r = sysfs_read(root_fd, "proc/meminfo", buf, sizeof(buf), &len);
+	if (r < 0 && r != -EFBIG)
+		return r;
+	return host_parse_meminfo(buf, len, ret_total, ret_available);
 }
