@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# zram-recompd — see README.md. `make`, `make check`, `make install`, `make demo`.
+# zram-recompd — see README.md. `make`, `make check`, `make install`, `make demo`,
+# `make fuzz [FUZZ_SECONDS=N]` (libFuzzer targets, clang: tests/fuzz).
 
 VERSION := 0.1.0
 
@@ -28,9 +29,15 @@ SAN_FLAGS :=
 OPT := -O2 -g
 endif
 
-# `clean` removes it: never empty, never the source tree.
+# The libFuzzer build (tests/fuzz): its own directory, beside the one in use.
+FUZZ_BUILDDIR ?= $(BUILDDIR)-fuzz
+
+# `clean` removes them: never empty, never the source tree.
 ifeq ($(filter-out . ./,$(strip $(BUILDDIR))),)
 $(error BUILDDIR must name a build directory, not '$(BUILDDIR)')
+endif
+ifeq ($(filter-out . ./,$(strip $(FUZZ_BUILDDIR))),)
+$(error FUZZ_BUILDDIR must name a build directory, not '$(FUZZ_BUILDDIR)')
 endif
 
 WARN := -Wall -Wextra -Wformat=2 -Wformat-security -Wshadow -Wpointer-arith \
@@ -71,7 +78,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 
 # Every target that names no file (a file of that name must never make it look done).
 .PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-san \
-	check-vm check-deps deps demo bench install uninstall format clean
+	check-vm check-deps check-fuzz fuzz fuzz-bins deps demo bench install uninstall format clean
 
 all: $(BIN)
 
@@ -115,17 +122,49 @@ $(BUILDDIR)/tools/bsparse: TOOL_OBJS = $(LIB_OBJS)
 
 tools: $(TOOL_BINS)
 
+# Fuzzing (tests/fuzz/README): one libFuzzer program per parser, tests/fuzz/fuzz_X.c, built
+# with clang (FUZZ_CC) under ASan+UBSan into $(FUZZ_BUILDDIR) (build-fuzz), linked with the
+# library objects compiled the same way (-fsanitize=fuzzer-no-link: coverage, no main()).
+# gcc has no libFuzzer, so only these targets and `make check` need clang; `make` never does.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread -MMD -MP \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILDDIR)/%)
+FUZZ_LIB_OBJS := $(filter-out $(FUZZ_BUILDDIR)/obj/main.o,$(SRCS:src/%.c=$(FUZZ_BUILDDIR)/obj/%.o))
+
+$(FUZZ_BUILDDIR)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# fuzz_argv.c includes src/main.c itself (its parse_args() is static).
+$(FUZZ_BUILDDIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_LIB_OBJS) $(LDLIBS)
+
+fuzz-bins: $(FUZZ_BINS)
+
+# Every target FUZZ_SECONDS seconds (default 60) from its seed corpus; fails on any crash,
+# leak, UB report or broken invariant (tests/fuzz/run.sh). Installs clang first when missing.
+fuzz:
+	@tests/deps.sh build fuzz
+	@$(MAKE) --no-print-directory fuzz-bins
+	@FUZZ_BUILDDIR=$(FUZZ_BUILDDIR) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
 # demo, check and bench are what a newcomer types first: each installs the packages it
 # needs (tests/deps.sh, as root or with sudo) before anything compiles, so the builds run in
 # the recipe, after it, not as prerequisites. Plain `make` and `make install` never
 # install packages.
 
 # Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers,
-# the same two under ASan+UBSan, then the real-kernel VM tier.
+# the same two under ASan+UBSan, the real-kernel VM tier, then every fuzz target for 10 s.
 check:
-	@tests/deps.sh build vm test
+	@tests/deps.sh build vm test fuzz
 	@$(MAKE) --no-print-directory WERROR=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 all unit-bins tools
+	@$(MAKE) --no-print-directory BUILDDIR=build fuzz-bins
 	@tests/check.sh all
 
 test: check
@@ -148,6 +187,9 @@ check-vm: all $(TOOL_BINS)
 
 check-deps:
 	@tests/check.sh deps
+
+check-fuzz: fuzz-bins
+	@FUZZ_BUILDDIR=$(FUZZ_BUILDDIR) tests/check.sh fuzz
 
 unit-bins: $(UNIT_BINS)
 
@@ -204,10 +246,12 @@ uninstall:
 	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" 2>/dev/null || true
 
 format:
-	clang-format -i src/*.c src/*.h src/advise/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c
+	clang-format -i src/*.c src/*.h src/advise/*.c include/*.h tests/unit/*.c tests/unit/*.h \
+		tests/tools/*.c tests/fuzz/*.c tests/fuzz/*.h
 
-# The build directory in use (BUILDDIR, default build) and the sanitizer build's build-san.
+# The build directory in use (BUILDDIR, default build), the sanitizer build's build-san and
+# the fuzz build's (FUZZ_BUILDDIR, default build-fuzz).
 clean:
-	rm -rf -- $(sort $(BUILDDIR) build-san)
+	rm -rf -- $(sort $(BUILDDIR) build-san build-fuzz $(FUZZ_BUILDDIR))
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)

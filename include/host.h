@@ -40,5 +40,10 @@ enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *r
 
 /* MemTotal and MemAvailable (bytes) from <root>/proc/meminfo. */
 int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available);
+/*
+ * The parsing part of host_read_meminfo(): len bytes of meminfo text, read by length (NUL
+ * bytes end a line's text, not the input). -EINVAL without both lines or with MemTotal 0.
+ */
+int host_parse_meminfo(const char *text, size_t len, uint64_t *ret_total, uint64_t *ret_available);
 
 #endif

@@ -196,10 +196,17 @@ struct meminfo_acc {
 	bool have_t, have_a;
 };
 
-static void meminfo_line(struct meminfo_acc *a, const char *line)
+/* One line of n bytes (not NUL-terminated; NULs end it early). */
+static void meminfo_line(struct meminfo_acc *a, const char *text, size_t n)
 {
 	unsigned long long kb;
+	char line[128];
 
+	/* The kernel's lines are about 30 bytes; a longer one is none of these two. */
+	if (n >= sizeof(line))
+		return;
+	memcpy(line, text, n);
+	line[n] = '\0';
 	if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
 		a->total = sat_mul_u64(kb, 1024);
 		a->have_t = true;
@@ -207,6 +214,30 @@ static void meminfo_line(struct meminfo_acc *a, const char *line)
 		a->avail = sat_mul_u64(kb, 1024);
 		a->have_a = true;
 	}
+}
+
+static int meminfo_result(const struct meminfo_acc *a, uint64_t *ret_total,
+			  uint64_t *ret_available)
+{
+	if (!a->have_t || !a->have_a || a->total == 0)
+		return -EINVAL;
+	*ret_total = a->total;
+	*ret_available = a->avail;
+	return 0;
+}
+
+int host_parse_meminfo(const char *text, size_t len, uint64_t *ret_total, uint64_t *ret_available)
+{
+	struct meminfo_acc a = { 0 };
+
+	for (size_t pos = 0; pos < len;) {
+		const char *eol = memchr(text + pos, '\n', len - pos);
+		size_t n = eol ? (size_t)(eol - (text + pos)) : len - pos;
+
+		meminfo_line(&a, text + pos, n);
+		pos += n + 1;
+	}
+	return meminfo_result(&a, ret_total, ret_available);
 }
 
 /*
@@ -234,9 +265,8 @@ int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
 		have += n;
 		buf[have] = '\0';
 		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-			*nl = '\0';
 			if (!skipping)
-				meminfo_line(&a, line);
+				meminfo_line(&a, line, (size_t)(nl - line));
 			skipping = false;
 			line = nl + 1;
 		}
@@ -251,10 +281,6 @@ int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
 	if (r < 0)
 		return r;
 	if (have && !skipping)
-		meminfo_line(&a, buf); /* the last line, without its newline */
-	if (!a.have_t || !a.have_a || a.total == 0)
-		return -EINVAL;
-	*ret_total = a.total;
-	*ret_available = a.avail;
-	return 0;
+		meminfo_line(&a, buf, have); /* the last line, without its newline */
+	return meminfo_result(&a, ret_total, ret_available);
 }

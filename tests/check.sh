@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|deps|unit|fakesys|daemon|san|vm
+# Usage: tests/check.sh all|deps|unit|fakesys|daemon|san|vm|fuzz
+# fuzz runs every libFuzzer target of tests/fuzz for FUZZ_SECONDS (default 10) seconds from
+# FUZZ_BUILDDIR (default build-fuzz; `make fuzz-bins`, which needs clang).
 # Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -92,6 +94,10 @@ if want san || [ "$MODE" = all ]; then
 fi
 if want vm; then
 	tier vm env BUILDDIR=build tests/vm/run.sh
+fi
+if want fuzz; then
+	tier fuzz env FUZZ_BUILDDIR="${FUZZ_BUILDDIR:-build-fuzz}" FUZZ_SECONDS="${FUZZ_SECONDS:-10}" \
+		tests/fuzz/run.sh
 fi
 
 if [ "$TOTAL_S" -gt 0 ]; then

@@ -4,10 +4,14 @@
 # and `make bench` run this first, before anything compiles, so each works as the first
 # command on a fresh machine (as root, or with sudo). Plain `make` and `make install` never
 # call it (packagers build without network).
-# Usage: tests/deps.sh [GROUP...]   groups: build, vm, test (default: all three = make deps)
+# Usage: tests/deps.sh [GROUP...]   groups: build, vm, test, fuzz (default: all = make deps)
 #   build  compiler and the libraries zram-recompd links
 #   vm     qemu, busybox and what building a test kernel takes (tests/vm)
 #   test   cmocka, man, python3 and strace for the test tiers; Debian's 6.12 kernel source
+#   fuzz   clang and libFuzzer (tests/fuzz: make fuzz, the fuzz tier of make check). On
+#          Debian 12 clang is clang-14, whose libclang_rt.fuzzer-x86_64.a (and the ASan/UBSan
+#          runtimes) come from libclang-rt-14-dev, which clang-14 only recommends: named
+#          here through libclang-rt-dev, the version-less package of the default clang.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 #
 # The VM tier's second kernel, 7.3, is not a Debian 12 package: tests/vm/build-kernel.sh
@@ -22,16 +26,18 @@ libinih-dev"
 VM="qemu-system-x86 busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
 debian-archive-keyring"
 TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"
+FUZZ="clang libclang-rt-dev"
 
-[ $# -gt 0 ] || set -- build vm test
+[ $# -gt 0 ] || set -- build vm test fuzz
 PKGS=
 for g in "$@"; do
 	case $g in
 	build) PKGS="$PKGS $BUILD" ;;
 	vm) PKGS="$PKGS $VM" ;;
 	test) PKGS="$PKGS $TEST" ;;
+	fuzz) PKGS="$PKGS $FUZZ" ;;
 	*)
-		echo "deps: unknown group '$g' (build, vm, test)" >&2
+		echo "deps: unknown group '$g' (build, vm, test, fuzz)" >&2
 		exit 2
 		;;
 	esac

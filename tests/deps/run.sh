@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The first-command and Makefile tier: `make demo`, `make check` and `make bench` must
-# install what they need before anything compiles; plain `make` and `make install` must never
-# install packages; `make install` installs every file it is meant to, or fails.
+# The first-command and Makefile tier: `make demo`, `make check`, `make bench` and `make fuzz`
+# must install what they need before anything compiles; plain `make` and `make install` must
+# never install packages; `make install` installs every file it is meant to, or fails.
 # In a copy of the tracked files (a clean clone of the working tree), with PATH stubs for
 # dpkg-query (libsystemd-dev looks missing), apt-get, sudo and id that only record what they
 # were asked, it checks
-#   - `make -n T` for T in demo, check, bench: the dependency step comes before the first
-#     compiler call;
+#   - `make -n T` for T in demo, check, bench, fuzz: the dependency step comes before the
+#     first compiler call;
 #   - `make -n` and `make -n install`: no dependency step, no apt-get;
 #   - tests/deps.sh itself, run for real against the stubs: it asks apt-get for exactly the
 #     missing package, and only for the groups it was given;
@@ -74,7 +74,7 @@ first_line() {
 }
 
 CC_RE='(^|[ /])(cc|gcc|clang)( |$)'
-for t in demo check bench; do
+for t in demo check bench fuzz; do
 	(cd "$CLONE" && PATH=$SPATH make -n "$t" >"$T/$t.out" 2>"$T/$t.err")
 	d=$(first_line "$T/$t.out" 'tests/deps\.sh')
 	c=$(first_line "$T/$t.out" "$CC_RE")

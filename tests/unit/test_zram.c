@@ -458,6 +458,39 @@ static void test_build_other(void **state)
 	assert_int_equal(zram_build_algorithm_params(&d, 2, 9, buf, sizeof(buf)), -EBUSY);
 }
 
+/* host_parse_meminfo: by length; NULs ending a line, no last newline, long lines. */
+static void test_meminfo_parse(void **state)
+{
+	static const char nul[] = "MemTotal: 8 kB\0\0\nMemAvailable: 4 kB\n";
+	static const char cut[] = "MemTotal: 8 kB\nMemAvailable: 4 kB";
+	char big[400];
+	uint64_t t = 0, a = 0;
+
+	(void)state;
+	assert_int_equal(host_parse_meminfo(nul, sizeof(nul) - 1, &t, &a), 0);
+	assert_true(t == 8192 && a == 4096);
+	assert_int_equal(host_parse_meminfo(cut, sizeof(cut) - 1, &t, &a), 0);
+	assert_true(t == 8192 && a == 4096);
+	/* Only the bytes given: "MemAvailable: 4" cut at "Mem" is no MemAvailable line. */
+	assert_int_equal(host_parse_meminfo(cut, 18, &t, &a), -EINVAL);
+	assert_int_equal(host_parse_meminfo("MemTotal: 0 kB\nMemAvailable: 0 kB\n", 34, &t, &a),
+			 -EINVAL);
+	assert_int_equal(host_parse_meminfo("", 0, &t, &a), -EINVAL);
+	/* A line longer than any the kernel prints is skipped, and the next one still read. */
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "MemTotal: 16 kB\n", 16);
+	big[300] = '\n';
+	memcpy(big + 301, "MemAvailable: 2 kB\n", 19);
+	assert_int_equal(host_parse_meminfo(big, 320, &t, &a), 0);
+	assert_true(t == 16384 && a == 2048);
+	/* Saturated, never wrapped. */
+	assert_int_equal(
+		host_parse_meminfo("MemTotal: 18446744073709551615 kB\nMemAvailable: 1 kB\n", 53,
+				   &t, &a),
+		0);
+	assert_true(t == UINT64_MAX);
+}
+
 static void test_probe_and_write(void **state)
 {
 	struct zram_dev d;
@@ -662,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_pass_type_names),
 		cmocka_unit_test(test_build_recompress),
 		cmocka_unit_test(test_build_other),
+		cmocka_unit_test(test_meminfo_parse),
 		cmocka_unit_test(test_probe_and_write),
 		cmocka_unit_test(test_kconfig),
 		cmocka_unit_test(test_attribute_readers),
