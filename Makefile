@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # zram-recompd — see README.md. `make`, `make check`, `make install`, `make demo`,
-# `make fuzz [FUZZ_SECONDS=N]` (libFuzzer targets, clang: tests/fuzz).
+# `make fuzz [FUZZ_SECONDS=N]` (libFuzzer targets, clang: tests/fuzz),
+# `make check-long [SOAK_SECONDS=N]` (the soak test, tests/daemon/soak.sh).
 
 VERSION := 0.1.0
 
@@ -19,9 +20,15 @@ PKGS := libsystemd liblz4 libzstd inih zlib
 # a package build needs it only with the tests.
 TEST_PKGS := lzo2 cmocka
 
+# SANITIZE=1: ASan+UBSan into build-san. SANITIZE=thread: ThreadSanitizer into build-tsan
+# (the daemon-tsan tier runs the daemon from it; gcc and clang both have it).
 ifeq ($(SANITIZE),1)
 BUILDDIR ?= build-san
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT := -O1 -g
+else ifeq ($(SANITIZE),thread)
+BUILDDIR ?= build-tsan
+SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 OPT := -O1 -g
 else
 BUILDDIR ?= build
@@ -50,7 +57,8 @@ WARN += -Werror
 endif
 HARDEN := -fstack-protector-strong -fcf-protection -fPIE
 # Distributions pass their own level (Fedora, Arch, Ubuntu 24.04+: 3): never redefine it.
-ifneq ($(SANITIZE),1)
+# Not in the sanitizer builds: their interceptors check what fortify would.
+ifeq ($(filter 1 thread,$(SANITIZE)),)
 ifeq ($(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),)
 HARDEN += -D_FORTIFY_SOURCE=2
 endif
@@ -78,7 +86,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 
 # Every target that names no file (a file of that name must never make it look done).
 .PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-san \
-	check-vm check-deps check-fuzz fuzz fuzz-bins deps demo bench install uninstall format clean
+	check-tsan check-long check-vm check-deps check-fuzz fuzz fuzz-bins deps demo bench install uninstall format clean
 
 all: $(BIN)
 
@@ -159,11 +167,13 @@ fuzz:
 # install packages.
 
 # Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers,
-# the same two under ASan+UBSan, the real-kernel VM tier, then every fuzz target for 10 s.
+# the same two under ASan+UBSan, the daemon tier under ThreadSanitizer, the real-kernel VM
+# tier, then every fuzz target for 10 s.
 check:
 	@tests/deps.sh build vm test fuzz
 	@$(MAKE) --no-print-directory WERROR=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 all unit-bins tools
+	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=thread all
 	@$(MAKE) --no-print-directory BUILDDIR=build fuzz-bins
 	@tests/check.sh all
 
@@ -181,6 +191,17 @@ check-daemon: all
 check-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 all unit-bins tools
 	@tests/check.sh san
+
+# The daemon tier and a short soak under ThreadSanitizer (build-tsan); fails on any report.
+check-tsan:
+	@$(MAKE) --no-print-directory SANITIZE=thread all
+	@tests/check.sh tsan
+
+# Long runs, not part of `make check`: the soak test (16 devices on fake sysfs, hot add/remove,
+# SIGHUP, changing attributes) for SOAK_SECONDS (default 600); no crash, RSS and fds flat.
+SOAK_SECONDS ?= 600
+check-long: all
+	@SOAK_SECONDS=$(SOAK_SECONDS) tests/check.sh long
 
 check-vm: all $(TOOL_BINS)
 	@tests/check.sh vm
@@ -249,9 +270,9 @@ format:
 	clang-format -i src/*.c src/*.h src/advise/*.c include/*.h tests/unit/*.c tests/unit/*.h \
 		tests/tools/*.c tests/fuzz/*.c tests/fuzz/*.h
 
-# The build directory in use (BUILDDIR, default build), the sanitizer build's build-san and
-# the fuzz build's (FUZZ_BUILDDIR, default build-fuzz).
+# The build directory in use (BUILDDIR, default build), the sanitizer builds' build-san and
+# build-tsan, and the fuzz build's (FUZZ_BUILDDIR, default build-fuzz).
 clean:
-	rm -rf -- $(sort $(BUILDDIR) build-san build-fuzz $(FUZZ_BUILDDIR))
+	rm -rf -- $(sort $(BUILDDIR) build-san build-tsan build-fuzz $(FUZZ_BUILDDIR))
 
 -include $(OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
