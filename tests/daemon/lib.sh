@@ -211,23 +211,44 @@ passes_logged() {
 	count "$T/${2:-d}.err" "^zram-recompd: $1: pass( \(interrupted\))?:"
 }
 
-# test_cleanup: end this test's processes by pid: the daemons first, with SIGTERM (a helper
-# may still have to release a write a daemon is blocked in), then whatever is left, with SIGKILL.
+# running_daemons: pids of this test's daemons that have not ended. A daemon whose NAME.rc
+# exists was reaped, and its pid may already belong to a process of another test running in
+# parallel (seen under ThreadSanitizer: a finished test's cleanup stopped another's daemon).
+running_daemons() {
+	local f
+	for f in "$T"/*.pid; do
+		[ -e "$f" ] && [ ! -e "${f%.pid}.rc" ] && cat "$f"
+	done
+}
+
+# ended_daemons DIR: pids of the daemons of test directory DIR that ended.
+ended_daemons() {
+	local f
+	for f in "$1"/*.pid; do
+		[ -e "$f" ] && [ -e "${f%.pid}.rc" ] && cat "$f"
+	done
+}
+
+# test_cleanup: end this test's processes by pid: the daemons still running first, with SIGTERM
+# (a helper may still have to release a write a daemon is blocked in), then whatever is left,
+# with SIGKILL; never the pid of a daemon that ended (see running_daemons).
 test_cleanup() {
-	local p i left
+	local p i left ended
 	[ -e "$T/pids" ] || return 0
-	cat "$T"/*.pid 2>/dev/null | while read -r p; do
+	running_daemons | while read -r p; do
 		kill -TERM "$p" 2>/dev/null
 	done
 	for ((i = 0; i < 100; i++)); do
 		left=0
 		while read -r p; do
 			kill -0 "$p" 2>/dev/null && left=1
-		done < <(cat "$T"/*.pid 2>/dev/null)
+		done < <(running_daemons)
 		[ "$left" = 0 ] && break
 		sleep 0.03
 	done
+	ended=" $(ended_daemons "$T" | tr '\n' ' ') "
 	while read -r p; do
+		case $ended in *" $p "*) continue ;; esac
 		kill -KILL "$p" 2>/dev/null
 	done <"$T/pids"
 	wait 2>/dev/null
