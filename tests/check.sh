@@ -1,7 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|deps|unit|fakesys|daemon|san|vm|fuzz
+# Usage: tests/check.sh all|deps|unit|fakesys|daemon|san|tsan|vm|fuzz|long
+# tsan runs the daemon tier and a 30 s soak from build-tsan (make SANITIZE=thread) and fails on
+# any ThreadSanitizer report. long (not in all; make check-long) is the soak test,
+# tests/daemon/soak.sh, for SOAK_SECONDS (default 600).
 # fuzz runs every libFuzzer target of tests/fuzz for FUZZ_SECONDS (default 10) seconds from
 # FUZZ_BUILDDIR (default build-fuzz; `make fuzz-bins`, which needs clang).
 # Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
@@ -92,12 +95,18 @@ if want san || [ "$MODE" = all ]; then
 		tier daemon-san env BUILDDIR=build-san ASAN_OPTIONS=detect_leaks=1 tests/daemon/run.sh
 	fi
 fi
+if want tsan; then
+	tier daemon-tsan env BUILDDIR=build-tsan tests/daemon/tsan.sh
+fi
 if want vm; then
 	tier vm env BUILDDIR=build tests/vm/run.sh
 fi
 if want fuzz; then
 	tier fuzz env FUZZ_BUILDDIR="${FUZZ_BUILDDIR:-build-fuzz}" FUZZ_SECONDS="${FUZZ_SECONDS:-10}" \
 		tests/fuzz/run.sh
+fi
+if [ "$MODE" = long ]; then
+	tier soak env BUILDDIR=build SOAK_SECONDS="${SOAK_SECONDS:-600}" tests/daemon/soak.sh
 fi
 
 if [ "$TOTAL_S" -gt 0 ]; then
