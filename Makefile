@@ -104,7 +104,8 @@ $(BIN): $(OBJS)
 # test itself) go to __wrap_F, which the test defines, and __real_F reach the real F. This
 # is how a test puts a fake kernel under one function without changing src/: test_pass
 # wraps sysfs_write (chosen errnos, mm_stat moving like a real device), test_blockstate
-# wraps read (debugfs block_state's whole-line reads). A call inside the object that
+# wraps read (debugfs block_state's whole-line reads), test_state_crash the file calls of
+# a state save (a SIGKILL before each in turn). A call inside the object that
 # defines F is not redirected (sysfs.c calling sysfs_write itself), and neither are libc's
 # own internal calls. Each such test says so in its header comment.
 UNIT_LDFLAGS := $(wildcard tests/unit/test_*.ldflags)
