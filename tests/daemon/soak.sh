@@ -181,7 +181,10 @@ while now_ms && [ "$NOW" -lt "$END" ]; do
 		HUPS=$((HUPS + 1))
 	fi
 	tick=$((tick + 1))
-	sleep 1
+	# On a 1 s grid from the start, whatever the work above took.
+	now_ms
+	ms=$((START + tick * 1000 - NOW))
+	[ "$ms" -le 0 ] || sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 done
 for id in $gone2 $gone; do
 	dalive && add_dev "$id"
