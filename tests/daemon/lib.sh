@@ -20,6 +20,12 @@ now_ms() {
 	NOW=$((NOW / 1000))
 }
 
+# sleep_ms MS: sleep that many milliseconds (0 or less: not at all).
+sleep_ms() {
+	[ "$1" -gt 0 ] || return 0
+	sleep "$(($1 / 1000)).$(printf '%03d' $(($1 % 1000)))"
+}
+
 # A file's lines as one line for messages: newlines as '|', the last 400 characters.
 oneline() {
 	if [ -e "$1" ]; then
