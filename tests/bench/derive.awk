@@ -61,8 +61,9 @@ function derive_swap(pre,    i, p, L, base, t, w)
 	# CPU share of the measured window; with a warm-up, of the warm-up apart (its first passes).
 	if (has(pre "swap.daemon.proc.stime_ticks") && num(pre "swap.seconds") > 0) {
 		t = num(pre "swap.daemon.proc.utime_ticks") + num(pre "swap.daemon.proc.stime_ticks")
-		w = num(pre "swap.warmup_seconds") > 0 && has(pre "swap.daemon.warmup_cpu_ticks") ?
-		    num(pre "swap.daemon.warmup_cpu_ticks") : 0
+		w = 0
+		if (num(pre "swap.warmup_seconds") > 0 && has(pre "swap.daemon.warmup_cpu_ticks"))
+			w = num(pre "swap.daemon.warmup_cpu_ticks")
 		put(pre "swap.daemon.cpu_share", fmt((t - w) / 100 / num(pre "swap.seconds"), 4))
 		if (w > 0)
 			put(pre "swap.daemon.warmup_cpu_share", fmt(w / 100 / num(pre "swap.warmup_seconds"), 4))

@@ -7,7 +7,7 @@ function num(k) { return V[k] + 0 }
 function mib(k) { return has(k) ? sprintf("%.2f MiB", num(k) / 1048576) : "–" }
 function f(k, d) { return has(k) ? sprintf("%." d "f", num(k)) : "–" }
 function s(k, d) { return has(k) ? sprintf("%." d "f s", num(k)) : "–" }
-function row(a, b, c, d, e, f_, g_, h, i, j) {
+function row(a, b, c, d, e, f_, g_, h, i, j, k) {
 	line = "| " a
 	if (b != "") line = line " | " b
 	if (c != "") line = line " | " c
@@ -18,6 +18,7 @@ function row(a, b, c, d, e, f_, g_, h, i, j) {
 	if (h != "") line = line " | " h
 	if (i != "") line = line " | " i
 	if (j != "") line = line " | " j
+	if (k != "") line = line " | " k
 	print line " |"
 }
 function failed(sc) {
