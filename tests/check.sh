@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|deps|unit|fakesys|daemon|san|vm|fuzz
+# Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|san|vm|fuzz
+# strace runs the binary under strace (tests/strace/run.sh): the syscall-level write allowlist
+# and fault injection; it reports itself skipped where strace or ptrace is unavailable.
 # fuzz runs every libFuzzer target of tests/fuzz for FUZZ_SECONDS (default 10) seconds from
 # FUZZ_BUILDDIR (default build-fuzz; `make fuzz-bins`, which needs clang).
 # Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
@@ -84,6 +86,9 @@ if want fakesys; then
 fi
 if want daemon; then
 	tier daemon env BUILDDIR=build tests/daemon/run.sh
+fi
+if want strace; then
+	tier strace env BUILDDIR=build tests/strace/run.sh
 fi
 if want san || [ "$MODE" = all ]; then
 	if [ "$MODE" = san ] || [ "$MODE" = all ]; then
