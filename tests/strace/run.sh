@@ -186,7 +186,8 @@ no_temps() {
 
 # keep_prev: copies of the current state and metrics files; intact NAME...: unchanged since.
 keep_prev() {
-	cp "$T/st/state" "$T/state.prev" && cp "$T/m/zr.prom" "$T/prom.prev" || die "no previous files"
+	cp "$T/st/state" "$T/state.prev" || die "no previous state file"
+	cp "$T/m/zr.prom" "$T/prom.prev" || die "no previous metrics file"
 }
 intact() {
 	local n
