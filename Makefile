@@ -85,8 +85,9 @@ TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 
 # Every target that names no file (a file of that name must never make it look done).
-.PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-san \
-	check-tsan check-long check-vm check-deps check-fuzz fuzz fuzz-bins deps demo bench install uninstall format clean
+.PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-strace \
+	check-san check-tsan check-long check-vm check-deps check-fuzz fuzz fuzz-bins deps demo bench \
+	install uninstall format clean
 
 all: $(BIN)
 
@@ -188,6 +189,9 @@ check-fakesys: all $(TOOL_BINS)
 
 check-daemon: all
 	@tests/check.sh daemon
+
+check-strace: all
+	@tests/check.sh strace
 
 check-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 all unit-bins tools

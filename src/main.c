@@ -613,6 +613,7 @@ static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const str
 struct once_history {
 	struct state st;
 	int dir_fd;
+	char dir[STATE_DIR_MAX]; /* its path, for messages */
 	struct dev_live live[MAX_DEVICES];
 	unsigned n_live;
 };
@@ -632,6 +633,7 @@ static void history_open(struct once_history *h)
 		return;
 	}
 	h->dir_fd = r;
+	memcpy(h->dir, dir, sizeof(h->dir));
 	r = state_load(&h->st, h->dir_fd);
 	if (r < 0 && r != -ENOENT)
 		log_warning("%s/state: %s; starting from zero", dir, strerror(-r));
@@ -663,7 +665,7 @@ static void history_save(struct once_history *h, const struct config *cfg)
 	if (h->dir_fd >= 0) {
 		r = state_save(&h->st, h->dir_fd);
 		if (r < 0)
-			log_warning("state: cannot save: %s", strerror(-r));
+			log_warning("%s/state: cannot save: %s", h->dir, strerror(-r));
 		close(h->dir_fd);
 	}
 	if (*cfg->metrics_file) {

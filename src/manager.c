@@ -131,6 +131,9 @@ static void notify_status(struct manager *m)
 	(void)sd_notifyf(0, "STATUS=%s", buf);
 }
 
+/* The state directory's path (open_state), for messages; one manager per process. */
+static char state_dir[STATE_DIR_MAX];
+
 static void write_outputs(struct manager *m)
 {
 	struct dev_live live[CFG_MAX_DEVICES];
@@ -140,7 +143,7 @@ static void write_outputs(struct manager *m)
 	if (m->state_dir_fd >= 0) {
 		r = state_save(&m->st, m->state_dir_fd);
 		if (r < 0)
-			log_warning("state: cannot save: %s", strerror(-r));
+			log_warning("%s/state: cannot save: %s", state_dir, strerror(-r));
 	}
 	if (!*m->cfg.metrics_file)
 		return;
@@ -475,7 +478,6 @@ static void remove_stale_temps(int dir_fd, const char *dir, const char *name)
 /* The state directory and the totals kept in it (a missing one is not fatal). */
 static void open_state(struct manager *m)
 {
-	static char state_dir[STATE_DIR_MAX];
 	int r;
 
 	r = state_dir_path(state_dir, sizeof(state_dir));

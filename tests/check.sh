@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|deps|unit|fakesys|daemon|san|tsan|vm|fuzz|long
+# Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|san|tsan|vm|fuzz|long
 # tsan runs the daemon tier and a 30 s soak from build-tsan (make SANITIZE=thread) and fails on
 # any ThreadSanitizer report. long (not in all; make check-long) is the soak test,
 # tests/daemon/soak.sh, for SOAK_SECONDS (default 600).
+# strace runs the binary under strace (tests/strace/run.sh): the syscall-level write allowlist
+# and fault injection; it reports itself skipped where strace or ptrace is unavailable.
 # fuzz runs every libFuzzer target of tests/fuzz for FUZZ_SECONDS (default 10) seconds from
 # FUZZ_BUILDDIR (default build-fuzz; `make fuzz-bins`, which needs clang).
 # Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
@@ -87,6 +89,9 @@ if want fakesys; then
 fi
 if want daemon; then
 	tier daemon env BUILDDIR=build tests/daemon/run.sh
+fi
+if want strace; then
+	tier strace env BUILDDIR=build tests/strace/run.sh
 fi
 if want san || [ "$MODE" = all ]; then
 	if [ "$MODE" = san ] || [ "$MODE" = all ]; then

@@ -198,48 +198,11 @@ run_test() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# The five reference roots: one initialized zram0 with a secondary algorithm, like a distro
-# kernel of that version. Idle-age support is known from a kernel config (6.2, 6.10) or from
-# block_state (6.12+).
+# The reference roots (build_version_root, tests/fakesys/lib.sh): one initialized zram0 with a
+# secondary algorithm, like a distro kernel of that version. Idle-age support is known from a
+# kernel config (6.2, 6.10) or from block_state (6.12+).
 
 VERSIONS="6.2 6.10 6.12 6.15 7.0 7.3"
-
-build_version_root() {
-	local r=$1 ver=$2
-
-	fr_new "$r" "$ver"
-	case $ver in
-	6.2)
-		# 6.2-6.7: ages need CONFIG_ZRAM_MEMORY_TRACKING; debugfs not mounted here.
-		fr_dev "$r" 6.2 0
-		fr_kconfig "$r" boot 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_MEMORY_TRACKING=y' \
-			'CONFIG_ZRAM_MULTI_COMP=y'
-		;;
-	6.10)
-		fr_dev "$r" 6.10 0 wb=1
-		fr_kconfig "$r" gz 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y' \
-			'# CONFIG_ZRAM_MEMORY_TRACKING is not set' 'CONFIG_ZRAM_MULTI_COMP=y'
-		;;
-	6.12)
-		fr_dev "$r" 6.12 0 wb=1
-		fr_blockstate "$r" 6.12 0
-		;;
-	6.15)
-		fr_dev "$r" 6.15 0 primary=lz4 recomp="1:zstd 2:deflate"
-		fr_blockstate "$r" 6.15 0
-		;;
-	7.0)
-		# Absolute sys/block symlink: must resolve inside the root.
-		fr_dev "$r" 7.0 0 wb=1 link=abs
-		fr_blockstate "$r" 7.0 0
-		;;
-	7.3)
-		# recomp_algorithm with the NUL padding of 6.17+ (fr_dev), two secondaries.
-		fr_dev "$r" 7.3 0 wb=1 recomp="1:zstd 2:deflate"
-		fr_blockstate "$r" 7.3 0
-		;;
-	esac
-}
 
 # The configuration matching each reference root (6.15 has two secondaries).
 version_conf() {
