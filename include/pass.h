@@ -118,6 +118,9 @@ struct device_report {
 int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			      const struct dev_config *cfg, struct device_report *rep);
 
+/* A stop request (SIGTERM in the daemon) ends the pass after the running write. */
+bool pass_stop_requested(const struct pass_ctx *ctx);
+
 /*
  * Write one command to a device attribute (dry run: print it), EAGAIN retried with a
  * doubling delay; ret_ns gets the time inside write(). The caller logs a failure once,

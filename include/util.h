@@ -56,6 +56,9 @@ bool zram_name_valid(const char *name);
 /* Parse "zramN" into N; -EINVAL when the name is not valid. */
 int zram_name_to_id(const char *name, unsigned *ret_id);
 
+/* Sleep ms milliseconds; a signal ends it early. */
+void sleep_ms(unsigned ms);
+
 /* Monotonic and boottime clocks in nanoseconds. */
 uint64_t now_monotonic_ns(void);
 uint64_t now_boottime_ns(void);

@@ -133,6 +133,57 @@ static void arm_rescan(struct manager *m)
 	(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
 }
 
+/* Drop the managed devices that are gone or no longer selected. */
+static void drop_gone(struct manager *m, const unsigned *ids, int n)
+{
+	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+		struct mdev *md = &m->devs[i];
+		bool present = false;
+
+		if (!md->used || !md->timer)
+			continue;
+		for (int k = 0; k < n; k++)
+			present |= ids[k] == md->id;
+		if (!present)
+			drop_dev(md, "removed");
+		else if (!config_device_selected(&m->cfg, md->id))
+			drop_dev(md, "not selected by 'devices' any more");
+	}
+}
+
+/* A free slot for device id, set up; NULL when all CFG_MAX_DEVICES are in use. */
+static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
+{
+	struct mdev *md = NULL;
+
+	for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
+		if (!m->devs[i].used)
+			md = &m->devs[i];
+	if (!md)
+		return NULL;
+	memset(md, 0, sizeof(*md));
+	md->m = m;
+	md->used = true;
+	md->id = id;
+	(void)snprintf(md->dev.name, sizeof(md->dev.name), "zram%u", id);
+	config_effective(&m->cfg, id, &md->cfg);
+	policy_dev_init(&md->pol, &md->cfg, now);
+	return md;
+}
+
+/* A device just managed: say so, and when its cold tier cannot run. */
+static void announce(struct mdev *md)
+{
+	log_info("%s: managed (%s%s), first pass in %" PRIu64 " s", md->dev.name,
+		 md->dev.initialized ? "initialized" : "not initialized",
+		 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP", md->cfg.interval_sec);
+	if (md->cfg.cold_idle_age_sec &&
+	    (!md->dev.caps.priority || md->dev.recomp.count < md->cfg.cold_priority))
+		log_notice("%s: cold tier off: it needs recompress priority= (Linux 6.12+) and at "
+			   "least %u secondary algorithms (the device has %u)",
+			   md->dev.name, md->cfg.cold_priority, md->dev.recomp.count);
+}
+
 void manager_rescan(struct manager *m)
 {
 	unsigned *ids = NULL, skipped = 0, first_skipped = 0;
@@ -147,20 +198,7 @@ void manager_rescan(struct manager *m)
 		arm_rescan(m);
 		return;
 	}
-	/* gone or deselected */
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
-		struct mdev *md = &m->devs[i];
-		bool present = false;
-
-		if (!md->used || !md->timer)
-			continue;
-		for (int k = 0; k < n; k++)
-			present |= ids[k] == md->id;
-		if (!present)
-			drop_dev(md, "removed");
-		else if (!config_device_selected(&m->cfg, md->id))
-			drop_dev(md, "not selected by 'devices' any more");
-	}
+	drop_gone(m, ids, n);
 	for (int k = 0; k < n; k++) {
 		struct mdev *md = find_dev(m, ids[k]);
 		bool is_new = !md;
@@ -170,23 +208,11 @@ void manager_rescan(struct manager *m)
 			continue;
 		if (md && !md->timer)
 			continue; /* dropped, waiting for its job */
-		if (!md) {
-			for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
-				if (!m->devs[i].used)
-					md = &m->devs[i];
-			if (!md) {
-				/* ids ascend: the lowest CFG_MAX_DEVICES are the ones managed */
-				if (!skipped++)
-					first_skipped = ids[k];
-				continue;
-			}
-			memset(md, 0, sizeof(*md));
-			md->m = m;
-			md->used = true;
-			md->id = ids[k];
-			(void)snprintf(md->dev.name, sizeof(md->dev.name), "zram%u", ids[k]);
-			config_effective(&m->cfg, ids[k], &md->cfg);
-			policy_dev_init(&md->pol, &md->cfg, now);
+		if (!md && !(md = new_dev(m, ids[k], now))) {
+			/* ids ascend: the lowest CFG_MAX_DEVICES are the ones managed */
+			if (!skipped++)
+				first_skipped = ids[k];
+			continue;
 		}
 		/*
 		 * Never probe a device whose pass runs: from 7.0 a recompress write holds the
@@ -196,27 +222,12 @@ void manager_rescan(struct manager *m)
 		if (md->busy)
 			continue;
 		r = refresh_dev(m, md, is_new);
-		if (r < 0) {
-			if (is_new) {
-				log_warning("zram%u: cannot read the device (%s), ignoring", ids[k],
-					    strerror(-r));
-				memset(md, 0, sizeof(*md));
-			}
-			continue;
-		}
-		if (is_new) {
-			log_info("%s: managed (%s%s), first pass in %" PRIu64 " s", md->dev.name,
-				 md->dev.initialized ? "initialized" : "not initialized",
-				 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP",
-				 md->cfg.interval_sec);
-			if (md->cfg.cold_idle_age_sec &&
-			    (!md->dev.caps.priority ||
-			     md->dev.recomp.count < md->cfg.cold_priority))
-				log_notice(
-					"%s: cold tier off: it needs recompress priority= (Linux "
-					"6.12+) and at least %u secondary algorithms (the device "
-					"has %u)",
-					md->dev.name, md->cfg.cold_priority, md->dev.recomp.count);
+		if (r < 0 && is_new) {
+			log_warning("zram%u: cannot read the device (%s), ignoring", ids[k],
+				    strerror(-r));
+			memset(md, 0, sizeof(*md));
+		} else if (r >= 0 && is_new) {
+			announce(md);
 			manager_arm(md, md->pol.next_due_ns);
 		}
 	}

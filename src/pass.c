@@ -20,55 +20,6 @@ void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 	ctx->eagain_delay_ms = 100;
 }
 
-static bool stop_requested(const struct pass_ctx *ctx)
-{
-	/* Atomic: the daemon's event loop sets it while the worker runs the pass. */
-	return ctx->stop && __atomic_load_n(ctx->stop, __ATOMIC_RELAXED);
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	/* A signal cuts the wait short; the caller checks ctx->stop. */
-	(void)nanosleep(&ts, NULL);
-}
-
-/*
- * Write one command, or print it in dry-run mode. EAGAIN (6.12.y, 6.13-6.19: a writeback
- * or another recompression holds the device's post-processing slot) is retried with a
- * doubling delay. ret_ns gets the time spent inside write() calls.
- */
-int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
-	       const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain)
-{
-	unsigned delay = ctx->eagain_delay_ms, tries = 0;
-	int r;
-
-	if (ctx->dry_run) {
-		fprintf(ctx->out, "%s: would write '%s' to %s\n", d->name, cmd, attr);
-		return 0;
-	}
-	for (;;) {
-		uint64_t t0 = now_monotonic_ns();
-
-		r = zram_write(ctx->root_fd, d->id, attr, cmd);
-		if (ret_ns)
-			*ret_ns = sat_add_u64(*ret_ns, sat_sub_u64(now_monotonic_ns(), t0));
-		if (r != -EAGAIN || tries >= ctx->eagain_retries || stop_requested(ctx))
-			return r;
-		tries++;
-		if (ret_eagain)
-			(*ret_eagain)++;
-		log_notice("%s: %s busy (EAGAIN: writeback or recompression already running), "
-			   "retrying in %u ms (%u/%u)",
-			   d->name, attr, delay, tries, ctx->eagain_retries);
-		sleep_ms(delay);
-		if (delay < 5000)
-			delay *= 2;
-	}
-}
-
 /* Count of slots marked recompressed or incompressible (0 without block_state). */
 static int read_marks(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t *ret)
 {
@@ -111,7 +62,7 @@ static uint64_t pace(const struct pass_ctx *ctx, const struct pass_plan *plan, u
 	for (;;) {
 		uint64_t want = policy_pause_ns(write_ns, duty_now(ctx, plan)), step;
 
-		if (slept >= want || stop_requested(ctx))
+		if (slept >= want || pass_stop_requested(ctx))
 			break;
 		step = want - slept;
 		if (step > 100000000ULL)
@@ -164,7 +115,7 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 		b->mm_fresh = b->mm_fresh && slept == 0;
 		b->last_write_ns = 0;
 	}
-	if (stop_requested(ctx)) {
+	if (pass_stop_requested(ctx)) {
 		pr->stop = STOP_SIGNAL;
 		return BATCH_DONE;
 	}

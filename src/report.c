@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What a pass reports: the summary the daemon logs and adds to its totals, the per-step
- * lines --once prints, and the one-line message of a failed write (see include/pass.h).
+ * lines --once prints (see include/pass.h).
  */
 #include "pass.h"
 
@@ -157,56 +157,4 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 			format_bytes_signed(a, sizeof(a), rep->compact_freed, BYTES_IEC),
 			(double)rep->compact_ns / 1e9);
 	print_totals(f, rep);
-}
-
-/* One line naming device, attribute and reason for a failed write. */
-void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
-			    const char *cmd, int r, uint32_t threshold)
-{
-	bool init = true;
-
-	switch (-r) {
-	case EINVAL:
-		if (strcmp(attr, "recompress") == 0 && threshold) {
-			log_error("%s: recompress: kernel rejected threshold=%u (EINVAL): the "
-				  "threshold must be below huge_class_size (3625 bytes on 6.12 x86_64 "
-				  "with 4 KiB pages); lower threshold-bytes",
-				  d->name, threshold);
-			return;
-		}
-		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && !init) {
-			log_error("%s: %s: device is not initialized (reset during the pass?) "
-				  "(EINVAL)",
-				  d->name, attr);
-			return;
-		}
-		log_error("%s: %s: kernel rejected '%s' (EINVAL)", d->name, attr, cmd);
-		return;
-	case ENODEV:
-	case ENOENT:
-		log_error("%s: %s: device disappeared (hot-removed?): %s", d->name, attr,
-			  strerror(-r));
-		return;
-	case EAGAIN:
-		log_warning("%s: %s: still busy after %u retries (EAGAIN: writeback or "
-			    "recompression running); try again later",
-			    d->name, attr, ctx->eagain_retries);
-		return;
-	case ENOMEM:
-		log_error("%s: %s: kernel out of memory for recompression (ENOMEM)", d->name,
-			  attr);
-		return;
-	case EBUSY:
-		log_error("%s: %s: device busy (EBUSY): '%s'", d->name, attr, cmd);
-		return;
-	case EROFS:
-	case EACCES:
-	case EPERM:
-		log_error("%s: %s: not writable (%s); needs root, and under systemd "
-			  "ProtectKernelTunables= must stay off",
-			  d->name, attr, strerror(-r));
-		return;
-	default:
-		log_error("%s: %s: write of '%s' failed: %s", d->name, attr, cmd, strerror(-r));
-	}
 }

@@ -194,3 +194,11 @@ const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte
 
 	return format_magnitude(buf, size, bytes < 0 ? "-" : "", a, units);
 }
+
+void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	/* A signal cuts the wait short; callers check their stop flag. */
+	(void)nanosleep(&ts, NULL);
+}

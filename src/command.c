@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One command to a device attribute (see include/pass.h): written and timed, EAGAIN
+ * retried, printed instead under --dry-run, and a failure explained in one line that names
+ * the device, the attribute and the reason. Shared by the pass (pass.c) and the algorithm
+ * setup (algorithms.c).
+ */
+#include "pass.h"
+
+#include "log.h"
+#include "util.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+bool pass_stop_requested(const struct pass_ctx *ctx)
+{
+	/* Atomic: the daemon's event loop sets it while the worker runs the pass. */
+	return ctx->stop && __atomic_load_n(ctx->stop, __ATOMIC_RELAXED);
+}
+
+/*
+ * Write one command, or print it in dry-run mode. EAGAIN (6.12.y, 6.13-6.19: a writeback
+ * or another recompression holds the device's post-processing slot) is retried with a
+ * doubling delay. ret_ns gets the time spent inside write() calls.
+ */
+int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+	       const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain)
+{
+	unsigned delay = ctx->eagain_delay_ms, tries = 0;
+	int r;
+
+	if (ctx->dry_run) {
+		fprintf(ctx->out, "%s: would write '%s' to %s\n", d->name, cmd, attr);
+		return 0;
+	}
+	for (;;) {
+		uint64_t t0 = now_monotonic_ns();
+
+		r = zram_write(ctx->root_fd, d->id, attr, cmd);
+		if (ret_ns)
+			*ret_ns = sat_add_u64(*ret_ns, sat_sub_u64(now_monotonic_ns(), t0));
+		if (r != -EAGAIN || tries >= ctx->eagain_retries || pass_stop_requested(ctx))
+			return r;
+		tries++;
+		if (ret_eagain)
+			(*ret_eagain)++;
+		log_notice("%s: %s busy (EAGAIN: writeback or recompression already running), "
+			   "retrying in %u ms (%u/%u)",
+			   d->name, attr, delay, tries, ctx->eagain_retries);
+		sleep_ms(delay);
+		if (delay < 5000)
+			delay *= 2;
+	}
+}
+
+/* One line naming device, attribute and reason for a failed write. */
+void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+			    const char *cmd, int r, uint32_t threshold)
+{
+	bool init = true;
+
+	switch (-r) {
+	case EINVAL:
+		if (strcmp(attr, "recompress") == 0 && threshold) {
+			log_error("%s: recompress: kernel rejected threshold=%u (EINVAL): the "
+				  "threshold must be below huge_class_size (3625 bytes on 6.12 x86_64 "
+				  "with 4 KiB pages); lower threshold-bytes",
+				  d->name, threshold);
+			return;
+		}
+		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && !init) {
+			log_error("%s: %s: device is not initialized (reset during the pass?) "
+				  "(EINVAL)",
+				  d->name, attr);
+			return;
+		}
+		log_error("%s: %s: kernel rejected '%s' (EINVAL)", d->name, attr, cmd);
+		return;
+	case ENODEV:
+	case ENOENT:
+		log_error("%s: %s: device disappeared (hot-removed?): %s", d->name, attr,
+			  strerror(-r));
+		return;
+	case EAGAIN:
+		log_warning("%s: %s: still busy after %u retries (EAGAIN: writeback or "
+			    "recompression running); try again later",
+			    d->name, attr, ctx->eagain_retries);
+		return;
+	case ENOMEM:
+		log_error("%s: %s: kernel out of memory for recompression (ENOMEM)", d->name,
+			  attr);
+		return;
+	case EBUSY:
+		log_error("%s: %s: device busy (EBUSY): '%s'", d->name, attr, cmd);
+		return;
+	case EROFS:
+	case EACCES:
+	case EPERM:
+		log_error("%s: %s: not writable (%s); needs root, and under systemd "
+			  "ProtectKernelTunables= must stay off",
+			  d->name, attr, strerror(-r));
+		return;
+	default:
+		log_error("%s: %s: write of '%s' failed: %s", d->name, attr, cmd, strerror(-r));
+	}
+}
