@@ -29,19 +29,28 @@ static bool is_process_root(int fd)
 	       a.st_ino == b.st_ino;
 }
 
+#define OPENAT2_EAGAIN_TRIES 64
+
 static int open_in_root(int root_fd, const char *relpath, int flags, int *ret_fd)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
+	unsigned again = 0;
 	int fd;
 
 	if (!relpath || !*relpath || relpath[0] == '/')
 		return -EINVAL;
+	/*
+	 * EAGAIN: with RESOLVE_IN_ROOT the kernel could not rule out that a ".." escaped
+	 * because a rename or mount somewhere in the system raced with the lookup (sysfs's
+	 * block/zramN links are "../devices/..."); openat2(2) says to retry. Seen in the
+	 * strace tier while other tests renamed their state files.
+	 */
 	do
 		fd = (int)syscall(SYS_openat2, root_fd, relpath, &how, sizeof(how));
-	while (fd < 0 && errno == EINTR);
+	while (fd < 0 && (errno == EINTR || (errno == EAGAIN && ++again <= OPENAT2_EAGAIN_TRIES)));
 	if (fd < 0 && errno == ENOSYS) {
 		/*
 		 * Kernels before 5.6 have no openat2; they cannot recompress either, but

@@ -37,6 +37,7 @@ static struct {
 	bool openat2_enosys;	 /* every openat2 fails with ENOSYS */
 	const char *eacces_path; /* openat2 of this relative path fails with EACCES */
 	bool readdir_eio;	 /* readdir fails with EIO */
+	unsigned openat2_eagain; /* this many openat2 calls fail with EAGAIN first */
 	unsigned openat2_calls;
 } inj;
 
@@ -58,6 +59,11 @@ long __wrap_syscall(long number, ...)
 		inj.openat2_calls++;
 		if (inj.openat2_enosys) {
 			errno = ENOSYS;
+			return -1;
+		}
+		if (inj.openat2_eagain) {
+			inj.openat2_eagain--;
+			errno = EAGAIN;
 			return -1;
 		}
 		if (inj.eacces_path && strcmp((const char *)a[1], inj.eacces_path) == 0) {
@@ -253,6 +259,35 @@ static void test_probe_extra_columns(void **state)
  * Without openat2 (ENOSYS, before Linux 5.6) nothing may resolve outside a root that is
  * not "/": an absolute symlink in the fake tree must not reach the host file it names.
  */
+/*
+ * openat2 EAGAIN (a rename or mount raced with a RESOLVE_IN_ROOT lookup through "..") is
+ * retried, not reported: seen as "sysfs: Resource temporarily unavailable, skipping the
+ * device" while other processes renamed files.
+ */
+static void test_openat2_eagain_retried(void **state)
+{
+	char buf[64];
+	int root;
+
+	(void)state;
+	fr_write("sys/devices/virtual/block/zram0/initstate", "1\n");
+	root = fr_open_root();
+	inj.openat2_eagain = 3;
+	inj.openat2_calls = 0;
+	assert_int_equal(sysfs_read(root, "sys/devices/virtual/block/zram0/initstate", buf,
+				    sizeof(buf), NULL),
+			 0);
+	assert_string_equal(buf, "1\n");
+	assert_int_equal(inj.openat2_calls, 4);
+	/* a lookup that never settles ends with EAGAIN rather than spinning */
+	inj.openat2_eagain = 1000;
+	assert_int_equal(sysfs_read(root, "sys/devices/virtual/block/zram0/initstate", buf,
+				    sizeof(buf), NULL),
+			 -EAGAIN);
+	inj.openat2_eagain = 0;
+	close(root);
+}
+
 static void test_enosys_no_escape(void **state)
 {
 	char outside[PATH_MAX], link[PATH_MAX], buf[64];
@@ -303,6 +338,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_zram_eio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_eacces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_extra_columns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_openat2_eagain_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enosys_no_escape, setup, teardown),
 	};
 
