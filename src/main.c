@@ -615,7 +615,8 @@ struct once_history {
 	int dir_fd;
 	char dir[STATE_DIR_MAX]; /* its path, for messages */
 	struct dev_live live[MAX_DEVICES];
-	unsigned n_live;
+	unsigned n_live; /* devices that had a pass: nothing to keep without one */
+	bool opened;	 /* the state directory is opened at the first pass */
 };
 
 static void history_open(struct once_history *h)
@@ -648,6 +649,10 @@ static void history_add(struct once_history *h, const struct zram_dev *d,
 
 	if (rep->skipped || !rep->initialized)
 		return;
+	if (!h->opened) {
+		history_open(h);
+		h->opened = true;
+	}
 	pass_summarize(rep, &sum);
 	t = h->dir_fd >= 0 ? state_get(&h->st, d->name) : NULL;
 	if (t)
@@ -662,6 +667,9 @@ static void history_save(struct once_history *h, const struct config *cfg)
 {
 	int r;
 
+	/* No pass ran (no MULTI_COMP, nothing initialized): touch nothing at all. */
+	if (h->n_live == 0)
+		return;
 	if (h->dir_fd >= 0) {
 		r = state_save(&h->st, h->dir_fd);
 		if (r < 0)
@@ -685,8 +693,7 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	ctx.dry_run = a->dry_run;
 	if (host_read_meminfo(p->root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
 		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
-	if (!ctx.dry_run)
-		history_open(&h);
+	h.dir_fd = -1;
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct device_report rep = { 0 };
 		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &rep);
