@@ -2,6 +2,7 @@
 #ifndef ZRAM_RECOMPD_UTIL_H
 #define ZRAM_RECOMPD_UTIL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,6 +88,13 @@ const char *format_bytes(char *buf, size_t size, uint64_t bytes, enum byte_units
 /* Signed counts (savings, deltas): '-' before the magnitude, INT64_MIN included. */
 const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte_units units);
 
+/*
+ * A directory stream on fd (which it then owns; closed on failure too): 0 or -errno. The
+ * stream's entries with dir_next: 1 and *ret set, 0 at the end, -errno when the directory
+ * cannot be read (readdir() returns NULL for both; errno tells them apart).
+ */
+int dir_open_fd(int fd, DIR **ret);
+int dir_next(DIR *d, struct dirent **ret);
 
 /* snprintf that reports truncation: returns 0, or -ENOBUFS when out was too small. */
 int str_printf(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -419,7 +419,7 @@ static int list_dropins(const char *dir, char ***paths, unsigned *n, struct cfg_
 	unsigned count = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
-	int fd, r = 0;
+	int fd, q = 0, r = 0;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
@@ -429,26 +429,14 @@ static int list_dropins(const char *dir, char ***paths, unsigned *n, struct cfg_
 		cfg_sink_add(sink, "%s: cannot open drop-in directory: %s", dir, strerror(-r));
 		return r;
 	}
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
+	r = dir_open_fd(fd, &d);
+	if (r < 0) {
 		cfg_sink_add(sink, "%s: cannot open drop-in directory: %s", dir, strerror(-r));
 		return r;
 	}
-	for (;;) {
+	while ((q = dir_next(d, &de)) > 0) {
 		struct stat st;
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno) {
-				r = -errno;
-				cfg_sink_add(sink, "%s: cannot read drop-in directory: %s", dir,
-					     strerror(-r));
-			}
-			break;
-		}
 		if (!dropin_name(de->d_name))
 			continue;
 		/* Follows symlinks: one to /dev/null masks a file of that name, as in systemd. */
@@ -472,6 +460,10 @@ static int list_dropins(const char *dir, char ***paths, unsigned *n, struct cfg_
 		count++;
 	}
 	closedir(d);
+	if (q < 0) {
+		r = q;
+		cfg_sink_add(sink, "%s: cannot read drop-in directory: %s", dir, strerror(-r));
+	}
 	if (r == -ENOMEM)
 		cfg_sink_add(sink, "%s: out of memory", dir);
 	if (count)

@@ -303,7 +303,7 @@ static bool is_temp_of(const char *name, const char *base)
 int state_remove_stale_temps(int dir_fd, const char *base)
 {
 	struct dirent *de;
-	int fd, r = 0, removed = 0;
+	int fd, q, r = 0, removed = 0;
 	DIR *d;
 
 	if (!*base || strchr(base, '/'))
@@ -311,21 +311,12 @@ int state_remove_stale_temps(int dir_fd, const char *base)
 	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
+	r = dir_open_fd(fd, &d);
+	if (r < 0)
 		return r;
-	}
-	for (;;) {
+	while ((q = dir_next(d, &de)) > 0) {
 		struct stat st;
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			r = errno ? -errno : 0;
-			break;
-		}
 		if (!is_temp_of(de->d_name, base))
 			continue;
 		/* Only what replace_file() creates: a regular file, never a link. */
@@ -338,6 +329,8 @@ int state_remove_stale_temps(int dir_fd, const char *base)
 			r = -errno;
 	}
 	closedir(d);
+	if (q < 0 && r == 0)
+		r = q;
 	return r < 0 ? r : removed;
 }
 

@@ -198,24 +198,11 @@ int sysfs_list_zram(int root_fd, unsigned **ret_ids)
 	int fd, r = 0;
 
 	r = open_in_root(root_fd, "sys/block", O_RDONLY | O_DIRECTORY, &fd);
-	if (r < 0)
+	if (r < 0 || (r = dir_open_fd(fd, &d)) < 0)
 		return r;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	for (;;) {
+	while ((r = dir_next(d, &de)) > 0) {
 		unsigned id;
 
-		/* readdir() returns NULL at the end and on a getdents error: errno tells. */
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			r = errno ? -errno : 0;
-			break;
-		}
 		if (zram_name_to_id(de->d_name, &id) < 0)
 			continue;
 		if (n == cap) {
@@ -255,23 +242,13 @@ int sysfs_list_dir(int root_fd, const char *relpath, char (*names)[64], size_t m
 	int fd, r;
 
 	r = open_in_root(root_fd, relpath, O_RDONLY | O_DIRECTORY, &fd);
-	if (r < 0)
+	if (r < 0 || (r = dir_open_fd(fd, &d)) < 0)
 		return r;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			r = errno ? -errno : 0;
+	while ((r = dir_next(d, &de)) > 0) {
+		if (n >= max) {
+			r = 0;
 			break;
 		}
-		if (n >= max)
-			break;
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (strlen(de->d_name) >= 64)

@@ -202,3 +202,26 @@ void sleep_ms(unsigned ms)
 	/* A signal cuts the wait short; callers check their stop flag. */
 	(void)nanosleep(&ts, NULL);
 }
+
+int dir_open_fd(int fd, DIR **ret)
+{
+	DIR *d = fdopendir(fd);
+	int r;
+
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+int dir_next(DIR *d, struct dirent **ret)
+{
+	errno = 0;
+	*ret = readdir(d);
+	if (*ret)
+		return 1;
+	return errno ? -errno : 0;
+}
