@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-#include <time.h>
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 {
@@ -18,23 +17,6 @@ void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 	ctx->out = stdout;
 	ctx->eagain_retries = 5;
 	ctx->eagain_delay_ms = 100;
-}
-
-/* Count of slots marked recompressed or incompressible (0 without block_state). */
-static int read_marks(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t *ret)
-{
-	struct bs_counts c;
-	int r;
-
-	if (!d->caps.block_state) {
-		*ret = 0;
-		return 0;
-	}
-	r = blockstate_read(ctx->root_fd, d->id, &c, NULL, NULL);
-	if (r < 0)
-		return r;
-	*ret = c.recompressed + c.incompressible;
-	return 0;
 }
 
 /* ENOMEM is not among them: it is back-pressure (run_one_type). */
@@ -81,6 +63,47 @@ static uint64_t pace(const struct pass_ctx *ctx, const struct pass_plan *plan, u
  */
 #define ENOMEM_TRIES 4
 #define ENOMEM_DELAY_MS 100
+
+/* What the steps of one pass share. */
+struct pass_run {
+	struct bs_bitmap inc_before;
+	struct bs_counts bs0;
+	bool bs_ok;
+	uint64_t marks;	  /* r + n slots, for batch progress */
+	uint64_t charged; /* pages charged by all steps so far */
+	uint64_t left;	  /* pages the previous step left unshrunk (fallback budget) */
+	/* the chain (a step and its fallbacks) under way: its head's counts and stop */
+	struct bs_counts chain_c0;
+	bool chain_measured, chain_complete;
+	struct zram_memo memo; /* what this pass learns, kept if nothing else wrote */
+	uint64_t sig0;
+	bool have_sig, memo_usable;
+	uint64_t bd_before;
+	/*
+	 * block_state counts as they are now: read once and reused until something changes
+	 * them (an idle mark, a recompress write); each read makes the kernel format a line
+	 * per slot (measured about 0.17 s emulated for 70,000 slots on 6.12).
+	 */
+	struct bs_counts cur;
+	bool cur_valid;
+	bool began; /* the baseline (bs0, inc_before) is read */
+	bool wrote; /* a recompress write succeeded in this pass */
+};
+
+/* The counts now, from the last read when nothing changed them since. */
+static bool counts_now(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
+		       struct bs_counts *c)
+{
+	if (!st->bs_ok)
+		return false;
+	if (!st->cur_valid) {
+		if (blockstate_read(ctx->root_fd, d->id, &st->cur, NULL, NULL) < 0)
+			return false;
+		st->cur_valid = true;
+	}
+	*c = st->cur;
+	return true;
+}
 
 /* The batches of one step. */
 struct batches {
@@ -173,10 +196,11 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
  * follows. BATCH_WRITTEN: go on; BATCH_DONE: pr->stop says why; -errno: mm_stat is gone.
  */
 static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct pass_report *pr,
-			 struct batches *b, const struct zram_mm_stat *before, uint64_t *marks)
+			 struct batches *b, const struct zram_mm_stat *before, struct pass_run *st)
 {
 	struct zram_mm_stat after;
-	uint64_t marks_now, own;
+	struct bs_counts c;
+	uint64_t own;
 	enum batch_verdict v;
 	bool progress;
 	int r = zram_read_mm_stat(ctx->root_fd, d->id, &after);
@@ -200,12 +224,13 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	 * swap traffic only what is left after the traffic's share counts. Newly marked 'n'
 	 * or 'r' slots in block_state tell then (a read makes the kernel format every slot,
 	 * so only then; a batch that saved only by the traffic's noise costs one more
-	 * batch). After batches with mm_stat progress *marks is stale (lower): that costs
-	 * at most one extra batch.
+	 * batch). After batches with mm_stat progress st->marks is stale (lower): that costs
+	 * at most one extra batch. The read serves the step's measuring too (counts_now).
 	 */
-	if (!progress && b->st.batched && marks && read_marks(ctx, d, &marks_now) == 0) {
-		progress = policy_batch_progress(before, &after, true, *marks, marks_now);
-		*marks = marks_now;
+	if (!progress && b->st.batched && counts_now(ctx, d, st, &c)) {
+		progress = policy_batch_progress(before, &after, true, st->marks,
+						 c.recompressed + c.incompressible);
+		st->marks = c.recompressed + c.incompressible;
 	}
 	v = policy_batch_next(&b->st, progress);
 	if (v == BATCH_CONTINUE)
@@ -223,7 +248,7 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
  */
 static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			const struct pass_plan *plan, const struct pass_step *step,
-			struct pass_report *pr, uint64_t *marks, uint64_t total_left,
+			struct pass_report *pr, struct pass_run *st, uint64_t total_left,
 			uint64_t step_budget)
 {
 	struct batches b = {
@@ -246,8 +271,12 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		struct zram_mm_stat before = d->mm;
 
 		r = write_batch(ctx, d, plan, step, pr, &b, &before);
-		if (r == BATCH_WRITTEN)
-			r = batch_outcome(ctx, d, pr, &b, &before, marks);
+		if (r == BATCH_WRITTEN) {
+			/* block_state changed: the next question reads it again */
+			st->cur_valid = false;
+			st->wrote = true;
+			r = batch_outcome(ctx, d, pr, &b, &before, st);
+		}
 	} while (r == BATCH_WRITTEN || r == BATCH_RETRY);
 	if (pr->compr_saved < 0)
 		pr->compr_saved = 0;
@@ -311,6 +340,8 @@ static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct
 	if (!d->caps.block_state)
 		return;
 	r = blockstate_read(ctx->root_fd, d->id, c, incomp, NULL);
+	if (r >= 0 && incomp->failed)
+		r = -ENOMEM; /* the bitmap could not grow to the slots listed */
 	if (r < 0) {
 		log_warning("%s: block_state unreadable (%s); incompressible pages are estimated "
 			    "from huge-page deltas",
@@ -320,46 +351,6 @@ static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct
 	*ok = true;
 }
 
-/* What the steps of one pass share. */
-struct pass_run {
-	struct bs_bitmap inc_before;
-	struct bs_counts bs0;
-	bool bs_ok;
-	uint64_t marks;	  /* r + n slots, for batch progress */
-	uint64_t charged; /* pages charged by all steps so far */
-	uint64_t left;	  /* pages the previous step left unshrunk (fallback budget) */
-	/* the chain (a step and its fallbacks) under way: its head's counts and stop */
-	struct bs_counts chain_c0;
-	bool chain_measured, chain_complete;
-	struct zram_memo memo; /* what this pass learns, kept if nothing else wrote */
-	uint64_t sig0;
-	bool have_sig, memo_usable;
-	uint64_t bd_before;
-	/*
-	 * block_state counts as they are now: read once and reused until something changes
-	 * them (an idle mark, a recompress write); each read makes the kernel format a line
-	 * per slot (measured about 0.17 s emulated for 70,000 slots on 6.12).
-	 */
-	struct bs_counts cur;
-	bool cur_valid;
-	bool began; /* the baseline (bs0, inc_before) is read */
-	bool wrote; /* a recompress write succeeded in this pass */
-};
-
-/* The counts now, from the last read when nothing changed them since. */
-static bool counts_now(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
-		       struct bs_counts *c)
-{
-	if (!st->bs_ok)
-		return false;
-	if (!st->cur_valid) {
-		if (blockstate_read(ctx->root_fd, d->id, &st->cur, NULL, NULL) < 0)
-			return false;
-		st->cur_valid = true;
-	}
-	*c = st->cur;
-	return true;
-}
 
 
 /*
@@ -558,12 +549,6 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
 	bs_bitmap_init(&st->inc_before, nslots);
 	if (nslots)
 		read_bs(ctx, d, &st->bs0, &st->inc_before, &st->bs_ok);
-	if (st->inc_before.failed) {
-		log_warning("%s: block_state: %s; incompressible pages are estimated from "
-			    "huge-page deltas",
-			    d->name, strerror(ENOMEM));
-		st->bs_ok = false;
-	}
 	if (!st->bs_ok)
 		return;
 	rep->incompressible_before = st->bs0.incompressible;
@@ -674,13 +659,9 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	if (measure)
 		have_c0 = counts_now(ctx, d, st, &c0);
 	pr = next_report(rep); /* not NULL: checked above, one entry per step */
-	r = run_one_type(ctx, d, plan, step, pr, st->bs_ok ? &st->marks : NULL,
-			 sat_sub_u64(plan->pages_total, st->charged), step->fallback ? st->left : 0);
+	r = run_one_type(ctx, d, plan, step, pr, st, sat_sub_u64(plan->pages_total, st->charged),
+			 step->fallback ? st->left : 0);
 	st->charged = sat_add_u64(st->charged, pr->pages_charged);
-	if (pr->commands) {
-		st->wrote = true;
-		st->cur_valid = false;
-	}
 	if (!step->fallback) {
 		st->chain_measured = have_c0;
 		st->chain_complete = pr->stop == STOP_NO_PROGRESS;
@@ -787,8 +768,6 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		if (st->bs_ok && st->wrote) {
 			bs_bitmap_init(&inc_after, st->inc_before.limit);
 			read_bs(ctx, d, &bs1, &inc_after, &bs_ok_after);
-			if (inc_after.failed)
-				bs_ok_after = false;
 		}
 	}
 	rep->after = d->mm;
