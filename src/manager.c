@@ -152,15 +152,9 @@ static void write_outputs(struct manager *m)
 
 		if (!md->used || !md->timer)
 			continue;
-		memset(&live[n], 0, sizeof(live[n]));
-		memcpy(live[n].name, md->dev.name, sizeof(live[n].name));
-		live[n].orig_data_size = md->dev.mm.v[MM_ORIG_DATA_SIZE];
-		live[n].compr_data_size = md->dev.mm.v[MM_COMPR_DATA_SIZE];
-		live[n].mem_used_total = md->dev.mm.v[MM_MEM_USED_TOTAL];
-		live[n].huge_pages = md->dev.mm.v[MM_HUGE_PAGES];
 		/* Never md->job: the worker may be filling it right now (queued or running). */
-		live[n].incompressible = md->has_last ? md->last_incompressible : UINT64_MAX;
-		n++;
+		dev_live_fill(&live[n++], &md->dev,
+			      md->has_last ? md->last_incompressible : UINT64_MAX);
 	}
 	r = metrics_write(m->cfg.metrics_file, &m->st, live, n);
 	if (r < 0)
