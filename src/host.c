@@ -158,10 +158,8 @@ static int read_kconfig(int root_fd, const char *relpath, bool gz, char **ret)
 			len += (size_t)n;
 		gzclose(g);
 	} else {
-		ssize_t n;
-
-		while (len < cap && (n = read(fd, text + len, cap - len)) > 0)
-			len += (size_t)n;
+		/* What could be read counts, as with gzread: the options sought come early. */
+		(void)read_full(fd, text, cap, &len);
 		close(fd);
 	}
 	text[len] = '\0';
