@@ -35,6 +35,19 @@ function target(id, text, k, limit, op, unit, nm,    m, ok) {
 		put("targets." id ".times_limit", fmt(m / limit, 3))
 }
 
+# The targets measured on every kernel (key prefix pre, target name suffix suf).
+function kernel_targets(pre, suf, kern)
+{
+	target("static_once_memory" suf, "static (" kern "): mem_used_total after one --once <= 1.01 x the physical limit",
+	       pre "static.once.mem_ratio", 1.01, "<=", "x limit")
+	target("static_cold_memory" suf, "static (" kern "): the daemon's cold tier (zstd 3 + zstd 9) <= 1.01 x the zstd-9 limit",
+	       pre "static.cold.mem_ratio9", 1.01, "<=", "x limit")
+	target("swap_daemon_freed" suf, "swap workload (" kern "): the daemon frees >= 0.9 x the pool memory the naive job frees",
+	       pre "swap.daemon_vs_naive_freed", 0.9, ">=", "x naive")
+	target("swap_daemon_throughput" suf, "swap workload (" kern "): hot throughput with the daemon >= 0.98 x without recompression (measured window)",
+	       pre "swap.daemon.throughput_ratio", 0.98, ">=", "x none")
+}
+
 # The swap workload of one kernel (key prefix pre): pool memory per byte stored (the runs
 # swap out slightly different amounts), what each policy freed against no recompression,
 # the workload's hot throughput against no recompression, the daemon's CPU share.
@@ -227,29 +240,11 @@ END {
 	}
 
 	# ---- targets ----
-	target("static_once_memory", "static (" V["meta.kernel"] "): mem_used_total after one --once <= 1.01 x the physical limit",
-	       "static.once.mem_ratio", 1.01, "<=", "x limit")
-	target("static_cold_memory", "static (" V["meta.kernel"] "): the daemon's cold tier (zstd 3 + zstd 9) <= 1.01 x the zstd-9 limit",
-	       "static.cold.mem_ratio9", 1.01, "<=", "x limit")
+	kernel_targets("", "", V["meta.kernel"])
 	for (j = 1; j <= nk; j++) {
 		t = KP[j]
 		sub(/\.$/, "", t)
-		target("static_once_memory_" t, "static (" V[KP[j] "meta.kernel"] "): mem_used_total after one --once <= 1.01 x the physical limit",
-		       KP[j] "static.once.mem_ratio", 1.01, "<=", "x limit")
-		target("static_cold_memory_" t, "static (" V[KP[j] "meta.kernel"] "): the daemon's cold tier (zstd 3 + zstd 9) <= 1.01 x the zstd-9 limit",
-		       KP[j] "static.cold.mem_ratio9", 1.01, "<=", "x limit")
-	}
-	target("swap_daemon_freed", "swap workload (" V["meta.kernel"] "): the daemon frees >= 0.9 x the pool memory the naive job frees",
-	       "swap.daemon_vs_naive_freed", 0.9, ">=", "x naive")
-	target("swap_daemon_throughput", "swap workload (" V["meta.kernel"] "): hot throughput with the daemon >= 0.98 x without recompression (measured window)",
-	       "swap.daemon.throughput_ratio", 0.98, ">=", "x none")
-	for (j = 1; j <= nk; j++) {
-		t = KP[j]
-		sub(/\.$/, "", t)
-		target("swap_daemon_freed_" t, "swap workload (" V[KP[j] "meta.kernel"] "): the daemon frees >= 0.9 x the pool memory the naive job frees",
-		       KP[j] "swap.daemon_vs_naive_freed", 0.9, ">=", "x naive")
-		target("swap_daemon_throughput_" t, "swap workload (" V[KP[j] "meta.kernel"] "): hot throughput with the daemon >= 0.98 x without recompression (measured window)",
-		       KP[j] "swap.daemon.throughput_ratio", 0.98, ">=", "x none")
+		kernel_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
 	}
 	target("churn_cpu_per_mib", "churn: daemon CPU (kernel writes) per MiB saved <= 0.5 x the naive job's",
 	       "churn.cpu_per_mib_ratio", 0.5, "<=", "x naive")
