@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 bool pass_stop_requested(const struct pass_ctx *ctx)
 {

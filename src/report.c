@@ -5,7 +5,6 @@
  */
 #include "pass.h"
 
-#include "log.h"
 #include "util.h"
 
 #include <inttypes.h>
