@@ -6,6 +6,7 @@
 #include "advice_store.h"
 #include "advise.h"
 #include "config.h"
+#include "history.h"
 #include "log.h"
 #include "manager.h"
 #include "pass.h"
@@ -611,81 +612,31 @@ static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const str
 
 /* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
 struct once_history {
-	struct state st;
-	int dir_fd;
-	char dir[STATE_DIR_MAX]; /* its path, for messages */
+	struct history h;
 	struct dev_live live[MAX_DEVICES];
 	unsigned n_live; /* devices that had a pass: nothing to keep without one */
-	bool opened;	 /* the state directory is opened at the first pass */
 };
 
-static void history_open(struct once_history *h)
-{
-	char dir[STATE_DIR_MAX];
-	int r;
-
-	h->dir_fd = -1;
-	r = state_dir_path(dir, sizeof(dir));
-	if (r == 0)
-		r = state_dir_open(dir, true);
-	if (r < 0) {
-		log_warning("state directory %s: %s; this pass is not added to the totals",
-			    r == -ENAMETOOLONG ? "(path too long)" : dir, strerror(-r));
-		return;
-	}
-	h->dir_fd = r;
-	memcpy(h->dir, dir, sizeof(h->dir));
-	r = state_load(&h->st, h->dir_fd);
-	if (r < 0 && r != -ENOENT)
-		log_warning("%s/state: %s; starting from zero", dir, strerror(-r));
-}
-
-/* One device's pass: its totals (pass_summarize, state_add_pass) and its live figures. */
-static void history_add(struct once_history *h, const struct zram_dev *d,
-			const struct device_report *rep, int r)
+static void once_history_add(struct once_history *oh, const struct config *cfg,
+			     const struct zram_dev *d, const struct device_report *rep, int r)
 {
 	struct pass_summary sum;
-	struct dev_totals *t;
 
 	if (rep->skipped || !rep->initialized)
 		return;
-	if (!h->opened) {
-		history_open(h);
-		h->opened = true;
-	}
+	/* Opened at the first pass: a run without one (no MULTI_COMP) touches nothing. */
+	if (oh->n_live == 0)
+		history_open(&oh->h, cfg->metrics_file);
 	pass_summarize(rep, &sum);
-	t = h->dir_fd >= 0 ? state_get(&h->st, d->name) : NULL;
-	if (t)
-		state_add_pass(t, sum.pages, sum.saved, sum.freed, rep->new_incompressible,
-			       sum.kernel_ns, r < 0, (uint64_t)time(NULL));
-	if (h->n_live < MAX_DEVICES)
-		dev_live_fill(&h->live[h->n_live++], d,
+	history_add(&oh->h, d->name, &sum, rep->new_incompressible, r < 0);
+	if (oh->n_live < MAX_DEVICES)
+		dev_live_fill(&oh->live[oh->n_live++], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
-}
-
-static void history_save(struct once_history *h, const struct config *cfg)
-{
-	int r;
-
-	/* No pass ran (no MULTI_COMP, nothing initialized): touch nothing at all. */
-	if (h->n_live == 0)
-		return;
-	if (h->dir_fd >= 0) {
-		r = state_save(&h->st, h->dir_fd);
-		if (r < 0)
-			log_warning("%s/state: cannot save: %s", h->dir, strerror(-r));
-		close(h->dir_fd);
-	}
-	if (*cfg->metrics_file) {
-		r = metrics_write(cfg->metrics_file, &h->st, h->live, h->n_live);
-		if (r < 0)
-			log_warning("metrics-file %s: %s", cfg->metrics_file, strerror(-r));
-	}
 }
 
 static int run_once(const struct args *a, const struct config *cfg, struct probed *p, int ret)
 {
-	static struct once_history h;
+	static struct once_history oh;
 	struct pass_ctx ctx;
 	int adv_fd = -EBADF;
 
@@ -693,7 +644,7 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	ctx.dry_run = a->dry_run;
 	if (host_read_meminfo(p->root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
 		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
-	h.dir_fd = -1;
+	oh.h.dir_fd = -1;
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct device_report rep = { 0 };
 		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &rep);
@@ -701,10 +652,12 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 		if (r < 0)
 			ret = EXIT_RUNTIME;
 		if (!ctx.dry_run)
-			history_add(&h, &p->devs[i], &rep, r);
+			once_history_add(&oh, cfg, &p->devs[i], &rep, r);
 	}
-	if (!ctx.dry_run)
-		history_save(&h, cfg);
+	if (oh.n_live > 0) {
+		history_write(&oh.h, cfg->metrics_file, oh.live, oh.n_live);
+		history_close(&oh.h);
+	}
 	if (adv_fd >= 0)
 		close(adv_fd);
 	if (p->ndev > 0 && p->unsupported == p->ndev)
