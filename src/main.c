@@ -290,10 +290,10 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 
 static struct config_source config_src;
 
-/* What the configuration was read from, for messages: FILE, or the search path. */
+/* What the configuration was read from, for messages: FILE, or the files of the search path. */
 static const char *config_label(void)
 {
-	return config_src.file ? config_src.file : "configuration";
+	return config_src.file ? config_src.file : CFG_FILE_NAME " (search path)";
 }
 
 /*

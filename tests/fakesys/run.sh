@@ -1148,6 +1148,13 @@ t_status_bad_config() {
 	expect_has "$T/out" "zram0"
 	expect_count "$T/err" "the configuration is not valid" 1
 	[ "$(wc -l <"$T/err")" = 1 ] || die "more than one line on stderr: $(oneline "$T/err")"
+	# The same with a broken drop-in on the search path.
+	mkdir -p "$T/root/run/zram-recompd.conf.d"
+	printf '%s\n' '[global]' 'passes = idel' >"$T/root/run/zram-recompd.conf.d/50-x.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/root zr --sysroot "$R" status
+	expect_rc 0
+	expect_has "$T/out" "zram0"
+	expect_content "$T/err" "zram-recompd: warning: zram-recompd.conf (search path): the configuration is not valid (zram-recompd --check-config lists why); status uses the defaults"
 }
 run_test status-bad-config t_status_bad_config
 
