@@ -411,7 +411,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 			 now_monotonic_ns() / NS_PER_USEC);
-	r = config_load(&next, m->opts->config_main, m->opts->config_dropins, &errs);
+	r = config_load(&next, m->opts->config_src, NULL, &errs);
 	if (r < 0 || errs.n) {
 		for (unsigned i = 0; i < errs.n; i++)
 			log_error("%s", errs.msg[i]);
