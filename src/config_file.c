@@ -319,10 +319,11 @@ static int handler(void *user, const char *section, const char *name, const char
 /*
  * Parse one file into c. Returns 0, -ENOENT when it does not exist (not recorded), or
  * -errno when it cannot be opened or read (recorded). Syntax and value errors are
- * recorded in the sink only. nofollow: a symlink is refused (files of the search path).
+ * recorded in the sink only. Symlinks are followed, as systemd follows them for its own
+ * configuration (config management and /etc/alternatives-style links are common): the
+ * search path's directories are root's, not input.
  */
-static int parse_file(struct config *c, const char *path, unsigned file, bool nofollow,
-		      struct cfg_sink *sink)
+static int parse_file(struct config *c, const char *path, unsigned file, struct cfg_sink *sink)
 {
 	struct parse_ctx ctx = {
 		.c = c,
@@ -334,15 +335,10 @@ static int parse_file(struct config *c, const char *path, unsigned file, bool no
 	int fd, r;
 
 	/* Non-blocking open: a FIFO would wait for a writer; only regular files are read. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		if (r == -ELOOP && nofollow)
-			cfg_sink_add(sink,
-				     "%s: is a symbolic link: only regular files are read here "
-				     "(a link to /dev/null masks the name)",
-				     path);
-		else if (r != -ENOENT)
+		if (r != -ENOENT)
 			cfg_sink_add(sink, "%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
@@ -397,7 +393,7 @@ int config_load_file(struct config *c, const char *path, struct config_errors *e
 	int r;
 
 	sink_reset(&sink, errs);
-	r = parse_file(c, path, 0, false, &sink);
+	r = parse_file(c, path, 0, &sink);
 	if (r == -ENOENT)
 		cfg_sink_add(&sink, "%s: cannot open: %s", path, strerror(ENOENT));
 	cfg_validate(c, paths, &sink);
@@ -490,7 +486,7 @@ static char *path_join(const char *dir, const char *name)
 enum entry_kind {
 	ENTRY_ABSENT,
 	ENTRY_SKIP, /* a drop-in directory's subdirectory, FIFO, socket or device: ignored */
-	ENTRY_FILE, /* to read (a symlink other than to /dev/null is refused when opened) */
+	ENTRY_FILE, /* to read (a symlink is followed) */
 	ENTRY_MASK, /* a link to /dev/null or an empty file */
 };
 
@@ -630,8 +626,7 @@ static void load_fail(struct load *l, int r)
  * Record path (taken) as found in state; read it when it is CFG_FILE_READ. Returns what
  * reading it returned (0 when not read).
  */
-static int load_take(struct load *l, char *path, enum config_file_state state, bool is_main,
-		     bool nofollow)
+static int load_take(struct load *l, char *path, enum config_file_state state, bool is_main)
 {
 	int i = files_add(&l->found, path, state);
 	unsigned file;
@@ -664,7 +659,7 @@ static int load_take(struct load *l, char *path, enum config_file_state state, b
 		file = l->n_paths++;
 	}
 	l->paths[file] = path;
-	r = parse_file(l->c, path, file, nofollow, l->sink);
+	r = parse_file(l->c, path, file, l->sink);
 	/* A file that vanished since it was listed counts as absent. */
 	load_fail(l, r);
 	return r;
@@ -680,7 +675,7 @@ static void load_main(struct load *l, const struct config_source *src)
 		enum entry_kind kind;
 
 		if (!path) {
-			(void)load_take(l, NULL, CFG_FILE_READ, true, true);
+			(void)load_take(l, NULL, CFG_FILE_READ, true);
 			return;
 		}
 		kind = classify(AT_FDCWD, path, true);
@@ -692,7 +687,7 @@ static void load_main(struct load *l, const struct config_source *src)
 				found		     ? CFG_FILE_OVERRIDDEN
 				: kind == ENTRY_MASK ? CFG_FILE_MASKED
 						     : CFG_FILE_READ,
-				true, true);
+				true);
 		found = true;
 	}
 }
@@ -706,7 +701,7 @@ static void load_dropins(struct load *l, const struct config_source *src)
 		char *dir = path_join(src->dirs[i], CFG_DROPIN_DIR);
 
 		if (!dir) {
-			(void)load_take(l, NULL, CFG_FILE_READ, false, true);
+			(void)load_take(l, NULL, CFG_FILE_READ, false);
 			break;
 		}
 		load_fail(l, list_dropins(dir, i, &list, l->sink));
@@ -722,7 +717,7 @@ static void load_dropins(struct load *l, const struct config_source *src)
 				shadowed		? CFG_FILE_OVERRIDDEN
 				: e->kind == ENTRY_MASK ? CFG_FILE_MASKED
 							: CFG_FILE_READ,
-				false, true);
+				false);
 	}
 	free(list.v);
 }
@@ -752,7 +747,7 @@ int config_load(struct config *c, const struct config_source *src, struct config
 	if (src->file) {
 		/* Given on the command line: it must exist; following a symlink is the admin's
 		 * call. */
-		if (load_take(&l, strdup(src->file), CFG_FILE_READ, true, false) == -ENOENT) {
+		if (load_take(&l, strdup(src->file), CFG_FILE_READ, true) == -ENOENT) {
 			cfg_sink_add(&sink, "%s: cannot open: %s", src->file, strerror(ENOENT));
 			l.r = -ENOENT;
 			/* Not read after all. */

@@ -1387,19 +1387,24 @@ t_config_search_path() {
 }
 run_test config-search-path t_config_search_path
 
-# A symlink on the search path other than to /dev/null is refused, named (only regular
-# files are read there); --config FILE may be one.
+# Symlinks on the search path are followed (config management links files into /etc), as
+# systemd follows them; a link to /dev/null masks. --config FILE may be one too.
 t_config_search_symlink() {
 	local rt=$T/root
 	mkdir -p "$rt/etc/zram-recompd.conf.d"
 	conf '[global]' 'compact = never'
 	ln -s "$T/conf" "$rt/etc/zram-recompd.conf.d/50-link.conf"
-	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --check-config
-	expect_rc "$CHECK_CONFIG_ERROR_RC"
-	expect_content "$T/err" "$rt/etc/zram-recompd.conf.d/50-link.conf: is a symbolic link: only regular files are read here (a link to /dev/null masks the name)"
-	ln -s "$T/conf" "$T/link.conf"
-	zr --config "$T/link.conf" --check-config
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --print-config
 	expect_rc 0
+	expect_has "$T/out" "compact = never"
+	ln -sf /dev/null "$rt/etc/zram-recompd.conf.d/50-link.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --print-config
+	expect_rc 0
+	expect_has "$T/out" "compact = auto"
+	ln -s "$T/conf" "$T/link.conf"
+	zr --config "$T/link.conf" --print-config
+	expect_rc 0
+	expect_has "$T/out" "compact = never"
 }
 run_test config-search-symlink t_config_search_symlink
 
