@@ -28,6 +28,9 @@ SECS=${BENCH_SWAP_SECONDS:-60}
 RAM=${BENCH_SWAP_RAM_MIB:-256}
 COLD_EVERY=${BENCH_SWAP_COLD_EVERY:-1048576}
 WARMUP=${BENCH_SWAP_WARMUP:-60}
+# BENCH_SWAP_VERBOSE=1: the daemon logs each step and batch (-v), to see what a pass tried.
+VERBOSE=
+[ "${BENCH_SWAP_VERBOSE:-0}" = 1 ] && VERBOSE=--verbose
 out swap.mib "$MIB"
 out swap.seconds "$SECS"
 out swap.ram_mib "$RAM"
@@ -82,7 +85,7 @@ for policy in none naive daemon; do
 		ZRAM_RECOMPD_STATE_DIR=$WORK/swap-state
 		export ZRAM_RECOMPD_STATE_DIR
 		mkdir -p "$ZRAM_RECOMPD_STATE_DIR"
-		start_daemon "$WORK/swap-daemon.log" --config "$WORK/swap.conf"
+		start_daemon "$WORK/swap-daemon.log" $VERBOSE --config "$WORK/swap.conf"
 		;;
 	esac
 	# The policy's CPU in the warm-up (its first passes) and in the measured window apart.
