@@ -658,9 +658,11 @@ static void history_add(struct once_history *h, const struct zram_dev *d,
 	if (t)
 		state_add_pass(t, sum.pages, sum.saved, sum.freed, rep->new_incompressible,
 			       sum.kernel_ns, r < 0, (uint64_t)time(NULL));
-	if (h->n_live < MAX_DEVICES)
-		dev_live_fill(&h->live[h->n_live++], d,
+	if (h->n_live < MAX_DEVICES) {
+		dev_live_fill(&h->live[h->n_live], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
+		h->live[h->n_live++].longest_write_ns = sum.max_write_ns;
+	}
 }
 
 static void history_save(struct once_history *h, const struct config *cfg)
