@@ -18,6 +18,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/netlink.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -77,6 +80,14 @@ static void *worker_main(void *arg)
 			j->advise_r = advise_refresh(m->root_fd, m->state_dir_fd, &j->dev, &j->cfg,
 						     (uint64_t)time(NULL), &j->advice);
 
+#ifdef __GLIBC__
+		/*
+		 * Give back what the pass freed: the worker's malloc arena keeps freed chunks
+		 * resident otherwise (measured on 1 M slots: USS 1.4 MiB between passes
+		 * against 0.7 MiB before the first).
+		 */
+		(void)malloc_trim(0);
+#endif
 		pthread_mutex_lock(&m->mu);
 		m->done[m->ndone++] = j;
 		m->running = NULL;
@@ -608,6 +619,15 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 
 	/* Static storage is zero already; a memset would make all 64 device slots
 	 * (about 0.5 MiB) resident for nothing (measured: RSS 4.2 MiB). */
+#ifdef __GLIBC__
+	/*
+	 * A fixed mmap threshold: block_state read buffers (256 KiB) and the pass's bitmaps
+	 * (2 MiB each for 16 M slots) are mapped and unmapped with each pass. glibc's default
+	 * raises the threshold after the first such free, and later ones then stay in the
+	 * heap, resident, between passes.
+	 */
+	(void)mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
 	m->opts = opts;
 	m->root_fd = opts->root_fd;
 	m->cfg = *cfg;

@@ -10,8 +10,8 @@
 # the CPU-share gate off) until every device has had PASSES passes; measured are
 #   user CPU per device pass (utime of all threads between the end of the first and of the
 #     last round, divided by the passes in between),
-#   USS and PSS (smaps_rollup Private_* and Pss), sampled every 20 ms while it runs (peak)
-#     and once after the last pass (idle).
+#   USS and PSS (smaps_rollup Private_* and Pss), sampled every 20 ms while it runs: the
+#     peak, the lowest sample after the first pass (between passes), and at the end.
 # Prints "scale.<cfg>.<key> value" lines on stdout (run.sh adds them to the results).
 #
 # Usage: tests/bench/scale.sh   (BUILDDIR, SCALE_CONFIGS="slots:devices ...", SCALE_PASSES)
@@ -90,12 +90,17 @@ for cfg in $CONFIGS; do
 	ZRAM_RECOMPD_STATE_DIR=$W/state "$BIN" --sysroot "$R" --config "$W/conf" \
 		</dev/null >"$W/out" 2>"$W/err" &
 	DPID=$!
-	uss_max=0 pss_max=0 u1= p1=0 t1=0 deadline=$(($(date +%s) + 600))
+	uss_max=0 pss_max=0 uss_min=0 u1= p1=0 t1=0 deadline=$(($(date +%s) + 600))
 	while kill -0 "$DPID" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
 		read -r u p <<<"$(mem "$DPID")"
 		[ "${u:-0}" -gt "$uss_max" ] && uss_max=$u
 		[ "${p:-0}" -gt "$pss_max" ] && pss_max=$p
 		m=$(min_passes "$ndev")
+		# between passes (interval 1 s): the lowest sample once every device had one
+		if [ "$m" -ge 1 ] && [ "${u:-0}" -gt 0 ] &&
+			{ [ "$uss_min" = 0 ] || [ "$u" -lt "$uss_min" ]; }; then
+			uss_min=$u
+		fi
 		if [ -z "$u1" ] && [ "$m" -ge 1 ]; then
 			u1=$(utime "$DPID")
 			p1=$m
@@ -131,8 +136,9 @@ for cfg in $CONFIGS; do
 		'BEGIN { printf "%.3f", n ? u / t / n : 0 }')"
 	out "$name.uss_peak_kb" "$uss_max"
 	out "$name.pss_peak_kb" "$pss_max"
-	out "$name.uss_idle_kb" "$u"
-	out "$name.pss_idle_kb" "$p"
+	out "$name.uss_between_kb" "$uss_min"
+	out "$name.uss_end_kb" "$u"
+	out "$name.pss_end_kb" "$p"
 	out "$name.vmhwm_kb" "$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$DPID/status")"
 	out "$name.errors" "$(grep -c -i 'error' "$W/err")"
 	kill -TERM "$DPID"

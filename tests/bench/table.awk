@@ -230,7 +230,7 @@ END {
 	      g("parser.bsparse.counts_match_bsgen") "."
 
 	print "\n## Large devices, natively (fake /sys, bsgen block_state; tests/bench/scale.sh)\n"
-	row("slots × devices", "block_state", "user CPU per device pass", "per round", "per M slots", "USS peak", "USS idle", "PSS peak", "VmHWM")
+	row("slots × devices", "block_state", "user CPU per device pass", "per round", "per M slots", "USS peak", "USS between passes", "PSS peak", "VmHWM")
 	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
 	n = split("s1m_d1 s4m_d1 s16m_d1 s1m_d8 s1m_d32", SC, " ")
 	for (i = 1; i <= n; i++) {
@@ -240,7 +240,7 @@ END {
 		row(sprintf("%.0f M × %d", num(p ".slots") / 1048576, num(p ".devices")),
 		    sprintf("%.0f MB", num(p ".block_state_bytes") / 1e6), s(p ".user_s_per_pass", 3),
 		    s(p ".user_s_per_round", 3), s(p ".user_s_per_mslot", 4), g(p ".uss_peak_kb") " kB",
-		    g(p ".uss_idle_kb") " kB", g(p ".pss_peak_kb") " kB", g(p ".vmhwm_kb") " kB")
+		    g(p ".uss_between_kb") " kB", g(p ".pss_peak_kb") " kB", g(p ".vmhwm_kb") " kB")
 	}
 
 	print "\n## 6. Advisor (`advise --device`, then `--once`)\n"
