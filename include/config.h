@@ -24,7 +24,7 @@
 #define CFG_MAX_DEVICES 64
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 27			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 28			     /* number of enum cfg_key bits */
 
 enum compact_mode {
 	COMPACT_AUTO = 0,
@@ -63,6 +63,7 @@ enum cfg_key {
 	CFG_K_ADVISE_INTERVAL = 1u << 24,
 	CFG_K_ADVISE_SAMPLES = 1u << 25,
 	CFG_K_CPU_SHARE_PRESSURE = 1u << 26,
+	CFG_K_MAX_WRITE_MS = 1u << 27,
 };
 
 /* One algorithm-params token as written: "NAME:level=N" (prio 0) or "P:level=N". */
@@ -109,6 +110,7 @@ struct dev_config {
 	enum pass_type passes[CFG_MAX_PASSES];
 	uint32_t threshold_bytes;     /* 0 = no threshold= key */
 	uint64_t max_pages_per_batch; /* >= 1 */
+	uint64_t max_write_ms;	      /* one recompress write's time bound; 0 = fixed batches */
 	uint64_t max_pages_per_pass;  /* 0 = unlimited */
 	uint64_t idle_age_min_sec;
 	uint64_t idle_age_max_sec; /* 0 = mark "all" */

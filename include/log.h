@@ -36,13 +36,14 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
 /*
  * The summary line of a finished pass. Under systemd it goes to the journal with fields
  * (MESSAGE_ID, ZRAM_DEVICE, ZRAM_SAVED_BYTES, ZRAM_FREED_BYTES, ZRAM_KERNEL_SECONDS,
- * ZRAM_PASS_RESULT), so that `journalctl -u zram-recompd ZRAM_DEVICE=zram0` finds a
+ * ZRAM_LONGEST_WRITE_SECONDS, ZRAM_PASS_RESULT), so that `journalctl -u zram-recompd ZRAM_DEVICE=zram0` finds a
  * device's passes; on a terminal it is the plain line.
  */
 struct log_pass_fields {
 	const char *device;
 	int64_t saved, freed; /* bytes */
 	uint64_t kernel_ns;
+	uint64_t longest_write_ns; /* the longest single recompress write */
 	bool failed; /* "pass failed" rather than "pass finished" */
 };
 #define LOG_MESSAGE_ID_PASS_FINISHED "259d1e18c4e64a0f9f3dfa58a4558ee4"

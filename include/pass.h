@@ -61,6 +61,7 @@ struct pass_report {
 	int64_t mem_freed;	/* mem_used_total before - after (compaction comes later) */
 	int64_t huge_delta;	/* huge_pages after - before */
 	uint64_t kernel_ns;	/* time spent inside recompress writes */
+	uint64_t max_write_ns;	/* the longest of them (max-write-ms bounds it) */
 	enum batch_stop {
 		STOP_NONE,
 		STOP_NO_PROGRESS,
@@ -147,6 +148,7 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 struct pass_summary {
 	uint64_t pages;	    /* pages charged (max_pages written) */
 	uint64_t kernel_ns; /* recompress, idle and compact writes */
+	uint64_t max_write_ns; /* the longest single recompress write */
 	int64_t saved, freed;
 	bool interrupted; /* a stop request ended a step */
 	bool huge_ran, huge_progress;

@@ -36,6 +36,11 @@ struct pass_plan {
 	struct pass_step steps[PASS_MAX_STEPS];
 	uint32_t threshold;	      /* 0 = none */
 	uint64_t batch_pages;	      /* max_pages per write (>= 1) */
+	/*
+	 * max-write-ms in ns: each write sized from the learnt cost per page to take about
+	 * this long, never more than batch_pages (write_cost.h); 0 = fixed batch_pages.
+	 */
+	uint64_t max_write_ns;
 	uint64_t pages_budget;	      /* per step; 0 = unlimited */
 	uint64_t pages_total;	      /* for the whole pass (all steps); 0 = unlimited */
 	enum compact_mode compact;

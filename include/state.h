@@ -101,10 +101,14 @@ struct dev_live {
 	char name[16];
 	uint64_t orig_data_size, compr_data_size, mem_used_total, huge_pages;
 	uint64_t incompressible; /* from block_state; UINT64_MAX = unknown */
+	uint64_t longest_write_ns; /* of the last pass; UINT64_MAX = no pass yet */
 };
 int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
 		  unsigned n_live);
-/* A device's live figures from its mm_stat (incompressible: UINT64_MAX = unknown). */
+/*
+ * A device's live figures from its mm_stat (incompressible: UINT64_MAX = unknown); the
+ * caller sets longest_write_ns after a pass (UINT64_MAX until then).
+ */
 void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incompressible);
 /* state_remove_stale_temps() for the metrics file at path (absolute). */
 int metrics_remove_stale_temps(const char *path);

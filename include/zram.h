@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "write_cost.h"
+
 #define ZRAM_NAME_MAX 16
 #define ZRAM_ALGO_MAX 32
 #define ZRAM_MAX_AVAIL 16
@@ -147,6 +149,12 @@ struct zram_dev {
 	bool has_bd_stat;
 	uint64_t bd_stat[3];
 	struct zram_memo memo;
+	/*
+	 * The kernel's cost per page as learnt from this device's recompress writes, per type
+	 * and priority (index 0: no priority= key), for max-write-ms (write_cost.h). Kept
+	 * across the daemon's passes while the device keeps its setup; --once starts empty.
+	 */
+	struct write_cost wcost[PASS_NR_TYPES][ZRAM_MAX_PRIO + 1];
 };
 
 /*

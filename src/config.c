@@ -497,6 +497,8 @@ static const struct key_def key_defs[] = {
 	NUM("threshold-bytes", "0", CFG_K_THRESHOLD, threshold_bytes, 0, THRESHOLD_MAX,
 	    " (the kernel requires threshold < huge_class_size, which is below 4096)"),
 	NUM("max-pages-per-batch", "2048", CFG_K_BATCH, max_pages_per_batch, 1, BATCH_MAX, NULL),
+	NUM("max-write-ms", "100", CFG_K_MAX_WRITE_MS, max_write_ms, 0, 60000,
+	    " (0 = fixed batches of max-pages-per-batch)"),
 	NUM("max-pages-per-pass", "131072", CFG_K_PASS_PAGES, max_pages_per_pass, 0, PASS_PAGES_MAX,
 	    NULL),
 	NUM("idle-age-min-sec", "1800", CFG_K_AGE_MIN, idle_age_min_sec, 0, AGE_LIMIT_SEC, NULL),

@@ -116,6 +116,7 @@ void log_pass(const struct log_pass_fields *f, const char *fmt, ...)
 			    "SYSLOG_IDENTIFIER=zram-recompd", "ZRAM_DEVICE=%s", f->device,
 			    "ZRAM_SAVED_BYTES=%" PRId64, f->saved, "ZRAM_FREED_BYTES=%" PRId64,
 			    f->freed, "ZRAM_KERNEL_SECONDS=%.3f", (double)f->kernel_ns / 1e9,
+			    "ZRAM_LONGEST_WRITE_SECONDS=%.3f", (double)f->longest_write_ns / 1e9,
 			    "ZRAM_PASS_RESULT=%s", f->failed ? "failed" : "finished", NULL) < 0)
 		emit(lvl, buf);
 	errno = saved;

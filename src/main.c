@@ -655,9 +655,11 @@ static void once_history_add(struct once_history *oh, const struct config *cfg,
 		history_open(&oh->h, cfg->metrics_file);
 	pass_summarize(rep, &sum);
 	history_add(&oh->h, d->name, &sum, rep->new_incompressible, r < 0);
-	if (oh->n_live < MAX_DEVICES)
-		dev_live_fill(&oh->live[oh->n_live++], d,
+	if (oh->n_live < MAX_DEVICES) {
+		dev_live_fill(&oh->live[oh->n_live], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
+		oh->live[oh->n_live++].longest_write_ns = sum.max_write_ns;
+	}
 }
 
 static int run_once(const struct args *a, const struct config *cfg, struct probed *p, int ret)

@@ -18,6 +18,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/netlink.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -77,6 +80,14 @@ static void *worker_main(void *arg)
 			j->advise_r = advise_refresh(m->root_fd, m->hist.dir_fd, &j->dev, &j->cfg,
 						     (uint64_t)time(NULL), &j->advice);
 
+#ifdef __GLIBC__
+		/*
+		 * Give back what the pass freed: the worker's malloc arena keeps freed chunks
+		 * resident otherwise (measured on 1 M slots: USS 1.4 MiB between passes
+		 * against 0.7 MiB before the first).
+		 */
+		(void)malloc_trim(0);
+#endif
 		pthread_mutex_lock(&m->mu);
 		m->done[m->ndone++] = j;
 		m->running = NULL;
@@ -112,12 +123,13 @@ static void notify_status(struct manager *m)
 		n++;
 		if (md->has_last)
 			(void)snprintf(buf + o, sizeof(buf) - o,
-				       "%s%s: last pass %" PRIu64 " s ago saved %s, next in %" PRIu64
-				       " s",
+				       "%s%s: last pass %" PRIu64 " s ago saved %s (longest write %"
+				       PRIu64 " ms), next in %" PRIu64 " s",
 				       o ? "; " : "", md->dev.name,
 				       sat_sub_u64(now, md->last_end_ns) / UINT64_C(1000000000),
 				       format_bytes_signed(saved, sizeof(saved), md->last_saved,
 							   BYTES_IEC),
+				       md->last_longest_write_ns / UINT64_C(1000000),
 				       sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
 		else
 			(void)snprintf(buf + o, sizeof(buf) - o,
@@ -142,8 +154,11 @@ static void write_outputs(struct manager *m)
 		if (!md->used || !md->timer)
 			continue;
 		/* Never md->job: the worker may be filling it right now (queued or running). */
-		dev_live_fill(&live[n++], &md->dev,
+		dev_live_fill(&live[n], &md->dev,
 			      md->has_last ? md->last_incompressible : UINT64_MAX);
+		if (md->has_last)
+			live[n].longest_write_ns = md->last_longest_write_ns;
+		n++;
 	}
 	history_write(&m->hist, m->cfg.metrics_file, live, n);
 }
@@ -205,6 +220,7 @@ static void finish_job(struct manager *m, struct job *j)
 	md->last_saved = sum.saved;
 	md->last_end_ns = j->end_ns;
 	md->last_incompressible = rep->have_block_state ? rep->incompressible_after : UINT64_MAX;
+	md->last_longest_write_ns = sum.max_write_ns;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	policy_pass_done(&md->pol, &md->cfg, &o);
 
@@ -214,14 +230,15 @@ static void finish_job(struct manager *m, struct job *j)
 					    .saved = sum.saved,
 					    .freed = sum.freed,
 					    .kernel_ns = sum.kernel_ns,
+					    .longest_write_ns = sum.max_write_ns,
 					    .failed = j->r < 0 },
-		 "%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel, %" PRIu64
-		 " pages attempted%s; next in %" PRIu64 " s",
+		 "%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel (longest write "
+		 "%.3f s), %" PRIu64 " pages attempted%s; next in %" PRIu64 " s",
 		 md->dev.name, sum.interrupted ? " (interrupted)" : "", rep->n_passes,
 		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",
 		 format_bytes_signed(a, sizeof(a), sum.saved, BYTES_IEC),
 		 format_bytes_signed(b, sizeof(b), sum.freed, BYTES_IEC), (double)sum.kernel_ns / 1e9,
-		 sum.pages,
+		 (double)sum.max_write_ns / 1e9, sum.pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
 	write_outputs(m);
@@ -548,6 +565,15 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 
 	/* Static storage is zero already; a memset would make all 64 device slots
 	 * (about 0.5 MiB) resident for nothing (measured: RSS 4.2 MiB). */
+#ifdef __GLIBC__
+	/*
+	 * A fixed mmap threshold: block_state read buffers (256 KiB) and the pass's bitmaps
+	 * (2 MiB each for 16 M slots) are mapped and unmapped with each pass. glibc's default
+	 * raises the threshold after the first such free, and later ones then stay in the
+	 * heap, resident, between passes.
+	 */
+	(void)mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
 	m->opts = opts;
 	m->root_fd = opts->root_fd;
 	m->cfg = *cfg;

@@ -80,6 +80,8 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
 	} else if (!is_new) {
 		d.memo = md->dev.memo; /* what the last pass learnt (zram.h) */
+		/* the kernel's cost per page learnt so far (max-write-ms) */
+		memcpy(d.wcost, md->dev.wcost, sizeof(d.wcost));
 	}
 	md->dev = d;
 	if (!d.initialized && d.caps.multi_comp && md->cfg.n_algos && d.recomp.count == 0) {

@@ -56,6 +56,7 @@ struct mdev {
 	int64_t last_saved;
 	uint64_t last_end_ns;
 	uint64_t last_incompressible; /* block_state 'n' pages after it; UINT64_MAX: unknown */
+	uint64_t last_longest_write_ns; /* its longest recompress write */
 	enum policy_verdict last_verdict;
 	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
 };

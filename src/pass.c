@@ -5,6 +5,7 @@
 #include "log.h"
 #include "policy.h"
 #include "util.h"
+#include "write_cost.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -110,6 +111,8 @@ struct batches {
 	struct batch_state st;
 	uint64_t batch;		/* max_pages of the next write (halved on ENOMEM) */
 	uint64_t last_write_ns; /* the write to pace for, 0 = none pending */
+	uint64_t last_pages;	/* its max_pages */
+	struct write_cost *cost; /* the learnt cost of this type and priority (max-write-ms) */
 	unsigned enomem_row;
 	bool mm_fresh; /* d->mm was read right after the previous write, no pause since */
 };
@@ -143,7 +146,8 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 		return BATCH_DONE;
 	}
 	if (b->st.batched)
-		c.max_pages = policy_batch_pages(&b->st, b->batch);
+		c.max_pages = policy_batch_pages(
+			&b->st, write_cost_pages(b->cost, plan->max_write_ns, b->batch));
 	r = zram_build_recompress(d, &c, cmd, sizeof(cmd));
 	if (r < 0) {
 		log_error("%s: recompress: invalid command for pass %s: %s", d->name,
@@ -153,7 +157,16 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	}
 	if (ctx->dry_run) {
 		(void)pass_write(ctx, d, "recompress", cmd, NULL, NULL);
-		if (b->st.batched)
+		if (b->st.batched && plan->max_write_ns)
+			fprintf(ctx->out,
+				"%s:   (repeated while batches make progress, each sized to take "
+				"about %" PRIu64 " ms at the cost per page measured, at most %" PRIu64
+				" pages; %s)\n",
+				d->name, plan->max_write_ns / 1000000, b->batch,
+				step->fallback	    ? "up to the pages the previous priority could not shrink"
+				: plan->pages_budget ? "up to max-pages-per-pass pages"
+						     : "no page limit");
+		else if (b->st.batched)
 			fprintf(ctx->out, "%s:   (repeated while batches make progress, %s)\n", d->name,
 				step->fallback	    ? "up to the pages the previous priority could not shrink"
 				: plan->pages_budget ? "up to max-pages-per-pass pages"
@@ -186,6 +199,9 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	b->enomem_row = 0;
 	pr->commands++;
 	b->last_write_ns = sat_sub_u64(pr->kernel_ns, k0);
+	b->last_pages = c.max_pages;
+	if (b->last_write_ns > pr->max_write_ns)
+		pr->max_write_ns = b->last_write_ns;
 	b->st.pages_charged = sat_add_u64(b->st.pages_charged, c.max_pages);
 	pr->pages_charged = b->st.pages_charged;
 	return BATCH_WRITTEN;
@@ -232,6 +248,12 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 						 c.recompressed + c.incompressible);
 		st->marks = c.recompressed + c.incompressible;
 	}
+	/*
+	 * Only a write that did something teaches the cost per page: one that found nothing
+	 * to try returns after the walk alone, and would make the next batches too large.
+	 */
+	if (progress && b->st.batched)
+		write_cost_learn(b->cost, b->last_pages, b->last_write_ns);
 	v = policy_batch_next(&b->st, progress);
 	if (v == BATCH_CONTINUE)
 		return BATCH_WRITTEN;
@@ -254,6 +276,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	struct batches b = {
 		.st = { .pages_budget = plan->pages_budget, .batched = d->caps.max_pages },
 		.batch = plan->batch_pages,
+		.cost = &d->wcost[step->type][step->priority <= ZRAM_MAX_PRIO ? step->priority : 0],
 	};
 	struct zram_mm_stat start = d->mm;
 	int r;

@@ -366,6 +366,7 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 	plan->duty_permille = policy_pace_permille(cfg, s);
 	plan->threshold = cfg->threshold_bytes;
 	plan->batch_pages = cfg_batch(cfg);
+	plan->max_write_ns = sat_mul_u64(cfg->max_write_ms, 1000000);
 	plan->pages_budget = cfg->max_pages_per_pass;
 	/* The bucket bounds the whole pass, not each step. */
 	if (pd && cfg->pages_per_hour)

@@ -23,6 +23,8 @@ void pass_summarize(const struct device_report *rep, struct pass_summary *s)
 
 		s->pages = sat_add_u64(s->pages, p->pages_charged);
 		s->kernel_ns = sat_add_u64(s->kernel_ns, p->kernel_ns);
+		if (p->max_write_ns > s->max_write_ns)
+			s->max_write_ns = p->max_write_ns;
 		s->interrupted |= p->stop == STOP_SIGNAL;
 		if (p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) {
 			s->huge_ran = true;
@@ -68,12 +70,15 @@ static void print_step(FILE *f, const char *name, const struct pass_report *p)
 		(void)snprintf(prio, sizeof(prio), " #%u", p->priority);
 	fprintf(f,
 		"%s: pass %s%s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
-		", %.3f s in kernel, stop: %s%s",
+		", %.3f s in kernel",
 		name, pass_type_name(p->type), prio, p->commands, p->commands == 1 ? "" : "s",
 		format_bytes_signed(a, sizeof(a), p->compr_saved, BYTES_IEC),
 		format_bytes_signed(b, sizeof(b), -p->mem_freed, BYTES_IEC), p->huge_delta,
-		(double)p->kernel_ns / 1e9, stop_name(p->stop),
-		p->eagain ? " (EAGAIN retries)" : "");
+		(double)p->kernel_ns / 1e9);
+	/* what max-write-ms bounds: how long one write kept the device busy */
+	if (p->commands)
+		fprintf(f, " (longest write %.3f s)", (double)p->max_write_ns / 1e9);
+	fprintf(f, ", stop: %s%s", stop_name(p->stop), p->eagain ? " (EAGAIN retries)" : "");
 	if (p->paced_ns)
 		fprintf(f, ", paced %.3f s", (double)p->paced_ns / 1e9);
 	if (p->enomem)

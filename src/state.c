@@ -564,7 +564,7 @@ static void print_seconds(struct obuf *b, uint64_t ns)
 }
 
 /* M_LIVE_OPT: UINT64_MAX means unknown and the sample is left out. */
-enum metric_src { M_TOTALS, M_SECONDS, M_LIVE, M_LIVE_OPT };
+enum metric_src { M_TOTALS, M_SECONDS, M_LIVE, M_LIVE_OPT, M_LIVE_SECONDS_OPT };
 
 static const struct {
 	const char *name;
@@ -606,6 +606,9 @@ static const struct {
 	{ "zram_recompd_incompressible_pages", "gauge",
 	  "Pages flagged incompressible (debugfs block_state).", M_LIVE_OPT,
 	  offsetof(struct dev_live, incompressible) },
+	{ "zram_recompd_last_pass_longest_write_seconds", "gauge",
+	  "The longest single recompress write of the last pass (max-write-ms bounds it).",
+	  M_LIVE_SECONDS_OPT, offsetof(struct dev_live, longest_write_ns) },
 };
 
 static uint64_t field_at(const void *base, size_t off)
@@ -624,7 +627,8 @@ static int format_metrics(struct obuf *b, const struct state *s, const struct de
 		       "zram_recompd_build_info{version=\"%s\"} 1\n",
 		    VERSION);
 	for (size_t m = 0; m < ARRAY_SIZE(metrics); m++) {
-		bool is_live = metrics[m].src == M_LIVE || metrics[m].src == M_LIVE_OPT;
+		bool is_live = metrics[m].src == M_LIVE || metrics[m].src == M_LIVE_OPT ||
+			       metrics[m].src == M_LIVE_SECONDS_OPT;
 		unsigned n = is_live ? n_live : s->n;
 
 		obuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help,
@@ -635,10 +639,11 @@ static int format_metrics(struct obuf *b, const struct state *s, const struct de
 					       field_at(&s->dev[i], metrics[m].off);
 
 			/* block_state unavailable: no sample rather than a made-up number. */
-			if (metrics[m].src == M_LIVE_OPT && v == UINT64_MAX)
+			if ((metrics[m].src == M_LIVE_OPT || metrics[m].src == M_LIVE_SECONDS_OPT) &&
+			    v == UINT64_MAX)
 				continue;
 			obuf_printf(b, "%s{device=\"%s\"} ", metrics[m].name, name);
-			if (metrics[m].src == M_SECONDS)
+			if (metrics[m].src == M_SECONDS || metrics[m].src == M_LIVE_SECONDS_OPT)
 				print_seconds(b, v);
 			else
 				obuf_printf(b, "%" PRIu64, v);
@@ -730,4 +735,5 @@ void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incomp
 	l->mem_used_total = d->mm.v[MM_MEM_USED_TOTAL];
 	l->huge_pages = d->mm.v[MM_HUGE_PAGES];
 	l->incompressible = incompressible;
+	l->longest_write_ns = UINT64_MAX;
 }

@@ -42,6 +42,10 @@ function kernel_targets(pre, suf, kern)
 	       pre "static.once.mem_ratio", 1.01, "<=", "x limit")
 	target("static_cold_memory" suf, "static (" kern "): the daemon's cold tier (zstd 3 + zstd 9) <= 1.01 x the zstd-9 limit",
 	       pre "static.cold.mem_ratio9", 1.01, "<=", "x limit")
+	target("longest_write" suf, "longest single write of a zram-recompd pass (first or next; max-write-ms = 100) <= 250 ms (" kern ", emulated CPU)",
+	       pre "latency.longest_write_s", 0.25, "<=", "s")
+	target("bounded_kernel_time" suf, "kernel time per MiB saved with max-write-ms <= 1.05 x fixed 2048-page batches (" kern ")",
+	       pre "latency.own.kernel_ratio", 1.05, "<=", "x fixed")
 	target("swap_daemon_freed" suf, "swap workload (" kern "): the daemon frees >= 0.9 x the pool memory the naive job frees",
 	       pre "swap.daemon_vs_naive_freed", 0.9, ">=", "x naive")
 	target("swap_daemon_throughput" suf, "swap workload (" kern "): hot throughput with the daemon >= 0.98 x without recompression (measured window)",
@@ -86,6 +90,27 @@ function derive_swap(pre,    i, p, L, base, t, w)
 		put(pre "swap.naive.write_share", fmt((num(pre "swap.naive.kernel_write_s") - w) / num(pre "swap.seconds"), 4))
 		if (num(pre "swap.warmup_seconds") > 0)
 			put(pre "swap.naive.warmup_write_share", fmt(w / num(pre "swap.warmup_seconds"), 4))
+	}
+}
+
+# zram-recompd's own first pass (key prefix pre): kernel time per MiB saved with max-write-ms
+# and with fixed batches, and the longest single write of its passes (first or next).
+function derive_own(pre,    i, p, L, lw)
+{
+	split("bounded fixed", L, " ")
+	for (i = 1; i <= 2; i++) {
+		p = pre "latency.own." L[i]
+		if (has(p ".kernel_write_s") && num(p ".saved_bytes") > 0)
+			put(p ".kernel_s_per_mib_saved", fmt(num(p ".kernel_write_s") / mib(num(p ".saved_bytes")), 4))
+	}
+	if (has(pre "latency.own.bounded.kernel_s_per_mib_saved") && num(pre "latency.own.fixed.kernel_s_per_mib_saved") > 0)
+		put(pre "latency.own.kernel_ratio", fmt(num(pre "latency.own.bounded.kernel_s_per_mib_saved") / \
+			num(pre "latency.own.fixed.kernel_s_per_mib_saved"), 4))
+	if (has(pre "latency.own.bounded.longest_write_s")) {
+		lw = num(pre "latency.own.bounded.longest_write_s")
+		if (has(pre "latency.next.longest_write_s") && num(pre "latency.next.longest_write_s") > lw)
+			lw = num(pre "latency.next.longest_write_s")
+		put(pre "latency.longest_write_s", fmt(lw, 6))
 	}
 }
 
@@ -171,16 +196,14 @@ END {
 		    fmt(num("static.once.kernel_write_s") / num("static.once.writes"), 6))
 	if (has("static.naive.recompress_write_s"))
 		put("latency.naive_single_write_s", V["static.naive.recompress_write_s"])
-	# the longest write of zram-recompd's own passes: the first pass (its batches replayed
-	# write by write, and compact) and its next pass on the recompressed device (--once: the
-	# largest step or the idle mark). The kernel's walk over the recompressed slots
+	# the longest write of zram-recompd's own passes: the first pass (its own report) and
+	# its next pass on the recompressed device (--once: the largest step or the idle mark). The kernel's walk over the recompressed slots
 	# (latency.walk) is what that next pass skips; it is reported, not counted here.
-	if (has("latency.batched.longest_write_s")) {
-		lw = num("latency.batched.longest_write_s")
-		if (has("latency.next.longest_write_s") && num("latency.next.longest_write_s") > lw)
-			lw = num("latency.next.longest_write_s")
-		put("latency.longest_write_s", fmt(lw, 6))
-	}
+	# With max-write-ms its own first pass counts (derive_own); the replay of fixed
+	# 2048-page batches (latency.batched) stays as the reference.
+	derive_own("")
+	for (j = 1; j <= nk; j++)
+		derive_own(KP[j])
 	# smaller batches: kernel time of the first pass's type=idle writes against the default's
 	for (b = 512; b <= 1024; b *= 2)
 		if (has("latency.sweep.b" b ".run1.total_s") && num("latency.batched.run1.idle.total_s") > 0)
@@ -196,6 +219,20 @@ END {
 			hwm = num(H[i])
 	if (hwm > 0)
 		put("overhead.peak_rss_mib", fmt(hwm / 1024, 2))
+	if (has("overhead.plain.uss_kb") && num("overhead.plain.uss_kb") > 0)
+		put("overhead.plain.uss_mib", fmt(num("overhead.plain.uss_kb") / 1024, 3))
+	if (has("churn.daemon.uss_max_kb") && num("churn.daemon.uss_max_kb") > 0)
+		put("churn.daemon.uss_max_mib", fmt(num("churn.daemon.uss_max_kb") / 1024, 3))
+	# ---- large devices (scale.sh, natively) ----
+	n = split("s1m_d1 s4m_d1 s16m_d1 s1m_d8 s1m_d32", SC, " ")
+	for (i = 1; i <= n; i++) {
+		p = "scale." SC[i]
+		if (has(p ".uss_peak_kb"))
+			put(p ".uss_peak_mib", fmt(num(p ".uss_peak_kb") / 1024, 3))
+		# per million slots: flat when nothing is worse than linear
+		if (has(p ".user_s_per_round") && num(p ".slots") > 0)
+			put(p ".user_s_per_mslot", fmt(num(p ".user_s_per_round") / (num(p ".slots") * num(p ".devices") / 1048576), 4))
+	}
 	if (has("overhead.plain.cpu_ticks"))
 		put("overhead.plain.cpu_s", fmt(num("overhead.plain.cpu_ticks") / 100, 2))
 	if (has("overhead.watchdog.watchdog_usec")) {
@@ -250,11 +287,13 @@ END {
 	       "churn.cpu_per_mib_ratio", 0.5, "<=", "x naive")
 	target("churn_hot_recompressed", "churn: hot pages recompressed by the daemon = 0",
 	       "churn.daemon.hot_recompressions", 0, "==", "pages")
-	target("longest_write", "longest single sysfs write of a zram-recompd pass (first or next) <= 250 ms (emulated CPU)",
-	       "latency.longest_write_s", 0.25, "<=", "s")
 	target("sigterm_exit", "SIGTERM to exit while a pass runs <= 1 s (first passes)",
 	       "latency.sigterm.max_exit_s", 1, "<=", "s")
 	target("peak_rss", "daemon peak RSS (VmHWM) <= 3 MiB", "overhead.peak_rss_mib", 3, "<=", "MiB")
+	target("uss_idle", "daemon USS (private memory, smaps_rollup) idle <= 1 MiB", "overhead.plain.uss_mib", 1, "<=", "MiB")
+	target("uss_passes", "daemon USS sampled during the churn run's passes (largest) <= 1 MiB", "churn.daemon.uss_max_mib", 1, "<=", "MiB")
+	target("scale_cpu_64g", "64 GiB fake device (16 M slots): user CPU per pass <= 1 s (native)", "scale.s16m_d1.user_s_per_pass", 1, "<=", "s")
+	target("scale_uss_64g", "64 GiB fake device (16 M slots): USS peak <= 8 MiB", "scale.s16m_d1.uss_peak_mib", 8, "<=", "MiB")
 	target("idle_wakeups", "no wake-ups between scheduled passes (no watchdog configured)",
 	       "overhead.plain.wakeups", 0, "==", "wake-ups")
 	target("idle_wakeups_watchdog", "with a watchdog: no wake-ups beyond its pings",

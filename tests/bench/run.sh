@@ -3,8 +3,9 @@
 # `make bench`: memory, CPU and latency of recompression policies on the real kernel, side by
 # side, in one run (see tests/bench/README and docs/performance.md).
 #
-# 1. On this machine: block_state parser throughput (bsgen, bsparse, awk, grep) and the
-#    advisor's speed on the page file.
+# 1. On this machine: block_state parser throughput (bsgen, bsparse, awk, grep), the daemon
+#    on large fake devices (scale.sh; BENCH_SCALE=0 skips it) and the advisor's speed on the
+#    page file.
 # 2. In the VM of the real-kernel tier (tests/vm: the cached kernels, busybox initramfs, qemu
 #    TCG): the guest scenarios in tests/bench/guest (static, latency, advise, churn,
 #    overhead), each printing "BENCH key value" lines on the console. Every scenario runs on
@@ -167,6 +168,16 @@ kv parser.grep.seconds "$(seconds 0 "$best")"
 kv parser.grep.gbps "$(awk -v b="$bytes" -v t="$best" 'BEGIN { printf "%.3f", b / t }')"
 kv parser.grep.recompressed "$(cat "$TMP/grep.out")"
 rm -f "$BS"
+
+# ---- large devices, natively: the daemon on a fake /sys of 1-16 M slots, 1-32 devices ----
+if [ "${BENCH_SCALE:-1}" = 1 ]; then
+	log "scale: fake devices of 1, 4, 16 M slots and 8, 32 devices (tests/bench/scale.sh)"
+	if BUILDDIR=$BD "$HERE/scale.sh" >"$TMP/scale.out"; then
+		cat "$TMP/scale.out" >>"$KV"
+	else
+		log "scale.sh failed"
+	fi
+fi
 
 # ---- 6. advisor speed, natively ----
 case " $SCENARIOS " in

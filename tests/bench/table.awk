@@ -169,6 +169,17 @@ END {
 	row("first pass, `type=idle max_pages=512`: " g("latency.sweep.b512.writes") " writes, " \
 	    f("latency.sweep.b512.kernel_ratio", 3) " × the kernel time of 2048 (run 1); median",
 	    "longest " s("latency.sweep.b512.max_s", 3))
+	row("zram-recompd's own first pass, max-write-ms = 100 (default): " g("latency.own.bounded.writes") \
+	    " writes, " s("latency.own.bounded.kernel_write_s", 3) ", " f("latency.own.bounded.kernel_s_per_mib_saved", 3) \
+	    " s per MiB saved (" f("latency.own.kernel_ratio", 3) " × fixed batches)", "longest " s("latency.own.bounded.longest_write_s", 3))
+	row("the same with fixed batches (max-write-ms = 0, 2048 pages): " g("latency.own.fixed.writes") \
+	    " writes, " s("latency.own.fixed.kernel_write_s", 3) ", " f("latency.own.fixed.kernel_s_per_mib_saved", 3) \
+	    " s per MiB saved", "longest " s("latency.own.fixed.longest_write_s", 3))
+	for (j = 1; j <= nk; j++)
+		if (has(KP[j] "latency.own.bounded.longest_write_s"))
+			row("the same on " g(KP[j] "meta.kernel") ": max-write-ms " s(KP[j] "latency.own.bounded.kernel_write_s", 3) \
+			    " (" f(KP[j] "latency.own.kernel_ratio", 3) " × fixed), fixed " s(KP[j] "latency.own.fixed.kernel_write_s", 3) \
+			    " (longest " s(KP[j] "latency.own.fixed.longest_write_s", 3) ")", "longest " s(KP[j] "latency.own.bounded.longest_write_s", 3))
 	row("**longest single write of a default zram-recompd pass (first or next)**",
 	    "**" s("latency.longest_write_s", 3) "**")
 	row("mean recompress write (batched; --once: sum / writes)",
@@ -194,6 +205,10 @@ END {
 	    g("overhead.plain.rss_shmem_kb") " kB",
 	    g("overhead.watchdog.rss_anon_kb") " + " g("overhead.watchdog.rss_file_kb") " + " \
 	    g("overhead.watchdog.rss_shmem_kb") " kB")
+	row("USS (private: what the daemon itself costs) / PSS, smaps_rollup", g("overhead.plain.uss_kb") " / " \
+	    g("overhead.plain.pss_kb") " kB", g("overhead.watchdog.uss_kb") " / " g("overhead.watchdog.pss_kb") " kB")
+	print "\nChurn run: USS at most " g("churn.daemon.uss_max_kb") " kB (sampled once per interval), " \
+	      g("churn.daemon.proc.uss_kb") " kB at its end (PSS " g("churn.daemon.proc.pss_kb") " kB)."
 	print "\nPeak RSS over every daemon run of the bench (churn included): " g("overhead.peak_rss_mib") \
 	      " MiB (churn: VmHWM " g("churn.daemon.proc.vmhwm_kb") " kB; at its end RssAnon " \
 	      g("churn.daemon.proc.rss_anon_kb") " kB, RssShmem " g("churn.daemon.proc.rss_shmem_kb") " kB)."
@@ -213,6 +228,20 @@ END {
 	print "\nParser = " g("parser.times_awk") "× awk, " g("parser.times_grep_one_flag") \
 	      "× grep -c (which counts one flag of seven); counts equal bsgen's: " \
 	      g("parser.bsparse.counts_match_bsgen") "."
+
+	print "\n## Large devices, natively (fake /sys, bsgen block_state; tests/bench/scale.sh)\n"
+	row("slots × devices", "block_state", "user CPU per device pass", "per round", "per M slots", "USS peak", "USS between passes", "PSS peak", "VmHWM")
+	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	n = split("s1m_d1 s4m_d1 s16m_d1 s1m_d8 s1m_d32", SC, " ")
+	for (i = 1; i <= n; i++) {
+		p = "scale." SC[i]
+		if (!has(p ".slots"))
+			continue
+		row(sprintf("%.0f M × %d", num(p ".slots") / 1048576, num(p ".devices")),
+		    sprintf("%.0f MB", num(p ".block_state_bytes") / 1e6), s(p ".user_s_per_pass", 3),
+		    s(p ".user_s_per_round", 3), s(p ".user_s_per_mslot", 4), g(p ".uss_peak_kb") " kB",
+		    g(p ".uss_between_kb") " kB", g(p ".pss_peak_kb") " kB", g(p ".vmhwm_kb") " kB")
+	}
 
 	print "\n## 6. Advisor (`advise --device`, then `--once`)\n"
 	if (V["advise.available"] == "false") {
@@ -245,8 +274,15 @@ END {
 		sub(/\.$/, "", t)
 		tl = tl " static_once_memory_" t " static_cold_memory_" t " swap_daemon_freed_" t " swap_daemon_throughput_" t
 	}
-	split(tl " churn_cpu_per_mib churn_hot_recompressed longest_write sigterm_exit " \
-	      "peak_rss idle_wakeups idle_wakeups_watchdog parser_throughput parser_vs_awk advisor_error", I, " ")
+	tl = tl " longest_write bounded_kernel_time"
+	for (j = 1; j <= nk; j++) {
+		t = KP[j]
+		sub(/\.$/, "", t)
+		tl = tl " longest_write_" t " bounded_kernel_time_" t
+	}
+	split(tl " churn_cpu_per_mib churn_hot_recompressed sigterm_exit " \
+	      "peak_rss uss_idle uss_passes scale_cpu_64g scale_uss_64g idle_wakeups idle_wakeups_watchdog " \
+	      "parser_throughput parser_vs_awk advisor_error", I, " ")
 	for (i = 1; i in I; i++) {
 		p = "targets." I[i]
 		r = V[p ".result"]

@@ -109,16 +109,18 @@ t_passes_happen() {
 	dstop
 	n=$(passes_logged zram0)
 	idle=$(count "$(attr 0 idle)" '^all$')
-	recomp=$(count "$(attr 0 recompress)" '^type=idle priority=1 max_pages=2048$')
+	recomp=$(count "$(attr 0 recompress)" '^type=idle priority=1 max_pages=64$')
 	# Every pass marks all pages idle once and writes one type=idle batch (huge types
 	# stop after the first pass: nothing changed, so only incompressible pages are left).
+	# Each is 64 pages: the first size of max-write-ms, which writes without progress (the
+	# fake kernel does nothing) never teach a larger one.
 	[ "$idle" = "$n" ] ||
 		die "$n passes logged but $idle idle marks: $(oneline "$(attr 0 idle)")"
 	[ "$recomp" = "$n" ] ||
 		die "$n passes logged, $recomp type=idle writes: $(oneline "$(attr 0 recompress)")"
-	[ "$(head -n 3 "$(attr 0 recompress)")" = "type=huge_idle priority=1 max_pages=2048
-type=idle priority=1 max_pages=2048
-type=huge priority=1 max_pages=2048" ] || die "first pass wrote $(oneline "$(attr 0 recompress)")"
+	[ "$(head -n 3 "$(attr 0 recompress)")" = "type=huge_idle priority=1 max_pages=64
+type=idle priority=1 max_pages=64
+type=huge priority=1 max_pages=64" ] || die "first pass wrote $(oneline "$(attr 0 recompress)")"
 	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
 	[ "$(state_field zram0 passes)" = "$n" ] ||
 		die "state says passes=$(state_field zram0 passes), $n passes logged"
@@ -143,11 +145,11 @@ t_sighup_reload() {
 		die "no 'configuration reloaded' after SIGHUP; stderr: $(oneline "$T/d.err")"
 	# What the passes with "passes = idle" wrote: the leading type=idle lines (the next pass
 	# is due 1-2 s later, but on a slow build it may already have written type=huge).
-	n1=$(awk '$0 != "type=idle priority=1 max_pages=2048" { exit } { n++ } END { print n + 0 }' \
+	n1=$(awk '$0 != "type=idle priority=1 max_pages=64" { exit } { n++ } END { print n + 0 }' \
 		"$(attr 0 recompress)")
 	all1=$(count "$(attr 0 idle)" '^all$')
 	if [ "$n1" -lt 1 ] ||
-		[ "$(count "$(attr 0 recompress)" '^type=idle priority=1 max_pages=2048$')" != "$n1" ]; then
+		[ "$(count "$(attr 0 recompress)" '^type=idle priority=1 max_pages=64$')" != "$n1" ]; then
 		die "before the reload: $(oneline "$(attr 0 recompress)")"
 	fi
 	p1=$(passes_logged zram0)
@@ -172,8 +174,8 @@ t_sighup_reload() {
 	dalive || die "daemon died; stderr: $(oneline "$T/d.err")"
 	dstop
 	rest=$(sed "1,${n1}d" "$(attr 0 recompress)")
-	[ "$rest" = "type=huge priority=1 max_pages=2048
-type=huge priority=1 max_pages=2048" ] || die "after the reload wrote: $(printf '%s' "$rest" | tr '\n' '|')"
+	[ "$rest" = "type=huge priority=1 max_pages=64
+type=huge priority=1 max_pages=64" ] || die "after the reload wrote: $(printf '%s' "$rest" | tr '\n' '|')"
 	[ "$(count "$(attr 0 idle)" '^all$')" = "$all1" ] ||
 		die "idle marks after switching to 'passes = huge': $(oneline "$(attr 0 idle)")"
 }
@@ -194,7 +196,7 @@ t_sighup_search_path() {
 	dsig HUP
 	wait_for 5000 grep -q '^zram-recompd: configuration reloaded$' "$T/d.err" ||
 		die "no 'configuration reloaded' after SIGHUP; stderr: $(oneline "$T/d.err")"
-	n1=$(awk '$0 != "type=idle priority=1 max_pages=2048" { exit } { n++ } END { print n + 0 }' \
+	n1=$(awk '$0 != "type=idle priority=1 max_pages=64" { exit } { n++ } END { print n + 0 }' \
 		"$(attr 0 recompress)")
 	[ "$n1" -ge 1 ] || die "no type=idle pass before the reload: $(oneline "$(attr 0 recompress)")"
 	p1=$(passes_logged zram0)
@@ -244,8 +246,8 @@ t_sigterm_mid_pass() {
 	[ "$DRC" = 0 ] || die "exit code $DRC; stderr: $(oneline "$T/d.err")"
 	[ "$ms" -le "$bound" ] || die "exited ${ms} ms after SIGTERM (bound $bound ms)"
 	# The write that was blocked completed after the signal, and nothing followed it.
-	[ "$(slow_cmds 0 recompress)" = "type=huge_idle priority=1 max_pages=2048
-type=idle priority=1 max_pages=2048" ] || die "recompress got $(slow_cmds 0 recompress | tr '\n' '|')"
+	[ "$(slow_cmds 0 recompress)" = "type=huge_idle priority=1 max_pages=64
+type=idle priority=1 max_pages=64" ] || die "recompress got $(slow_cmds 0 recompress | tr '\n' '|')"
 	line2=$(sed -n '2s/ .*//p' "$T/slow.0.recompress")
 	[ "$((line2 / 1000))" -ge "$t0" ] ||
 		die "second write done before SIGTERM (at $((line2 / 1000)) ms, signal at $t0 ms)"
@@ -352,9 +354,9 @@ t_device_added() {
 	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram1: pass:' ||
 		die "no pass on zram1; stderr: $(oneline "$T/d.err")"
 	dstop
-	[ "$(head -n 3 "$(attr 1 recompress)")" = "type=huge_idle priority=1 max_pages=2048
-type=idle priority=1 max_pages=2048
-type=huge priority=1 max_pages=2048" ] || die "zram1 recompress: $(oneline "$(attr 1 recompress)")"
+	[ "$(head -n 3 "$(attr 1 recompress)")" = "type=huge_idle priority=1 max_pages=64
+type=idle priority=1 max_pages=64
+type=huge priority=1 max_pages=64" ] || die "zram1 recompress: $(oneline "$(attr 1 recompress)")"
 	[ "$(head -n 1 "$(attr 1 idle)")" = all ] || die "zram1 idle: $(oneline "$(attr 1 idle)")"
 	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
 	[ "$(state_field zram1 passes)" = "$(passes_logged zram1)" ] ||
@@ -418,12 +420,12 @@ algo=deflate priority=2" ] || die "recomp_algorithm got $(printf '%s' "$written"
 	dstop
 	# Two secondaries: one write per priority; #2 gets what #1 left (no block_state
 	# here: at most what #1 was charged).
-	[ "$(head -n 6 "$(attr 0 recompress)")" = "type=huge_idle priority=1 max_pages=2048
-type=huge_idle priority=2 max_pages=2048
-type=idle priority=1 max_pages=2048
-type=idle priority=2 max_pages=2048
-type=huge priority=1 max_pages=2048
-type=huge priority=2 max_pages=2048" ] || die "recompress: $(oneline "$(attr 0 recompress)")"
+	[ "$(head -n 6 "$(attr 0 recompress)")" = "type=huge_idle priority=1 max_pages=64
+type=huge_idle priority=2 max_pages=64
+type=idle priority=1 max_pages=64
+type=idle priority=2 max_pages=64
+type=huge priority=1 max_pages=64
+type=huge priority=2 max_pages=64" ] || die "recompress: $(oneline "$(attr 0 recompress)")"
 	[ "$(wc -l <"$ra")" = 2 ] || die "recomp_algorithm written after init: $(oneline "$ra")"
 }
 

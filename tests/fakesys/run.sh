@@ -214,26 +214,28 @@ version_conf() {
 	esac
 }
 
-# Expected recompress commands with the default configuration.
+# Expected recompress commands with the default configuration. The first write of a type and
+# priority is 64 pages (max-write-ms: no cost per page learnt yet), and the fake kernel's
+# writes make no progress, which teaches nothing, so no write grows past it.
 # 6.12+: every write names its priority. With two secondaries (6.15, 7.3 roots) each type is
 # one step per priority; #2 gets what #1 tried and left unshrunk as its budget: with the
 # unchanging fake block_state that is every candidate of #1 (huge_idle 1, idle 2, huge 2).
 default_recompress() {
 	case $1 in
 	6.15 | 7.3)
-		printf '%s\n' 'type=huge_idle priority=1 max_pages=2048' \
+		printf '%s\n' 'type=huge_idle priority=1 max_pages=64' \
 			'type=huge_idle priority=2 max_pages=1' \
-			'type=idle priority=1 max_pages=2048' 'type=idle priority=2 max_pages=2' \
-			'type=huge priority=1 max_pages=2048' 'type=huge priority=2 max_pages=2'
+			'type=idle priority=1 max_pages=64' 'type=idle priority=2 max_pages=2' \
+			'type=huge priority=1 max_pages=64' 'type=huge priority=2 max_pages=2'
 		return
 		;;
 	esac
 	if fr_ver_ge "$1" 6.12; then
-		printf '%s\n' 'type=huge_idle priority=1 max_pages=2048' \
-			'type=idle priority=1 max_pages=2048' 'type=huge priority=1 max_pages=2048'
+		printf '%s\n' 'type=huge_idle priority=1 max_pages=64' \
+			'type=idle priority=1 max_pages=64' 'type=huge priority=1 max_pages=64'
 	elif fr_ver_ge "$1" 6.10; then
-		printf '%s\n' 'type=huge_idle max_pages=2048' 'type=idle max_pages=2048' \
-			'type=huge max_pages=2048'
+		printf '%s\n' 'type=huge_idle max_pages=64' 'type=idle max_pages=64' \
+			'type=huge max_pages=64'
 	else
 		# 6.2-6.9: no max_pages= key; one unbounded write per type.
 		printf '%s\n' 'type=huge_idle' 'type=idle' 'type=huge'
@@ -345,8 +347,8 @@ t_section_override() {
 	fr_new "$R" 6.12
 	fr_dev "$R" 6.12 0
 	fr_dev "$R" 6.12 1
-	conf '[global]' 'passes = idle' 'max-pages-per-batch = 512' '' '[zram1]' 'passes = huge' \
-		'compact = never'
+	conf '[global]' 'passes = idle' 'max-pages-per-batch = 512' 'max-write-ms = 0' '' \
+		'[zram1]' 'passes = huge' 'compact = never'
 	snap
 	zro --once
 	expect_rc 0
@@ -362,7 +364,7 @@ run_test section-override t_section_override
 t_pass_budget() {
 	fr_new "$R" 6.12
 	fr_dev "$R" 6.12 0
-	conf '[global]' 'passes = huge' 'max-pages-per-pass = 100'
+	conf '[global]' 'passes = huge' 'max-pages-per-pass = 100' 'max-write-ms = 0'
 	zro --once
 	expect_rc 0
 	expect_content "$(attr 0 recompress)" 'type=huge priority=1 max_pages=100'
@@ -457,12 +459,12 @@ t_dry_run() {
 	expect_changed
 	expect_content "$T/out" \
 		"zram0: would write '14400' to idle" \
-		"zram0: would write 'type=huge_idle priority=1 max_pages=2048' to recompress" \
-		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
-		"zram0: would write 'type=idle priority=1 max_pages=2048' to recompress" \
-		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
-		"zram0: would write 'type=huge priority=1 max_pages=2048' to recompress" \
-		"zram0:   (repeated while batches make progress, up to max-pages-per-pass pages)" \
+		"zram0: would write 'type=huge_idle priority=1 max_pages=64' to recompress" \
+		"zram0:   (repeated while batches make progress, each sized to take about 100 ms at the cost per page measured, at most 2048 pages; up to max-pages-per-pass pages)" \
+		"zram0: would write 'type=idle priority=1 max_pages=64' to recompress" \
+		"zram0:   (repeated while batches make progress, each sized to take about 100 ms at the cost per page measured, at most 2048 pages; up to max-pages-per-pass pages)" \
+		"zram0: would write 'type=huge priority=1 max_pages=64' to recompress" \
+		"zram0:   (repeated while batches make progress, each sized to take about 100 ms at the cost per page measured, at most 2048 pages; up to max-pages-per-pass pages)" \
 		"zram0: would write '1' to compact if the passes free compressed data, or if fragmentation after them is at least 10.0% (now 18.7%)"
 	expect_content "$T/err"
 }
@@ -623,7 +625,7 @@ t_recomp_nul_73() {
 	version_conf 7.3
 	zro --once --dry-run
 	expect_rc 0
-	expect_has "$T/out" "would write 'type=idle priority=2 max_pages=2048' to recompress"
+	expect_has "$T/out" "would write 'type=idle priority=2 max_pages=64' to recompress"
 	expect_not "$T/err" "differ from the configuration"
 }
 run_test recomp-nul-7.3 t_recomp_nul_73
@@ -768,7 +770,7 @@ t_write_error() {
 	snap
 	zro --once
 	expect_rc 1
-	grep -F 'zram0: recompress' "$T/err" | grep -q -F 'type=huge_idle priority=1 max_pages=2048' ||
+	grep -F 'zram0: recompress' "$T/err" | grep -q -F 'type=huge_idle priority=1 max_pages=64' ||
 		die "no error naming zram0, recompress and the command: $(oneline "$T/err")"
 	expect_changed "$(dp 0 idle)" "$(dp 0 compact)" "$(dp 1 idle)" "$(dp 1 recompress)" \
 		"$(dp 1 compact)"
@@ -1280,7 +1282,7 @@ run_test print-config-roundtrip t_print_config_roundtrip
 t_print_config_same_effect() {
 	build_version_root "$R" 6.12
 	conf '[global]' 'passes = huge' 'threshold-bytes = 1024' 'compact = never' \
-		'max-pages-per-batch = 4096'
+		'max-pages-per-batch = 4096' 'max-write-ms = 0'
 	zro --print-config
 	cp "$T/out" "$T/printed.conf"
 	zr --sysroot "$R" --config "$T/printed.conf" --once
@@ -1313,7 +1315,8 @@ t_config_search_path() {
 	printf '%s\n' '[global]' 'passes = idel' >"$rt/usr/lib/zram-recompd.conf.d/20-masked.conf"
 	ln -s /dev/null "$rt/etc/zram-recompd.conf.d/20-masked.conf"
 	printf '%s\n' '[global]' 'passes = idel' >"$rt/usr/lib/zram-recompd.conf.d/30-replaced.conf"
-	printf '%s\n' '[global]' 'max-pages-per-batch = 300' \
+	# Below max-write-ms's first write (64 pages), so it is what --once writes.
+	printf '%s\n' '[global]' 'max-pages-per-batch = 30' \
 		>"$rt/run/zram-recompd.conf.d/30-replaced.conf"
 	printf '%s\n' '[global]' 'passes = huge' '[zram1]' 'interval-sec = 90' \
 		>"$rt/etc/zram-recompd.conf.d/40-admin.conf"
@@ -1332,7 +1335,7 @@ t_config_search_path() {
 		"# overridden $rt/usr/lib/zram-recompd.conf.d/30-replaced.conf" \
 		"# read $rt/etc/zram-recompd.conf.d/40-admin.conf"
 	expect_line "$T/out" "compact = always"
-	expect_line "$T/out" "max-pages-per-batch = 300"
+	expect_line "$T/out" "max-pages-per-batch = 30"
 	expect_line "$T/out" "threshold-bytes = 1000"
 	expect_line "$T/out" "passes = huge"
 	expect_line "$T/out" "interval-sec = 90"
@@ -1350,7 +1353,7 @@ t_config_search_path() {
 	# --once uses them.
 	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --sysroot "$R" --once --device zram0
 	expect_rc 0
-	expect_content "$(attr 0 recompress)" 'type=huge threshold=1000 priority=1 max_pages=300'
+	expect_content "$(attr 0 recompress)" 'type=huge threshold=1000 priority=1 max_pages=30'
 
 	# The printed file is the same configuration, read alone with --config.
 	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --config "$T/printed.conf" --print-config

@@ -31,7 +31,9 @@
  *                                    prints "NS MS_OPEN_AT_SIGNAL"
  *   vmbench proc PID                 the whole process (all threads): "utime_ticks stime_ticks
  *                                    voluntary_cs nonvoluntary_cs vmhwm_kb vmrss_kb threads
- *                                    rss_anon_kb rss_file_kb rss_shmem_kb"
+ *                                    rss_anon_kb rss_file_kb rss_shmem_kb uss_kb pss_kb"
+ *                                    (USS = Private_Clean + Private_Dirty of smaps_rollup;
+ *                                    0 0 without smaps_rollup)
  *
  * Exit status 0, 1 on failure (message on stderr), 2 on bad usage.
  */
@@ -484,6 +486,7 @@ static int cmd_proc(pid_t pid)
 {
 	char path[128], buf[4096];
 	uint64_t ut = 0, st = 0, vcs = 0, ncs = 0, hwm, rss, anon, file, shmem, threads = 0;
+	uint64_t uss = 0, pss = 0;
 	struct dirent *de;
 	DIR *dir;
 
@@ -518,9 +521,19 @@ static int cmd_proc(pid_t pid)
 	closedir(dir);
 	if (proc_times(pid, &ut, &st) < 0)
 		return 1;
+	/*
+	 * What the process costs the machine: USS (its private pages, what killing it frees)
+	 * and PSS (shared pages divided among their users), from smaps_rollup (4.14+). VmHWM
+	 * counts every shared library page in full.
+	 */
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) >= 0) {
+		uss = status_field(buf, "\nPrivate_Clean:") + status_field(buf, "\nPrivate_Dirty:");
+		pss = status_field(buf, "\nPss:");
+	}
 	printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-	       " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-	       ut, st, vcs, ncs, hwm, rss, threads, anon, file, shmem);
+	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       ut, st, vcs, ncs, hwm, rss, threads, anon, file, shmem, uss, pss);
 	return 0;
 }
 

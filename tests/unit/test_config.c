@@ -1413,6 +1413,7 @@ static void test_print_defaults(void **state)
 				 "passes = huge_idle idle huge\n"
 				 "threshold-bytes = 0\n"
 				 "max-pages-per-batch = 2048\n"
+				 "max-write-ms = 100\n"
 				 "max-pages-per-pass = 131072\n"
 				 "idle-age-min-sec = 1800\n"
 				 "idle-age-max-sec = 14400\n"
@@ -1464,6 +1465,7 @@ static void test_print_sections(void **state)
 				 "passes = huge_idle idle huge\n"
 				 "threshold-bytes = 0\n"
 				 "max-pages-per-batch = 2048\n"
+				 "max-write-ms = 100\n"
 				 "max-pages-per-pass = 131072\n"
 				 "idle-age-min-sec = 1800\n"
 				 "idle-age-max-sec = 14400\n"
@@ -1604,6 +1606,8 @@ static const struct key_case {
 	    "'4096' is out of range 0-4095 (the kernel requires threshold < huge_class_size, which "
 	    "is below 4096)"),
 	KEY("max-pages-per-batch", "1", "1", "0", "'0' is out of range 1-4294967296"),
+	KEY("max-write-ms", "0", "0", "60001",
+	    "'60001' is out of range 0-60000 (0 = fixed batches of max-pages-per-batch)"),
 	KEY("max-pages-per-pass", "1099511627776", "1099511627776", "x",
 	    "'x' is not a decimal number"),
 	KEY("idle-age-min-sec", "0", "0", "", "empty value"),

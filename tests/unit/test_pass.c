@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <stdlib.h>
+#include <time.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -78,6 +80,7 @@ static struct {
 	const char *bs_after_prio1; /* block_state after a "priority=1" recompress write */
 	uint64_t orig;		    /* orig_data_size (0: 100 MiB) */
 	uint64_t other_pages;	    /* another writer stores this many pages per recompress */
+	uint64_t ns_per_page;	    /* a recompress write takes this long per max_pages */
 } w;
 
 static void write_mm(void)
@@ -103,6 +106,14 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 	if (w.remove_after && strcmp(attr, w.remove_after) == 0) {
 		fr_teardown(); /* the whole device tree is gone */
 		return 0;
+	}
+	if (strcmp(attr, "recompress") == 0 && w.ns_per_page) {
+		const char *mp = strstr(data, "max_pages=");
+		uint64_t ns = mp ? strtoull(mp + 10, NULL, 10) * w.ns_per_page : 0;
+		struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
 	}
 	if (strcmp(attr, "recompress") == 0 && w.other_pages) {
 		/* swap-out during the write: pages at the device's ratio (4:1 here) */
@@ -230,6 +241,112 @@ static void test_batches_until_no_progress(void **state)
 			    "type=idle priority=1 max_pages=2048\ntype=idle priority=1 max_pages=2048\n"
 			    "type=idle priority=1 max_pages=2048\ntype=idle priority=1 max_pages=2048\n"
 			    "type=huge priority=1 max_pages=2048\n");
+}
+
+/* The max_pages= of the n-th recompress write in the log (0 = none). */
+static uint64_t nth_max_pages(unsigned n)
+{
+	const char *p = w.log;
+
+	for (unsigned i = 0; p; i++) {
+		p = strstr(p, "recompress: ");
+		if (!p)
+			break;
+		p += 12;
+		if (i == n) {
+			const char *mp = strstr(p, "max_pages=");
+
+			return mp ? strtoull(mp + 10, NULL, 10) : 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * max-write-ms: the first write is small, the next ones are sized from the time it took,
+ * growing at most 8 x per step and never above max-pages-per-batch; the longest write is
+ * reported. Fast fake writes here: a bound of 60 s is never what limits them.
+ */
+static void test_write_bounded_growth(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_summary sum;
+
+	(void)state;
+	cfg_idle_only();
+	cfg.max_write_ms = 60000;
+	w.progress_batches = 4;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, "idle: all\n"
+				   "recompress: type=idle priority=1 max_pages=64\n"
+				   "recompress: type=idle priority=1 max_pages=512\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n");
+	assert_int_equal(rep.passes[0].commands, 5);
+	assert_true(rep.passes[0].max_write_ns > 0);
+	assert_true(rep.passes[0].max_write_ns <= rep.passes[0].kernel_ns);
+	pass_summarize(&rep, &sum);
+	assert_true(sum.max_write_ns == rep.passes[0].max_write_ns);
+	/* four writes made progress and taught the cost; the empty fifth did not */
+	assert_true(dev.wcost[PASS_IDLE][1].samples == 4);
+	assert_true(dev.wcost[PASS_IDLE][1].max_pages == 2048);
+	/* the pass report names the longest write */
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "5 writes"));
+	assert_non_null(strstr(out, " (longest write "));
+}
+
+/*
+ * A slow kernel (200 us per page, as under the bench's emulation): the first write of 64
+ * pages takes 12.8 ms, so the next ones take about 100 ms (500 pages) instead of 2048 pages
+ * (410 ms). The next pass starts at the learnt size.
+ */
+static void test_write_bounded_slow_kernel(void **state)
+{
+	struct device_report rep = { 0 };
+	uint64_t n;
+
+	(void)state;
+	cfg_idle_only();
+	cfg.max_write_ms = 100;
+	w.ns_per_page = 200000;
+	w.progress_batches = 2;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(nth_max_pages(0) == 64);
+	n = nth_max_pages(1);
+	assert_true(n >= 400 && n <= 500);
+	assert_true(nth_max_pages(2) <= 500);
+	assert_int_equal(rep.passes[0].commands, 3);
+	assert_true(rep.passes[0].max_write_ns >= 80000000ULL);
+	/* the sleep's overshoot, a busy host: far below the 410 ms of a 2048 batch */
+	assert_true(rep.passes[0].max_write_ns < 300000000ULL);
+
+	/* the next pass (the daemon keeps dev) starts where this one ended */
+	w.log[0] = '\0';
+	w.progress_batches = 1;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	n = nth_max_pages(0);
+	assert_true(n >= 400 && n <= 500);
+}
+
+/* max-write-ms = 0: the fixed batches of max-pages-per-batch, whatever a write takes. */
+static void test_write_unbounded(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	cfg_idle_only();
+	cfg.max_write_ms = 0;
+	cfg.max_pages_per_batch = 300;
+	w.ns_per_page = 10000; /* 3 ms a write */
+	w.progress_batches = 1;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, "idle: all\n"
+				   "recompress: type=idle priority=1 max_pages=300\n"
+				   "recompress: type=idle priority=1 max_pages=300\n");
+	assert_true(rep.passes[0].max_write_ns >= 3000000ULL);
 }
 
 static void test_budget(void **state)
@@ -905,6 +1022,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_batches_until_no_progress, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_bounded_growth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_bounded_slow_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bitmaps_sized_by_block_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_bounded, setup, teardown),

@@ -7,6 +7,7 @@
 
 #include "policy.h"
 #include "util.h"
+#include "write_cost.h"
 
 #include <math.h>
 
@@ -277,6 +278,93 @@ static void test_batch(void **state)
 	/* a batch size of 0 would mean "nothing" to the kernel: never produced */
 	struct batch_state z = { 0, 0, true };
 	assert_int_equal(policy_batch_pages(&z, 0), 1);
+}
+
+/* max-write-ms: the first batch, sizing from the learnt rate, and its caps. */
+static void test_write_cost_sizing(void **state)
+{
+	struct write_cost c = { 0 };
+
+	(void)state;
+	/* nothing learnt: a small first batch, never above the cap, never 0 */
+	assert_int_equal(write_cost_pages(&c, 100000000, 2048), WRITE_COST_FIRST_PAGES);
+	assert_int_equal(write_cost_pages(&c, 100000000, 16), 16);
+	assert_int_equal(write_cost_pages(&c, 100000000, 0), 1);
+	/* bound 0 (max-write-ms = 0): the fixed batch */
+	assert_int_equal(write_cost_pages(&c, 0, 2048), 2048);
+	/* 64 pages in 12.8 ms: 200 us per page, so 100 ms is 500 pages */
+	write_cost_learn(&c, 64, 64 * 200000);
+	assert_true(c.ns_per_page == 200000);
+	assert_int_equal(write_cost_pages(&c, 100000000, 2048), 500);
+	/* 250 ms would be 1250 pages: 8 x the 64 measured at most */
+	assert_int_equal(write_cost_pages(&c, 250000000, 2048), 64 * WRITE_COST_GROWTH);
+	assert_int_equal(write_cost_pages(&c, 100000000, 300), 300);
+	/* a CPU so slow that one page takes longer than the bound: one page per write */
+	c = (struct write_cost){ 0 };
+	write_cost_learn(&c, 64, 64ULL * 500000000ULL);
+	assert_int_equal(write_cost_pages(&c, 100000000, 2048), 1);
+	/* a fast CPU: growth is limited to 8 x the largest batch measured, then the cap */
+	c = (struct write_cost){ 0 };
+	write_cost_learn(&c, 64, 64 * 6000);
+	assert_int_equal(write_cost_pages(&c, 100000000, 1u << 20), 64 * WRITE_COST_GROWTH);
+	write_cost_learn(&c, 512, 512 * 6000);
+	assert_int_equal(write_cost_pages(&c, 100000000, 1u << 20), 4096);
+	assert_int_equal(write_cost_pages(&c, 100000000, 2048), 2048);
+	write_cost_learn(&c, 4096, 4096 * 6000);
+	assert_int_equal(write_cost_pages(&c, 100000000, 1u << 20), 100000000 / 6000);
+	/* pages 0 teaches nothing */
+	write_cost_learn(&c, 0, 123456789);
+	assert_true(c.ns_per_page == 6000);
+	assert_true(c.samples == 3);
+}
+
+/* Slower samples are adopted fast, faster ones slowly; outliers are clamped. */
+static void test_write_cost_learning(void **state)
+{
+	struct write_cost c = { 0 };
+
+	(void)state;
+	write_cost_learn(&c, 100, 100 * 1000);
+	assert_true(c.ns_per_page == 1000);
+	/* slower: half way at once */
+	write_cost_learn(&c, 100, 100 * 3000);
+	assert_true(c.ns_per_page == 2000);
+	/* an outlier 100 x slower (a preempted write) counts as 4 x at most */
+	write_cost_learn(&c, 100, 100 * 200000);
+	assert_true(c.ns_per_page == 2000 + (8000 - 2000) / 2);
+	/* faster: an eighth of the way; a write that tried almost nothing (1 ns per page)
+	 * counts as est / 8 at most */
+	write_cost_learn(&c, 100, 100);
+	assert_true(c.ns_per_page == 5000 - (5000 - 625) / 8);
+	/* several fast writes in a row do bring it down */
+	for (int i = 0; i < 60; i++)
+		write_cost_learn(&c, 100, 100 * 1000);
+	assert_true(c.ns_per_page >= 1000 && c.ns_per_page < 1100);
+	/* per page rounded up, never 0 */
+	c = (struct write_cost){ 0 };
+	write_cost_learn(&c, 2048, 1);
+	assert_true(c.ns_per_page == 1);
+	write_cost_learn(&c, 3, 10);
+	assert_true(c.ns_per_page == 1 + (4 - 1 + 1) / 2);
+}
+
+/* Saturating arithmetic at the edges: no wrap to a tiny estimate or a huge batch. */
+static void test_write_cost_saturating(void **state)
+{
+	struct write_cost c = { 0 };
+
+	(void)state;
+	write_cost_learn(&c, 1, UINT64_MAX);
+	assert_true(c.ns_per_page == UINT64_MAX);
+	write_cost_learn(&c, 1, UINT64_MAX);
+	assert_true(c.ns_per_page == UINT64_MAX);
+	assert_int_equal(write_cost_pages(&c, 100000000, 2048), 1);
+	assert_int_equal(write_cost_pages(&c, UINT64_MAX, 2048), 1);
+	c = (struct write_cost){ .ns_per_page = 1, .max_pages = UINT64_MAX, .samples = UINT64_MAX };
+	assert_true(write_cost_pages(&c, UINT64_MAX, UINT64_MAX) == UINT64_MAX);
+	write_cost_learn(&c, UINT64_MAX, UINT64_MAX);
+	assert_true(c.samples == UINT64_MAX);
+	assert_true(c.ns_per_page == 1);
 }
 
 static void test_saturating(void **state)
@@ -742,6 +830,9 @@ int main(void)
 		cmocka_unit_test(test_failures_marked),
 		cmocka_unit_test(test_idle_walk_worth),
 		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_write_cost_sizing),
+		cmocka_unit_test(test_write_cost_learning),
+		cmocka_unit_test(test_write_cost_saturating),
 		cmocka_unit_test(test_saturating),
 		cmocka_unit_test(test_daemon_due_and_plan),
 		cmocka_unit_test(test_daemon_suspend_correction),

@@ -794,7 +794,11 @@ static const char metrics_golden[] =
 	"# HELP zram_recompd_incompressible_pages Pages flagged incompressible (debugfs "
 	"block_state).\n"
 	"# TYPE zram_recompd_incompressible_pages gauge\n"
-	"zram_recompd_incompressible_pages{device=\"zram0\"} 5\n";
+	"zram_recompd_incompressible_pages{device=\"zram0\"} 5\n"
+	"# HELP zram_recompd_last_pass_longest_write_seconds The longest single recompress write "
+	"of the last pass (max-write-ms bounds it).\n"
+	"# TYPE zram_recompd_last_pass_longest_write_seconds gauge\n"
+	"zram_recompd_last_pass_longest_write_seconds{device=\"zram0\"} 0.087\n";
 
 static void metrics_sample(struct state *s, struct dev_live live[2])
 {
@@ -811,8 +815,11 @@ static void metrics_sample(struct state *s, struct dev_live live[2])
 	d->last_pass_unix = 1700000100;
 	live[0] = (struct dev_live){ .name = "zram0", .orig_data_size = 4194304,
 				     .compr_data_size = 1048576, .mem_used_total = 1200000,
-				     .huge_pages = 12, .incompressible = 5 };
-	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX };
+				     .huge_pages = 12, .incompressible = 5,
+				     .longest_write_ns = 87000000 };
+	/* no block_state, no pass yet: those samples are left out */
+	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX,
+				     .longest_write_ns = UINT64_MAX };
 }
 
 static void test_metrics_golden(void **arg)
@@ -921,7 +928,7 @@ static void test_metrics_empty(void **arg)
 		assert_true(strncmp(p, "# HELP ", 7) == 0 || strncmp(p, "# TYPE ", 7) == 0);
 		lines++;
 	}
-	assert_int_equal(lines, 14 * 2);
+	assert_int_equal(lines, 15 * 2);
 	assert_null(strchr(strstr(out, "} 1\n") + 4, '{'));
 }
 

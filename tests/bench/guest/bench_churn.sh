@@ -74,6 +74,7 @@ for policy in daemon naive; do
 		start_bg pid naive_job "$t0"
 	fi
 	hot_r=0
+	uss_max=0
 	hot_n=0
 	rewrite_ns=0
 	for k in $(seq 1 "$N"); do
@@ -83,6 +84,11 @@ for policy in daemon naive; do
 			"compr $4, mem $5"
 		hot_r=$((hot_r + $1))
 		hot_n=$((hot_n + $2))
+		if [ "$policy" = daemon ]; then
+			# the daemon's private memory between passes (its peak is sampled too)
+			set -- $("$VMBENCH" proc "$pid")
+			[ $# -eq 12 ] && [ "${11}" -gt "$uss_max" ] && uss_max=${11}
+		fi
 		set -- $("$VMBENCH" rewrite "$Z" "$DATA/pages.bin" "$STRIDE")
 		rewrite_ns=$((rewrite_ns + $2))
 	done
@@ -106,6 +112,7 @@ for policy in daemon naive; do
 	out "churn.$policy.wall_s" "$(secs $(($(ns) - t0)))"
 	if [ "$policy" = daemon ]; then
 		proc_stats churn.daemon.proc "$pid"
+		out churn.daemon.uss_max_kb "$uss_max"
 		kill -TERM "$pid"
 		wait "$pid"
 		out churn.daemon.exit_code $?

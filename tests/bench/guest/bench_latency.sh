@@ -119,6 +119,35 @@ out latency.walk.recompressed_slots "$2"
 out latency.walk.us_per_recompressed_slot "$(awk -v t="$1" -v r="$2" \
 	'BEGIN { if (r > 0) printf "%.2f", t / r / 1000; else print "null" }')"
 
+# zram-recompd's own first pass on a fresh device, its writes as it reports them: with
+# max-write-ms (the default, 100 ms: each write sized from the cost per page of the ones
+# before) and with fixed batches (max-write-ms = 0: max_pages 2048). The longest single
+# write of each (the step lines' "longest write", and compact), its kernel time (idle mark
+# left out, as --once reports it) per MiB saved. One run each: emulated times repeat.
+for mode in bounded fixed; do
+	bench_dev lzo-rle zstd
+	c0=$(mm "$Z" compr_data_size)
+	if [ "$mode" = fixed ]; then
+		conf "$WORK/own.conf" "recompress-algorithms = zstd" "idle-age-max-sec = 0" \
+			"max-write-ms = 0"
+	else
+		conf "$WORK/own.conf" "recompress-algorithms = zstd" "idle-age-max-sec = 0"
+	fi
+	export ZRAM_RECOMPD_STATE_DIR="$WORK/own_state_$mode"
+	"$RECOMPD" --config "$WORK/own.conf" --once --device "$Z" >"$WORK/own.out" 2>&1 ||
+		{ show "$WORK/own.out"; fail "--once ($mode) failed"; }
+	show "$WORK/own.out"
+	p=latency.own.$mode
+	out "$p.writes" "$(once_writes "$WORK/own.out")"
+	out "$p.kernel_write_s" "$(once_kernel_s "$WORK/own.out")"
+	out "$p.longest_write_s" "$(awk '/\(longest write / { for (i = 1; i < NF; i++)
+			if ($i == "(longest" && $(i + 2) + 0 > m) m = $(i + 2) + 0 }
+		/: compact: freed / { if ($(NF - 1) + 0 > m) m = $(NF - 1) + 0 }
+		END { printf "%.6f", m }' "$WORK/own.out")"
+	out "$p.saved_bytes" $((c0 - $(mm "$Z" compr_data_size)))
+	zram_del "$Z"
+done
+
 # Smaller batches: the first pass's type=idle writes.
 for b in 1024 512; do
 	: >"$WORK/sweep"

@@ -28,11 +28,11 @@ for mode in plain watchdog; do
 	start_bg pid "$RECOMPD" --config "$WORK/d.conf" >"$WORK/$mode.log" 2>&1
 	sleep 3
 	set -- $("$VMBENCH" proc "$pid")
-	[ $# -eq 10 ] || { show "$WORK/$mode.log"; fail "$mode: the daemon is not running"; }
+	[ $# -eq 12 ] || { show "$WORK/$mode.log"; fail "$mode: the daemon is not running"; }
 	u0=$1 s0=$2 v0=$3 n0=$4
 	sleep "$WINDOW"
 	set -- $("$VMBENCH" proc "$pid")
-	[ $# -eq 10 ] || { show "$WORK/$mode.log"; fail "$mode: the daemon died"; }
+	[ $# -eq 12 ] || { show "$WORK/$mode.log"; fail "$mode: the daemon died"; }
 	out "overhead.$mode.wakeups" $(($3 - v0))
 	out "overhead.$mode.nonvoluntary_ctxt_switches" $(($4 - n0))
 	out "overhead.$mode.cpu_ticks" $(($1 + $2 - u0 - s0))
@@ -43,8 +43,12 @@ for mode in plain watchdog; do
 		"(now RssAnon $8 kB, RssFile $9 kB, RssShmem ${10} kB)"
 	out "overhead.$mode.rss_anon_kb" "$8"
 	out "overhead.$mode.rss_file_kb" "$9"
-	shift
-	out "overhead.$mode.rss_shmem_kb" "$9"
+	shift 3
+	out "overhead.$mode.rss_shmem_kb" "$7"
+	# the daemon's own memory (private pages) and its share of the shared ones
+	out "overhead.$mode.uss_kb" "$8"
+	out "overhead.$mode.pss_kb" "$9"
+	note "$mode: USS $8 kB, PSS $9 kB"
 	if [ "$mode" = plain ]; then
 		# Where the resident pages are: per mapping (anonymous ones as [anon]).
 		awk '/^[0-9a-f]+-[0-9a-f]+ / { name = NF >= 6 ? $6 : "[anon]"; next }

@@ -101,11 +101,12 @@ show() {
 	sed "s/^/[$T]   | /" "$1"
 }
 
-# proc_stats PREFIX PID: CPU, context switches and memory of the whole process.
+# proc_stats PREFIX PID: CPU, context switches and memory of the whole process (VmHWM, and
+# USS and PSS from smaps_rollup).
 proc_stats() {
 	_p=$1
 	set -- $("$VMBENCH" proc "$2")
-	[ $# -eq 10 ] || return 1
+	[ $# -eq 12 ] || return 1
 	out "$_p.utime_ticks" "$1"
 	out "$_p.stime_ticks" "$2"
 	out "$_p.voluntary_ctxt_switches" "$3"
@@ -115,8 +116,11 @@ proc_stats() {
 	out "$_p.threads" "$7"
 	out "$_p.rss_anon_kb" "$8"
 	out "$_p.rss_file_kb" "$9"
-	shift
-	out "$_p.rss_shmem_kb" "$9"
+	shift 3
+	out "$_p.rss_shmem_kb" "$7"
+	# private (what the daemon itself costs) and proportional memory, smaps_rollup
+	out "$_p.uss_kb" "$8"
+	out "$_p.pss_kb" "$9"
 }
 
 # state_total DEV KEY: a total from the daemon's state file in $ZRAM_RECOMPD_STATE_DIR.

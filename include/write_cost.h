@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_WRITE_COST_H
+#define ZRAM_RECOMPD_WRITE_COST_H
+
+/*
+ * Time-bounded recompress writes (max-write-ms). A recompress write runs entirely in the
+ * writer's context and cannot be interrupted; from 7.0 it also holds the device lock, so
+ * every reader of mm_stat waits for it. Its length is max_pages times the kernel's cost
+ * per page, which depends on the CPU, the algorithm and the data: measured 250 us per page
+ * emulated (6.12 and 7.3, zstd over lzo-rle) against about 6 us natively. So the cost is
+ * learnt from the daemon's own writes, per device, type and priority, and the next batch is
+ * sized to take about the bound. Pure: numbers in, numbers out (tests/unit/test_policy.c).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * First write of a type and priority whose cost is unknown: small, so that even a slow
+ * CPU (1 ms per page) stays within a 100 ms bound.
+ */
+#define WRITE_COST_FIRST_PAGES 64
+/* A batch grows at most this much over the largest batch measured so far. */
+#define WRITE_COST_GROWTH 8
+/*
+ * One sample moves the estimate by at most these factors: a write preempted for a while
+ * (or one that met a walk max_pages does not bound, 6.2-6.14) does not collapse the batch
+ * size, one that found few pages does not inflate it. Several in a row still get there.
+ */
+#define WRITE_COST_MAX_RISE 4
+#define WRITE_COST_MAX_FALL 8
+
+/* The learnt cost of one (device, type, priority). Zeroed = nothing learnt yet. */
+struct write_cost {
+	uint64_t ns_per_page; /* estimate, >= 1 once samples > 0 */
+	uint64_t max_pages;   /* largest batch measured */
+	uint64_t samples;
+};
+
+/*
+ * The max_pages of the next write: about bound_ns of kernel time at the learnt cost,
+ * WRITE_COST_FIRST_PAGES while nothing is learnt, at most WRITE_COST_GROWTH times the
+ * largest batch measured, never above cap and never 0. bound_ns 0 (max-write-ms = 0):
+ * cap, the fixed batches of max-pages-per-batch.
+ */
+uint64_t write_cost_pages(const struct write_cost *c, uint64_t bound_ns, uint64_t cap);
+
+/*
+ * A write of pages (max_pages) took ns. The estimate rises quickly (half way to a slower
+ * sample: the bound matters more than throughput) and falls slowly (an eighth of the way:
+ * a write that ran out of candidates early looks cheap per page), each sample first
+ * clamped to [estimate / WRITE_COST_MAX_FALL, estimate * WRITE_COST_MAX_RISE].
+ * pages 0 is ignored.
+ */
+void write_cost_learn(struct write_cost *c, uint64_t pages, uint64_t ns);
+
+#endif
