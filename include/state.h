@@ -49,7 +49,19 @@ struct dev_totals {
 	uint64_t kernel_ns;	 /* time inside recompress/compact/idle writes */
 	uint64_t errors;	 /* passes that ended with an error */
 	uint64_t last_pass_unix; /* wall-clock seconds of the last pass, 0 = never */
+	/* writeback (version 2) */
+	uint64_t wb_pages;	 /* pages written back by the passes, summed (4 KiB units) */
+	uint64_t wb_day_left;	 /* bytes left of writeback-bytes-per-day ... */
+	uint64_t wb_day_at;	 /* ... as of this wall-clock second; 0 = never used (full) */
 };
+
+/*
+ * The day budget of t now (policy_wb_refill: rolling 24 h), brought up to date in t.
+ * Returns the bytes left.
+ */
+uint64_t state_wb_day_left(struct dev_totals *t, uint64_t per_day, uint64_t now_unix);
+/* A pass wrote back pages: the totals and the day budget (after state_wb_day_left). */
+void state_wb_charge(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix);
 
 struct state {
 	unsigned n;
