@@ -34,6 +34,7 @@ struct pass_ctx {
 	 */
 	const volatile unsigned *duty_permille;
 	uint64_t mem_total, mem_available; /* for the idle age; 0 = unknown */
+	uint64_t wb_day_left; /* --once: bytes left of the writeback day budget (state file) */
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);

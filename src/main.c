@@ -574,41 +574,6 @@ static void run_status(const struct args *a, const struct probed *p)
 	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp);
 }
 
-/* --once on one device: algorithms before disksize, the daemon's pass, the report. */
-static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const struct config *cfg,
-		       int *adv_fd, struct device_report *rep_out)
-{
-	struct device_report rep;
-	struct dev_config dc;
-	const char *adv_dir = NULL;
-	int r;
-
-	memset(&rep, 0, sizeof(rep));
-	config_effective(cfg, d->id, &dc);
-	if (!d->caps.multi_comp) {
-		log_error("%s: recompression unsupported: kernel built without "
-			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
-			  d->name);
-		return 0;
-	}
-	if (dc.algos_auto) {
-		if (*adv_fd < 0 && !d->initialized)
-			*adv_fd = open_state_dir(false, &adv_dir);
-		resolve_auto(d, &dc, *adv_fd);
-	}
-	r = pass_configure_algorithms(ctx, d, &dc, &rep);
-	if (r < 0)
-		return r;
-	r = pass_run(ctx, d, &dc, &rep);
-	if (!ctx->dry_run)
-		pass_print_report(stdout, &rep);
-	fflush(stdout);
-	if (dc.algos_auto && d->initialized && !ctx->dry_run)
-		refresh_advice(ctx->root_fd, d, &dc, adv_fd);
-	*rep_out = rep;
-	return r;
-}
-
 /* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
 struct once_history {
 	struct state st;
@@ -640,9 +605,75 @@ static void history_open(struct once_history *h)
 		log_warning("%s/state: %s; starting from zero", dir, strerror(-r));
 }
 
+/*
+ * The writeback day budget left for device d (the state file; rolling 24 h). Without a
+ * state directory a run cannot know what earlier runs wrote: the pass budget only.
+ */
+static uint64_t once_wb_day_left(const struct pass_ctx *ctx, struct once_history *h,
+				 const struct zram_dev *d, const struct dev_config *dc)
+{
+	struct dev_totals *t;
+
+	if (ctx->dry_run || !dc->writeback || !d->initialized)
+		return dc->wb_bytes_per_day;
+	if (!h->opened) {
+		history_open(h);
+		h->opened = true;
+	}
+	t = h->dir_fd >= 0 ? state_get(&h->st, d->name) : NULL;
+	if (!t) {
+		log_warning("%s: writeback: no state directory: the day budget of earlier runs is "
+			    "unknown; at most writeback-bytes-per-pass",
+			    d->name);
+		return dc->wb_bytes_per_pass;
+	}
+	return state_wb_day_left(t, dc->wb_bytes_per_day, (uint64_t)time(NULL));
+}
+
+/* --once on one device: algorithms before disksize, the daemon's pass, the report. */
+static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const struct config *cfg,
+		       int *adv_fd, struct once_history *h, struct device_report *rep_out)
+{
+	struct pass_ctx c = *ctx0, *ctx = &c;
+	struct device_report rep;
+	struct dev_config dc;
+	const char *adv_dir = NULL;
+	int r;
+
+	memset(&rep, 0, sizeof(rep));
+	config_effective(cfg, d->id, &dc);
+	if (!d->caps.multi_comp) {
+		log_error("%s: recompression unsupported: kernel built without "
+			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
+			  d->name);
+		return 0;
+	}
+	if (dc.algos_auto) {
+		if (*adv_fd < 0 && !d->initialized)
+			*adv_fd = open_state_dir(false, &adv_dir);
+		resolve_auto(d, &dc, *adv_fd);
+	}
+	r = pass_configure_algorithms(ctx, d, &dc, &rep);
+	if (r < 0)
+		return r;
+	/* the backing device before disksize too, like the algorithms */
+	r = pass_configure_writeback(ctx, d, &dc);
+	if (r < 0)
+		return r;
+	c.wb_day_left = once_wb_day_left(ctx, h, d, &dc);
+	r = pass_run(ctx, d, &dc, &rep);
+	if (!ctx->dry_run)
+		pass_print_report(stdout, &rep);
+	fflush(stdout);
+	if (dc.algos_auto && d->initialized && !ctx->dry_run)
+		refresh_advice(ctx->root_fd, d, &dc, adv_fd);
+	*rep_out = rep;
+	return r;
+}
+
 /* One device's pass: its totals (pass_summarize, state_add_pass) and its live figures. */
 static void history_add(struct once_history *h, const struct zram_dev *d,
-			const struct device_report *rep, int r)
+			const struct config *cfg, const struct device_report *rep, int r)
 {
 	struct pass_summary sum;
 	struct dev_totals *t;
@@ -655,9 +686,15 @@ static void history_add(struct once_history *h, const struct zram_dev *d,
 	}
 	pass_summarize(rep, &sum);
 	t = h->dir_fd >= 0 ? state_get(&h->st, d->name) : NULL;
-	if (t)
+	if (t) {
+		struct dev_config dc;
+
 		state_add_pass(t, sum.pages, sum.saved, sum.freed, rep->new_incompressible,
 			       sum.kernel_ns, r < 0, (uint64_t)time(NULL));
+		config_effective(cfg, d->id, &dc);
+		if (rep->wb.planned)
+			state_wb_charge(t, sum.wb_pages, dc.wb_bytes_per_day, (uint64_t)time(NULL));
+	}
 	if (h->n_live < MAX_DEVICES)
 		dev_live_fill(&h->live[h->n_live++], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
@@ -696,12 +733,12 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	h.dir_fd = -1;
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct device_report rep = { 0 };
-		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &rep);
+		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &h, &rep);
 
 		if (r < 0)
 			ret = EXIT_RUNTIME;
 		if (!ctx.dry_run)
-			history_add(&h, &p->devs[i], &rep, r);
+			history_add(&h, &p->devs[i], cfg, &rep, r);
 	}
 	if (!ctx.dry_run)
 		history_save(&h, cfg);

@@ -471,6 +471,7 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 		.mem_available = ctx->mem_available,
 		.n_secondaries = d->recomp.count,
 		.priority_supported = d->caps.priority,
+		.wb_day_left = ctx->wb_day_left,
 	};
 	struct pass_plan plan;
 

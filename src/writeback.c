@@ -270,6 +270,14 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 
 	if (d->initialized || (!cfg->backing_device[0] && !cfg->compressed_writeback))
 		return 0;
+	if (d->backing_dev[0]) {
+		/* zram-generator's writeback-device= (or the admin, or we) came first: never
+		 * fight it, and leave its compressed_writeback choice alone too */
+		if (cfg->backing_device[0] && strcmp(d->backing_dev, cfg->backing_device) != 0)
+			log_notice("%s: backing_dev is already %s; backing-device = %s not applied",
+				   d->name, d->backing_dev, cfg->backing_device);
+		return 0;
+	}
 	if (!d->caps.writeback) {
 		log_warning("%s: backing-device/compressed-writeback ignored: kernel built without "
 			    "CONFIG_ZRAM_WRITEBACK",
@@ -296,13 +304,6 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 	}
 	if (!cfg->backing_device[0])
 		return 0;
-	if (d->backing_dev[0]) {
-		/* zram-generator's writeback-device= (or the admin) was first: never fight it */
-		if (strcmp(d->backing_dev, cfg->backing_device) != 0)
-			log_notice("%s: backing_dev is already %s; backing-device = %s not applied",
-				   d->name, d->backing_dev, cfg->backing_device);
-		return 0;
-	}
 	r = zram_build_backing_dev(d, cfg->backing_device, cmd, sizeof(cmd));
 	if (r < 0) {
 		log_error("%s: backing_dev: invalid path '%s': %s", d->name, cfg->backing_device,
