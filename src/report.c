@@ -124,7 +124,7 @@ static const char *wb_skip_name(enum wb_skip s)
 static void print_writeback(FILE *f, const struct device_report *rep)
 {
 	const struct wb_pass_report *w = &rep->wb;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 
 	if (!w->planned)
 		return;
@@ -144,7 +144,7 @@ static void print_writeback(FILE *f, const struct device_report *rep)
 		format_bytes_signed(b, sizeof(b), -w->mem_freed, BYTES_IEC),
 		format_bytes(c, sizeof(c), sat_sub_u64(w->budget_pages, w->pages) * ZRAM_PAGE_SIZE,
 			     BYTES_IEC),
-		format_bytes(a, sizeof(a), w->budget_pages * ZRAM_PAGE_SIZE, BYTES_IEC));
+		format_bytes(d, sizeof(d), w->budget_pages * ZRAM_PAGE_SIZE, BYTES_IEC));
 	if (w->have_bd_stat)
 		fprintf(f, ", bd_stat %" PRIu64 " %" PRIu64 " %" PRIu64, w->bd_stat[0], w->bd_stat[1],
 			w->bd_stat[2]);
