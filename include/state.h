@@ -113,6 +113,7 @@ struct dev_live {
 	char name[16];
 	uint64_t orig_data_size, compr_data_size, mem_used_total, huge_pages;
 	uint64_t incompressible; /* from block_state; UINT64_MAX = unknown */
+	uint64_t bd_count, bd_writes; /* bd_stat (writeback); UINT64_MAX = none */
 };
 int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
 		  unsigned n_live);

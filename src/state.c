@@ -623,6 +623,12 @@ static const struct {
 	{ "zram_recompd_last_pass_timestamp_seconds", "gauge",
 	  "Unix time of the last pass, 0 if none.", M_TOTALS,
 	  offsetof(struct dev_totals, last_pass_unix) },
+	{ "zram_recompd_writeback_pages_total", "counter",
+	  "Pages (4 KiB units) written back to the backing device by passes.", M_TOTALS,
+	  offsetof(struct dev_totals, wb_pages) },
+	{ "zram_recompd_writeback_day_left_bytes", "gauge",
+	  "Writeback day budget left at the last pass (refills over 24 h).", M_TOTALS,
+	  offsetof(struct dev_totals, wb_day_left) },
 	{ "zram_recompd_orig_data_bytes", "gauge", "Uncompressed size of stored data (mm_stat).",
 	  M_LIVE, offsetof(struct dev_live, orig_data_size) },
 	{ "zram_recompd_compr_data_bytes", "gauge", "Compressed size of stored data (mm_stat).",
@@ -634,6 +640,12 @@ static const struct {
 	{ "zram_recompd_incompressible_pages", "gauge",
 	  "Pages flagged incompressible (debugfs block_state).", M_LIVE_OPT,
 	  offsetof(struct dev_live, incompressible) },
+	{ "zram_recompd_backing_dev_pages", "gauge",
+	  "Pages (4 KiB units) stored on the backing device (bd_stat bd_count).", M_LIVE_OPT,
+	  offsetof(struct dev_live, bd_count) },
+	{ "zram_recompd_backing_dev_writes_pages", "counter",
+	  "Pages (4 KiB units) written to the backing device since setup (bd_stat bd_writes).",
+	  M_LIVE_OPT, offsetof(struct dev_live, bd_writes) },
 };
 
 static uint64_t field_at(const void *base, size_t off)
@@ -758,4 +770,6 @@ void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incomp
 	l->mem_used_total = d->mm.v[MM_MEM_USED_TOTAL];
 	l->huge_pages = d->mm.v[MM_HUGE_PAGES];
 	l->incompressible = incompressible;
+	l->bd_count = d->has_bd_stat ? d->bd_stat[0] : UINT64_MAX;
+	l->bd_writes = d->has_bd_stat ? d->bd_stat[2] : UINT64_MAX;
 }

@@ -260,6 +260,11 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 		d->mm = after;
 	}
 	w->have_bd_stat = zram_read_bd_stat(ctx->root_fd, d->id, w->bd_stat) == 0;
+	if (w->have_bd_stat) {
+		/* the live figures (textfile, status) are the ones after the writeback */
+		memcpy(d->bd_stat, w->bd_stat, sizeof(d->bd_stat));
+		d->has_bd_stat = true;
+	}
 }
 
 int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,

@@ -835,6 +835,16 @@ static const char metrics_golden[] =
 	"# TYPE zram_recompd_last_pass_timestamp_seconds gauge\n"
 	"zram_recompd_last_pass_timestamp_seconds{device=\"zram0\"} 1700000000\n"
 	"zram_recompd_last_pass_timestamp_seconds{device=\"zram1\"} 1700000100\n"
+	"# HELP zram_recompd_writeback_pages_total Pages (4 KiB units) written back to the backing "
+	"device by passes.\n"
+	"# TYPE zram_recompd_writeback_pages_total counter\n"
+	"zram_recompd_writeback_pages_total{device=\"zram0\"} 413\n"
+	"zram_recompd_writeback_pages_total{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_writeback_day_left_bytes Writeback day budget left at the last pass "
+	"(refills over 24 h).\n"
+	"# TYPE zram_recompd_writeback_day_left_bytes gauge\n"
+	"zram_recompd_writeback_day_left_bytes{device=\"zram0\"} 1071050752\n"
+	"zram_recompd_writeback_day_left_bytes{device=\"zram1\"} 0\n"
 	"# HELP zram_recompd_orig_data_bytes Uncompressed size of stored data (mm_stat).\n"
 	"# TYPE zram_recompd_orig_data_bytes gauge\n"
 	"zram_recompd_orig_data_bytes{device=\"zram0\"} 4194304\n"
@@ -854,7 +864,15 @@ static const char metrics_golden[] =
 	"# HELP zram_recompd_incompressible_pages Pages flagged incompressible (debugfs "
 	"block_state).\n"
 	"# TYPE zram_recompd_incompressible_pages gauge\n"
-	"zram_recompd_incompressible_pages{device=\"zram0\"} 5\n";
+	"zram_recompd_incompressible_pages{device=\"zram0\"} 5\n"
+	"# HELP zram_recompd_backing_dev_pages Pages (4 KiB units) stored on the backing device "
+	"(bd_stat bd_count).\n"
+	"# TYPE zram_recompd_backing_dev_pages gauge\n"
+	"zram_recompd_backing_dev_pages{device=\"zram0\"} 413\n"
+	"# HELP zram_recompd_backing_dev_writes_pages Pages (4 KiB units) written to the backing "
+	"device since setup (bd_stat bd_writes).\n"
+	"# TYPE zram_recompd_backing_dev_writes_pages counter\n"
+	"zram_recompd_backing_dev_writes_pages{device=\"zram0\"} 420\n";
 
 static void metrics_sample(struct state *s, struct dev_live live[2])
 {
@@ -871,8 +889,10 @@ static void metrics_sample(struct state *s, struct dev_live live[2])
 	d->last_pass_unix = 1700000100;
 	live[0] = (struct dev_live){ .name = "zram0", .orig_data_size = 4194304,
 				     .compr_data_size = 1048576, .mem_used_total = 1200000,
-				     .huge_pages = 12, .incompressible = 5 };
-	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX };
+				     .huge_pages = 12, .incompressible = 5, .bd_count = 413,
+				     .bd_writes = 420 };
+	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX,
+				     .bd_count = UINT64_MAX, .bd_writes = UINT64_MAX };
 }
 
 static void test_metrics_golden(void **arg)
@@ -981,7 +1001,7 @@ static void test_metrics_empty(void **arg)
 		assert_true(strncmp(p, "# HELP ", 7) == 0 || strncmp(p, "# TYPE ", 7) == 0);
 		lines++;
 	}
-	assert_int_equal(lines, 14 * 2);
+	assert_int_equal(lines, 18 * 2);
 	assert_null(strchr(strstr(out, "} 1\n") + 4, '{'));
 }
 
