@@ -24,7 +24,8 @@
 #define CFG_MAX_DEVICES 64
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 28			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 36			     /* number of enum cfg_key bits */
+#define CFG_PATH_MAX 128		     /* backing-device */
 
 enum compact_mode {
 	COMPACT_AUTO = 0,
@@ -63,7 +64,16 @@ enum cfg_key {
 	CFG_K_ADVISE_INTERVAL = 1u << 24,
 	CFG_K_ADVISE_SAMPLES = 1u << 25,
 	CFG_K_CPU_SHARE_PRESSURE = 1u << 26,
-	CFG_K_MAX_WRITE_MS = 1u << 27,
+	/* writeback to the backing device (a GNU C enum: the bits go past 31) */
+	CFG_K_WB = 1ull << 27,
+	CFG_K_WB_TYPES = 1ull << 28,
+	CFG_K_WB_AGE = 1ull << 29,
+	CFG_K_WB_DAY = 1ull << 30,
+	CFG_K_WB_PASS = 1ull << 31,
+	CFG_K_WB_BATCH = 1ull << 32,
+	CFG_K_BACKING_DEV = 1ull << 33,
+	CFG_K_COMPRESSED_WB = 1ull << 34,
+	CFG_K_MAX_WRITE_MS = 1ull << 35,
 };
 
 /* One algorithm-params token as written: "NAME:level=N" (prio 0) or "P:level=N". */
@@ -135,7 +145,19 @@ struct dev_config {
 	uint64_t advise_interval_sec; /* at most once per this many seconds; 0 = never */
 	uint64_t advise_samples;      /* slots read per refresh */
 
-	uint32_t set; /* enum cfg_key bits */
+	/* Writeback to the backing device, after the recompression steps of a pass. */
+	bool writeback;
+	unsigned n_wb_types;
+	enum wb_type wb_types[WB_NR_TYPES]; /* writeback-types: the steps, in order */
+	uint64_t wb_idle_age_sec;	    /* idle mark of the idle and huge_idle modes; 0 = all */
+	uint64_t wb_bytes_per_day;	    /* rolling 24 h budget (state file) */
+	uint64_t wb_bytes_per_pass;
+	uint64_t wb_batch_size;		    /* writeback_batch_size (6.19+); 0 = kernel default */
+	/* Uninitialized devices only, before disksize (never replaces a backing_dev set). */
+	char backing_device[CFG_PATH_MAX];  /* "" = none */
+	bool compressed_writeback;	    /* 7.0+ */
+
+	uint64_t set; /* enum cfg_key bits */
 	/* Indexed by bit number of enum cfg_key; for errors found after all files are read. */
 	struct cfg_origin origin[CFG_N_KEYS];
 };

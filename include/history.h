@@ -28,9 +28,23 @@ struct history {
  */
 void history_open(struct history *h, const char *metrics_file);
 
-/* A finished pass of device name added to its totals (no-op without a state directory). */
+/*
+ * A finished pass of device name added to its totals (kept in memory also without a state
+ * directory: the daemon's writeback day budget needs them).
+ */
 void history_add(struct history *h, const char *name, const struct pass_summary *sum,
 		 uint64_t new_incompressible, bool failed);
+
+/* Pages a pass wrote back, charged to the device's rolling 24 h budget of per_day bytes. */
+void history_wb_charge(struct history *h, const char *name, uint64_t pages, uint64_t per_day);
+
+/*
+ * The writeback day budget left for device name (bytes), per_pass when the table is full.
+ * *persisted: false when there is no state directory, so what earlier runs wrote is
+ * unknown (only this process's own passes are counted).
+ */
+uint64_t history_wb_day_left(struct history *h, const char *name, uint64_t per_day,
+			     uint64_t per_pass, bool *persisted);
 
 /* Save the totals and write metrics_file (when not empty) with the live figures given. */
 void history_write(const struct history *h, const char *metrics_file,

@@ -34,6 +34,7 @@ struct pass_ctx {
 	 */
 	const volatile unsigned *duty_permille;
 	uint64_t mem_total, mem_available; /* for the idle age; 0 = unknown */
+	uint64_t wb_day_left; /* --once: bytes left of the writeback day budget (state file) */
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);
@@ -77,6 +78,40 @@ struct pass_report {
 	int error; /* -errno of the write that failed, 0 */
 };
 
+/* One writeback step as it ran. */
+struct wb_report {
+	enum wb_type type;
+	uint64_t pages;	    /* bd_stat bd_writes after - before (4 KiB units) */
+	uint64_t kernel_ns; /* inside the writeback write (and its idle mark) */
+	enum wb_stop {
+		WB_DONE,	 /* the write returned: every candidate within the limit went */
+		WB_BUDGET,	 /* -EIO at writeback_limit 0, or nothing left before it: spent */
+		WB_ERROR,
+		WB_SIGNAL,
+	} stop;
+	int error;
+};
+
+/* The writeback part of a pass (plan.n_wb > 0). */
+struct wb_pass_report {
+	bool planned;
+	enum wb_skip {
+		WB_RAN,
+		WB_SKIP_NO_KERNEL,  /* no CONFIG_ZRAM_WRITEBACK */
+		WB_SKIP_NO_BACKING, /* backing_dev is "none" */
+		WB_SKIP_BUDGET,	    /* the day's (or the pass's) budget is spent */
+		WB_SKIP_STOPPED,    /* a stop request or a fatal error before it */
+	} skip;
+	unsigned n;
+	struct wb_report steps[WB_NR_TYPES];
+	uint64_t budget_pages; /* what the pass could write (plan.wb_budget_pages) */
+	uint64_t pages;	       /* written by this pass's steps, summed */
+	uint64_t kernel_ns;
+	int64_t mem_freed;     /* mem_used_total before - after the writeback steps */
+	uint64_t bd_stat[3];   /* after the steps (bd_count bd_reads bd_writes) */
+	bool have_bd_stat;
+};
+
 struct device_report {
 	char name[ZRAM_NAME_MAX];
 	bool initialized;
@@ -101,7 +136,8 @@ struct device_report {
 	uint64_t saved_own, freed_own;
 	bool others_wrote; /* orig_data_size changed during the pass */
 
-	uint64_t written_back; /* bd_stat writes during the pass (4 KiB units): not ours */
+	uint64_t written_back; /* bd_stat writes during the pass (4 KiB units), ours included */
+	struct wb_pass_report wb;
 	bool device_lost;      /* reset or removed during the pass: its figures mean nothing */
 
 	bool have_block_state;
@@ -118,6 +154,23 @@ struct device_report {
  */
 int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			      const struct dev_config *cfg, struct device_report *rep);
+
+/*
+ * Uninitialized device: compressed_writeback (7.0+) and backing_dev from the configuration,
+ * before disksize like the secondary algorithms. A backing_dev already set (zram-generator's
+ * writeback-device=) is kept. Returns 0 or -errno (logged).
+ */
+int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
+			     const struct dev_config *cfg);
+
+/*
+ * The writeback steps of a plan (plan->n_wb), after the recompression steps and before
+ * compaction (pass_execute calls it): each bounded by writeback_limit (the budget left,
+ * enforced by the kernel), measured by bd_stat. A device without CONFIG_ZRAM_WRITEBACK or
+ * a backing device, or a spent budget, is skipped with a log line (rep->wb.skip), no error.
+ */
+void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		    struct device_report *rep);
 
 /* A stop request (SIGTERM in the daemon) ends the pass after the running write. */
 bool pass_stop_requested(const struct pass_ctx *ctx);
@@ -151,6 +204,7 @@ struct pass_summary {
 	uint64_t max_write_ns; /* the longest single recompress write */
 	int64_t saved, freed;
 	bool interrupted; /* a stop request ended a step */
+	uint64_t wb_pages; /* written back by this pass (4 KiB units) */
 	bool huge_ran, huge_progress;
 };
 void pass_summarize(const struct device_report *rep, struct pass_summary *s);

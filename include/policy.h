@@ -27,6 +27,17 @@ struct pass_step {
 	bool fallback;
 };
 
+/*
+ * One writeback step: after the recompression steps, before compaction. The idle and
+ * huge_idle modes write their own idle mark first (recompression consumed the marks of
+ * what it tried on 6.12.y and 6.13+, and the writeback age is not the recompression age).
+ */
+struct wb_step {
+	enum wb_type type;
+	bool mark_idle;
+	uint64_t idle_age_sec; /* 0 = "all" */
+};
+
 /* A cold step plus the configured types, each expanded into up to 3 priorities. */
 #define PASS_MAX_STEPS ((CFG_MAX_PASSES + 1) * ZRAM_MAX_PRIO)
 
@@ -53,6 +64,11 @@ struct pass_plan {
 	 * may change it while the pass runs (pass_ctx.duty_permille). 0 is taken as 1000.
 	 */
 	unsigned duty_permille;
+	/* Writeback (policy_plan_writeback): none when n_wb is 0 or the budget is. */
+	unsigned n_wb;
+	struct wb_step wb[WB_NR_TYPES];
+	uint64_t wb_budget_pages; /* 4 KiB units for all writeback steps of the pass */
+	uint64_t wb_batch_size;	  /* writeback_batch_size to write first; 0 = leave it */
 };
 
 /* What the kernel does with a recompress write, as far as the plan depends on it. */
@@ -189,6 +205,7 @@ struct policy_snapshot {
 	unsigned n_secondaries;
 	bool priority_supported; /* recompress priority= (6.12+); else per-type priorities
 				  * and the cold tier are off */
+	uint64_t wb_day_left;	 /* bytes left of writeback-bytes-per-day (policy_wb_refill) */
 };
 
 enum policy_verdict {
@@ -266,6 +283,29 @@ unsigned policy_pace_permille(const struct dev_config *cfg, const struct policy_
  */
 uint64_t policy_own_reduction(uint64_t before, uint64_t after, uint64_t orig_before,
 			      uint64_t orig_after);
+
+/*
+ * Writeback budget. The day budget is a bucket of writeback-bytes-per-day bytes that
+ * refills continuously over a rolling 24 h (per_day * elapsed / 86400), capped at
+ * per_day, on the wall clock (unix seconds) because it is kept in the state file across
+ * restarts and reboots. at_unix 0: never used, a full bucket. A clock that went back
+ * refills nothing. Fractions of a byte accumulate (the time stays where it was). Returns
+ * the bytes left now and sets *ret_at to the time they are as of.
+ */
+#define POLICY_WB_DAY_SEC 86400
+uint64_t policy_wb_refill(uint64_t left, uint64_t at_unix, uint64_t now_unix, uint64_t per_day,
+			  uint64_t *ret_at);
+
+/* The 4 KiB units a pass may write back: min(day left, per pass) / 4096, rounded down. */
+uint64_t policy_wb_budget_pages(uint64_t day_left, uint64_t per_pass);
+
+/*
+ * The writeback part of a pass: the configured types in order, the idle mark for the
+ * idle types at writeback-idle-age-sec, and the budget from s->wb_day_left. Nothing when
+ * writeback is off. Called by policy_plan.
+ */
+void policy_plan_writeback(const struct dev_config *cfg, const struct policy_snapshot *s,
+			   struct pass_plan *plan);
 
 /* Pause after a kernel write of write_ns at duty per mille (0 when not paced). */
 uint64_t policy_pause_ns(uint64_t write_ns, unsigned duty_permille);

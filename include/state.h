@@ -49,7 +49,19 @@ struct dev_totals {
 	uint64_t kernel_ns;	 /* time inside recompress/compact/idle writes */
 	uint64_t errors;	 /* passes that ended with an error */
 	uint64_t last_pass_unix; /* wall-clock seconds of the last pass, 0 = never */
+	/* writeback (version 2) */
+	uint64_t wb_pages;	 /* pages written back by the passes, summed (4 KiB units) */
+	uint64_t wb_day_left;	 /* bytes left of writeback-bytes-per-day ... */
+	uint64_t wb_day_at;	 /* ... as of this wall-clock second; 0 = never used (full) */
 };
+
+/*
+ * The day budget of t now (policy_wb_refill: rolling 24 h), brought up to date in t.
+ * Returns the bytes left.
+ */
+uint64_t state_wb_day_left(struct dev_totals *t, uint64_t per_day, uint64_t now_unix);
+/* A pass wrote back pages: the totals and the day budget (after state_wb_day_left). */
+void state_wb_charge(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix);
 
 struct state {
 	unsigned n;
@@ -102,6 +114,7 @@ struct dev_live {
 	uint64_t orig_data_size, compr_data_size, mem_used_total, huge_pages;
 	uint64_t incompressible; /* from block_state; UINT64_MAX = unknown */
 	uint64_t longest_write_ns; /* of the last pass; UINT64_MAX = no pass yet */
+	uint64_t bd_count, bd_writes; /* bd_stat (writeback); UINT64_MAX = none */
 };
 int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
 		  unsigned n_live);

@@ -12,7 +12,9 @@
  * its symlinks inside it. Every function returns 0 or -errno and never logs.
  *
  * Writes are allowed only to sys/block/zramN/{recomp_algorithm, algorithm_params,
- * recompress, idle, compact}; anything else is refused with -EPERM before open().
+ * recompress, idle, compact} and, for writeback, {backing_dev, compressed_writeback,
+ * writeback_limit_enable, writeback_limit, writeback_batch_size, writeback}; anything else
+ * is refused with -EPERM before open().
  */
 
 #include <stdbool.h>

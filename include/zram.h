@@ -33,6 +33,20 @@ enum pass_type {
 /* Kernel name of a pass type ("huge_idle", "idle", "huge"); "unknown" out of range. */
 const char *pass_type_name(enum pass_type t);
 
+/* The writeback modes (every version 6.2+ has all four; 6.16+ spells them type=NAME). */
+enum wb_type {
+	WB_INCOMPRESSIBLE = 0, /* slots recompression gave up on ('n') */
+	WB_HUGE = 1,	       /* slots stored uncompressed ('h') */
+	WB_HUGE_IDLE = 2,      /* ... and marked idle */
+	WB_IDLE = 3,	       /* every slot marked idle */
+};
+#define WB_NR_TYPES 4
+
+/* Kernel name of a writeback mode; "unknown" out of range. */
+const char *wb_type_name(enum wb_type t);
+/* Whether the mode selects by the idle mark (an idle write comes first). */
+bool wb_type_idle(enum wb_type t);
+
 struct kver {
 	unsigned major, minor, sub;
 };
@@ -118,6 +132,9 @@ struct zram_caps {
 				* 'n' only at the highest, unknown type= is -EINVAL */
 	bool params_busy;      /* algorithm_params after disksize is -EBUSY (7.0.10+, 7.1+) */
 	bool params_reset_on_algo; /* 7.3+: an algorithm write resets that priority's params */
+	bool wb_type_key;      /* 6.16+: writeback takes "type=MODE" (before: the bare word) */
+	bool wb_batch_size;    /* writeback_batch_size exists (6.19+) */
+	bool compressed_wb;    /* compressed_writeback exists (7.0+) */
 };
 
 /*
@@ -148,6 +165,8 @@ struct zram_dev {
 	/* bd_stat (CONFIG_ZRAM_WRITEBACK): bd_count bd_reads bd_writes, 4 KiB units */
 	bool has_bd_stat;
 	uint64_t bd_stat[3];
+	/* backing_dev (CONFIG_ZRAM_WRITEBACK): the path, "" for the kernel's "none" */
+	char backing_dev[128];
 	struct zram_memo memo;
 	/*
 	 * The kernel's cost per page as learnt from this device's recompress writes, per type
@@ -258,6 +277,29 @@ int zram_level_range(const char *algo, int *ret_min, int *ret_max);
  */
 int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int level, char *buf,
 				size_t size);
+/*
+ * writeback: "type=MODE" on 6.16+, the bare mode word before (6.2-6.15 compare the whole
+ * buffer). -EOPNOTSUPP without CONFIG_ZRAM_WRITEBACK, -ENODEV without a backing device,
+ * -EINVAL for an unknown mode.
+ */
+int zram_build_writeback(const struct zram_dev *d, enum wb_type t, char *buf, size_t size);
+/* writeback_limit in the kernel's 4 KiB units (u64 base 10). */
+int zram_build_writeback_limit(const struct zram_dev *d, uint64_t units, char *buf, size_t size);
+/* writeback_batch_size (6.19+): 1..UINT32_MAX; -EOPNOTSUPP without the attribute. */
+int zram_build_writeback_batch_size(const struct zram_dev *d, uint64_t n, char *buf, size_t size);
+/*
+ * backing_dev and compressed_writeback, before disksize only (-EBUSY once initialized):
+ * a plain path under /dev/ (zram_blockdev_path_valid); "1" or "0" (7.0+).
+ */
+int zram_build_backing_dev(const struct zram_dev *d, const char *path, char *buf, size_t size);
+int zram_build_compressed_writeback(const struct zram_dev *d, bool on, char *buf, size_t size);
+/* A path under /dev/ of [A-Za-z0-9/_.:+-], no empty, "." or ".." component, < 128 bytes. */
+bool zram_blockdev_path_valid(const char *path);
+/* backing_dev read back: the path, or "" when the kernel says "none". */
+int zram_parse_backing_dev(const char *s, size_t len, char *ret, size_t size);
+/* writeback_limit: the 4 KiB units left. */
+int zram_read_writeback_limit(int root_fd, unsigned id, uint64_t *ret);
+
 /* "all" for age 0, else the age in decimal (never a leading zero: the kernel parses base 0). */
 int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_t size);
 

@@ -25,6 +25,7 @@
 #define BATCH_MAX (UINT64_C(1) << 32)
 #define PASS_PAGES_MAX (UINT64_C(1) << 40)
 #define AGE_LIMIT_SEC UINT64_C(31536000) /* one year */
+#define WB_BYTES_MAX (UINT64_C(1) << 50)
 /* zstd's lowest level is -131072 (ZSTD_minCLevel()); lz4's level is its acceleration. */
 #define LEVEL_LIMIT 131072
 #define SEPS " \t"
@@ -54,6 +55,8 @@ enum key_kind {
 	KIND_PARAMS,  /* algorithm-params */
 	KIND_PASSES,  /* passes */
 	KIND_DEVICES, /* devices */
+	KIND_WB_TYPES, /* writeback-types */
+	KIND_BLOCKDEV, /* backing-device: a /dev path or "" */
 };
 
 enum key_scope {
@@ -66,7 +69,7 @@ struct key_def {
 	const char *def; /* the default, as a file would give it */
 	enum key_kind kind;
 	enum key_scope scope;
-	enum cfg_key bit; /* SCOPE_DEVICE: dev_config.set bit; its number indexes origin[] */
+	uint64_t bit;	  /* SCOPE_DEVICE: dev_config.set bit; its number indexes origin[] */
 	/* The fields the key owns, adjacent, in dev_config or config (by scope). */
 	size_t offset, size;
 	uint64_t min, max;	  /* KIND_NUMBER */
@@ -382,6 +385,54 @@ static int parse_devices(const struct key_def *k, char *v, void *base, char *why
 	return 0;
 }
 
+static int parse_wb_types(const struct key_def *k, char *v, void *base, char *why)
+{
+	struct dev_config *d = base;
+	enum wb_type types[WB_NR_TYPES];
+	unsigned n = 0, seen = 0;
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(v, SEPS, &save); tok; tok = strtok_r(NULL, SEPS, &save)) {
+		unsigned t;
+
+		for (t = 0; t < WB_NR_TYPES; t++)
+			if (strcmp(tok, wb_type_name((enum wb_type)t)) == 0)
+				break;
+		if (t == WB_NR_TYPES)
+			return fail(why, -EINVAL,
+				    "'%s' is not a writeback type (incompressible, huge, huge_idle, "
+				    "idle)",
+				    tok);
+		if (seen & (1u << t))
+			return fail(why, -EINVAL, "'%s' is listed twice", tok);
+		seen |= 1u << t;
+		types[n++] = (enum wb_type)t;
+	}
+	if (n == 0)
+		return fail(why, -EINVAL,
+			    "empty value (at least one of incompressible, huge, huge_idle, idle)");
+	d->n_wb_types = n;
+	memcpy(d->wb_types, types, n * sizeof(types[0]));
+	return 0;
+}
+
+/* backing-device: written to the kernel's backing_dev, which opens it (zram.c checks). */
+static int parse_blockdev(const struct key_def *k, char *v, void *base, char *why)
+{
+	size_t len = strlen(v);
+
+	if (len >= k->size)
+		return fail(why, -ENAMETOOLONG, "path longer than %zu bytes", k->size - 1);
+	if (*v && !zram_blockdev_path_valid(v))
+		return fail(why, -EINVAL,
+			    "'%s' is not a block device path: /dev/NAME, of letters, digits and "
+			    "/_-.:+, without '.' or '..' components",
+			    v);
+	memset(field_of(k, base), 0, k->size);
+	memcpy(field_of(k, base), v, len + 1);
+	return 0;
+}
+
 /* ---- printers: the value after "NAME =", each token with its leading space ---- */
 
 static void print_number(const struct key_def *k, const void *base, FILE *f)
@@ -453,6 +504,14 @@ static void print_devices(const struct key_def *k, const void *base, FILE *f)
 		fprintf(f, " zram%u", c->devices[i]);
 }
 
+static void print_wb_types(const struct key_def *k, const void *base, FILE *f)
+{
+	const struct dev_config *d = base;
+
+	for (unsigned i = 0; i < d->n_wb_types; i++)
+		fprintf(f, " %s", wb_type_name(d->wb_types[i]));
+}
+
 static const struct {
 	int (*parse)(const struct key_def *k, char *v, void *base, char *why);
 	void (*print)(const struct key_def *k, const void *base, FILE *f);
@@ -465,6 +524,8 @@ static const struct {
 	[KIND_PARAMS] = {parse_params, print_params},
 	[KIND_PASSES] = {parse_passes, print_passes},
 	[KIND_DEVICES] = {parse_devices, print_devices},
+	[KIND_WB_TYPES] = {parse_wb_types, print_wb_types},
+	[KIND_BLOCKDEV] = {parse_blockdev, print_path},
 };
 
 /* ---- the table ---- */
@@ -531,15 +592,30 @@ static const struct key_def key_defs[] = {
 	NUM("advise-samples", "1024", CFG_K_ADVISE_SAMPLES, advise_samples, 1, 1048576, NULL),
 	NUM("cpu-share-pressure-percent", "50", CFG_K_CPU_SHARE_PRESSURE,
 	    cpu_share_pressure_percent, 0, 100, " (the share under full memory pressure)"),
+	KEY("writeback", "no", KIND_BOOL, DEV(CFG_K_WB, writeback, writeback)),
+	KEY("writeback-types", "incompressible huge_idle idle", KIND_WB_TYPES,
+	    DEV(CFG_K_WB_TYPES, n_wb_types, wb_types)),
+	NUM("writeback-idle-age-sec", "86400", CFG_K_WB_AGE, wb_idle_age_sec, 0, AGE_LIMIT_SEC,
+	    " (0 = every page counts as idle)"),
+	NUM("writeback-bytes-per-day", "1073741824", CFG_K_WB_DAY, wb_bytes_per_day, 4096,
+	    WB_BYTES_MAX, " (at least one 4 KiB page)"),
+	NUM("writeback-bytes-per-pass", "134217728", CFG_K_WB_PASS, wb_bytes_per_pass, 4096,
+	    WB_BYTES_MAX, " (at least one 4 KiB page)"),
+	NUM("writeback-batch-size", "0", CFG_K_WB_BATCH, wb_batch_size, 0, UINT32_MAX,
+	    " (0 = the kernel's default)"),
+	KEY("backing-device", "", KIND_BLOCKDEV,
+	    DEV(CFG_K_BACKING_DEV, backing_device, backing_device)),
+	KEY("compressed-writeback", "no", KIND_BOOL,
+	    DEV(CFG_K_COMPRESSED_WB, compressed_writeback, compressed_writeback)),
 };
 
 #define N_GLOBAL_KEYS 2 /* devices, metrics-file */
 _Static_assert(ARRAY_SIZE(key_defs) == N_GLOBAL_KEYS + CFG_N_KEYS,
 	       "one key_defs row per enum cfg_key bit, plus the [global]-only keys");
 
-static unsigned key_index(enum cfg_key bit)
+static unsigned key_index(uint64_t bit)
 {
-	return (unsigned)__builtin_ctz((unsigned)bit);
+	return (unsigned)__builtin_ctzll((unsigned long long)bit);
 }
 
 static const struct key_def *find_key(const char *name)
@@ -678,7 +754,7 @@ void config_print(const struct config *c, FILE *f)
 		sorted[i] = &c->sections[i];
 	qsort(sorted, n, sizeof(sorted[0]), cmp_section);
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t keys = sorted[i]->cfg.set;
+		uint64_t keys = sorted[i]->cfg.set;
 
 		if (!keys)
 			continue;

@@ -60,14 +60,28 @@ void history_open(struct history *h, const char *metrics_file)
 void history_add(struct history *h, const char *name, const struct pass_summary *sum,
 		 uint64_t new_incompressible, bool failed)
 {
-	struct dev_totals *t;
+	struct dev_totals *t = state_get(&h->st, name);
 
-	if (h->dir_fd < 0)
-		return;
-	t = state_get(&h->st, name);
 	if (t)
 		state_add_pass(t, sum->pages, sum->saved, sum->freed, new_incompressible,
 			       sum->kernel_ns, failed, (uint64_t)time(NULL));
+}
+
+void history_wb_charge(struct history *h, const char *name, uint64_t pages, uint64_t per_day)
+{
+	struct dev_totals *t = state_get(&h->st, name);
+
+	if (t)
+		state_wb_charge(t, pages, per_day, (uint64_t)time(NULL));
+}
+
+uint64_t history_wb_day_left(struct history *h, const char *name, uint64_t per_day,
+			     uint64_t per_pass, bool *persisted)
+{
+	struct dev_totals *t = state_get(&h->st, name);
+
+	*persisted = h->dir_fd >= 0;
+	return t ? state_wb_day_left(t, per_day, (uint64_t)time(NULL)) : per_pass;
 }
 
 void history_write(const struct history *h, const char *metrics_file,

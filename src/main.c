@@ -601,10 +601,51 @@ static void run_status(const struct args *a, const struct probed *p)
 	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp);
 }
 
-/* --once on one device: algorithms before disksize, the daemon's pass, the report. */
-static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const struct config *cfg,
-		       int *adv_fd, struct device_report *rep_out)
+/* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
+struct once_history {
+	struct history h;
+	struct dev_live live[MAX_DEVICES];
+	unsigned n_live; /* devices that had a pass: nothing to keep without one */
+	bool opened;	 /* at the first pass (or writeback budget): none, nothing touched */
+};
+
+static void once_history_open(struct once_history *oh, const struct config *cfg)
 {
+	if (!oh->opened)
+		history_open(&oh->h, cfg->metrics_file);
+	oh->opened = true;
+}
+
+/*
+ * The writeback day budget left for device d (the state file; rolling 24 h). Without a
+ * state directory a run cannot know what earlier runs wrote: the pass budget only.
+ */
+static uint64_t once_wb_day_left(const struct pass_ctx *ctx, struct once_history *oh,
+				 const struct config *cfg, const struct zram_dev *d,
+				 const struct dev_config *dc)
+{
+	bool persisted;
+	uint64_t left;
+
+	if (ctx->dry_run || !dc->writeback || !d->initialized)
+		return dc->wb_bytes_per_day;
+	once_history_open(oh, cfg);
+	left = history_wb_day_left(&oh->h, d->name, dc->wb_bytes_per_day, dc->wb_bytes_per_pass,
+				   &persisted);
+	if (!persisted) {
+		log_warning("%s: writeback: no state directory: the day budget of earlier runs is "
+			    "unknown; at most writeback-bytes-per-pass",
+			    d->name);
+		return dc->wb_bytes_per_pass;
+	}
+	return left;
+}
+
+/* --once on one device: algorithms before disksize, the daemon's pass, the report. */
+static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const struct config *cfg,
+		       int *adv_fd, struct once_history *oh, struct device_report *rep_out)
+{
+	struct pass_ctx c = *ctx0, *ctx = &c;
 	struct device_report rep;
 	struct dev_config dc;
 	const char *adv_dir = NULL;
@@ -626,6 +667,11 @@ static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	r = pass_configure_algorithms(ctx, d, &dc, &rep);
 	if (r < 0)
 		return r;
+	/* the backing device before disksize too, like the algorithms */
+	r = pass_configure_writeback(ctx, d, &dc);
+	if (r < 0)
+		return r;
+	c.wb_day_left = once_wb_day_left(ctx, oh, cfg, d, &dc);
 	r = pass_run(ctx, d, &dc, &rep);
 	if (!ctx->dry_run)
 		pass_print_report(stdout, &rep);
@@ -636,13 +682,7 @@ static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	return r;
 }
 
-/* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
-struct once_history {
-	struct history h;
-	struct dev_live live[MAX_DEVICES];
-	unsigned n_live; /* devices that had a pass: nothing to keep without one */
-};
-
+/* One device's pass: its totals and writeback budget (history.h) and its live figures. */
 static void once_history_add(struct once_history *oh, const struct config *cfg,
 			     const struct zram_dev *d, const struct device_report *rep, int r)
 {
@@ -650,11 +690,15 @@ static void once_history_add(struct once_history *oh, const struct config *cfg,
 
 	if (rep->skipped || !rep->initialized)
 		return;
-	/* Opened at the first pass: a run without one (no MULTI_COMP) touches nothing. */
-	if (oh->n_live == 0)
-		history_open(&oh->h, cfg->metrics_file);
+	once_history_open(oh, cfg);
 	pass_summarize(rep, &sum);
 	history_add(&oh->h, d->name, &sum, rep->new_incompressible, r < 0);
+	if (rep->wb.planned) {
+		struct dev_config dc;
+
+		config_effective(cfg, d->id, &dc);
+		history_wb_charge(&oh->h, d->name, sum.wb_pages, dc.wb_bytes_per_day);
+	}
 	if (oh->n_live < MAX_DEVICES) {
 		dev_live_fill(&oh->live[oh->n_live], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
@@ -675,14 +719,14 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	oh.h.dir_fd = -1;
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct device_report rep = { 0 };
-		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &rep);
+		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &oh, &rep);
 
 		if (r < 0)
 			ret = EXIT_RUNTIME;
 		if (!ctx.dry_run)
 			once_history_add(&oh, cfg, &p->devs[i], &rep, r);
 	}
-	if (oh.n_live > 0) {
+	if (oh.opened) {
 		history_write(&oh.h, cfg->metrics_file, oh.live, oh.n_live);
 		history_close(&oh.h);
 	}

@@ -209,6 +209,8 @@ static void finish_job(struct manager *m, struct job *j)
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
 	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
+	if (rep->wb.planned)
+		history_wb_charge(&m->hist, j->dev.name, sum.wb_pages, j->cfg.wb_bytes_per_day);
 	if (!md->timer) {
 		/* dropped while the job ran */
 		memset(md, 0, sizeof(*md));
@@ -233,12 +235,13 @@ static void finish_job(struct manager *m, struct job *j)
 					    .longest_write_ns = sum.max_write_ns,
 					    .failed = j->r < 0 },
 		 "%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel (longest write "
-		 "%.3f s), %" PRIu64 " pages attempted%s; next in %" PRIu64 " s",
+		 "%.3f s), %" PRIu64 " pages attempted, %" PRIu64 " written back%s; next in %" PRIu64
+		 " s",
 		 md->dev.name, sum.interrupted ? " (interrupted)" : "", rep->n_passes,
 		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",
 		 format_bytes_signed(a, sizeof(a), sum.saved, BYTES_IEC),
 		 format_bytes_signed(b, sizeof(b), sum.freed, BYTES_IEC), (double)sum.kernel_ns / 1e9,
-		 (double)sum.max_write_ns / 1e9, sum.pages,
+		 (double)sum.max_write_ns / 1e9, sum.pages, sum.wb_pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
 	write_outputs(m);
@@ -282,6 +285,14 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	s->content_sig = md->dev.mm.v[MM_HUGE_PAGES_SINCE];
 	s->n_secondaries = md->dev.recomp.count;
 	s->priority_supported = md->dev.caps.priority;
+	/* The day budget lives with the totals (state file): a restart does not reset it. */
+	if (md->cfg.writeback) {
+		bool persisted;
+
+		s->wb_day_left = history_wb_day_left(&m->hist, md->dev.name,
+						     md->cfg.wb_bytes_per_day,
+						     md->cfg.wb_bytes_per_pass, &persisted);
+	}
 }
 
 int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)

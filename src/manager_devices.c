@@ -84,6 +84,16 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		memcpy(d.wcost, md->dev.wcost, sizeof(d.wcost));
 	}
 	md->dev = d;
+	if (!d.initialized && (md->cfg.backing_device[0] || md->cfg.compressed_writeback)) {
+		struct pass_ctx ctx;
+
+		/* before disksize, like the algorithms; a backing_dev already set is kept */
+		pass_ctx_init(&ctx, m->root_fd);
+		if (pass_configure_writeback(&ctx, &md->dev, &md->cfg) == 0 && md->dev.backing_dev[0] &&
+		    !d.backing_dev[0])
+			log_info("%s: not initialized; backing device %s configured", d.name,
+				 md->dev.backing_dev);
+	}
 	if (!d.initialized && d.caps.multi_comp && md->cfg.n_algos && d.recomp.count == 0) {
 		struct pass_ctx ctx;
 		struct device_report rep = {0};

@@ -494,6 +494,7 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 		.mem_available = ctx->mem_available,
 		.n_secondaries = d->recomp.count,
 		.priority_supported = d->caps.priority,
+		.wb_day_left = ctx->wb_day_left,
 	};
 	struct pass_plan plan;
 
@@ -847,6 +848,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	for (unsigned i = 0; i < xp.n_steps && i < PASS_MAX_STEPS && r == STEP_NEXT; i++)
 		r = pass_step(ctx, d, &xp, i, &st, rep);
 	if (r == STEP_NEXT || r == STEP_LAST) {
+		pass_writeback(ctx, d, &xp, rep); /* after recompression, before compaction */
 		if (ctx->dry_run)
 			print_compact_plan(ctx, d, &xp);
 		else

@@ -397,7 +397,56 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 			marked = true;
 		}
 	}
+	policy_plan_writeback(cfg, s, plan);
 	return age;
+}
+
+uint64_t policy_wb_refill(uint64_t left, uint64_t at_unix, uint64_t now_unix, uint64_t per_day,
+			  uint64_t *ret_at)
+{
+	uint64_t add;
+
+	if (at_unix == 0 || left >= per_day) {
+		/* never used, or full: nothing to refill, and no credit for the time it sat full */
+		*ret_at = now_unix;
+		return at_unix == 0 || left > per_day ? per_day : left;
+	}
+	if (now_unix <= at_unix) {
+		*ret_at = now_unix < at_unix ? now_unix : at_unix;
+		return left;
+	}
+	add = (uint64_t)((long double)per_day * (long double)(now_unix - at_unix) /
+			 (long double)POLICY_WB_DAY_SEC);
+	if (add == 0) {
+		*ret_at = at_unix;
+		return left;
+	}
+	*ret_at = now_unix;
+	left = sat_add_u64(left, add);
+	return left > per_day ? per_day : left;
+}
+
+uint64_t policy_wb_budget_pages(uint64_t day_left, uint64_t per_pass)
+{
+	return (day_left < per_pass ? day_left : per_pass) / ZRAM_PAGE_SIZE;
+}
+
+void policy_plan_writeback(const struct dev_config *cfg, const struct policy_snapshot *s,
+			   struct pass_plan *plan)
+{
+	plan->n_wb = 0;
+	plan->wb_budget_pages = 0;
+	if (!cfg->writeback)
+		return;
+	plan->wb_batch_size = cfg->wb_batch_size;
+	plan->wb_budget_pages = policy_wb_budget_pages(s->wb_day_left, cfg->wb_bytes_per_pass);
+	for (unsigned i = 0; i < cfg->n_wb_types && i < WB_NR_TYPES; i++) {
+		struct wb_step *w = &plan->wb[plan->n_wb++];
+
+		w->type = cfg->wb_types[i];
+		w->mark_idle = wb_type_idle(w->type);
+		w->idle_age_sec = w->mark_idle ? cfg->wb_idle_age_sec : 0;
+	}
 }
 
 void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,

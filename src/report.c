@@ -13,7 +13,8 @@
 void pass_summarize(const struct device_report *rep, struct pass_summary *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->kernel_ns = sat_add_u64(rep->idle_ns, rep->compact_ns);
+	s->kernel_ns = sat_add_u64(sat_add_u64(rep->idle_ns, rep->compact_ns), rep->wb.kernel_ns);
+	s->wb_pages = rep->device_lost ? 0 : rep->wb.pages;
 	if (!rep->device_lost) {
 		s->saved = (int64_t)(rep->saved_own > INT64_MAX ? INT64_MAX : rep->saved_own);
 		s->freed = (int64_t)(rep->freed_own > INT64_MAX ? INT64_MAX : rep->freed_own);
@@ -92,6 +93,69 @@ static void print_step(FILE *f, const char *name, const struct pass_report *p)
 	fputc('\n', f);
 }
 
+static const char *wb_stop_name(enum wb_stop s)
+{
+	switch (s) {
+	case WB_DONE:
+		return "done";
+	case WB_BUDGET:
+		return "budget spent (writeback_limit reached)";
+	case WB_ERROR:
+		return "error";
+	case WB_SIGNAL:
+		return "interrupted";
+	}
+	return "?";
+}
+
+static const char *wb_skip_name(enum wb_skip s)
+{
+	switch (s) {
+	case WB_RAN:
+		return "-";
+	case WB_SKIP_NO_KERNEL:
+		return "kernel without CONFIG_ZRAM_WRITEBACK";
+	case WB_SKIP_NO_BACKING:
+		return "no backing device";
+	case WB_SKIP_BUDGET:
+		return "budget spent";
+	case WB_SKIP_STOPPED:
+		return "not reached";
+	}
+	return "?";
+}
+
+/* The writeback steps: one line each, then what they amount to. */
+static void print_writeback(FILE *f, const struct device_report *rep)
+{
+	const struct wb_pass_report *w = &rep->wb;
+	char a[32], b[32], c[32], d[32];
+
+	if (!w->planned)
+		return;
+	if (w->skip != WB_RAN) {
+		fprintf(f, "%s: writeback: skipped: %s\n", rep->name, wb_skip_name(w->skip));
+		return;
+	}
+	for (unsigned i = 0; i < w->n; i++)
+		fprintf(f, "%s: writeback %s: %" PRIu64 " pages (%s), %.3f s in kernel, stop: %s\n",
+			rep->name, wb_type_name(w->steps[i].type), w->steps[i].pages,
+			format_bytes(a, sizeof(a), w->steps[i].pages * ZRAM_PAGE_SIZE, BYTES_IEC),
+			(double)w->steps[i].kernel_ns / 1e9, wb_stop_name(w->steps[i].stop));
+	fprintf(f,
+		"%s: writeback: %" PRIu64 " pages (%s) written back, pool %s, budget left %s of "
+		"%s",
+		rep->name, w->pages, format_bytes(a, sizeof(a), w->pages * ZRAM_PAGE_SIZE, BYTES_IEC),
+		format_bytes_signed(b, sizeof(b), -w->mem_freed, BYTES_IEC),
+		format_bytes(c, sizeof(c), sat_sub_u64(w->budget_pages, w->pages) * ZRAM_PAGE_SIZE,
+			     BYTES_IEC),
+		format_bytes(d, sizeof(d), w->budget_pages * ZRAM_PAGE_SIZE, BYTES_IEC));
+	if (w->have_bd_stat)
+		fprintf(f, ", bd_stat %" PRIu64 " %" PRIu64 " %" PRIu64, w->bd_stat[0], w->bd_stat[1],
+			w->bd_stat[2]);
+	fputc('\n', f);
+}
+
 /* The pass's totals, and what other writers did meanwhile. */
 static void print_totals(FILE *f, const struct device_report *rep)
 {
@@ -108,11 +172,13 @@ static void print_totals(FILE *f, const struct device_report *rep)
 				    BYTES_IEC));
 	fprintf(f, ", huge pages %" PRIu64 " -> %" PRIu64, rep->before.v[MM_HUGE_PAGES],
 		rep->after.v[MM_HUGE_PAGES]);
-	if (rep->written_back)
+	if (rep->written_back > rep->wb.pages)
 		fprintf(f,
-			", %" PRIu64 " pages written back meanwhile (part of the change is "
-			"writeback's)",
-			rep->written_back);
+			", %" PRIu64 " pages written back meanwhile by another writer (part of the "
+			"change is writeback's)",
+			rep->written_back - rep->wb.pages);
+	if (rep->wb.pages)
+		fprintf(f, ", %" PRIu64 " pages written back by this pass", rep->wb.pages);
 	if (rep->others_wrote)
 		fprintf(f,
 			", other writers changed orig_data_size by %s: recompression saved %s, "
@@ -154,6 +220,7 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 	}
 	for (unsigned i = 0; i < rep->n_passes; i++)
 		print_step(f, rep->name, &rep->passes[i]);
+	print_writeback(f, rep);
 	if (rep->compact_enomem)
 		fprintf(f, "%s: compact: ENOMEM, left to the next pass\n", rep->name);
 	if (rep->compacted)

@@ -2,18 +2,22 @@
 /*
  * The state directory, persisted per-device totals and the Prometheus textfile export.
  *
- * State file format, version 1 (every line ends in '\n', single spaces, nothing else):
+ * State file format, version 2 (every line ends in '\n', single spaces, nothing else):
  *
- *	zram-recompd-state 1
+ *	zram-recompd-state 2
  *	zram0 passes=N pages_attempted=N bytes_saved=N mem_freed=N incompressible=N
- *	      kernel_ns=N errors=N last_pass_unix=N	(one line per device, wrapped here)
+ *	      kernel_ns=N errors=N last_pass_unix=N wb_pages=N wb_day_left=N
+ *	      wb_day_at=N			(one line per device, wrapped here)
  *
- * Version 1 requires every key exactly once, in any order. A reader that meets another
+ * Each version requires every one of its keys exactly once, in any order. Version 1 (the
+ * same without the wb_ keys) is still read, its writeback figures 0 (a full day budget);
+ * every save writes version 2. A reader that meets another
  * version, a foreign first line or anything it does not understand rejects the whole file
  * (-EBADMSG): totals are statistics, so starting from zero is always safe, while guessing
  * at half-understood numbers is not. A new field means a new version number.
  */
 #include "state.h"
+#include "policy.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -33,7 +37,7 @@
 
 #define STATE_FILE "state"
 #define STATE_MAGIC "zram-recompd-state"
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 /* A full table is ~18 KiB (64 lines of at most 274 bytes); anything far larger is not ours. */
 #define STATE_MAX_SIZE (64 * 1024)
 #define NS_PER_SEC ((uint64_t)1000000000)
@@ -41,15 +45,19 @@
 static const struct {
 	const char *key;
 	size_t off;
+	unsigned since; /* the file version that added the key */
 } state_keys[] = {
-	{ "passes", offsetof(struct dev_totals, passes) },
-	{ "pages_attempted", offsetof(struct dev_totals, pages_attempted) },
-	{ "bytes_saved", offsetof(struct dev_totals, bytes_saved) },
-	{ "mem_freed", offsetof(struct dev_totals, mem_freed) },
-	{ "incompressible", offsetof(struct dev_totals, incompressible) },
-	{ "kernel_ns", offsetof(struct dev_totals, kernel_ns) },
-	{ "errors", offsetof(struct dev_totals, errors) },
-	{ "last_pass_unix", offsetof(struct dev_totals, last_pass_unix) },
+	{ "passes", offsetof(struct dev_totals, passes), 1 },
+	{ "pages_attempted", offsetof(struct dev_totals, pages_attempted), 1 },
+	{ "bytes_saved", offsetof(struct dev_totals, bytes_saved), 1 },
+	{ "mem_freed", offsetof(struct dev_totals, mem_freed), 1 },
+	{ "incompressible", offsetof(struct dev_totals, incompressible), 1 },
+	{ "kernel_ns", offsetof(struct dev_totals, kernel_ns), 1 },
+	{ "errors", offsetof(struct dev_totals, errors), 1 },
+	{ "last_pass_unix", offsetof(struct dev_totals, last_pass_unix), 1 },
+	{ "wb_pages", offsetof(struct dev_totals, wb_pages), 2 },
+	{ "wb_day_left", offsetof(struct dev_totals, wb_day_left), 2 },
+	{ "wb_day_at", offsetof(struct dev_totals, wb_day_at), 2 },
 };
 
 int state_dir_resolve(const char *override, const char *systemd_dirs, char *buf, size_t size)
@@ -118,6 +126,22 @@ void state_add_pass(struct dev_totals *t, uint64_t pages, int64_t saved, int64_t
 	t->kernel_ns = sat_add_u64(t->kernel_ns, kernel_ns);
 	t->errors += error;
 	t->last_pass_unix = now_unix;
+}
+
+uint64_t state_wb_day_left(struct dev_totals *t, uint64_t per_day, uint64_t now_unix)
+{
+	uint64_t at;
+
+	t->wb_day_left = policy_wb_refill(t->wb_day_left, t->wb_day_at, now_unix, per_day, &at);
+	t->wb_day_at = at;
+	return t->wb_day_left;
+}
+
+void state_wb_charge(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix)
+{
+	(void)state_wb_day_left(t, per_day, now_unix);
+	t->wb_pages = sat_add_u64(t->wb_pages, pages);
+	t->wb_day_left = sat_sub_u64(t->wb_day_left, sat_mul_u64(pages, ZRAM_PAGE_SIZE));
 }
 
 struct dev_totals *state_get(struct state *s, const char *name)
@@ -349,8 +373,8 @@ static int state_check(const struct state *s)
 	return 0;
 }
 
-/* Parse one device line (no '\n', NUL-terminated, no embedded NULs) into d. */
-static int parse_dev_line(char *line, struct dev_totals *d)
+/* Parse one device line (no '\n', NUL-terminated, no embedded NULs) of a version into d. */
+static int parse_dev_line(char *line, unsigned version, struct dev_totals *d)
 {
 	bool seen[ARRAY_SIZE(state_keys)] = { false };
 	char *tok, *next;
@@ -377,7 +401,7 @@ static int parse_dev_line(char *line, struct dev_totals *d)
 			return -EBADMSG;
 		*eq = '\0';
 		for (i = 0; i < ARRAY_SIZE(state_keys); i++)
-			if (strcmp(tok, state_keys[i].key) == 0)
+			if (state_keys[i].since <= version && strcmp(tok, state_keys[i].key) == 0)
 				break;
 		if (i == ARRAY_SIZE(state_keys) || seen[i])
 			return -EBADMSG;
@@ -387,18 +411,18 @@ static int parse_dev_line(char *line, struct dev_totals *d)
 		*totals_field(d, i) = v;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(state_keys); i++)
-		if (!seen[i])
+		if (!seen[i] && state_keys[i].since <= version)
 			return -EBADMSG;
 	return 0;
 }
 
 static int parse_state(char *buf, size_t len, struct state *s)
 {
-	static const char header[] = STATE_MAGIC " 1";
 	char *p = buf, *end = buf + len;
+	unsigned version = 0;
 	bool first = true;
 
-	_Static_assert(STATE_VERSION == 1, "parse_state() understands version 1 only");
+	_Static_assert(STATE_VERSION == 2, "parse_state() understands versions 1 and 2");
 	if (memchr(buf, '\0', len))
 		return -EBADMSG;
 	while (p < end) {
@@ -411,11 +435,15 @@ static int parse_state(char *buf, size_t len, struct state *s)
 			return -EBADMSG;
 		*nl = '\0';
 		if (first) {
-			if (strcmp(p, header) != 0)
+			if (strcmp(p, STATE_MAGIC " 1") == 0)
+				version = 1;
+			else if (strcmp(p, STATE_MAGIC " 2") == 0)
+				version = 2;
+			else
 				return -EBADMSG;
 			first = false;
 		} else {
-			r = parse_dev_line(p, &d);
+			r = parse_dev_line(p, version, &d);
 			if (r < 0)
 				return r;
 			if (state_find(s, d.name) || s->n >= STATE_MAX_DEVICES)
@@ -595,6 +623,12 @@ static const struct {
 	{ "zram_recompd_last_pass_timestamp_seconds", "gauge",
 	  "Unix time of the last pass, 0 if none.", M_TOTALS,
 	  offsetof(struct dev_totals, last_pass_unix) },
+	{ "zram_recompd_writeback_pages_total", "counter",
+	  "Pages (4 KiB units) written back to the backing device by passes.", M_TOTALS,
+	  offsetof(struct dev_totals, wb_pages) },
+	{ "zram_recompd_writeback_day_left_bytes", "gauge",
+	  "Writeback day budget left at the last pass (refills over 24 h).", M_TOTALS,
+	  offsetof(struct dev_totals, wb_day_left) },
 	{ "zram_recompd_orig_data_bytes", "gauge", "Uncompressed size of stored data (mm_stat).",
 	  M_LIVE, offsetof(struct dev_live, orig_data_size) },
 	{ "zram_recompd_compr_data_bytes", "gauge", "Compressed size of stored data (mm_stat).",
@@ -609,6 +643,12 @@ static const struct {
 	{ "zram_recompd_last_pass_longest_write_seconds", "gauge",
 	  "The longest single recompress write of the last pass (max-write-ms bounds it).",
 	  M_LIVE_SECONDS_OPT, offsetof(struct dev_live, longest_write_ns) },
+	{ "zram_recompd_backing_dev_pages", "gauge",
+	  "Pages (4 KiB units) stored on the backing device (bd_stat bd_count).", M_LIVE_OPT,
+	  offsetof(struct dev_live, bd_count) },
+	{ "zram_recompd_backing_dev_writes_pages", "counter",
+	  "Pages (4 KiB units) written to the backing device since setup (bd_stat bd_writes).",
+	  M_LIVE_OPT, offsetof(struct dev_live, bd_writes) },
 };
 
 static uint64_t field_at(const void *base, size_t off)
@@ -736,4 +776,6 @@ void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incomp
 	l->huge_pages = d->mm.v[MM_HUGE_PAGES];
 	l->incompressible = incompressible;
 	l->longest_write_ns = UINT64_MAX;
+	l->bd_count = d->has_bd_stat ? d->bd_stat[0] : UINT64_MAX;
+	l->bd_writes = d->has_bd_stat ? d->bd_stat[2] : UINT64_MAX;
 }

@@ -80,11 +80,35 @@ static void json_totals(FILE *f, const struct dev_totals *t)
 			"{\"passes\":%" PRIu64 ",\"pages_attempted\":%" PRIu64
 			",\"bytes_saved\":%" PRIu64 ",\"mem_freed\":%" PRIu64
 			",\"incompressible\":%" PRIu64 ",\"kernel_seconds\":%.3f,\"errors\":%" PRIu64
-			",\"last_pass_unix\":%" PRIu64 "}",
+			",\"last_pass_unix\":%" PRIu64 ",\"writeback_pages\":%" PRIu64
+			",\"writeback_day_left_bytes\":%" PRIu64 ",\"writeback_day_at_unix\":%" PRIu64 "}",
 			t->passes, t->pages_attempted, t->bytes_saved, t->mem_freed,
-			t->incompressible, (double)t->kernel_ns / 1e9, t->errors, t->last_pass_unix);
+			t->incompressible, (double)t->kernel_ns / 1e9, t->errors, t->last_pass_unix,
+			t->wb_pages, t->wb_day_left, t->wb_day_at);
 	else
 		fputs("null", f);
+}
+
+/* Writeback: the backing device and bd_stat (null without CONFIG_ZRAM_WRITEBACK). */
+static void json_writeback(FILE *f, const struct zram_dev *d)
+{
+	fputs(",\"writeback\":", f);
+	if (!d->caps.writeback) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"backing_dev\":", f);
+	if (d->backing_dev[0])
+		json_print_string(f, d->backing_dev);
+	else
+		fputs("null", f);
+	if (d->has_bd_stat)
+		fprintf(f, ",\"bd_stat\":{\"count\":%" PRIu64 ",\"reads\":%" PRIu64
+			   ",\"writes\":%" PRIu64 "}",
+			d->bd_stat[0], d->bd_stat[1], d->bd_stat[2]);
+	else
+		fputs(",\"bd_stat\":null", f);
+	fputc('}', f);
 }
 
 static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
@@ -120,6 +144,7 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			bs.incompressible);
 	else
 		fputs("null", f);
+	json_writeback(f, d);
 	json_caps(f, c);
 	fputs(",\"missing\":[", f);
 	json_strings(f, why, nwhy);
@@ -165,10 +190,15 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
 			   "\n",
 			d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
-		if (d->has_bd_stat && d->bd_stat[0])
-			fprintf(f, "  backing device: %" PRIu64 " pages stored, %" PRIu64
+		if (!c->writeback)
+			fprintf(f, "  writeback:      unsupported (kernel built without "
+				   "CONFIG_ZRAM_WRITEBACK)\n");
+		else if (!d->backing_dev[0])
+			fprintf(f, "  writeback:      no backing device (writeback steps are skipped)\n");
+		else if (d->has_bd_stat)
+			fprintf(f, "  backing device: %s: %" PRIu64 " pages stored, %" PRIu64
 				   " written, %" PRIu64 " read back\n",
-				d->bd_stat[0], d->bd_stat[2], d->bd_stat[1]);
+				d->backing_dev, d->bd_stat[0], d->bd_stat[2], d->bd_stat[1]);
 		if (d->has_io_stat && (d->io_stat[0] || d->io_stat[1]))
 			fprintf(f, "  I/O errors:     %" PRIu64 " failed reads, %" PRIu64
 				   " failed writes\n",
@@ -201,6 +231,10 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			t->passes, format_bytes(a, sizeof(a), t->bytes_saved, BYTES_IEC),
 			format_bytes(b, sizeof(b), t->mem_freed, BYTES_IEC), t->incompressible,
 			(double)t->kernel_ns / 1e9, t->errors);
+	if (t && (t->wb_pages || t->wb_day_at))
+		fprintf(f, "  writeback:      %" PRIu64 " pages written back in all; day budget %s "
+			   "left at the last pass (refills over 24 h)\n",
+			t->wb_pages, format_bytes(a, sizeof(a), t->wb_day_left, BYTES_IEC));
 }
 
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,

@@ -136,6 +136,10 @@ int sysfs_exists(int root_fd, const char *relpath)
 
 static const char *const write_allowlist[] = {
 	"recomp_algorithm", "algorithm_params", "recompress", "idle", "compact",
+	/* writeback (CONFIG_ZRAM_WRITEBACK): the backing device before disksize, the
+	 * kernel-enforced budget, the write itself */
+	"backing_dev", "compressed_writeback", "writeback_limit_enable", "writeback_limit",
+	"writeback_batch_size", "writeback",
 };
 
 bool sysfs_write_allowed(const char *relpath)

@@ -26,6 +26,25 @@ const char *pass_type_name(enum pass_type t)
 	return pass_names[t];
 }
 
+static const char *const wb_names[WB_NR_TYPES] = {
+	[WB_INCOMPRESSIBLE] = "incompressible",
+	[WB_HUGE] = "huge",
+	[WB_HUGE_IDLE] = "huge_idle",
+	[WB_IDLE] = "idle",
+};
+
+const char *wb_type_name(enum wb_type t)
+{
+	if ((unsigned)t >= ARRAY_SIZE(wb_names))
+		return "unknown";
+	return wb_names[t];
+}
+
+bool wb_type_idle(enum wb_type t)
+{
+	return t == WB_IDLE || t == WB_HUGE_IDLE;
+}
+
 int kver_parse(const char *s, struct kver *ret)
 {
 	unsigned long v[3] = { 0, 0, 0 };
@@ -299,6 +318,9 @@ void zram_caps_derive(struct zram_caps *ret, const struct kver *kv, bool has_rec
 	c.params_busy = c.algorithm_params && kver_ge(kv, 7, 0, 10);
 	/* 7.3: __comp_algorithm_store ends with comp_params_reset(). */
 	c.params_reset_on_algo = c.algorithm_params && kver_ge(kv, 7, 3, 0);
+	/* 6.16: writeback_store parses key=value pairs ("type=", "page_index(es)="); a bare
+	 * word still works there, but type= is the documented form from then on. */
+	c.wb_type_key = has_writeback && kver_ge(kv, 6, 16, 0);
 	*ret = c;
 }
 
@@ -611,6 +633,17 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 		d.has_bd_stat = true;
 	}
 
+	if (attr_exists(root_fd, id, "backing_dev")) {
+		(void)dev_path(path, sizeof(path), id, "backing_dev");
+		*ret_attr = "backing_dev";
+		r = sysfs_read(root_fd, path, buf, sizeof(buf), &len);
+		if (r < 0)
+			return gone(r);
+		r = zram_parse_backing_dev(buf, len, d.backing_dev, sizeof(d.backing_dev));
+		if (r < 0)
+			return r;
+	}
+
 	*ret_attr = "recomp_algorithm";
 	bool recomp_files = attr_exists(root_fd, id, "recomp_algorithm") &&
 			    attr_exists(root_fd, id, "recompress");
@@ -626,6 +659,9 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 	zram_caps_derive(&d.caps, kv, recomp_files, attr_exists(root_fd, id, "algorithm_params"),
 			 sysfs_exists(root_fd, bs) == 0, attr_exists(root_fd, id, "backing_dev"),
 			 config_idle_age);
+	/* 6.19+ and 7.0+: keyed on the files, which exist exactly with CONFIG_ZRAM_WRITEBACK. */
+	d.caps.wb_batch_size = d.caps.writeback && attr_exists(root_fd, id, "writeback_batch_size");
+	d.caps.compressed_wb = d.caps.writeback && attr_exists(root_fd, id, "compressed_writeback");
 	*ret = d;
 	return 0;
 }
@@ -756,6 +792,102 @@ int zram_level_range(const char *algo, int *ret_min, int *ret_max)
 		return t[i].min <= t[i].max ? 0 : -EOPNOTSUPP;
 	}
 	return -ENOENT;
+}
+
+int zram_build_writeback(const struct zram_dev *d, enum wb_type t, char *buf, size_t size)
+{
+	if (!d->caps.writeback)
+		return -EOPNOTSUPP;
+	if ((unsigned)t >= WB_NR_TYPES)
+		return -EINVAL;
+	if (!d->backing_dev[0])
+		return -ENODEV;
+	/* 6.2-6.15 compare the whole buffer with the mode names (sysfs_streq); 6.16+ parse
+	 * key=value pairs, and type= scans the whole device and ends the parsing. */
+	if (d->caps.wb_type_key)
+		return str_printf(buf, size, "type=%s", wb_type_name(t));
+	return str_printf(buf, size, "%s", wb_type_name(t));
+}
+
+int zram_build_writeback_limit(const struct zram_dev *d, uint64_t units, char *buf, size_t size)
+{
+	if (!d->caps.writeback)
+		return -EOPNOTSUPP;
+	/* <= 6.18 with pages larger than 4 KiB a limit that is not a multiple of the page
+	 * wraps (ABI pitfall 20); only 4 KiB pages are handled here (ZRAM_PAGE_SIZE). */
+	return str_printf(buf, size, "%llu", (unsigned long long)units);
+}
+
+int zram_build_writeback_batch_size(const struct zram_dev *d, uint64_t n, char *buf, size_t size)
+{
+	if (!d->caps.wb_batch_size)
+		return -EOPNOTSUPP;
+	if (n < 1 || n > UINT32_MAX)
+		return -EINVAL;
+	return str_printf(buf, size, "%llu", (unsigned long long)n);
+}
+
+bool zram_blockdev_path_valid(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (len <= 5 || len >= 128 || strncmp(path, "/dev/", 5) != 0)
+		return false;
+	for (const char *p = path; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/_-.:+", *p))
+			return false;
+	for (const char *p = path + 4; p; p = strchr(p + 1, '/')) {
+		size_t c = strcspn(p + 1, "/");
+
+		if (c == 0 || (c == 1 && p[1] == '.') || (c == 2 && p[1] == '.' && p[2] == '.'))
+			return false;
+	}
+	return true;
+}
+
+int zram_build_backing_dev(const struct zram_dev *d, const char *path, char *buf, size_t size)
+{
+	if (!d->caps.writeback)
+		return -EOPNOTSUPP;
+	if (d->initialized)
+		return -EBUSY; /* the kernel: -EBUSY after disksize */
+	if (!zram_blockdev_path_valid(path))
+		return -EINVAL;
+	return str_printf(buf, size, "%s", path);
+}
+
+int zram_build_compressed_writeback(const struct zram_dev *d, bool on, char *buf, size_t size)
+{
+	if (!d->caps.compressed_wb)
+		return -EOPNOTSUPP;
+	if (d->initialized)
+		return -EBUSY;
+	return str_printf(buf, size, "%s", on ? "1" : "0");
+}
+
+int zram_parse_backing_dev(const char *s, size_t len, char *ret, size_t size)
+{
+	size_t n = len;
+
+	while (n > 0 && is_sep(s[n - 1]))
+		n--;
+	if (n == 0 || n >= size || memchr(s, '\0', n))
+		return -EINVAL;
+	if (n == 4 && memcmp(s, "none", 4) == 0) {
+		ret[0] = '\0';
+		return 0;
+	}
+	memcpy(ret, s, n);
+	ret[n] = '\0';
+	return 0;
+}
+
+int zram_read_writeback_limit(int root_fd, unsigned id, uint64_t *ret)
+{
+	char path[64];
+	int r = dev_path(path, sizeof(path), id, "writeback_limit");
+
+	return r < 0 ? r : sysfs_read_u64(root_fd, path, ret);
 }
 
 int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_t size)

@@ -205,12 +205,13 @@ state_field() {
 	}' "$f" | head -n 1
 }
 
-# state_valid [NAME]: the state file is in format version 1.
+# state_valid [NAME]: the state file is in format version 2.
 STATE_LINE='^zram[0-9]+ passes=[0-9]+ pages_attempted=[0-9]+ bytes_saved=[0-9]+ mem_freed=[0-9]+'
-STATE_LINE+=' incompressible=[0-9]+ kernel_ns=[0-9]+ errors=[0-9]+ last_pass_unix=[0-9]+$'
+STATE_LINE+=' incompressible=[0-9]+ kernel_ns=[0-9]+ errors=[0-9]+ last_pass_unix=[0-9]+'
+STATE_LINE+=' wb_pages=[0-9]+ wb_day_left=[0-9]+ wb_day_at=[0-9]+$'
 state_valid() {
 	local f=$T/${1:-d}.state/state
-	[ -e "$f" ] && [ "$(head -n 1 "$f")" = "zram-recompd-state 1" ] &&
+	[ -e "$f" ] && [ "$(head -n 1 "$f")" = "zram-recompd-state 2" ] &&
 		[ "$(sed 1d "$f" | grep -cvE "$STATE_LINE")" = 0 ]
 }
 

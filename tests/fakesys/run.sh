@@ -1518,5 +1518,137 @@ t_empty_sysroot() {
 }
 run_test empty-sysroot t_empty_sysroot
 
+# Writeback (issue 12) ----------------------------------------------------------------------
+# The fake bd_stat never moves, so every step writes nothing and each gets the whole budget:
+# the command sequences are what is checked (the VM tier checks the effects).
+
+# wb_root VER [BACKING]: zram0 with CONFIG_ZRAM_WRITEBACK, backing_dev BACKING ("none").
+wb_root() {
+	fr_new "$R" "$1"
+	fr_dev "$R" "$1" 0 wb=1
+	fr_kconfig "$R" boot 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_MEMORY_TRACKING=y' \
+		'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y' 'CONFIG_ZRAM_MULTI_COMP=y' 'CONFIG_ZRAM_WRITEBACK=y'
+	printf '%s\n' "${2:-/dev/loop0}" >"$(attr 0 backing_dev)"
+}
+
+# writeback syntax by version: the bare word before 6.16, type= from 6.16; the limit (8 MiB
+# a day = 2048 pages) before each step, enabled once, disabled again after the steps.
+t_wb_version() {
+	local ver=$1 p=''
+
+	wb_root "$ver"
+	conf '[global]' 'writeback = yes' 'writeback-bytes-per-day = 8388608'
+	fr_ver_ge "$ver" 6.16 && p='type='
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 writeback)" "${p}incompressible" "${p}huge_idle" "${p}idle"
+	# (each fake file starts with the kernel's value: limit 0, enable 0)
+	expect_content "$(attr 0 writeback_limit)" 0 0 2048 2048 2048
+	expect_content "$(attr 0 writeback_limit_enable)" 0 1 0
+	# the recompression mark, then one per idle writeback type at writeback-idle-age-sec
+	expect_content "$(attr 0 idle)" 14400 86400 86400
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)" "$(dp 0 writeback)" \
+		"$(dp 0 writeback_limit)" "$(dp 0 writeback_limit_enable)"
+	expect_has "$T/out" "zram0: writeback incompressible: 0 pages (0 B)"
+	expect_has "$T/out" "zram0: writeback: 0 pages (0 B) written back, pool 0 B, budget left 8.0 MiB of 8.0 MiB, bd_stat 0 0 0"
+	# writeback comes after the recompression steps and before compaction
+	awk '/pass huge[ :]/{p=NR} /writeback idle:/{w=NR} /compact:/{c=NR} END{exit !(p && w > p && c > w)}' \
+		"$T/out" || die "order of the report lines: $(oneline "$T/out")"
+	grep -q '^zram0 .* wb_pages=0 wb_day_left=8388608 wb_day_at=[1-9]' "$T/no-state/state" ||
+		die "state: $(oneline "$T/no-state/state")"
+}
+for v in 6.2 6.16 7.3; do
+	run_test "writeback-$v" t_wb_version "$v"
+done
+
+# A device without a backing device: skipped with a line, no error, nothing written.
+t_wb_no_backing() {
+	wb_root 7.3 none
+	conf '[global]' 'writeback = yes'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 writeback)"
+	expect_content "$(attr 0 writeback_limit)" 0
+	expect_content "$(attr 0 writeback_limit_enable)" 0
+	expect_has "$T/err" "zram0: writeback: no backing device"
+	expect_has "$T/out" "zram0: writeback: skipped: no backing device"
+	# and a kernel without CONFIG_ZRAM_WRITEBACK
+	fr_new "$T/r2" 7.3
+	fr_dev "$T/r2" 7.3 0
+	zr --sysroot "$T/r2" --config "$T/conf" --once
+	expect_rc 0
+	expect_has "$T/err" "zram0: writeback: kernel built without CONFIG_ZRAM_WRITEBACK; skipped"
+}
+run_test writeback-no-backing-dev t_wb_no_backing
+
+# The day budget comes from the state file: 10 pages left -> limit 10; none left -> skipped.
+t_wb_day_budget() {
+	local now
+
+	wb_root 6.16
+	conf '[global]' 'writeback = yes' 'writeback-bytes-per-day = 8388608' \
+		'writeback-types = huge'
+	now=$(date +%s)
+	mkdir -p "$T/st"
+	printf '%s\n' 'zram-recompd-state 2' "zram0 passes=1 pages_attempted=0 bytes_saved=0 mem_freed=0 incompressible=0 kernel_ns=0 errors=0 last_pass_unix=$now wb_pages=2038 wb_day_left=40960 wb_day_at=$now" >"$T/st/state"
+	ZRAM_RECOMPD_STATE_DIR=$T/st zro --once
+	expect_rc 0
+	# a second or two of refill (8 MiB / 86400 s = 97 B/s) is not a page
+	expect_content "$(attr 0 writeback_limit)" 0 0 10
+	expect_content "$(attr 0 writeback)" type=huge
+	sed -i "s/wb_day_left=[0-9]*/wb_day_left=100/" "$T/st/state"
+	: >"$(attr 0 writeback)"
+	ZRAM_RECOMPD_STATE_DIR=$T/st zro --once
+	expect_rc 0
+	expect_content "$(attr 0 writeback)"
+	expect_has "$T/err" "zram0: writeback: budget spent"
+}
+run_test writeback-day-budget t_wb_day_budget
+
+# writeback-batch-size: 6.19+ only.
+t_wb_batch_size() {
+	wb_root 7.3
+	conf '[global]' 'writeback = yes' 'writeback-batch-size = 64' 'writeback-types = idle'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 writeback_batch_size)" 32 64
+	R=$T/r2 wb_root 6.16
+	zr --sysroot "$T/r2" --config "$T/conf" --once
+	expect_rc 0
+	expect_has "$T/err" "writeback-batch-size ignored: writeback_batch_size needs Linux 6.19"
+}
+run_test writeback-batch-size t_wb_batch_size
+
+# Before disksize: backing-device and compressed-writeback (7.0+) like the algorithms;
+# a backing_dev already set (zram-generator's writeback-device=) is kept.
+t_wb_backing_setup() {
+	fr_new "$R" 7.3
+	fr_dev "$R" 7.3 0 init=0 wb=1 recomp=''
+	conf '[global]' 'backing-device = /dev/loop0' 'compressed-writeback = yes'
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 compressed_writeback)" 0 1
+	expect_content "$(attr 0 backing_dev)" none /dev/loop0
+	expect_changed "$(dp 0 compressed_writeback)" "$(dp 0 backing_dev)" "$(dp 0 recomp_algorithm)"
+	printf '/dev/sdb1\n' >"$(attr 0 backing_dev)"
+	printf '0\n' >"$(attr 0 compressed_writeback)"
+	: >"$(attr 0 recomp_algorithm)"
+	snap
+	zro --once
+	expect_rc 0
+	expect_changed "$(dp 0 recomp_algorithm)"
+	expect_has "$T/err" "zram0: backing_dev is already /dev/sdb1; backing-device = /dev/loop0 not applied"
+	# 6.16: no compressed_writeback
+	fr_new "$T/r2" 6.16
+	fr_dev "$T/r2" 6.16 0 init=0 wb=1 recomp=''
+	zr --sysroot "$T/r2" --config "$T/conf" --once
+	expect_rc 0
+	expect_has "$T/err" "compressed-writeback ignored: compressed_writeback needs Linux 7.0"
+	expect_content "$(fr_attr "$T/r2" 0 backing_dev)" none /dev/loop0
+}
+run_test writeback-backing-setup t_wb_backing_setup
+
 echo "fakesys: $NPASS passed, $NFAIL failed"
 [ "$NFAIL" = 0 ]

@@ -9,7 +9,9 @@ Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then nor
   * an open (open, openat, openat2, creat) for writing (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC,
     O_APPEND), or a call that changes a name or a mode (mkdir, rename, unlink, link, symlink,
     chmod, chown, truncate, utimes, mknod and their *at forms), may name only
-      ROOT/sys/block/zramN/{recomp_algorithm,algorithm_params,recompress,idle,compact},
+      ROOT/sys/block/zramN/{recomp_algorithm,algorithm_params,recompress,idle,compact,
+        backing_dev,compressed_writeback,writeback_limit_enable,writeback_limit,
+        writeback_batch_size,writeback},
       ROOT/proc/pressure/{cpu,memory} (PSI triggers),
       the state directory or a file directly in it,
       the metrics file, or a temp file "<metrics file>.tmpXXXXXX" beside it;
@@ -45,7 +47,9 @@ OUTSIDE_READ_RE = [
     re.compile(r"^/usr/lib/([a-z0-9_]+-linux-gnu/)?gconv/"),
 ]
 
-ATTRS = ("recomp_algorithm", "algorithm_params", "recompress", "idle", "compact")
+ATTRS = ("recomp_algorithm", "algorithm_params", "recompress", "idle", "compact",
+         "backing_dev", "compressed_writeback", "writeback_limit_enable", "writeback_limit",
+         "writeback_batch_size", "writeback")
 
 OPEN_CALLS = {"open": (False, 1), "creat": (False, 1), "openat": (True, 1), "openat2": (True, 1)}
 # name -> list of (has_dirfd, index of the path among the path arguments to check)

@@ -188,6 +188,16 @@ static void assert_dev_equal(const struct dev_config *a, const struct dev_config
 	assert_int_equal(a->algos_auto, b->algos_auto);
 	assert_int_equal(a->advise_interval_sec, b->advise_interval_sec);
 	assert_int_equal(a->advise_samples, b->advise_samples);
+	assert_int_equal(a->writeback, b->writeback);
+	assert_int_equal(a->n_wb_types, b->n_wb_types);
+	for (unsigned i = 0; i < a->n_wb_types; i++)
+		assert_int_equal(a->wb_types[i], b->wb_types[i]);
+	assert_int_equal(a->wb_idle_age_sec, b->wb_idle_age_sec);
+	assert_int_equal(a->wb_bytes_per_day, b->wb_bytes_per_day);
+	assert_int_equal(a->wb_bytes_per_pass, b->wb_bytes_per_pass);
+	assert_int_equal(a->wb_batch_size, b->wb_batch_size);
+	assert_string_equal(a->backing_device, b->backing_device);
+	assert_int_equal(a->compressed_writeback, b->compressed_writeback);
 }
 
 static char *print_to_string(const struct config *c)
@@ -1398,6 +1408,62 @@ static void test_daemon_keys(void **state)
 	assert_non_null(strstr(e.msg[5], ":8: key 'metrics-file' is only allowed in [global]"));
 }
 
+/* Writeback keys: per-device override, the types in order, the backing-device path rules. */
+static void test_writeback_keys(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct dev_config eff;
+
+	(void)state;
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "writeback = yes\n"
+				  "writeback-bytes-per-day = 8388608\n"
+				  "[zram2]\n"
+				  "writeback-types = huge idle\n"
+				  "backing-device = /dev/loop0\n"
+				  "compressed-writeback = yes\n"),
+			 0);
+	config_effective(&c, 2, &eff);
+	assert_true(eff.writeback);
+	assert_int_equal(eff.wb_bytes_per_day, 8388608);
+	assert_int_equal(eff.wb_bytes_per_pass, 134217728);
+	assert_int_equal(eff.n_wb_types, 2);
+	assert_int_equal(eff.wb_types[0], WB_HUGE);
+	assert_int_equal(eff.wb_types[1], WB_IDLE);
+	assert_string_equal(eff.backing_device, "/dev/loop0");
+	assert_true(eff.compressed_writeback);
+	config_effective(&c, 0, &eff);
+	assert_int_equal(eff.n_wb_types, 3);
+	assert_int_equal(eff.wb_types[0], WB_INCOMPRESSIBLE);
+	assert_int_equal(eff.wb_types[1], WB_HUGE_IDLE);
+	assert_int_equal(eff.wb_types[2], WB_IDLE);
+	assert_int_equal(eff.wb_idle_age_sec, 86400);
+	assert_string_equal(eff.backing_device, "");
+	assert_false(eff.compressed_writeback);
+
+	assert_int_equal(load_str(&c, &e,
+				  "[global]\n"
+				  "writeback-types = incompressible idel\n"
+				  "writeback-types =\n"
+				  "backing-device = loop0\n"
+				  "backing-device = /dev/\n"
+				  "backing-device = /dev/loop0 x\n"
+				  "backing-device = /dev//loop0\n"
+				  "backing-device = /dev/./loop0\n"),
+			 -EINVAL);
+	assert_int_equal(e.n, 7);
+	assert_non_null(strstr(e.msg[0], ":2: key 'writeback-types': 'idel' is not a writeback "
+					 "type (incompressible, huge, huge_idle, idle)"));
+	assert_non_null(strstr(e.msg[1], ":3: key 'writeback-types': empty value"));
+	for (unsigned i = 2; i < 7; i++)
+		assert_non_null(strstr(e.msg[i], "is not a block device path"));
+	/* the rejected values left the defaults */
+	assert_int_equal(c.global.n_wb_types, 3);
+	assert_string_equal(c.global.backing_device, "");
+}
+
 static void test_print_defaults(void **state)
 {
 	struct config c;
@@ -1435,7 +1501,15 @@ static void test_print_defaults(void **state)
 				 "compact-min-saved-bytes = 0\n"
 				 "advise-interval-sec = 86400\n"
 				 "advise-samples = 1024\n"
-				 "cpu-share-pressure-percent = 50\n");
+				 "cpu-share-pressure-percent = 50\n"
+				 "writeback = no\n"
+				 "writeback-types = incompressible huge_idle idle\n"
+				 "writeback-idle-age-sec = 86400\n"
+				 "writeback-bytes-per-day = 1073741824\n"
+				 "writeback-bytes-per-pass = 134217728\n"
+				 "writeback-batch-size = 0\n"
+				 "backing-device =\n"
+				 "compressed-writeback = no\n");
 	free(out);
 }
 
@@ -1488,6 +1562,14 @@ static void test_print_sections(void **state)
 				 "advise-interval-sec = 86400\n"
 				 "advise-samples = 1024\n"
 				 "cpu-share-pressure-percent = 50\n"
+				 "writeback = no\n"
+				 "writeback-types = incompressible huge_idle idle\n"
+				 "writeback-idle-age-sec = 86400\n"
+				 "writeback-bytes-per-day = 1073741824\n"
+				 "writeback-bytes-per-pass = 134217728\n"
+				 "writeback-batch-size = 0\n"
+				 "backing-device =\n"
+				 "compressed-writeback = no\n"
 				 "\n"
 				 "[zram1]\n"
 				 "recompress-algorithms = deflate\n"
@@ -1638,6 +1720,22 @@ static const struct key_case {
 	KEY("advise-samples", "1048576", "1048576", "0", "'0' is out of range 1-1048576"),
 	KEY("cpu-share-pressure-percent", "0", "0", "101",
 	    "'101' is out of range 0-100 (the share under full memory pressure)"),
+	KEY("writeback", "yes", "yes", "maybe", "'maybe' is not one of yes, no"),
+	KEY("writeback-types", "idle  incompressible", "idle incompressible", "huge huge",
+	    "'huge' is listed twice"),
+	KEY("writeback-idle-age-sec", "0", "0", "31536001",
+	    "'31536001' is out of range 0-31536000 (0 = every page counts as idle)"),
+	KEY("writeback-bytes-per-day", "4096", "4096", "4095",
+	    "'4095' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
+	KEY("writeback-bytes-per-pass", "1125899906842624", "1125899906842624", "0",
+	    "'0' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
+	KEY("writeback-batch-size", "4294967295", "4294967295", "4294967296",
+	    "'4294967296' is out of range 0-4294967295 (0 = the kernel's default)"),
+	KEY("backing-device", "/dev/disk/by-partlabel/zram-wb", "/dev/disk/by-partlabel/zram-wb",
+	    "/dev/../etc/passwd",
+	    "'/dev/../etc/passwd' is not a block device path: /dev/NAME, of letters, digits and "
+	    "/_-.:+, without '.' or '..' components"),
+	KEY("compressed-writeback", "yes", "yes", "2", "'2' is not one of yes, no"),
 };
 
 /* Load text, print it, load the print and print again: the two prints must be equal. */
@@ -1666,7 +1764,7 @@ static void test_every_key_row(void **state)
 	char text[512], want[512], *out, *defaults, *p;
 	struct config c;
 	struct config_errors e;
-	uint32_t bits = 0;
+	uint64_t bits = 0;
 	unsigned lines = 0;
 
 	/* The rows are exactly the keys --print-config lists, in its order. */
@@ -1695,7 +1793,7 @@ static void test_every_key_row(void **state)
 		if (k->global_only) {
 			assert_int_equal(c.global.set, 0);
 		} else {
-			assert_int_equal(__builtin_popcount(c.global.set), 1);
+			assert_int_equal(__builtin_popcountll(c.global.set), 1);
 			assert_int_equal(bits & c.global.set, 0);
 			bits |= c.global.set;
 		}
@@ -1729,7 +1827,7 @@ static void test_every_key_row(void **state)
 			free(defaults);
 		}
 	}
-	assert_int_equal(bits, (1u << CFG_N_KEYS) - 1);
+	assert_int_equal(bits, (UINT64_C(1) << CFG_N_KEYS) - 1);
 }
 
 /* recompress-algorithms = auto and the advice keys (advice_store.h). */
@@ -1893,7 +1991,7 @@ static void test_shipped_example_uncommented(void **state)
 	fclose(out);
 	assert_int_equal(load_str(&c, &e, buf), 0);
 	/* every key is in the example, so every bit is set */
-	assert_int_equal(c.global.set, (1u << CFG_N_KEYS) - 1);
+	assert_int_equal(c.global.set, (UINT64_C(1) << CFG_N_KEYS) - 1);
 	config_init(&def);
 	assert_configs_equal(&c, &def);
 	free(buf);
@@ -1947,6 +2045,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_error_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_round_trip, setup, teardown),

@@ -22,9 +22,9 @@
 #include "zram.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <stdlib.h>
 #include <time.h>
 #include <inttypes.h>
 #include <string.h>
@@ -81,6 +81,8 @@ static struct {
 	uint64_t orig;		    /* orig_data_size (0: 100 MiB) */
 	uint64_t other_pages;	    /* another writer stores this many pages per recompress */
 	uint64_t ns_per_page;	    /* a recompress write takes this long per max_pages */
+	uint64_t wb_candidates;	    /* pages a writeback write finds (the kernel's limit applies) */
+	uint64_t wb_limit, wb_written;
 } w;
 
 static void write_mm(void)
@@ -134,6 +136,30 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 	if (strcmp(attr, "compact") == 0) {
 		w.used = w.compr + w.compr / 20;
 		write_mm();
+	}
+	if (strcmp(attr, "writeback_limit") == 0) {
+		w.wb_limit = strtoull(data, NULL, 10);
+		fr_write("sys/block/zram0/writeback_limit", data);
+		return 0;
+	}
+	if (strcmp(attr, "writeback") == 0) {
+		/* like the kernel: page by page until the candidates or the limit run out, each
+		 * page freeing its 1000 compressed bytes; -EIO when the limit stopped it */
+		uint64_t n = w.wb_candidates < w.wb_limit ? w.wb_candidates : w.wb_limit;
+		char buf[64];
+
+		w.wb_candidates -= n;
+		w.wb_limit -= n;
+		w.wb_written += n;
+		w.compr -= n * 1000;
+		w.used -= n * 1000;
+		write_mm();
+		snprintf(buf, sizeof(buf), "0 0 %" PRIu64 "\n", w.wb_written);
+		fr_write("sys/block/zram0/bd_stat", buf);
+		snprintf(buf, sizeof(buf), "%" PRIu64 "\n", w.wb_limit);
+		fr_write("sys/block/zram0/writeback_limit", buf);
+		(void)__real_sysfs_write(root_fd, relpath, data);
+		return w.wb_candidates && !w.wb_limit ? -EIO : 0;
 	}
 	if (strcmp(attr, "recompress") == 0 && w.bs_after_prio1 && strstr(data, "priority=1 "))
 		fr_write("sys/kernel/debug/zram/zram0/block_state", w.bs_after_prio1);
@@ -1005,6 +1031,102 @@ static void test_configure_uninitialized(void **state)
 				   "algorithm_params: priority=2 level=9\n");
 }
 
+/* A device with a backing device and CONFIG_ZRAM_WRITEBACK, probed again. */
+static void wb_device(const char *backing)
+{
+	struct kver v = { 7, 3, 4 };
+	const char *attr;
+
+	fr_write("sys/block/zram0/backing_dev", backing);
+	fr_write("sys/block/zram0/writeback", "");
+	fr_write("sys/block/zram0/writeback_limit", "0\n");
+	fr_write("sys/block/zram0/writeback_limit_enable", "0\n");
+	fr_write("sys/block/zram0/bd_stat", "0 0 0\n");
+	assert_int_equal(zram_probe(root, &v, TRI_YES, 0, &dev, &attr), 0);
+	assert_true(dev.caps.writeback);
+	cfg_idle_only();
+	cfg.writeback = true;
+	cfg.n_wb_types = 2;
+	cfg.wb_types[0] = WB_INCOMPRESSIBLE;
+	cfg.wb_types[1] = WB_IDLE;
+	cfg.wb_idle_age_sec = 86400;
+	cfg.wb_bytes_per_day = 100 * 4096;
+	cfg.wb_bytes_per_pass = 1 << 30;
+}
+
+/*
+ * The budget is the kernel's: the limit written before each step is what is left, bd_stat
+ * tells what went, and -EIO at limit 0 is "budget spent", not an error; the pool falls by
+ * what was written back, and compaction comes after the writeback.
+ */
+static void test_writeback_budget_eio(void **state)
+{
+	struct device_report rep;
+
+	(void)state;
+	wb_device("/dev/loop0\n");
+	w.wb_candidates = 250; /* more than the 100 pages of the budget */
+	cfg.compact = COMPACT_ALWAYS;
+	ctx.wb_day_left = cfg.wb_bytes_per_day;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.error, 0);
+	assert_true(rep.wb.planned);
+	assert_int_equal(rep.wb.skip, WB_RAN);
+	assert_int_equal(rep.wb.budget_pages, 100);
+	/* the first step met the limit: the second one never ran */
+	assert_int_equal(rep.wb.n, 1);
+	assert_int_equal(rep.wb.steps[0].stop, WB_BUDGET);
+	assert_int_equal(rep.wb.pages, 100);
+	assert_int_equal(w.wb_written, 100);
+	assert_int_equal(rep.wb.mem_freed, 100 * 1000);
+	assert_int_equal(rep.written_back, 100);
+	assert_true(rep.wb.have_bd_stat);
+	assert_int_equal(rep.wb.bd_stat[2], 100);
+	assert_non_null(strstr(w.log, "writeback_limit: 0\nwriteback_limit_enable: 1\n"
+				      "writeback_limit: 100\nwriteback: type=incompressible\n"
+				      "writeback_limit_enable: 0\ncompact: 1\n"));
+	assert_null(strstr(w.log, "writeback: type=idle"));
+
+	/* the next pass with 150 pages of candidates and a full budget: both steps run, the
+	 * second with what the first left, and the idle step marks idle at its own age */
+	w.log[0] = '\0';
+	w.wb_candidates = 40;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.n, 2);
+	assert_int_equal(rep.wb.steps[0].pages, 40);
+	assert_int_equal(rep.wb.steps[0].stop, WB_DONE);
+	assert_int_equal(rep.wb.steps[1].pages, 0);
+	assert_non_null(strstr(w.log, "writeback_limit: 100\nwriteback: type=incompressible\n"
+				      "idle: 86400\nwriteback_limit: 60\nwriteback: type=idle\n"));
+}
+
+/* No backing device, or the budget spent: the steps are skipped, no error, nothing written. */
+static void test_writeback_skipped(void **state)
+{
+	struct device_report rep;
+
+	(void)state;
+	wb_device("none\n");
+	w.wb_candidates = 10;
+	ctx.wb_day_left = cfg.wb_bytes_per_day;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.skip, WB_SKIP_NO_BACKING);
+	assert_null(strstr(w.log, "writeback"));
+	wb_device("/dev/loop0\n");
+	ctx.wb_day_left = 4095; /* less than a page */
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.skip, WB_SKIP_BUDGET);
+	assert_null(strstr(w.log, "writeback"));
+	assert_int_equal(w.wb_written, 0);
+	/* a real error is one */
+	ctx.wb_day_left = 1 << 20;
+	w.fail_attr = "writeback";
+	w.fail_errno = ENOSPC;
+	w.fail_times = -1;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), -ENOSPC);
+	assert_int_equal(rep.wb.steps[0].stop, WB_ERROR);
+}
+
 static void test_configure_initialized_differs(void **state)
 {
 	struct device_report rep = { 0 };
@@ -1047,6 +1169,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gap_refused_on_615, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_uninitialized, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_initialized_differs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_budget_eio, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_skipped, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

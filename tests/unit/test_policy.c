@@ -776,6 +776,66 @@ static void test_plan_once(void **state)
 	assert_int_equal(once.duty_permille, d.plan.duty_permille);
 }
 
+/* The writeback part of the plan: types in order, idle marks, min(day left, per pass). */
+static void test_plan_writeback(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_snapshot s = snap(S(7200));
+	struct pass_plan p;
+
+	(void)state;
+	c.writeback = false;
+	s.wb_day_left = 1 << 30;
+	(void)policy_plan(NULL, &c, &s, &p);
+	assert_int_equal(p.n_wb, 0);
+	c.writeback = true;
+	c.n_wb_types = 3;
+	c.wb_types[0] = WB_INCOMPRESSIBLE;
+	c.wb_types[1] = WB_HUGE_IDLE;
+	c.wb_types[2] = WB_HUGE;
+	c.wb_idle_age_sec = 3600;
+	c.wb_bytes_per_pass = 128 << 20;
+	c.wb_bytes_per_day = 1 << 30;
+	(void)policy_plan(NULL, &c, &s, &p);
+	assert_int_equal(p.n_wb, 3);
+	assert_int_equal(p.wb[0].type, WB_INCOMPRESSIBLE);
+	assert_false(p.wb[0].mark_idle);
+	assert_int_equal(p.wb[1].type, WB_HUGE_IDLE);
+	assert_true(p.wb[1].mark_idle);
+	assert_int_equal(p.wb[1].idle_age_sec, 3600);
+	assert_false(p.wb[2].mark_idle);
+	assert_int_equal(p.wb_budget_pages, (128 << 20) / 4096); /* the pass cap */
+	s.wb_day_left = 10 * 4096 + 4095;
+	(void)policy_plan(NULL, &c, &s, &p);
+	assert_int_equal(p.wb_budget_pages, 10); /* what is left today, whole pages */
+	s.wb_day_left = 0;
+	(void)policy_plan(NULL, &c, &s, &p);
+	assert_int_equal(p.wb_budget_pages, 0);
+}
+
+/* The day budget refills over a rolling 24 h, never above the day, never by a clock jump. */
+static void test_wb_refill(void **state)
+{
+	uint64_t at;
+
+	(void)state;
+	assert_int_equal(policy_wb_refill(0, 0, 1000, 86400, &at), 86400); /* never used */
+	assert_int_equal(at, 1000);
+	assert_int_equal(policy_wb_refill(0, 1000, 1000 + 3600, 86400, &at), 3600);
+	assert_int_equal(at, 1000 + 3600);
+	assert_int_equal(policy_wb_refill(100, 1000, 1000 + 86400 * 2, 86400, &at), 86400);
+	/* fractions accumulate: a tiny day budget still refills */
+	assert_int_equal(policy_wb_refill(0, 1000, 1001, 4096, &at), 0);
+	assert_int_equal(at, 1000);
+	assert_int_equal(policy_wb_refill(0, 1000, 1000 + 43200, 4096, &at), 2048);
+	/* clock went back: nothing refilled, the time follows the clock */
+	assert_int_equal(policy_wb_refill(5, 5000, 4000, 86400, &at), 5);
+	assert_int_equal(at, 4000);
+	/* the day budget was lowered: capped */
+	assert_int_equal(policy_wb_refill(1 << 20, 1000, 2000, 4096, &at), 4096);
+	assert_int_equal(policy_wb_budget_pages(UINT64_MAX, UINT64_MAX), UINT64_MAX / 4096);
+}
+
 static void test_daemon_cold_tier(void **state)
 {
 	struct dev_config c = daemon_cfg();
@@ -842,6 +902,8 @@ int main(void)
 		cmocka_unit_test(test_daemon_backoff_and_pressure),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
+		cmocka_unit_test(test_plan_writeback),
+		cmocka_unit_test(test_wb_refill),
 		cmocka_unit_test(test_daemon_cold_tier),
 	};
 

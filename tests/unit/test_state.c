@@ -29,19 +29,23 @@
 #include <unistd.h>
 
 static const char keys_zero[] = " passes=0 pages_attempted=0 bytes_saved=0 mem_freed=0 "
-				"incompressible=0 kernel_ns=0 errors=0 last_pass_unix=0\n";
+				"incompressible=0 kernel_ns=0 errors=0 last_pass_unix=0 wb_pages=0 "
+				"wb_day_left=0 wb_day_at=0\n";
 
 /* The file text of fill_sample() below, byte for byte: the format is an interface. */
 static const char sample_text[] =
-	"zram-recompd-state 1\n"
+	"zram-recompd-state 2\n"
 	"zram0 passes=3 pages_attempted=1000 bytes_saved=4096 mem_freed=8192 incompressible=7 "
-	"kernel_ns=1500000000 errors=1 last_pass_unix=1700000000\n"
+	"kernel_ns=1500000000 errors=1 last_pass_unix=1700000000 wb_pages=413 "
+	"wb_day_left=1071050752 wb_day_at=1700000000\n"
 	"zram12 passes=18446744073709551615 pages_attempted=18446744073709551615 "
 	"bytes_saved=18446744073709551615 mem_freed=18446744073709551615 "
 	"incompressible=18446744073709551615 kernel_ns=18446744073709551615 "
-	"errors=18446744073709551615 last_pass_unix=18446744073709551615\n"
+	"errors=18446744073709551615 last_pass_unix=18446744073709551615 "
+	"wb_pages=18446744073709551615 wb_day_left=18446744073709551615 "
+	"wb_day_at=18446744073709551615\n"
 	"zram1 passes=0 pages_attempted=0 bytes_saved=0 mem_freed=0 incompressible=0 "
-	"kernel_ns=0 errors=0 last_pass_unix=0\n";
+	"kernel_ns=0 errors=0 last_pass_unix=0 wb_pages=0 wb_day_left=0 wb_day_at=0\n";
 
 static void fill_sample(struct state *s)
 {
@@ -53,11 +57,13 @@ static void fill_sample(struct state *s)
 	*d = (struct dev_totals){ .name = "zram0", .passes = 3, .pages_attempted = 1000,
 				  .bytes_saved = 4096, .mem_freed = 8192, .incompressible = 7,
 				  .kernel_ns = 1500000000, .errors = 1,
-				  .last_pass_unix = 1700000000 };
+				  .last_pass_unix = 1700000000, .wb_pages = 413,
+				  .wb_day_left = 1071050752, .wb_day_at = 1700000000 };
 	d = state_get(s, "zram12");
 	assert_non_null(d);
 	d->passes = d->pages_attempted = d->bytes_saved = d->mem_freed = UINT64_MAX;
 	d->incompressible = d->kernel_ns = d->errors = d->last_pass_unix = UINT64_MAX;
+	d->wb_pages = d->wb_day_left = d->wb_day_at = UINT64_MAX;
 	assert_non_null(state_get(s, "zram1"));
 	assert_int_equal(s->n, 3);
 }
@@ -292,7 +298,7 @@ static void test_round_trip_empty_and_full(void **arg)
 	root = fr_open_root();
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(state_save(&s, root), 0);
-	assert_string_equal(fr_read("state"), "zram-recompd-state 1\n");
+	assert_string_equal(fr_read("state"), "zram-recompd-state 2\n");
 	fill_junk(&t);
 	assert_int_equal(state_load(&t, root), 0);
 	assert_empty(&t);
@@ -382,6 +388,56 @@ static void check_corrupt(const char *what, const char *content, size_t len)
 #define LINE(dev) dev " passes=1 pages_attempted=2 bytes_saved=3 mem_freed=4 " \
 		  "incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8\n"
 
+/* A version 1 file (before writeback) still loads: its day budgets are full (at 0). */
+static void test_load_version1(void **arg)
+{
+	struct state s;
+	int root;
+
+	(void)arg;
+	root = fr_open_root();
+	fr_write("state", HDR LINE("zram3"));
+	assert_int_equal(state_load(&s, root), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.dev[0].name, "zram3");
+	assert_int_equal(s.dev[0].passes, 1);
+	assert_int_equal(s.dev[0].last_pass_unix, 8);
+	assert_int_equal(s.dev[0].wb_pages, 0);
+	assert_int_equal(s.dev[0].wb_day_at, 0);
+	/* never used: a full bucket */
+	assert_int_equal(state_wb_day_left(&s.dev[0], 1 << 20, 1700000000), 1 << 20);
+	/* saved as version 2 */
+	assert_int_equal(state_save(&s, root), 0);
+	assert_non_null(strstr(fr_read("state"), "zram-recompd-state 2\nzram3 passes=1 "));
+	assert_non_null(strstr(fr_read("state"), " wb_pages=0 wb_day_left=1048576 "
+						 "wb_day_at=1700000000\n"));
+	close(root);
+}
+
+/* The day budget: charged by what was written, refilled over a rolling 24 h. */
+static void test_wb_day_budget(void **arg)
+{
+	struct dev_totals t = { .name = "zram0" };
+	const uint64_t day = 8 << 20, t0 = 1700000000;
+
+	(void)arg;
+	assert_int_equal(state_wb_day_left(&t, day, t0), day);
+	state_wb_charge(&t, 1536, day, t0); /* 6 MiB */
+	assert_int_equal(t.wb_pages, 1536);
+	assert_int_equal(t.wb_day_left, 2 << 20);
+	/* a restart a minute later: 60/86400 of the day back, not the whole day */
+	assert_int_equal(state_wb_day_left(&t, day, t0 + 60), (2 << 20) + day * 60 / 86400);
+	/* 12 h later: half a day refilled */
+	assert_int_equal(state_wb_day_left(&t, day, t0 + 43200 + 60),
+			 (2 << 20) + day * 60 / 86400 + day / 2);
+	/* a day later: full, never more */
+	assert_int_equal(state_wb_day_left(&t, day, t0 + 3 * 86400), day);
+	/* more written than left (another budget): 0, not a wrap */
+	state_wb_charge(&t, 4096, day, t0 + 3 * 86400);
+	assert_int_equal(t.wb_day_left, 0);
+	assert_int_equal(t.wb_pages, 1536 + 4096);
+}
+
 static void test_load_corrupt(void **arg)
 {
 	static const struct {
@@ -393,7 +449,11 @@ static void test_load_corrupt(void **arg)
 		{ "text garbage", "hello world\n" },
 		{ "wrong magic", "zram-recompd-stat 1\n" LINE("zram0") },
 		{ "other program", "[zram0]\npasses=1\n" },
-		{ "wrong version", "zram-recompd-state 2\n" LINE("zram0") },
+		{ "wrong version", "zram-recompd-state 3\n" LINE("zram0") },
+		{ "version 2 without the wb keys", "zram-recompd-state 2\n" LINE("zram0") },
+		{ "version 1 with a wb key", "zram-recompd-state 1\n"
+			"zram0 passes=1 pages_attempted=2 bytes_saved=3 mem_freed=4 "
+			"incompressible=5 kernel_ns=6 errors=7 last_pass_unix=8 wb_pages=1\n" },
 		{ "version 0", "zram-recompd-state 0\n" },
 		{ "no version", "zram-recompd-state\n" },
 		{ "header with trailing space", "zram-recompd-state 1 \n" },
@@ -475,7 +535,7 @@ static void test_load_device_limit(void **arg)
 
 	(void)arg;
 	text[0] = '\0';
-	append(text, sizeof(text), HDR);
+	append(text, sizeof(text), "zram-recompd-state 2\n");
 	for (unsigned i = 0; i < STATE_MAX_DEVICES; i++)
 		append(text, sizeof(text), "zram%u%s", i, keys_zero);
 	fr_write("state", text);
@@ -775,6 +835,16 @@ static const char metrics_golden[] =
 	"# TYPE zram_recompd_last_pass_timestamp_seconds gauge\n"
 	"zram_recompd_last_pass_timestamp_seconds{device=\"zram0\"} 1700000000\n"
 	"zram_recompd_last_pass_timestamp_seconds{device=\"zram1\"} 1700000100\n"
+	"# HELP zram_recompd_writeback_pages_total Pages (4 KiB units) written back to the backing "
+	"device by passes.\n"
+	"# TYPE zram_recompd_writeback_pages_total counter\n"
+	"zram_recompd_writeback_pages_total{device=\"zram0\"} 413\n"
+	"zram_recompd_writeback_pages_total{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_writeback_day_left_bytes Writeback day budget left at the last pass "
+	"(refills over 24 h).\n"
+	"# TYPE zram_recompd_writeback_day_left_bytes gauge\n"
+	"zram_recompd_writeback_day_left_bytes{device=\"zram0\"} 1071050752\n"
+	"zram_recompd_writeback_day_left_bytes{device=\"zram1\"} 0\n"
 	"# HELP zram_recompd_orig_data_bytes Uncompressed size of stored data (mm_stat).\n"
 	"# TYPE zram_recompd_orig_data_bytes gauge\n"
 	"zram_recompd_orig_data_bytes{device=\"zram0\"} 4194304\n"
@@ -798,7 +868,16 @@ static const char metrics_golden[] =
 	"# HELP zram_recompd_last_pass_longest_write_seconds The longest single recompress write "
 	"of the last pass (max-write-ms bounds it).\n"
 	"# TYPE zram_recompd_last_pass_longest_write_seconds gauge\n"
-	"zram_recompd_last_pass_longest_write_seconds{device=\"zram0\"} 0.087\n";
+	"zram_recompd_last_pass_longest_write_seconds{device=\"zram0\"} 0.087\n"
+
+	"# HELP zram_recompd_backing_dev_pages Pages (4 KiB units) stored on the backing device "
+	"(bd_stat bd_count).\n"
+	"# TYPE zram_recompd_backing_dev_pages gauge\n"
+	"zram_recompd_backing_dev_pages{device=\"zram0\"} 413\n"
+	"# HELP zram_recompd_backing_dev_writes_pages Pages (4 KiB units) written to the backing "
+	"device since setup (bd_stat bd_writes).\n"
+	"# TYPE zram_recompd_backing_dev_writes_pages counter\n"
+	"zram_recompd_backing_dev_writes_pages{device=\"zram0\"} 420\n";
 
 static void metrics_sample(struct state *s, struct dev_live live[2])
 {
@@ -815,11 +894,12 @@ static void metrics_sample(struct state *s, struct dev_live live[2])
 	d->last_pass_unix = 1700000100;
 	live[0] = (struct dev_live){ .name = "zram0", .orig_data_size = 4194304,
 				     .compr_data_size = 1048576, .mem_used_total = 1200000,
-				     .huge_pages = 12, .incompressible = 5,
-				     .longest_write_ns = 87000000 };
-	/* no block_state, no pass yet: those samples are left out */
+				     .huge_pages = 12, .incompressible = 5, .bd_count = 413,
+				     .bd_writes = 420, .longest_write_ns = 87000000 };
+	/* no block_state, no pass yet, no backing device: those samples are left out */
 	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX,
-				     .longest_write_ns = UINT64_MAX };
+				     .longest_write_ns = UINT64_MAX, .bd_count = UINT64_MAX,
+				     .bd_writes = UINT64_MAX };
 }
 
 static void test_metrics_golden(void **arg)
@@ -928,7 +1008,7 @@ static void test_metrics_empty(void **arg)
 		assert_true(strncmp(p, "# HELP ", 7) == 0 || strncmp(p, "# TYPE ", 7) == 0);
 		lines++;
 	}
-	assert_int_equal(lines, 15 * 2);
+	assert_int_equal(lines, 19 * 2);
 	assert_null(strchr(strstr(out, "} 1\n") + 4, '{'));
 }
 
@@ -1162,6 +1242,8 @@ int main(void)
 		T(test_round_trip_empty_and_full),
 		T(test_load_missing),
 		T(test_load_accepts_any_key_order),
+		T(test_load_version1),
+		cmocka_unit_test(test_wb_day_budget),
 		T(test_load_corrupt),
 		T(test_load_corrupt_nul_byte),
 		T(test_load_device_limit),

@@ -557,6 +557,15 @@ static void test_probe_and_write(void **state)
 	assert_false(sysfs_write_allowed("sys/block/loop0/recompress"));
 	assert_false(sysfs_write_allowed("/sys/block/zram0/recompress"));
 	assert_true(sysfs_write_allowed("sys/block/zram12/compact"));
+	/* writeback gains exactly its own attributes */
+	assert_true(sysfs_write_allowed("sys/block/zram0/writeback"));
+	assert_true(sysfs_write_allowed("sys/block/zram0/writeback_limit"));
+	assert_true(sysfs_write_allowed("sys/block/zram0/writeback_limit_enable"));
+	assert_true(sysfs_write_allowed("sys/block/zram0/writeback_batch_size"));
+	assert_true(sysfs_write_allowed("sys/block/zram0/backing_dev"));
+	assert_true(sysfs_write_allowed("sys/block/zram0/compressed_writeback"));
+	assert_false(sysfs_write_allowed("sys/block/zram0/bd_stat"));
+	assert_false(sysfs_write_allowed("sys/block/zram0/mem_limit"));
 
 	/* malformed attribute contents name the attribute */
 	fr_write("sys/devices/virtual/block/zram0/mm_stat", "garbage\n");
@@ -591,6 +600,76 @@ static void test_kconfig(void **state)
 	assert_int_equal(host_kconfig_idle_age(root, &v, "6.6.0"), TRI_YES);
 	close(root);
 	fr_teardown();
+}
+
+/* writeback commands: the syntax of each version, every value validated. */
+static void test_writeback_builders(void **state)
+{
+	struct zram_dev d = { 0 };
+	struct kver v62 = { 6, 2, 16 }, v616 = { 6, 16, 0 }, v73 = { 7, 3, 4 };
+	char buf[160], back[128];
+
+	(void)state;
+	zram_caps_derive(&d.caps, &v62, true, false, true, false, TRI_YES);
+	assert_int_equal(zram_build_writeback(&d, WB_IDLE, buf, sizeof(buf)), -EOPNOTSUPP);
+	zram_caps_derive(&d.caps, &v62, true, false, true, true, TRI_YES);
+	/* no backing device: nothing to write to */
+	assert_int_equal(zram_build_writeback(&d, WB_IDLE, buf, sizeof(buf)), -ENODEV);
+	strcpy(d.backing_dev, "/dev/loop0");
+	/* 6.2-6.15: the bare word (sysfs_streq of the whole buffer) */
+	assert_int_equal(zram_build_writeback(&d, WB_INCOMPRESSIBLE, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "incompressible");
+	assert_int_equal(zram_build_writeback(&d, WB_HUGE_IDLE, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "huge_idle");
+	assert_int_equal(zram_build_writeback(&d, (enum wb_type)4, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(zram_build_writeback(&d, (enum wb_type)-1, buf, sizeof(buf)), -EINVAL);
+	/* 6.16+: type= */
+	zram_caps_derive(&d.caps, &v616, true, true, true, true, TRI_YES);
+	assert_int_equal(zram_build_writeback(&d, WB_HUGE, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "type=huge");
+	assert_int_equal(zram_build_writeback(&d, WB_IDLE, buf, 8), -ENOBUFS);
+	assert_int_equal(zram_build_writeback_limit(&d, 2048, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "2048");
+	assert_int_equal(zram_build_writeback_limit(&d, 0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0");
+	/* writeback_batch_size and compressed_writeback: by their files */
+	assert_int_equal(zram_build_writeback_batch_size(&d, 64, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(zram_build_compressed_writeback(&d, true, buf, sizeof(buf)), -EOPNOTSUPP);
+	zram_caps_derive(&d.caps, &v73, true, true, true, true, TRI_YES);
+	d.caps.wb_batch_size = d.caps.compressed_wb = true;
+	assert_int_equal(zram_build_writeback_batch_size(&d, 64, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "64");
+	assert_int_equal(zram_build_writeback_batch_size(&d, 0, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(zram_build_writeback_batch_size(&d, UINT64_C(1) << 32, buf, sizeof(buf)),
+			 -EINVAL);
+	/* before disksize only */
+	d.initialized = false;
+	assert_int_equal(zram_build_compressed_writeback(&d, true, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "1");
+	assert_int_equal(zram_build_backing_dev(&d, "/dev/loop0", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/dev/loop0");
+	assert_int_equal(zram_build_backing_dev(&d, "/dev/../etc/shadow", buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(zram_build_backing_dev(&d, "/dev/loop0\n/dev/sda", buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(zram_build_backing_dev(&d, "/tmp/file", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(zram_build_backing_dev(&d, "/dev/", buf, sizeof(buf)), -EINVAL);
+	assert_true(zram_blockdev_path_valid("/dev/disk/by-partlabel/zram-wb"));
+	assert_true(zram_blockdev_path_valid("/dev/mapper/vg0-swap.wb"));
+	assert_false(zram_blockdev_path_valid("/dev/mapper/"));
+	assert_false(zram_blockdev_path_valid("/dev/./loop0"));
+	assert_false(zram_blockdev_path_valid("/dev/lo op0"));
+	d.initialized = true;
+	assert_int_equal(zram_build_backing_dev(&d, "/dev/loop0", buf, sizeof(buf)), -EBUSY);
+	assert_int_equal(zram_build_compressed_writeback(&d, true, buf, sizeof(buf)), -EBUSY);
+
+	/* backing_dev read back: "none" is no device */
+	assert_int_equal(zram_parse_backing_dev("none\n", 5, back, sizeof(back)), 0);
+	assert_string_equal(back, "");
+	assert_int_equal(zram_parse_backing_dev("/dev/loop7\n", 11, back, sizeof(back)), 0);
+	assert_string_equal(back, "/dev/loop7");
+	assert_int_equal(zram_parse_backing_dev("\n", 1, back, sizeof(back)), -EINVAL);
+	assert_int_equal(zram_parse_backing_dev("/dev/a\0b\n", 9, back, sizeof(back)), -EINVAL);
 }
 
 /* The single-attribute readers advise uses: read, parsed, errors passed through. */
@@ -699,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_probe_and_write),
 		cmocka_unit_test(test_kconfig),
 		cmocka_unit_test(test_attribute_readers),
+		cmocka_unit_test(test_writeback_builders),
 		cmocka_unit_test(test_slot_reads),
 	};
 

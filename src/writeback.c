@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Writeback: the steps of a pass that send pages to the backing device (see
+ * include/pass.h, pass_writeback), after the recompression steps and before compaction,
+ * and the backing device set before disksize (pass_configure_writeback).
+ *
+ * The kernel enforces the budget itself: before each step writeback_limit gets the 4 KiB
+ * units the pass may still write and writeback_limit_enable is 1, so neither a crash of
+ * the daemon nor a write that takes long can go past it. What a step wrote is bd_stat's
+ * bd_writes after minus before (the kernel reports no count of its own). -EIO with the
+ * limit at 0 is the kernel saying "budget spent" (it checks the limit per page, so some
+ * pages may have gone first): not an error.
+ */
+#include "pass.h"
+
+#include "log.h"
+#include "sysfs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+/* Write one validated command; a failure is logged here, once. */
+static int wb_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+		    const char *cmd, uint64_t *ret_ns)
+{
+	int r = pass_write(ctx, d, attr, cmd, ret_ns, NULL);
+
+	if (r < 0 && r != -EIO)
+		pass_log_write_error(ctx, d, attr, cmd, r, 0);
+	return r;
+}
+
+static int write_limit(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t units)
+{
+	char cmd[32];
+	int r = zram_build_writeback_limit(d, units, cmd, sizeof(cmd));
+
+	if (r < 0)
+		return r;
+	return wb_write(ctx, d, "writeback_limit", cmd, NULL);
+}
+
+/*
+ * The idle mark of an idle or huge_idle step: its own age (recompression consumed the
+ * marks of what it tried on 6.12.y and 6.13+). Without ac-time tracking only "all".
+ */
+static int wb_mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t age,
+			uint64_t *ret_ns)
+{
+	char cmd[32];
+	int r;
+
+	if (age && d->caps.idle_age == TRI_NO)
+		age = 0;
+	r = zram_build_idle(d, age, cmd, sizeof(cmd));
+	if (r < 0) {
+		log_error("%s: writeback: cannot build the idle mark for age %" PRIu64 " s: %s",
+			  d->name, age, strerror(-r));
+		return r;
+	}
+	r = pass_write(ctx, d, "idle", cmd, ret_ns, NULL);
+	if (r == -EINVAL && age && d->caps.idle_age == TRI_UNKNOWN) {
+		/* no ac-time tracking: idle accepts only "all" */
+		d->caps.idle_age = TRI_NO;
+		(void)zram_build_idle(d, 0, cmd, sizeof(cmd));
+		r = pass_write(ctx, d, "idle", cmd, ret_ns, NULL);
+	}
+	if (r < 0)
+		pass_log_write_error(ctx, d, "idle", cmd, r, 0);
+	return r;
+}
+
+/* Why a device gets no writeback at all; WB_RAN when it does. Logged here. */
+static enum wb_skip wb_refused(const struct pass_ctx *ctx, const struct zram_dev *d,
+			       const struct pass_plan *plan)
+{
+	if (!d->caps.writeback) {
+		log_info("%s: writeback: kernel built without CONFIG_ZRAM_WRITEBACK; skipped",
+			 d->name);
+		return WB_SKIP_NO_KERNEL;
+	}
+	if (!d->backing_dev[0]) {
+		log_info("%s: writeback: no backing device (backing_dev is none: set "
+			 "backing-device, or zram-generator's writeback-device=, before "
+			 "disksize); skipped",
+			 d->name);
+		return WB_SKIP_NO_BACKING;
+	}
+	if (plan->wb_budget_pages == 0) {
+		log_info("%s: writeback: budget spent (writeback-bytes-per-day refills over 24 h); "
+			 "skipped",
+			 d->name);
+		return WB_SKIP_BUDGET;
+	}
+	return WB_RAN;
+}
+
+/* writeback_batch_size when configured (6.19+); before 6.19 the kernel has none. */
+static void wb_batch_size(const struct pass_ctx *ctx, const struct zram_dev *d,
+			  const struct pass_plan *plan)
+{
+	char cmd[32];
+	int r;
+
+	if (!plan->wb_batch_size)
+		return;
+	r = zram_build_writeback_batch_size(d, plan->wb_batch_size, cmd, sizeof(cmd));
+	if (r == -EOPNOTSUPP) {
+		log_notice("%s: writeback-batch-size ignored: writeback_batch_size needs Linux 6.19",
+			   d->name);
+		return;
+	}
+	if (r == 0)
+		(void)wb_write(ctx, d, "writeback_batch_size", cmd, NULL);
+}
+
+/*
+ * One step: the idle mark where the mode needs it, the limit, the write. Returns 0 or
+ * -errno (logged; fatal for the device when is_fatal).
+ */
+static int wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct wb_step *step,
+		   uint64_t left, struct wb_report *wr)
+{
+	uint64_t bd0 = 0, bd1 = 0, limit = 0;
+	char cmd[64];
+	int r;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->type = step->type;
+	r = zram_build_writeback(d, step->type, cmd, sizeof(cmd));
+	if (r < 0) {
+		log_error("%s: writeback: invalid command for type %s: %s", d->name,
+			  wb_type_name(step->type), strerror(-r));
+		wr->stop = WB_ERROR;
+		return wr->error = r;
+	}
+	if (step->mark_idle) {
+		r = wb_mark_idle(ctx, d, step->idle_age_sec, &wr->kernel_ns);
+		if (r < 0) {
+			wr->stop = WB_ERROR;
+			return wr->error = r;
+		}
+	}
+	/* The limit before the write: the kernel stops at it whatever happens to us. */
+	r = write_limit(ctx, d, left);
+	if (r < 0) {
+		wr->stop = WB_ERROR;
+		return wr->error = r;
+	}
+	if (ctx->dry_run) {
+		(void)pass_write(ctx, d, "writeback", cmd, NULL, NULL);
+		return 0;
+	}
+	r = zram_read_bd_writes(ctx->root_fd, d->id, &bd0);
+	if (r < 0) {
+		pass_log_write_error(ctx, d, "bd_stat", "", r, 0);
+		wr->stop = WB_ERROR;
+		return wr->error = r;
+	}
+	r = pass_write(ctx, d, "writeback", cmd, &wr->kernel_ns, NULL);
+	if (zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0)
+		wr->pages = sat_sub_u64(bd1, bd0);
+	if (r == -EIO && zram_read_writeback_limit(ctx->root_fd, d->id, &limit) == 0 &&
+	    limit == 0) {
+		/* checked per page: the budget ran out during (or before) this write */
+		wr->stop = WB_BUDGET;
+		return 0;
+	}
+	if (r < 0) {
+		if (r == -ENODEV && d->backing_dev[0])
+			log_error("%s: writeback: kernel has no backing device (ENODEV): was the "
+				  "device reset?",
+				  d->name);
+		else
+			pass_log_write_error(ctx, d, "writeback", cmd, r, 0);
+		wr->stop = WB_ERROR;
+		return wr->error = r;
+	}
+	wr->stop = pass_stop_requested(ctx) ? WB_SIGNAL : WB_DONE;
+	return 0;
+}
+
+/* The limit as it was before the pass: another writer keeps what it had set. */
+static void wb_restore(const struct pass_ctx *ctx, const struct zram_dev *d, bool was_enabled,
+		       uint64_t was_limit)
+{
+	if (ctx->dry_run)
+		return;
+	if (was_enabled)
+		(void)write_limit(ctx, d, was_limit);
+	else
+		(void)wb_write(ctx, d, "writeback_limit_enable", "0", NULL);
+}
+
+void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		    struct device_report *rep)
+{
+	struct wb_pass_report *w = &rep->wb;
+	struct zram_mm_stat before = d->mm, after;
+	uint64_t was_enabled = 0, was_limit = 0;
+	int r;
+
+	memset(w, 0, sizeof(*w));
+	if (plan->n_wb == 0)
+		return;
+	w->planned = true;
+	w->budget_pages = plan->wb_budget_pages;
+	w->skip = wb_refused(ctx, d, plan);
+	if (w->skip != WB_RAN)
+		return;
+	if (pass_stop_requested(ctx)) {
+		w->skip = WB_SKIP_STOPPED;
+		return;
+	}
+	if (!ctx->dry_run) {
+		char path[64];
+
+		(void)str_printf(path, sizeof(path), "sys/block/%s/writeback_limit_enable",
+				 d->name);
+		if (sysfs_read_u64(ctx->root_fd, path, &was_enabled) < 0)
+			was_enabled = 0;
+		if (zram_read_writeback_limit(ctx->root_fd, d->id, &was_limit) < 0)
+			was_limit = 0;
+		if (zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
+			d->mm = before;
+	}
+	wb_batch_size(ctx, d, plan);
+	/* limit 0 first, then enable: never a moment with the limit on and a stale value */
+	r = write_limit(ctx, d, 0);
+	if (r == 0)
+		r = wb_write(ctx, d, "writeback_limit_enable", "1", NULL);
+	if (r < 0) {
+		if (!rep->error)
+			rep->error = r;
+		w->skip = WB_SKIP_STOPPED;
+		return;
+	}
+	for (unsigned i = 0; i < plan->n_wb && i < WB_NR_TYPES; i++) {
+		uint64_t left = sat_sub_u64(w->budget_pages, w->pages);
+		struct wb_report *wr = &w->steps[w->n];
+
+		if (left == 0 || pass_stop_requested(ctx))
+			break;
+		w->n++;
+		r = wb_step(ctx, d, &plan->wb[i], left, wr);
+		w->pages = sat_add_u64(w->pages, wr->pages);
+		w->kernel_ns = sat_add_u64(w->kernel_ns, wr->kernel_ns);
+		if (r < 0 && !rep->error)
+			rep->error = r;
+		if (r == -ENODEV || wr->stop == WB_BUDGET || wr->stop == WB_SIGNAL)
+			break;
+	}
+	wb_restore(ctx, d, was_enabled != 0, sat_sub_u64(was_limit, w->pages));
+	if (ctx->dry_run)
+		return;
+	if (zram_read_mm_stat(ctx->root_fd, d->id, &after) == 0) {
+		w->mem_freed = -delta_i64(before.v[MM_MEM_USED_TOTAL], after.v[MM_MEM_USED_TOTAL]);
+		d->mm = after;
+	}
+	w->have_bd_stat = zram_read_bd_stat(ctx->root_fd, d->id, w->bd_stat) == 0;
+	if (w->have_bd_stat) {
+		/* the live figures (textfile, status) are the ones after the writeback */
+		memcpy(d->bd_stat, w->bd_stat, sizeof(d->bd_stat));
+		d->has_bd_stat = true;
+	}
+}
+
+int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
+			     const struct dev_config *cfg)
+{
+	char cmd[160];
+	int r;
+
+	if (d->initialized || (!cfg->backing_device[0] && !cfg->compressed_writeback))
+		return 0;
+	if (d->backing_dev[0]) {
+		/* zram-generator's writeback-device= (or the admin, or we) came first: never
+		 * fight it, and leave its compressed_writeback choice alone too */
+		if (cfg->backing_device[0] && strcmp(d->backing_dev, cfg->backing_device) != 0)
+			log_notice("%s: backing_dev is already %s; backing-device = %s not applied",
+				   d->name, d->backing_dev, cfg->backing_device);
+		return 0;
+	}
+	if (!d->caps.writeback) {
+		log_warning("%s: backing-device/compressed-writeback ignored: kernel built without "
+			    "CONFIG_ZRAM_WRITEBACK",
+			    d->name);
+		return 0;
+	}
+	if (cfg->compressed_writeback) {
+		r = zram_build_compressed_writeback(d, true, cmd, sizeof(cmd));
+		if (r == -EOPNOTSUPP) {
+			log_notice("%s: compressed-writeback ignored: compressed_writeback needs "
+				   "Linux 7.0",
+				   d->name);
+		} else if (r < 0) {
+			log_error("%s: compressed_writeback: cannot build command: %s", d->name,
+				  strerror(-r));
+			return r;
+		} else {
+			r = pass_write(ctx, d, "compressed_writeback", cmd, NULL, NULL);
+			if (r < 0) {
+				pass_log_write_error(ctx, d, "compressed_writeback", cmd, r, 0);
+				return r;
+			}
+		}
+	}
+	if (!cfg->backing_device[0])
+		return 0;
+	r = zram_build_backing_dev(d, cfg->backing_device, cmd, sizeof(cmd));
+	if (r < 0) {
+		log_error("%s: backing_dev: invalid path '%s': %s", d->name, cfg->backing_device,
+			  strerror(-r));
+		return r;
+	}
+	r = pass_write(ctx, d, "backing_dev", cmd, NULL, NULL);
+	if (r < 0) {
+		pass_log_write_error(ctx, d, "backing_dev", cmd, r, 0);
+		return r;
+	}
+	if (!ctx->dry_run)
+		(void)str_printf(d->backing_dev, sizeof(d->backing_dev), "%s", cfg->backing_device);
+	return 0;
+}
