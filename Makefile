@@ -281,7 +281,8 @@ uninstall:
 # The Debian package (etc/debian/README.source). The packaging lives in etc/debian/, not in a
 # top-level debian/ (the distribution's own would clash with it): the files git tracks are
 # copied to $(DEB_DIR)/zram-recompd-$(VERSION)/ with etc/debian/ as debian/, the binary
-# packages built there with dpkg-buildpackage, and lintian must find no error or warning that
+# packages built there (dpkg-buildpackage -b), then the source package (-S: so that lintian
+# checks the source's fields too), and lintian must find no error or warning in either that
 # debian/*lintian-overrides does not justify. Result: $(DEB_DIR)/zram-recompd_$(VERSION)_ARCH.deb.
 # Like `make`, it never installs packages: tests/deps.sh (groups build test deb) does.
 # MAKEFLAGS is not passed on: the package's own build must not inherit this make's variables
@@ -304,8 +305,10 @@ deb:
 	cp -R etc/debian $(DEB_SRC)/debian
 	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		DEB_BUILD_OPTIONS="$${DEB_BUILD_OPTIONS-parallel=2}" dpkg-buildpackage -us -uc -b
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -S
 	lintian --fail-on error,warning --display-info \
-		$(DEB_DIR)/zram-recompd_$(VERSION)_$$(dpkg --print-architecture).changes
+		$(DEB_DIR)/zram-recompd_$(VERSION)_$$(dpkg --print-architecture).changes \
+		$(DEB_DIR)/zram-recompd_$(VERSION)_source.changes
 
 format:
 	clang-format -i src/*.c src/*.h src/advise/*.c include/*.h tests/unit/*.c tests/unit/*.h \

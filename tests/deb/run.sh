@@ -4,8 +4,8 @@
 # (the files git tracks, dpkg-buildpackage -us -uc -b, lintian) and checks what it produced,
 # without installing anything on this machine:
 #   build        make deb exits 0 and leaves build/deb/zram-recompd_VERSION_ARCH.deb
-#   lintian      lintian on the .changes: no error and no warning (overrides need a comment:
-#                each etc/debian/*lintian-overrides line follows a comment)
+#   lintian      lintian on the binary and the source .changes: no error and no warning
+#   lintian-overrides  each override in etc/debian/*lintian-overrides right after a comment
 #   version      the package's version is the Makefile's VERSION
 #   contents     the program, both man pages, the bash completion, the three units, the
 #                zram-generator drop-in, the configuration and its drop-in directory, at
@@ -47,6 +47,7 @@ ARCH=$(dpkg --print-architecture 2>/dev/null)
 DEB_DIR=$BUILDDIR/deb
 DEB=$DEB_DIR/zram-recompd_${VERSION}_$ARCH.deb
 CHANGES=$DEB_DIR/zram-recompd_${VERSION}_$ARCH.changes
+SRC_CHANGES=$DEB_DIR/zram-recompd_${VERSION}_source.changes
 SRC=$DEB_DIR/zram-recompd-$VERSION
 
 # MAKEFLAGS of an enclosing make (make check's WERROR=1) stay out: make deb is a packager's
@@ -63,7 +64,7 @@ fi
 
 # --show-overrides: the overridden tags are listed (O:), which also shows that lintian did
 # check the package (a run that checked nothing would print nothing at all).
-lintian --display-info --show-overrides "$CHANGES" >"$T/lintian.out" 2>"$T/lintian.err"
+lintian --display-info --show-overrides "$CHANGES" "$SRC_CHANGES" >"$T/lintian.out" 2>"$T/lintian.err"
 lrc=$?
 tags=$(grep -E '^[EW]: ' "$T/lintian.out")
 if [ -n "$tags" ]; then
@@ -77,8 +78,10 @@ else
 fi
 uncommented=$(for f in etc/debian/*lintian-overrides etc/debian/source/lintian-overrides; do
 	[ -f "$f" ] || continue
+	# A comment right before every override line (a blank line or another override in
+	# between does not count).
 	awk -v f="$f" '/^#/ { c = 1; next } /^[[:space:]]*$/ { c = 0; next }
-		!c { print f ":" NR } ' "$f"
+		{ if (!c) print f ":" NR; c = 0 }' "$f"
 done)
 if [ -n "$uncommented" ]; then
 	bad lintian-overrides "without a justifying comment: $uncommented"
@@ -153,12 +156,13 @@ else
 	ok "hardening (PIE, full RELRO, fortified functions)"
 fi
 
+# make -n runs the recursive $(MAKE) line too: only the first line is debian/rules' own.
 with=$(cd "$SRC" && env -u MAKEFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS= make -s -n -f debian/rules \
-	override_dh_auto_test 2>&1)
+	override_dh_auto_test 2>&1 | head -n 1)
 without=$(cd "$SRC" && env -u MAKEFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS=nocheck make -s -n \
-	-f debian/rules override_dh_auto_test 2>&1)
-if echo "$with" | grep -q 'make .*check-unit' && ! echo "$with" | grep -qE 'make .* check( |$)' &&
-	! echo "$without" | grep -qE 'check|dh '; then
+	-f debian/rules override_dh_auto_test 2>&1 | head -n 1)
+if echo "$with" | grep -qE '^make .*check-unit' && ! echo "$with" | grep -qE ' check( |$)' &&
+	! echo "$without" | grep -qE 'check-unit|^dh '; then
 	ok "nocheck (dh_auto_test runs check-unit, nocheck nothing)"
 else
 	bad nocheck "with tests: '$with'; with nocheck: '$without'"
