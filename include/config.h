@@ -3,14 +3,16 @@
 #define ZRAM_RECOMPD_CONFIG_H
 
 /*
- * Configuration: /etc/zram-recompd.conf, then the *.conf files in <main>.d in lexical
- * order (later wins), parsed with inih. Section [global] holds defaults; [zramN] sections override
- * the keys they set for that device only. See docs/zram-recompd.conf.5. config_file.c reads
- * the files; config.c holds the key table (name, default, kind, fields, scope of each key).
+ * Configuration: zram-recompd.conf and the *.conf drop-ins of zram-recompd.conf.d/, found
+ * along systemd's search path (/etc, /run, /usr/local/lib, /usr/lib), or one --config FILE;
+ * parsed with inih. Section [global] holds defaults; [zramN] sections override the keys
+ * they set for that device only. See docs/zram-recompd.conf.5 (FILES). config_file.c finds
+ * and reads the files; config.c holds the key table (name, default, kind, fields, scope).
  */
 
 #include "zram.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -162,15 +164,68 @@ struct config_errors {
 /* Compiled-in defaults (the values etc/zram-recompd.conf shows commented out). */
 void config_init(struct config *c);
 
+#define CFG_FILE_NAME "zram-recompd.conf"
+#define CFG_DROPIN_DIR CFG_FILE_NAME ".d"
+#define CFG_MAX_DIRS 5 /* SYSCONFDIR (when not /etc), /etc, /run, /usr/local/lib, /usr/lib */
+
 /*
- * Reset c to the defaults, then load main_path, then every "*.conf" regular file in
- * dropin_dir in lexical (strcmp) order (either may be NULL). A missing main file or
- * directory is not an error. Cross-key checks (algorithm-params names, idle-age-min <=
- * idle-age-max) run once after the last file. errs is cleared first and may be NULL.
- * Returns 0, -EINVAL when any error was recorded in errs (c then holds what parsed), or
- * -errno when a file exists but cannot be read (also recorded in errs).
+ * Where the configuration comes from: one file given on the command line, or the search
+ * path. On the search path, CFG_FILE_NAME is read from the first directory that has one and
+ * the *.conf files of CFG_DROPIN_DIR/ in all of them are merged by name (strcmp order); of
+ * the same name only the one in the earliest directory counts. A link to /dev/null or an
+ * empty file masks its name (nothing read from it, the later ones of that name are not
+ * read either), as systemd's daemons do (systemd.unit(5), "drop-in").
  */
-int config_load(struct config *c, const char *main_path, const char *dropin_dir,
+struct config_source {
+	const char *file; /* --config FILE: only this file (no drop-ins); NULL: the search path */
+	unsigned n_dirs;
+	char dirs[CFG_MAX_DIRS][PATH_MAX]; /* earliest first */
+};
+
+/*
+ * The search path under root (NULL or "" for /; the tests' fake trees): SYSCONFDIR first
+ * when the build set another one than /etc (make install puts the file there), then /etc,
+ * /run, /usr/local/lib, /usr/lib. Returns 0 or -ENAMETOOLONG.
+ */
+int config_source_search(struct config_source *src, const char *root);
+
+/* What a load did with each file it found, in the order it considered them. */
+enum config_file_state {
+	CFG_FILE_READ,	     /* parsed */
+	CFG_FILE_MASKED,     /* a link to /dev/null or an empty file: masks its name */
+	CFG_FILE_OVERRIDDEN, /* not read: the same name in an earlier directory counts */
+};
+
+struct config_file {
+	char *path;
+	enum config_file_state state;
+};
+
+struct config_files {
+	unsigned n;
+	struct config_file *v;
+};
+
+void config_files_free(struct config_files *f);
+
+/*
+ * One line per file, "PREFIXread PATH" (or masked, overridden), in the order they were
+ * considered; "PREFIXno configuration file: built-in defaults" when there was none.
+ */
+void config_files_print(const struct config_files *files, const char *prefix, FILE *f);
+
+/*
+ * Reset c to the defaults, then load what src names. The search path: the main file (a
+ * missing one is not an error), then the drop-ins; files there are opened without
+ * following symlinks (only regular files are read; a symlink other than one to /dev/null
+ * is an error naming it; other non-regular drop-in entries are skipped). src->file must
+ * exist (-ENOENT, recorded) and may be a symlink. Cross-key checks (algorithm-params
+ * names, idle-age-min <= idle-age-max) run once after the last file. files, when not
+ * NULL, gets the files found (free with config_files_free, also after an error). errs is
+ * cleared first and may be NULL. Returns 0, -EINVAL when any error was recorded in errs (c
+ * then holds what parsed), or -errno when a file exists but cannot be read (also recorded).
+ */
+int config_load(struct config *c, const struct config_source *src, struct config_files *files,
 		struct config_errors *errs);
 
 /*

@@ -11,9 +11,9 @@
 #include "config.h"
 
 struct manager_opts {
-	const char *config_main;    /* main config path */
-	const char *config_dropins; /* drop-in directory */
-	int root_fd;		    /* sysfs root */
+	/* What SIGHUP reloads: the same file, or the same search path, as at the start. */
+	const struct config_source *config_src;
+	int root_fd; /* sysfs root */
 };
 
 /* Runs until SIGTERM/SIGINT. Takes the already-loaded configuration. Returns an exit code. */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Configuration files: /etc/zram-recompd.conf and its drop-ins, parsed with inih.
+ * Configuration files: zram-recompd.conf and its drop-ins along systemd's search path (or
+ * one --config FILE), parsed with inih.
  *
- * inih does the INI syntax; this file supplies the line reader (to count lines, strip
- * leading whitespace and catch over-long lines), the sections and the file order, and hands
+ * inih does the INI syntax; this file finds the files (search path, masking, merge order),
+ * supplies the line reader (to count lines, strip leading whitespace and catch over-long
+ * lines) and the sections, and hands
  * each "key = value" to the key table (config.c). Every error is recorded as one
  * "FILE:LINE: message" string; nothing here logs.
  */
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define VALUE_MAX 1024
@@ -316,9 +319,10 @@ static int handler(void *user, const char *section, const char *name, const char
 /*
  * Parse one file into c. Returns 0, -ENOENT when it does not exist (not recorded), or
  * -errno when it cannot be opened or read (recorded). Syntax and value errors are
- * recorded in the sink only.
+ * recorded in the sink only. nofollow: a symlink is refused (files of the search path).
  */
-static int parse_file(struct config *c, const char *path, unsigned file, struct cfg_sink *sink)
+static int parse_file(struct config *c, const char *path, unsigned file, bool nofollow,
+		      struct cfg_sink *sink)
 {
 	struct parse_ctx ctx = {
 		.c = c,
@@ -330,10 +334,15 @@ static int parse_file(struct config *c, const char *path, unsigned file, struct 
 	int fd, r;
 
 	/* Non-blocking open: a FIFO would wait for a writer; only regular files are read. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0) {
 		r = -errno;
-		if (r != -ENOENT)
+		if (r == -ELOOP && nofollow)
+			cfg_sink_add(sink,
+				     "%s: is a symbolic link: only regular files are read here "
+				     "(a link to /dev/null masks the name)",
+				     path);
+		else if (r != -ENOENT)
 			cfg_sink_add(sink, "%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
@@ -388,7 +397,7 @@ int config_load_file(struct config *c, const char *path, struct config_errors *e
 	int r;
 
 	sink_reset(&sink, errs);
-	r = parse_file(c, path, 0, &sink);
+	r = parse_file(c, path, 0, false, &sink);
 	if (r == -ENOENT)
 		cfg_sink_add(&sink, "%s: cannot open: %s", path, strerror(ENOENT));
 	cfg_validate(c, paths, &sink);
@@ -397,10 +406,128 @@ int config_load_file(struct config *c, const char *path, struct config_errors *e
 	return sink.count ? -EINVAL : 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* ---- the search path ---- */
+
+int config_source_search(struct config_source *src, const char *root)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	/* systemd's order (systemd.unit(5)): the admin's, the runtime's, local, the vendor's. */
+	static const char *const dirs[] = {"/etc", "/run", "/usr/local/lib", "/usr/lib"};
+	const char *prefix = root ? root : "";
+	size_t len = strlen(prefix);
+	unsigned n = 0;
+
+	/* "/x/" + "/etc" would print as "/x//etc" in every message. */
+	while (len > 0 && prefix[len - 1] == '/')
+		len--;
+	memset(src, 0, sizeof(*src));
+	/*
+	 * A build with SYSCONFDIR=/usr/local/etc installs its file there: it is searched first,
+	 * so that the installed file counts, and /etc keeps its place after it.
+	 */
+	if (strcmp(SYSCONFDIR, "/etc") != 0 &&
+	    str_printf(src->dirs[n++], sizeof(src->dirs[0]), "%.*s%s", (int)len, prefix,
+		       SYSCONFDIR) < 0)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (str_printf(src->dirs[n++], sizeof(src->dirs[0]), "%.*s%s", (int)len, prefix,
+			       dirs[i]) < 0)
+			return -ENAMETOOLONG;
+	src->n_dirs = n;
+	return 0;
 }
+
+void config_files_free(struct config_files *f)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		free(f->v[i].path);
+	free(f->v);
+	f->v = NULL;
+	f->n = 0;
+}
+
+void config_files_print(const struct config_files *files, const char *prefix, FILE *f)
+{
+	static const char *const states[] = {
+		[CFG_FILE_READ] = "read",
+		[CFG_FILE_MASKED] = "masked",
+		[CFG_FILE_OVERRIDDEN] = "overridden",
+	};
+	bool any = false;
+
+	for (unsigned i = 0; i < files->n; i++) {
+		fprintf(f, "%s%s %s\n", prefix, states[files->v[i].state], files->v[i].path);
+		any |= files->v[i].state == CFG_FILE_READ;
+	}
+	if (!any)
+		fprintf(f, "%sno configuration file read: built-in defaults\n", prefix);
+}
+
+/* Takes path (freed on failure). Returns the entry's index, or -ENOMEM. */
+static int files_add(struct config_files *f, char *path, enum config_file_state state)
+{
+	struct config_file *v;
+
+	if (!path)
+		return -ENOMEM;
+	v = realloc(f->v, (f->n + 1) * sizeof(*v));
+	if (!v) {
+		free(path);
+		return -ENOMEM;
+	}
+	f->v = v;
+	v[f->n].path = path;
+	v[f->n].state = state;
+	return (int)f->n++;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+enum entry_kind {
+	ENTRY_ABSENT,
+	ENTRY_SKIP, /* a drop-in directory's subdirectory, FIFO, socket or device: ignored */
+	ENTRY_FILE, /* to read (a symlink other than to /dev/null is refused when opened) */
+	ENTRY_MASK, /* a link to /dev/null or an empty file */
+};
+
+/*
+ * What name in directory dfd is, without following it, except to see whether a symlink
+ * leads to /dev/null (systemd's masking convention, systemd.unit(5)). For the main file
+ * (special) a directory or FIFO is a file to read, so that reading it reports why not.
+ */
+static enum entry_kind classify(int dfd, const char *name, bool special)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? ENTRY_ABSENT : ENTRY_FILE;
+	if (S_ISLNK(st.st_mode)) {
+		if (fstatat(dfd, name, &st, 0) == 0 && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == makedev(1, 3))
+			return ENTRY_MASK;
+		return ENTRY_FILE;
+	}
+	if (S_ISREG(st.st_mode))
+		return st.st_size == 0 ? ENTRY_MASK : ENTRY_FILE;
+	return special ? ENTRY_FILE : ENTRY_SKIP;
+}
+
+/* A *.conf name found in one of the drop-in directories. */
+struct dropin {
+	char *path;	  /* <dir>/zram-recompd.conf.d/<name> */
+	const char *name; /* in path */
+	unsigned dir;	  /* index in the search path: the lowest counts */
+	enum entry_kind kind;
+};
+
+struct dropins {
+	struct dropin *v;
+	unsigned n, cap;
+};
 
 static bool dropin_name(const char *name)
 {
@@ -409,17 +536,25 @@ static bool dropin_name(const char *name)
 	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
 }
 
-/*
- * Append "<dir>/<name>" for every *.conf regular file (or symlink to one) in dir, sorted.
- * A missing directory gives no files; other errors are recorded and returned.
- */
-static int list_dropins(const char *dir, char ***paths, unsigned *n, struct cfg_sink *sink)
+static int cmp_dropin(const void *a, const void *b)
 {
-	char **names = NULL;
-	unsigned count = 0, cap = 0;
+	const struct dropin *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
+/*
+ * Add the *.conf entries of dir (index i) to list. A missing directory gives none; other
+ * errors are recorded and returned.
+ */
+static int list_dropins(const char *dir, unsigned i, struct dropins *list, struct cfg_sink *sink)
+{
 	struct dirent *de;
 	DIR *d;
-	int fd, q = 0, r = 0;
+	int fd, q, r = 0;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
@@ -435,89 +570,205 @@ static int list_dropins(const char *dir, char ***paths, unsigned *n, struct cfg_
 		return r;
 	}
 	while ((q = dir_next(d, &de)) > 0) {
-		struct stat st;
+		enum entry_kind kind;
+		struct dropin *e;
 
 		if (!dropin_name(de->d_name))
 			continue;
-		/* Follows symlinks: one to /dev/null masks a file of that name, as in systemd. */
-		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+		kind = classify(dirfd(d), de->d_name, false);
+		if (kind == ENTRY_ABSENT || kind == ENTRY_SKIP)
 			continue;
-		if (count == cap) {
-			unsigned ncap = cap ? 2 * cap : 16;
-			char **nn = realloc(names, ncap * sizeof(*names));
+		if (list->n == list->cap) {
+			unsigned ncap = list->cap ? 2 * list->cap : 16;
+			struct dropin *nv = realloc(list->v, ncap * sizeof(*nv));
 
-			if (!nn) {
+			if (!nv) {
 				r = -ENOMEM;
 				break;
 			}
-			names = nn;
-			cap = ncap;
+			list->v = nv;
+			list->cap = ncap;
 		}
-		if (asprintf(&names[count], "%s/%s", dir, de->d_name) < 0) {
+		e = &list->v[list->n];
+		e->path = path_join(dir, de->d_name);
+		if (!e->path) {
 			r = -ENOMEM;
 			break;
 		}
-		count++;
+		e->name = e->path + strlen(dir) + 1;
+		e->dir = i;
+		e->kind = kind;
+		list->n++;
 	}
 	closedir(d);
 	if (q < 0) {
 		r = q;
 		cfg_sink_add(sink, "%s: cannot read drop-in directory: %s", dir, strerror(-r));
-	}
-	if (r == -ENOMEM)
+	} else if (r == -ENOMEM) {
 		cfg_sink_add(sink, "%s: out of memory", dir);
-	if (count)
-		qsort(names, count, sizeof(*names), cmp_str);
-	*paths = names;
-	*n = count;
+	}
 	return r;
 }
 
-int config_load(struct config *c, const char *main_path, const char *dropin_dir,
+/* The files being loaded: what was found, and the names of the files read (origins). */
+struct load {
+	struct config *c;
+	struct cfg_sink *sink;
+	struct config_files found;
+	const char **paths; /* index = struct cfg_origin.file; 0 = the main file */
+	unsigned n_paths, cap_paths;
+	int r; /* the first -errno other than -ENOENT */
+};
+
+static void load_fail(struct load *l, int r)
+{
+	if (r < 0 && r != -ENOENT && l->r == 0)
+		l->r = r;
+}
+
+/*
+ * Record path (taken) as found in state; read it when it is CFG_FILE_READ. Returns what
+ * reading it returned (0 when not read).
+ */
+static int load_take(struct load *l, char *path, enum config_file_state state, bool is_main,
+		     bool nofollow)
+{
+	int i = files_add(&l->found, path, state);
+	unsigned file;
+
+	int r;
+
+	if (i < 0) {
+		cfg_sink_add(l->sink, "configuration: out of memory");
+		load_fail(l, i);
+		return i;
+	}
+	if (state != CFG_FILE_READ)
+		return 0;
+	path = l->found.v[i].path;
+	if (is_main) {
+		file = 0;
+	} else {
+		if (l->n_paths == l->cap_paths) {
+			unsigned ncap = 2 * l->cap_paths;
+			const char **np = realloc(l->paths, ncap * sizeof(*np));
+
+			if (!np) {
+				cfg_sink_add(l->sink, "%s: out of memory", path);
+				load_fail(l, -ENOMEM);
+				return -ENOMEM;
+			}
+			l->paths = np;
+			l->cap_paths = ncap;
+		}
+		file = l->n_paths++;
+	}
+	l->paths[file] = path;
+	r = parse_file(l->c, path, file, nofollow, l->sink);
+	/* A file that vanished since it was listed counts as absent. */
+	load_fail(l, r);
+	return r;
+}
+
+/* The main file: the first directory that has one (a mask counts) wins. */
+static void load_main(struct load *l, const struct config_source *src)
+{
+	bool found = false;
+
+	for (unsigned i = 0; i < src->n_dirs; i++) {
+		char *path = path_join(src->dirs[i], CFG_FILE_NAME);
+		enum entry_kind kind;
+
+		if (!path) {
+			(void)load_take(l, NULL, CFG_FILE_READ, true, true);
+			return;
+		}
+		kind = classify(AT_FDCWD, path, true);
+		if (kind == ENTRY_ABSENT) {
+			free(path);
+			continue;
+		}
+		(void)load_take(l, path,
+				found		     ? CFG_FILE_OVERRIDDEN
+				: kind == ENTRY_MASK ? CFG_FILE_MASKED
+						     : CFG_FILE_READ,
+				true, true);
+		found = true;
+	}
+}
+
+/* The drop-ins of every directory, merged by name; the earliest directory's counts. */
+static void load_dropins(struct load *l, const struct config_source *src)
+{
+	struct dropins list = {0};
+
+	for (unsigned i = 0; i < src->n_dirs; i++) {
+		char *dir = path_join(src->dirs[i], CFG_DROPIN_DIR);
+
+		if (!dir) {
+			(void)load_take(l, NULL, CFG_FILE_READ, false, true);
+			break;
+		}
+		load_fail(l, list_dropins(dir, i, &list, l->sink));
+		free(dir);
+	}
+	if (list.n)
+		qsort(list.v, list.n, sizeof(list.v[0]), cmp_dropin);
+	for (unsigned i = 0; i < list.n; i++) {
+		const struct dropin *e = &list.v[i];
+		bool shadowed = i > 0 && strcmp(e->name, list.v[i - 1].name) == 0;
+
+		(void)load_take(l, e->path,
+				shadowed		? CFG_FILE_OVERRIDDEN
+				: e->kind == ENTRY_MASK ? CFG_FILE_MASKED
+							: CFG_FILE_READ,
+				false, true);
+	}
+	free(list.v);
+}
+
+int config_load(struct config *c, const struct config_source *src, struct config_files *files,
 		struct config_errors *errs)
 {
 	struct cfg_sink sink;
-	char **dropins = NULL;
-	const char **paths;
-	unsigned n_dropins = 0;
-	int r = 0, q;
+	struct load l = {
+		.c = c,
+		.sink = &sink,
+		.cap_paths = 16,
+	};
 
 	config_init(c);
 	sink_reset(&sink, errs);
-	if (dropin_dir) {
-		q = list_dropins(dropin_dir, &dropins, &n_dropins, &sink);
-		if (q < 0)
-			r = q;
-	}
-	paths = calloc(n_dropins + 1, sizeof(*paths));
-	if (!paths) {
-		for (unsigned i = 0; i < n_dropins; i++)
-			free(dropins[i]);
-		free(dropins);
-		cfg_sink_add(&sink, "%s: out of memory", main_path ? main_path : "configuration");
+	if (files)
+		*files = (struct config_files){0};
+	l.paths = calloc(l.cap_paths, sizeof(*l.paths));
+	if (!l.paths) {
+		cfg_sink_add(&sink, "configuration: out of memory");
 		return -ENOMEM;
 	}
 	/* File index 0 is the main file even when it is absent, so origins stay stable. */
-	paths[0] = main_path ? main_path : "(none)";
-	if (main_path) {
-		q = parse_file(c, main_path, 0, &sink);
-		if (q < 0 && q != -ENOENT && r == 0)
-			r = q;
+	l.paths[0] = "(no main file)";
+	l.n_paths = 1;
+	if (src->file) {
+		/* Given on the command line: it must exist; following a symlink is the admin's
+		 * call. */
+		if (load_take(&l, strdup(src->file), CFG_FILE_READ, true, false) == -ENOENT) {
+			cfg_sink_add(&sink, "%s: cannot open: %s", src->file, strerror(ENOENT));
+			l.r = -ENOENT;
+			/* Not read after all. */
+			free(l.found.v[--l.found.n].path);
+		}
+	} else {
+		load_main(&l, src);
+		load_dropins(&l, src);
 	}
-	for (unsigned i = 0; i < n_dropins; i++) {
-		paths[i + 1] = dropins[i];
-		q = parse_file(c, dropins[i], i + 1, &sink);
-		/* A file that vanished since the listing counts as absent. */
-		if (q < 0 && q != -ENOENT && r == 0)
-			r = q;
-	}
-	cfg_validate(c, paths, &sink);
-
-	for (unsigned i = 0; i < n_dropins; i++)
-		free(dropins[i]);
-	free(dropins);
-	free(paths);
-	if (r < 0)
-		return r;
+	cfg_validate(c, l.paths, &sink);
+	free(l.paths);
+	if (files)
+		*files = l.found;
+	else
+		config_files_free(&l.found);
+	if (l.r < 0)
+		return l.r;
 	return sink.count ? -EINVAL : 0;
 }

@@ -6,6 +6,7 @@
 #include "advice_store.h"
 #include "advise.h"
 #include "config.h"
+#include "history.h"
 #include "log.h"
 #include "manager.h"
 #include "pass.h"
@@ -70,8 +71,9 @@ static void usage(FILE *f)
 		"  status            show devices, savings, capabilities (--json for JSON)\n"
 		"  --check-config    validate the configuration and exit\n"
 		"  --print-config    print the effective configuration and exit\n"
-		"  --config FILE     configuration file (default %s/zram-recompd.conf;\n"
-		"                    drop-ins are read from FILE.d/*.conf)\n"
+		"  --config FILE     only this configuration file, no drop-ins (default:\n"
+		"                    %s/zram-recompd.conf, /run, /usr/local/lib, /usr/lib\n"
+		"                    and zram-recompd.conf.d/*.conf there; see zram-recompd.conf(5))\n"
 		"  --sysroot DIR     root for /sys, /proc and /dev (env ZRAM_RECOMPD_SYSROOT)\n"
 		"  -v, --verbose     debug messages\n"
 		"  -h, --help        this text\n"
@@ -287,40 +289,60 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 	return check_modes(a, *advise_at > 0);
 }
 
-static char main_path[4096], dropins[4096];
+static struct config_source config_src;
+
+/* What the configuration was read from, for messages: FILE, or the files of the search path. */
+static const char *config_label(void)
+{
+	return config_src.file ? config_src.file : CFG_FILE_NAME " (search path)";
+}
 
 /*
- * The configuration: --config FILE (which must exist: -ENOENT, named) or the default path
- * (absent: the defaults). quiet: errors are not printed (status warns in one line).
+ * The configuration: --config FILE (which must exist: -ENOENT, named) or the search path
+ * (under $ZRAM_RECOMPD_CONFIG_ROOT; nothing there: the defaults). quiet: errors are not
+ * printed (status warns in one line). list: the files found go to stdout, as lines
+ * "PREFIXread PATH" (--check-config; "# " for --print-config, whose output stays a
+ * configuration file).
  */
-static int load_config(const struct args *a, struct config *cfg, bool report_ok, bool quiet)
+static int load_config(const struct args *a, struct config *cfg, bool report_ok, bool quiet,
+		       const char *list)
 {
 	struct config_errors errs = { 0 };
+	struct config_files files;
 	struct stat stt;
 	int r;
 
-	if (a->config)
-		r = str_printf(main_path, sizeof(main_path), "%s", a->config);
-	else
-		r = str_printf(main_path, sizeof(main_path), "%s/zram-recompd.conf", SYSCONFDIR);
-	if (r < 0 || str_printf(dropins, sizeof(dropins), "%s.d", main_path) < 0) {
-		log_error("--config: path too long");
+	config_init(cfg);
+	if (a->config) {
+		config_src.file = a->config;
+		if (stat(a->config, &stt) < 0 && errno == ENOENT) {
+			if (!quiet)
+				log_error("%s: no such configuration file", a->config);
+			return -ENOENT;
+		}
+	} else if (config_source_search(&config_src,
+					secure_getenv("ZRAM_RECOMPD_CONFIG_ROOT")) < 0) {
+		log_error("ZRAM_RECOMPD_CONFIG_ROOT: path too long");
 		return -ENAMETOOLONG;
 	}
-	config_init(cfg);
-	if (a->config && stat(main_path, &stt) < 0 && errno == ENOENT) {
-		if (!quiet)
-			log_error("%s: no such configuration file", main_path);
-		return -ENOENT;
+	r = config_load(cfg, &config_src, &files, &errs);
+	if (list) {
+		if (*list)
+			printf("%sEffective configuration (zram-recompd --print-config) from:\n", list);
+		config_files_print(&files, list, stdout);
+		fflush(stdout);
 	}
-	r = config_load(cfg, main_path, dropins, &errs);
+	for (unsigned i = 0; i < files.n; i++)
+		if (files.v[i].state == CFG_FILE_READ)
+			log_debug("configuration file %s", files.v[i].path);
+	config_files_free(&files);
 	for (unsigned i = 0; i < errs.n && !quiet; i++)
 		fprintf(stderr, "%s\n", errs.msg[i]);
 	if (errs.dropped && !quiet)
 		fprintf(stderr, "(%u more errors)\n", errs.dropped);
 	if (r < 0 || errs.n) {
 		if (!errs.n && !quiet)
-			log_error("%s: %s", main_path, strerror(-r));
+			log_error("%s: %s", config_label(), strerror(-r));
 		return r < 0 ? r : -EINVAL;
 	}
 	if (report_ok)
@@ -342,6 +364,12 @@ static int check_sysroot(const struct args *a)
 	}
 	if (!a->sysroot && env && !*env) {
 		log_error("ZRAM_RECOMPD_SYSROOT is set but empty (unset it for the host)");
+		return EXIT_USAGE;
+	}
+	/* The same for the configuration's search path (a test's fake tree). */
+	env = secure_getenv("ZRAM_RECOMPD_CONFIG_ROOT");
+	if (env && !*env) {
+		log_error("ZRAM_RECOMPD_CONFIG_ROOT is set but empty (unset it for /)");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -500,12 +528,11 @@ static int run_daemon(const struct args *a, struct config *cfg)
 	struct manager_opts mo = { 0 };
 	int root_fd, r;
 
-	if (load_config(a, cfg, false, false) < 0)
+	if (load_config(a, cfg, false, false, NULL) < 0)
 		return EXIT_USAGE;
 	if (open_root(a, &root_fd) < 0)
 		return EXIT_RUNTIME;
-	mo.config_main = main_path;
-	mo.config_dropins = dropins;
+	mo.config_src = &config_src;
 	mo.root_fd = root_fd;
 	r = manager_run(&mo, cfg);
 	close(root_fd);
@@ -611,81 +638,31 @@ static int once_device(const struct pass_ctx *ctx, struct zram_dev *d, const str
 
 /* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
 struct once_history {
-	struct state st;
-	int dir_fd;
-	char dir[STATE_DIR_MAX]; /* its path, for messages */
+	struct history h;
 	struct dev_live live[MAX_DEVICES];
 	unsigned n_live; /* devices that had a pass: nothing to keep without one */
-	bool opened;	 /* the state directory is opened at the first pass */
 };
 
-static void history_open(struct once_history *h)
-{
-	char dir[STATE_DIR_MAX];
-	int r;
-
-	h->dir_fd = -1;
-	r = state_dir_path(dir, sizeof(dir));
-	if (r == 0)
-		r = state_dir_open(dir, true);
-	if (r < 0) {
-		log_warning("state directory %s: %s; this pass is not added to the totals",
-			    r == -ENAMETOOLONG ? "(path too long)" : dir, strerror(-r));
-		return;
-	}
-	h->dir_fd = r;
-	memcpy(h->dir, dir, sizeof(h->dir));
-	r = state_load(&h->st, h->dir_fd);
-	if (r < 0 && r != -ENOENT)
-		log_warning("%s/state: %s; starting from zero", dir, strerror(-r));
-}
-
-/* One device's pass: its totals (pass_summarize, state_add_pass) and its live figures. */
-static void history_add(struct once_history *h, const struct zram_dev *d,
-			const struct device_report *rep, int r)
+static void once_history_add(struct once_history *oh, const struct config *cfg,
+			     const struct zram_dev *d, const struct device_report *rep, int r)
 {
 	struct pass_summary sum;
-	struct dev_totals *t;
 
 	if (rep->skipped || !rep->initialized)
 		return;
-	if (!h->opened) {
-		history_open(h);
-		h->opened = true;
-	}
+	/* Opened at the first pass: a run without one (no MULTI_COMP) touches nothing. */
+	if (oh->n_live == 0)
+		history_open(&oh->h, cfg->metrics_file);
 	pass_summarize(rep, &sum);
-	t = h->dir_fd >= 0 ? state_get(&h->st, d->name) : NULL;
-	if (t)
-		state_add_pass(t, sum.pages, sum.saved, sum.freed, rep->new_incompressible,
-			       sum.kernel_ns, r < 0, (uint64_t)time(NULL));
-	if (h->n_live < MAX_DEVICES)
-		dev_live_fill(&h->live[h->n_live++], d,
+	history_add(&oh->h, d->name, &sum, rep->new_incompressible, r < 0);
+	if (oh->n_live < MAX_DEVICES)
+		dev_live_fill(&oh->live[oh->n_live++], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
-}
-
-static void history_save(struct once_history *h, const struct config *cfg)
-{
-	int r;
-
-	/* No pass ran (no MULTI_COMP, nothing initialized): touch nothing at all. */
-	if (h->n_live == 0)
-		return;
-	if (h->dir_fd >= 0) {
-		r = state_save(&h->st, h->dir_fd);
-		if (r < 0)
-			log_warning("%s/state: cannot save: %s", h->dir, strerror(-r));
-		close(h->dir_fd);
-	}
-	if (*cfg->metrics_file) {
-		r = metrics_write(cfg->metrics_file, &h->st, h->live, h->n_live);
-		if (r < 0)
-			log_warning("metrics-file %s: %s", cfg->metrics_file, strerror(-r));
-	}
 }
 
 static int run_once(const struct args *a, const struct config *cfg, struct probed *p, int ret)
 {
-	static struct once_history h;
+	static struct once_history oh;
 	struct pass_ctx ctx;
 	int adv_fd = -EBADF;
 
@@ -693,7 +670,7 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	ctx.dry_run = a->dry_run;
 	if (host_read_meminfo(p->root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
 		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
-	h.dir_fd = -1;
+	oh.h.dir_fd = -1;
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct device_report rep = { 0 };
 		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &rep);
@@ -701,10 +678,12 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 		if (r < 0)
 			ret = EXIT_RUNTIME;
 		if (!ctx.dry_run)
-			history_add(&h, &p->devs[i], &rep, r);
+			once_history_add(&oh, cfg, &p->devs[i], &rep, r);
 	}
-	if (!ctx.dry_run)
-		history_save(&h, cfg);
+	if (oh.n_live > 0) {
+		history_write(&oh.h, cfg->metrics_file, oh.live, oh.n_live);
+		history_close(&oh.h);
+	}
 	if (adv_fd >= 0)
 		close(adv_fd);
 	if (p->ndev > 0 && p->unsupported == p->ndev)
@@ -721,7 +700,10 @@ static int run(const struct args *a)
 	if (!a->check_config && !a->print_config && !a->once && !a->status)
 		return run_daemon(a, &cfg);
 	if (a->check_config || a->print_config || a->once) {
-		r = load_config(a, &cfg, a->check_config, false);
+		r = load_config(a, &cfg, a->check_config, false,
+				a->check_config	  ? ""
+				: a->print_config ? "# "
+						  : NULL);
 		if (a->check_config)
 			/* A missing --config file is a usage error, a bad one a failed check. */
 			return r == -ENOENT ? EXIT_USAGE : r < 0 ? EXIT_RUNTIME : EXIT_OK;
@@ -731,11 +713,11 @@ static int run(const struct args *a)
 			config_print(&cfg, stdout);
 			return EXIT_OK;
 		}
-	} else if (load_config(a, &cfg, false, true) < 0) {
+	} else if (load_config(a, &cfg, false, true, NULL) < 0) {
 		/* status still reports the devices, with a one-line warning. */
 		log_warning("%s: the configuration is not valid (zram-recompd --check-config "
 			    "lists why); status uses the defaults",
-			    main_path);
+			    config_label());
 		config_init(&cfg);
 	}
 	r = probe_all(a, &cfg, &p, &ret);

@@ -74,7 +74,7 @@ static void *worker_main(void *arg)
 		 * and not part of the pass's timing.
 		 */
 		if (j->advise && !__atomic_load_n(&m->stop_job, __ATOMIC_RELAXED))
-			j->advise_r = advise_refresh(m->root_fd, m->state_dir_fd, &j->dev, &j->cfg,
+			j->advise_r = advise_refresh(m->root_fd, m->hist.dir_fd, &j->dev, &j->cfg,
 						     (uint64_t)time(NULL), &j->advice);
 
 		pthread_mutex_lock(&m->mu);
@@ -131,23 +131,12 @@ static void notify_status(struct manager *m)
 	(void)sd_notifyf(0, "STATUS=%s", buf);
 }
 
-/* The state directory's path (open_state), for messages; one manager per process. */
-static char state_dir[STATE_DIR_MAX];
-
 static void write_outputs(struct manager *m)
 {
 	struct dev_live live[CFG_MAX_DEVICES];
 	unsigned n = 0;
-	int r;
 
-	if (m->state_dir_fd >= 0) {
-		r = state_save(&m->st, m->state_dir_fd);
-		if (r < 0)
-			log_warning("%s/state: cannot save: %s", state_dir, strerror(-r));
-	}
-	if (!*m->cfg.metrics_file)
-		return;
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
+	for (unsigned i = 0; i < CFG_MAX_DEVICES && *m->cfg.metrics_file; i++) {
 		struct mdev *md = &m->devs[i];
 
 		if (!md->used || !md->timer)
@@ -156,9 +145,7 @@ static void write_outputs(struct manager *m)
 		dev_live_fill(&live[n++], &md->dev,
 			      md->has_last ? md->last_incompressible : UINT64_MAX);
 	}
-	r = metrics_write(m->cfg.metrics_file, &m->st, live, n);
-	if (r < 0)
-		log_warning("metrics-file %s: %s", m->cfg.metrics_file, strerror(-r));
+	history_write(&m->hist, m->cfg.metrics_file, live, n);
 }
 
 /* The outcome of an advice refresh (recompress-algorithms = auto). */
@@ -193,7 +180,6 @@ static void finish_job(struct manager *m, struct job *j)
 	const struct device_report *rep = &j->rep;
 	struct policy_outcome o = { .end_ns = j->end_ns, .error = j->r < 0 };
 	struct pass_summary sum;
-	struct dev_totals *t;
 	char a[32], b[32];
 
 	md->busy = false;
@@ -207,10 +193,7 @@ static void finish_job(struct manager *m, struct job *j)
 	o.content_sig = rep->after.v[MM_HUGE_PAGES_SINCE];
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
-	t = state_get(&m->st, j->dev.name);
-	if (t)
-		state_add_pass(t, sum.pages, sum.saved, sum.freed, rep->new_incompressible,
-			       sum.kernel_ns, j->r < 0, (uint64_t)time(NULL));
+	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
 	if (!md->timer) {
 		/* dropped while the job ran */
 		memset(md, 0, sizeof(*md));
@@ -324,7 +307,7 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	md->job.plan = dec.plan;
 	md->job.cfg = md->cfg;
 	md->job.advise = md->cfg.algos_auto && md->cfg.advise_interval_sec > 0 &&
-			 m->state_dir_fd >= 0 && s.now_ns >= md->advise_retry_ns;
+			 m->hist.dir_fd >= 0 && s.now_ns >= md->advise_retry_ns;
 	md->busy = true;
 	enqueue(m, &md->job);
 	return 0;
@@ -428,7 +411,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 			 now_monotonic_ns() / NS_PER_USEC);
-	r = config_load(&next, m->opts->config_main, m->opts->config_dropins, &errs);
+	r = config_load(&next, m->opts->config_src, NULL, &errs);
 	if (r < 0 || errs.n) {
 		for (unsigned i = 0; i < errs.n; i++)
 			log_error("%s", errs.msg[i]);
@@ -455,43 +438,6 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	(void)sd_notify(0, "READY=1");
 	notify_status(m);
 	return 0;
-}
-
-static void remove_stale_temps(int dir_fd, const char *dir, const char *name)
-{
-	int r = state_remove_stale_temps(dir_fd, name);
-
-	if (r > 0)
-		log_info("%s/%s: removed %d temporary file%s left by an interrupted save", dir,
-			 name, r, r == 1 ? "" : "s");
-	else if (r < 0)
-		log_warning("%s: cannot remove temporary files of %s: %s", dir, name,
-			    strerror(-r));
-}
-
-/* The state directory and the totals kept in it (a missing one is not fatal). */
-static void open_state(struct manager *m)
-{
-	int r;
-
-	r = state_dir_path(state_dir, sizeof(state_dir));
-	m->state_dir_fd = r < 0 ? r : state_dir_open(state_dir, true);
-	if (m->state_dir_fd < 0) {
-		log_warning("state directory %s: %s; totals are not kept across restarts", state_dir,
-			    strerror(-m->state_dir_fd));
-		m->state_dir_fd = -1;
-		return;
-	}
-	/* Left by a save that a kill -9 or a crash cut short: nothing else writes here. */
-	remove_stale_temps(m->state_dir_fd, state_dir, "state");
-	remove_stale_temps(m->state_dir_fd, state_dir, ADVICE_FILE);
-	r = state_load(&m->st, m->state_dir_fd);
-	if (r == -EBADMSG)
-		log_warning("%s/state: unreadable or foreign content; starting from zero, "
-			    "it will be replaced",
-			    state_dir);
-	else if (r < 0)
-		log_warning("%s/state: %s; starting from zero", state_dir, strerror(-r));
 }
 
 /* Signals, the watchdog and the worker's completion eventfd: without them no daemon. */
@@ -605,7 +551,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	m->opts = opts;
 	m->root_fd = opts->root_fd;
 	m->cfg = *cfg;
-	m->efd = m->psi_mem_fd = m->psi_cpu_fd = m->uevent_fd = m->state_dir_fd = -1;
+	m->efd = m->psi_mem_fd = m->psi_cpu_fd = m->uevent_fd = m->hist.dir_fd = -1;
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
 
@@ -616,17 +562,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 		return 1;
 	}
 	m->kconf = host_kconfig_idle_age(m->root_fd, &m->kv, m->release);
-	open_state(m);
-	if (*m->cfg.metrics_file) {
-		r = metrics_remove_stale_temps(m->cfg.metrics_file);
-		if (r > 0)
-			log_info("metrics-file %s: removed %d temporary file%s left by an "
-				 "interrupted write",
-				 m->cfg.metrics_file, r, r == 1 ? "" : "s");
-		else if (r < 0 && r != -ENOENT)
-			log_warning("metrics-file %s: cannot remove stale temporary files: %s",
-				    m->cfg.metrics_file, strerror(-r));
-	}
+	history_open(&m->hist, m->cfg.metrics_file);
 	if (add_core_sources(m) < 0)
 		goto out;
 	add_optional_sources(m);
@@ -654,6 +590,6 @@ out:
 	close_fd(&m->psi_mem_fd);
 	close_fd(&m->psi_cpu_fd);
 	close_fd(&m->uevent_fd);
-	close_fd(&m->state_dir_fd);
+	history_close(&m->hist);
 	return ret;
 }

@@ -89,7 +89,7 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		char why[256];
 
 		/* recompress-algorithms = auto: the stored advice, or the fallback list. */
-		if (advice_resolve(&md->cfg, m->state_dir_fd, d.name, zram_primary(&d), &dc, why,
+		if (advice_resolve(&md->cfg, m->hist.dir_fd, d.name, zram_primary(&d), &dc, why,
 				   sizeof(why)) != ADVICE_NOT_AUTO)
 			log_info("%s: %s", d.name, why);
 		/* Quick writes, before zram setup sets disksize: fine on the loop. */

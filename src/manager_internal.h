@@ -8,6 +8,7 @@
  */
 
 #include "config.h"
+#include "history.h"
 #include "pass.h"
 #include "policy.h"
 #include "state.h"
@@ -92,9 +93,7 @@ struct manager {
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
 	unsigned skipped_warned;       /* devices past CFG_MAX_DEVICES last warned about */
-	int state_dir_fd;
-	struct state st;
-	bool state_ok;
+	struct history hist; /* totals and textfile; hist.dir_fd is read by the worker too */
 };
 
 /* Arm (or re-arm) a device's timer for when_ns (monotonic). */

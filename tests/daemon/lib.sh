@@ -106,7 +106,8 @@ conf() {
 BASE_CONF=("[global]" "interval-sec = 1" "idle-age-max-sec = 0" "backoff-max-sec = 0"
 	"cpu-share-max-percent = 0")
 
-# dstart [-n NAME] [-r ROOT] [-c CONF] [-s VAR]: start the daemon in the background. The state
+# dstart [-n NAME] [-r ROOT] [-c CONF] [-s VAR]: start the daemon in the background (-c -: no
+# --config, the search path under $ZRAM_RECOMPD_CONFIG_ROOT). The state
 # directory NAME.state/ is passed in $ZRAM_RECOMPD_STATE_DIR, or with -s STATE_DIRECTORY as
 # systemd's StateDirectory= does ("NAME.state:NAME.state2", the first one counts).
 dstart() {
@@ -120,6 +121,8 @@ dstart() {
 		esac
 		shift 2
 	done
+	local cfarg=(--config "$cf")
+	[ "$cf" = - ] && cfarg=()
 	rm -f "$T/$name.rc" "$T/$name.pid"
 	mkdir -p "$T/$name.state"
 	sval=$T/$name.state
@@ -130,7 +133,7 @@ dstart() {
 		(
 			echo "$BASHPID" >"$T/$name.pid"
 			export "$svar=$sval"
-			exec "$BIN" --sysroot "$root" --config "$cf" </dev/null >"$T/$name.out" \
+			exec "$BIN" --sysroot "$root" "${cfarg[@]}" </dev/null >"$T/$name.out" \
 				2>"$T/$name.err"
 		)
 		echo $? >"$T/$name.rc.tmp" && mv "$T/$name.rc.tmp" "$T/$name.rc"

@@ -38,7 +38,7 @@ esac
 export LC_ALL=C
 # Nothing from the caller's environment may redirect the binary, change its log format or
 # make it talk to a service manager.
-unset ZRAM_RECOMPD_SYSROOT ZRAM_RECOMPD_STATE_DIR STATE_DIRECTORY JOURNAL_STREAM NOTIFY_SOCKET \
+unset ZRAM_RECOMPD_SYSROOT ZRAM_RECOMPD_CONFIG_ROOT ZRAM_RECOMPD_STATE_DIR STATE_DIRECTORY JOURNAL_STREAM NOTIFY_SOCKET \
 	WATCHDOG_USEC WATCHDOG_PID LISTEN_FDS LISTEN_PID
 
 VER=6.12
@@ -176,6 +176,49 @@ t_sighup_reload() {
 type=huge priority=1 max_pages=2048" ] || die "after the reload wrote: $(printf '%s' "$rest" | tr '\n' '|')"
 	[ "$(count "$(attr 0 idle)" '^all$')" = "$all1" ] ||
 		die "idle marks after switching to 'passes = huge': $(oneline "$(attr 0 idle)")"
+}
+
+# SIGHUP re-reads the search path (no --config; ZRAM_RECOMPD_CONFIG_ROOT): a new /etc drop-in
+# takes effect; a broken /run drop-in is named FILE:LINE and the previous configuration stays,
+# none of the broken file's other keys included.
+t_sighup_search_path() {
+	local cr=$T/cfgroot n1 p1
+	new_root
+	mkdir -p "$cr/usr/lib" "$cr/etc/zram-recompd.conf.d" "$cr/run/zram-recompd.conf.d"
+	conf_to "$cr/usr/lib/zram-recompd.conf" "${BASE_CONF[@]}" "passes = idle"
+	export ZRAM_RECOMPD_CONFIG_ROOT=$cr
+	dstart -c -
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass in 8 s; stderr: $(oneline "$T/d.err")"
+	conf_to "$cr/etc/zram-recompd.conf.d/50-admin.conf" "[global]" "passes = huge"
+	dsig HUP
+	wait_for 5000 grep -q '^zram-recompd: configuration reloaded$' "$T/d.err" ||
+		die "no 'configuration reloaded' after SIGHUP; stderr: $(oneline "$T/d.err")"
+	n1=$(awk '$0 != "type=idle priority=1 max_pages=2048" { exit } { n++ } END { print n + 0 }' \
+		"$(attr 0 recompress)")
+	[ "$n1" -ge 1 ] || die "no type=idle pass before the reload: $(oneline "$(attr 0 recompress)")"
+	p1=$(passes_logged zram0)
+	wait_for 8000 at_least 1 "$(attr 0 recompress)" '^type=huge' ||
+		die "the /etc drop-in did not take effect: $(oneline "$(attr 0 recompress)")"
+	wait_for 5000 at_least $((p1 + 1)) "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "the type=huge pass did not finish; stderr: $(oneline "$T/d.err")"
+
+	# Line 3 is bad; line 2 alone would bring type=idle back.
+	conf_to "$cr/run/zram-recompd.conf.d/60-bad.conf" "[global]" "passes = idle" \
+		"compact = sometimes"
+	dsig HUP
+	wait_for 5000 grep -q 'configuration invalid; keeping the previous one' "$T/d.err" ||
+		die "broken drop-in on SIGHUP not reported; stderr: $(oneline "$T/d.err")"
+	grep -qF "zram-recompd: error: $cr/run/zram-recompd.conf.d/60-bad.conf:3: key 'compact'" \
+		"$T/d.err" || die "no FILE:LINE error for the broken drop-in; stderr: $(oneline "$T/d.err")"
+	# New data: the huge type is worth another pass, which must still be type=huge.
+	put_mm 0 104857600 30300000 37300000 0 43100000 120 0 1037 1040
+	wait_for 8000 at_least 2 "$(attr 0 recompress)" '^type=huge' ||
+		die "no type=huge after the broken reload: $(oneline "$(attr 0 recompress)")"
+	dalive || die "daemon died; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ "$(sed "1,${n1}d" "$(attr 0 recompress)" | grep -c '^type=idle')" = 0 ] ||
+		die "type=idle after the reloads: $(oneline "$(attr 0 recompress)")"
 }
 
 t_sigterm_mid_pass() {
@@ -507,7 +550,7 @@ t_state_persists() {
 
 # ---------------------------------------------------------------------------------------------
 
-TESTS=(passes_happen sighup_reload sigterm_mid_pass device_removed_mid_pass
+TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_removed_mid_pass
 	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists)

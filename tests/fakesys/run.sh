@@ -28,7 +28,7 @@ esac
 
 export LC_ALL=C
 # Nothing from the caller's environment may redirect the binary or change its log format.
-unset ZRAM_RECOMPD_SYSROOT JOURNAL_STREAM
+unset ZRAM_RECOMPD_SYSROOT ZRAM_RECOMPD_CONFIG_ROOT JOURNAL_STREAM
 
 # --check-config on an invalid file exits 1 (a validator: 0 OK, 1 errors), as
 # zram-recompd(8) says; the other commands exit 2 on a bad configuration.
@@ -48,6 +48,8 @@ trap 'exit 130' INT TERM
 # `status` reads the daemon's totals from an empty state directory, not /var/lib.
 export ZRAM_RECOMPD_SYSROOT=$TMP/no-sysroot
 export ZRAM_RECOMPD_STATE_DIR=$TMP/no-state
+# ... and a call without --config reads the search path of an empty tree, not /etc.
+export ZRAM_RECOMPD_CONFIG_ROOT=$TMP/no-config-root
 
 # ---------------------------------------------------------------------------------------------
 # Test framework. Each test runs in a subshell in its own directory $T; helpers end it with
@@ -1117,7 +1119,7 @@ t_check_config_ok() {
 		'idle-age-max-sec = 7200' 'compact = always' '' '[zram1]' 'compact = never'
 	zr --config "$T/conf" --check-config
 	expect_rc 0
-	expect_content "$T/out" "configuration OK"
+	expect_content "$T/out" "read $T/conf" "configuration OK"
 	expect_content "$T/err"
 }
 run_test check-config-ok t_check_config_ok
@@ -1146,6 +1148,13 @@ t_status_bad_config() {
 	expect_has "$T/out" "zram0"
 	expect_count "$T/err" "the configuration is not valid" 1
 	[ "$(wc -l <"$T/err")" = 1 ] || die "more than one line on stderr: $(oneline "$T/err")"
+	# The same with a broken drop-in on the search path.
+	mkdir -p "$T/root/run/zram-recompd.conf.d"
+	printf '%s\n' '[global]' 'passes = idel' >"$T/root/run/zram-recompd.conf.d/50-x.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/root zr --sysroot "$R" status
+	expect_rc 0
+	expect_has "$T/out" "zram0"
+	expect_content "$T/err" "zram-recompd: warning: zram-recompd.conf (search path): the configuration is not valid (zram-recompd --check-config lists why); status uses the defaults"
 }
 run_test status-bad-config t_status_bad_config
 
@@ -1166,14 +1175,16 @@ run_test check-config-bad-section t_check_config_error 1 '[zram]' 'compact = nev
 run_test check-config-params-not-listed t_check_config_error 3 '[global]' \
 	'recompress-algorithms = zstd' 'algorithm-params = deflate:level=9'
 
-# Errors in a drop-in name the drop-in file.
+# Errors in a drop-in name the drop-in file (the search path under ZRAM_RECOMPD_CONFIG_ROOT).
 t_check_config_dropin() {
-	conf '[global]' 'compact = never'
-	mkdir -p "$T/conf.d"
-	printf '%s\n' '[global]' 'max-pages-per-batch = 0' >"$T/conf.d/50-local.conf"
-	zr --config "$T/conf" --check-config
+	mkdir -p "$T/root/etc" "$T/root/run/zram-recompd.conf.d"
+	printf '%s\n' '[global]' 'compact = never' >"$T/root/etc/zram-recompd.conf"
+	printf '%s\n' '[global]' 'max-pages-per-batch = 0' >"$T/root/run/zram-recompd.conf.d/50-local.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/root zr --check-config
 	expect_rc "$CHECK_CONFIG_ERROR_RC"
-	expect_has "$T/err" "$T/conf.d/50-local.conf:2:"
+	expect_content "$T/err" "$T/root/run/zram-recompd.conf.d/50-local.conf:2: key 'max-pages-per-batch': '0' is out of range 1-4294967296"
+	expect_content "$T/out" "read $T/root/etc/zram-recompd.conf" \
+		"read $T/root/run/zram-recompd.conf.d/50-local.conf"
 }
 run_test check-config-dropin-error t_check_config_dropin
 
@@ -1198,14 +1209,23 @@ t_check_config_fifo() {
 	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO"
 	expect_rc "$CHECK_CONFIG_ERROR_RC"
 	expect_has "$T/err" "$T/fifo.conf: not a regular file"
-	# A FIFO drop-in is skipped like any other non-regular entry.
-	mkdir -p "$T/d.conf.d"
-	printf '[global]\n' >"$T/d.conf"
-	mkfifo "$T/d.conf.d/10-fifo.conf"
-	timeout -k 2 5 "$BIN" --config "$T/d.conf" --check-config >"$T/out" 2>"$T/err"
+	# A FIFO drop-in is skipped like any other non-regular entry; a FIFO main file of the
+	# search path is refused like one given with --config.
+	mkdir -p "$T/root/etc/zram-recompd.conf.d"
+	printf '[global]\n' >"$T/root/etc/zram-recompd.conf"
+	mkfifo "$T/root/etc/zram-recompd.conf.d/10-fifo.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/root timeout -k 2 5 "$BIN" --check-config >"$T/out" 2>"$T/err"
 	RC=$?
 	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO drop-in"
 	expect_rc 0
+	expect_content "$T/out" "read $T/root/etc/zram-recompd.conf" "configuration OK"
+	rm "$T/root/etc/zram-recompd.conf"
+	mkfifo "$T/root/etc/zram-recompd.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/root timeout -k 2 5 "$BIN" --check-config >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO main file"
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_has "$T/err" "$T/root/etc/zram-recompd.conf: not a regular file"
 }
 run_test check-config-fifo t_check_config_fifo
 
@@ -1235,12 +1255,16 @@ t_print_config_roundtrip() {
 	expect_has "$T/printed.conf" "devices = zram0 zram2"
 	expect_has "$T/printed.conf" "threshold-bytes = 2048"
 	expect_has "$T/printed.conf" "[zram2]"
+	expect_has "$T/printed.conf" "# read $T/conf"
 	zr --config "$T/printed.conf" --check-config
 	expect_rc 0
-	expect_content "$T/out" "configuration OK"
+	expect_content "$T/out" "read $T/printed.conf" "configuration OK"
 	zr --config "$T/printed.conf" --print-config
 	expect_rc 0
-	cmp -s "$T/out" "$T/printed.conf" || die "--print-config of its own output differs"
+	# The same but for the header naming the file read.
+	grep -v '^#' "$T/out" >"$T/out2"
+	grep -v '^#' "$T/printed.conf" >"$T/printed2"
+	cmp -s "$T/out2" "$T/printed2" || die "--print-config of its own output differs"
 	# Defaults (an empty file) print as a loadable file too.
 	: >"$T/none.conf"
 	zr --config "$T/none.conf" --print-config
@@ -1265,6 +1289,119 @@ t_print_config_same_effect() {
 	expect_content "$(attr 0 compact)"
 }
 run_test print-config-same-effect t_print_config_same_effect
+
+# expect_line FILE LINE: FILE has exactly this line.
+expect_line() {
+	grep -qxF -- "$2" "$1" || die "${1#"$T"/} lacks the line '$2': $(oneline "$1")"
+}
+
+# The search path (zram-recompd.conf(5), FILES) in a fake tree under ZRAM_RECOMPD_CONFIG_ROOT:
+# the first main file only; the drop-ins of all four directories merged by name, the one
+# in the earliest directory counting; a link to /dev/null masks. The effective values are
+# the ones --print-config shows and --once uses.
+t_config_search_path() {
+	local rt=$T/root
+	build_version_root "$R" 6.12
+	mkdir -p "$rt/etc/zram-recompd.conf.d" "$rt/run/zram-recompd.conf.d" \
+		"$rt/usr/local/lib" "$rt/usr/lib/zram-recompd.conf.d"
+	printf '%s\n' '[global]' 'compact = never' 'max-pages-per-batch = 100' \
+		>"$rt/usr/lib/zram-recompd.conf"
+	printf '%s\n' '[global]' 'compact = always' >"$rt/usr/local/lib/zram-recompd.conf"
+	printf '%s\n' '[global]' 'threshold-bytes = 1000' '[zram1]' 'interval-sec = 60' \
+		>"$rt/usr/lib/zram-recompd.conf.d/10-vendor.conf"
+	# Invalid: reading either would fail the load.
+	printf '%s\n' '[global]' 'passes = idel' >"$rt/usr/lib/zram-recompd.conf.d/20-masked.conf"
+	ln -s /dev/null "$rt/etc/zram-recompd.conf.d/20-masked.conf"
+	printf '%s\n' '[global]' 'passes = idel' >"$rt/usr/lib/zram-recompd.conf.d/30-replaced.conf"
+	printf '%s\n' '[global]' 'max-pages-per-batch = 300' \
+		>"$rt/run/zram-recompd.conf.d/30-replaced.conf"
+	printf '%s\n' '[global]' 'passes = huge' '[zram1]' 'interval-sec = 90' \
+		>"$rt/etc/zram-recompd.conf.d/40-admin.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --print-config
+	expect_rc 0
+	expect_content "$T/err"
+	grep '^#' "$T/out" >"$T/header"
+	expect_content "$T/header" \
+		"# Effective configuration (zram-recompd --print-config) from:" \
+		"# read $rt/usr/local/lib/zram-recompd.conf" \
+		"# overridden $rt/usr/lib/zram-recompd.conf" \
+		"# read $rt/usr/lib/zram-recompd.conf.d/10-vendor.conf" \
+		"# masked $rt/etc/zram-recompd.conf.d/20-masked.conf" \
+		"# overridden $rt/usr/lib/zram-recompd.conf.d/20-masked.conf" \
+		"# read $rt/run/zram-recompd.conf.d/30-replaced.conf" \
+		"# overridden $rt/usr/lib/zram-recompd.conf.d/30-replaced.conf" \
+		"# read $rt/etc/zram-recompd.conf.d/40-admin.conf"
+	expect_line "$T/out" "compact = always"
+	expect_line "$T/out" "max-pages-per-batch = 300"
+	expect_line "$T/out" "threshold-bytes = 1000"
+	expect_line "$T/out" "passes = huge"
+	expect_line "$T/out" "interval-sec = 90"
+	# [global]'s default and [zram1]'s: 40-admin's section over 10-vendor's.
+	[ "$(grep -c '^interval-sec = ' "$T/out")" = 2 ] || die "interval-sec: $(oneline "$T/out")"
+	cp "$T/out" "$T/printed.conf"
+
+	# --check-config lists the same files.
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --check-config
+	expect_rc 0
+	sed 's/^# //' "$T/header" | tail -n +2 >"$T/want"
+	echo "configuration OK" >>"$T/want"
+	cmp -s "$T/out" "$T/want" || die "--check-config lists $(oneline "$T/out")"
+
+	# --once uses them.
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --sysroot "$R" --once --device zram0
+	expect_rc 0
+	expect_content "$(attr 0 recompress)" 'type=huge threshold=1000 priority=1 max_pages=300'
+
+	# The printed file is the same configuration, read alone with --config.
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --config "$T/printed.conf" --print-config
+	expect_rc 0
+	grep -v '^#' "$T/out" >"$T/out2"
+	grep -v '^#' "$T/printed.conf" >"$T/printed2"
+	cmp -s "$T/out2" "$T/printed2" || die "the printed search-path configuration differs"
+
+	# --config FILE: only FILE, neither the search path nor FILE.d.
+	conf '[global]' 'compact = never'
+	mkdir -p "$T/conf.d"
+	printf '%s\n' '[global]' 'threshold-bytes = 2000' >"$T/conf.d/50-x.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --config "$T/conf" --print-config
+	expect_rc 0
+	grep '^#' "$T/out" >"$T/header"
+	expect_content "$T/header" \
+		"# Effective configuration (zram-recompd --print-config) from:" "# read $T/conf"
+	expect_line "$T/out" "compact = never"
+	expect_line "$T/out" "threshold-bytes = 0"
+	expect_line "$T/out" "max-pages-per-batch = 2048"
+	expect_not "$T/out" "[zram1]"
+
+	# An empty tree: the built-in defaults, said so.
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/empty zr --print-config
+	expect_rc 0
+	expect_has "$T/out" "# no configuration file read: built-in defaults"
+	expect_line "$T/out" "compact = auto"
+
+	# An empty root is refused, as an empty sysroot is.
+	ZRAM_RECOMPD_CONFIG_ROOT='' zr --check-config
+	expect_rc 2
+	expect_content "$T/err" \
+		"zram-recompd: error: ZRAM_RECOMPD_CONFIG_ROOT is set but empty (unset it for /)"
+}
+run_test config-search-path t_config_search_path
+
+# A symlink on the search path other than to /dev/null is refused, named (only regular
+# files are read there); --config FILE may be one.
+t_config_search_symlink() {
+	local rt=$T/root
+	mkdir -p "$rt/etc/zram-recompd.conf.d"
+	conf '[global]' 'compact = never'
+	ln -s "$T/conf" "$rt/etc/zram-recompd.conf.d/50-link.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$rt zr --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/err" "$rt/etc/zram-recompd.conf.d/50-link.conf: is a symbolic link: only regular files are read here (a link to /dev/null masks the name)"
+	ln -s "$T/conf" "$T/link.conf"
+	zr --config "$T/link.conf" --check-config
+	expect_rc 0
+}
+run_test config-search-symlink t_config_search_symlink
 
 # CLI usage errors. (No arguments at all starts the daemon: not run here.)
 t_usage() {
@@ -1334,10 +1471,10 @@ t_usage_advise_value() {
 	cd "$T" || die "cd $T"
 	zr --conf advise --check-config
 	expect_rc 0
-	expect_content "$T/out" "configuration OK"
+	expect_content "$T/out" "read advise" "configuration OK"
 	zr --sys advise --conf advise --check-config
 	expect_rc 0
-	expect_content "$T/out" "configuration OK"
+	expect_content "$T/out" "read advise" "configuration OK"
 }
 run_test usage-advise-as-option-value t_usage_advise_value
 

@@ -4,7 +4,8 @@
  * configuration file. Whatever it holds, loading, printing and the per-device lookups must
  * not fail badly; a file that loads without errors must print as a file that loads without
  * errors and prints the same again (the round trip --print-config promises). The input is
- * also loaded as a drop-in behind it, through config_load().
+ * also loaded along a search path (config_load()): as an /etc drop-in that overrides a
+ * /usr/lib one of the same name, behind a /usr/lib main file.
  */
 #include "fuzz.h"
 
@@ -15,8 +16,10 @@
 
 static struct config c, c2;
 static struct config_errors errs;
+static struct config_files files;
 static int dir_fd = -1;
-static char in_path[4200], out_path[4200], main_path[4200], dropins[4200];
+static char in_path[4200], out_path[4200];
+static struct config_source src;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -24,15 +27,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
+	static const char *const dirs[] = {"etc", "etc/zram-recompd.conf.d", "usr", "usr/lib",
+					   "usr/lib/zram-recompd.conf.d"};
+
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0 || mkdirat(dir_fd, "main.conf.d", 0700) < 0)
+	if (dir_fd < 0)
 		abort();
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (mkdirat(dir_fd, dirs[i], 0700) < 0)
+			abort();
 	snprintf(in_path, sizeof(in_path), "%s/in.conf", dir);
 	snprintf(out_path, sizeof(out_path), "%s/out.conf", dir);
-	snprintf(main_path, sizeof(main_path), "%s/main.conf", dir);
-	snprintf(dropins, sizeof(dropins), "%s/main.conf.d", dir);
-	/* main file: "[global]\ncompact = never\n"; the input is main.conf.d/50-in.conf */
-	fuzz_write_file(dir_fd, "main.conf", "[global]\ncompact = never\n", 25);
+	if (config_source_search(&src, dir) < 0)
+		abort();
+	/* The input becomes etc/zram-recompd.conf.d/50-in.conf, hiding usr/lib's 50-in.conf. */
+	fuzz_write_file(dir_fd, "usr/lib/zram-recompd.conf", "[global]\ncompact = never\n", 25);
+	/* Never read: a syntax error if it were. */
+	fuzz_write_file(dir_fd, "usr/lib/zram-recompd.conf.d/50-in.conf", "[global]\nbogus\n",
+			15);
 	return 0;
 }
 
@@ -98,10 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(text);
 
-	/* The same text as a drop-in after a main file. */
-	fuzz_write_file(dir_fd, "main.conf.d/50-in.conf", data, size);
-	r = config_load(&c, main_path, dropins, &errs);
+	/* The same text as a drop-in after a main file; an empty one masks usr/lib's. */
+	fuzz_write_file(dir_fd, "etc/zram-recompd.conf.d/50-in.conf", data, size);
+	r = config_load(&c, &src, &files, &errs);
 	FUZZ_CHECK(r == 0 || r == -EINVAL);
+	FUZZ_CHECK(files.n == 3 && files.v[0].state == CFG_FILE_READ &&
+		   files.v[1].state == (size ? CFG_FILE_READ : CFG_FILE_MASKED) &&
+		   files.v[2].state == CFG_FILE_OVERRIDDEN);
+	config_files_free(&files);
 	lookups(&c);
 	return 0;
 }

@@ -60,6 +60,68 @@ static const char *write_file(const char *name, const char *content)
 	return p;
 }
 
+/* write_file() after mkdir -p of the directories in rel. */
+static const char *put(const char *rel, const char *content)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", tmpdir, rel);
+	for (char *q = p + strlen(tmpdir) + 1; *q; q++) {
+		if (*q == '/') {
+			*q = '\0';
+			(void)mkdir(p, 0755);
+			*q = '/';
+		}
+	}
+	return write_file(rel, content);
+}
+
+/* mkdir -p tmpdir/rel. */
+static const char *mkdirs(const char *rel)
+{
+	char sub[256];
+	const char *p;
+
+	snprintf(sub, sizeof(sub), "%s/x", rel);
+	put(sub, "");
+	assert_int_equal(unlink(tpath(sub)), 0);
+	p = tpath(rel);
+	return p;
+}
+
+/* Load the search path of a tree under tmpdir (as under ZRAM_RECOMPD_CONFIG_ROOT). */
+static int load_tree(struct config *c, struct config_files *f, struct config_errors *e)
+{
+	static struct config_source src;
+
+	assert_int_equal(config_source_search(&src, tmpdir), 0);
+	return config_load(c, &src, f, e);
+}
+
+/* config_files_print() of f with every tmpdir removed from the paths; frees f. */
+static char *files_str(struct config_files *f)
+{
+	static char out[4096];
+	char *buf = NULL, *p, *q;
+	size_t len = 0, n = strlen(tmpdir);
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	config_files_print(f, "", m);
+	assert_int_equal(fclose(m), 0);
+	config_files_free(f);
+	for (p = buf, q = out; *p && q < out + sizeof(out) - 1;) {
+		if (strncmp(p, tmpdir, n) == 0) {
+			p += n;
+			continue;
+		}
+		*q++ = *p++;
+	}
+	*q = '\0';
+	free(buf);
+	return out;
+}
+
 /* Load content as the single file "t.conf" on top of the defaults. */
 static int load_str(struct config *c, struct config_errors *e, const char *content)
 {
@@ -183,14 +245,18 @@ static void test_missing_files_ok(void **state)
 {
 	struct config c;
 	struct config_errors e = {.n = 5};
+	struct config_files f;
 
-	assert_int_equal(config_load(&c, tpath("nope.conf"), tpath("nope.conf.d"), &e), 0);
+	/* An empty tree: no file anywhere on the search path is no error. */
+	assert_int_equal(load_tree(&c, &f, &e), 0);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.dropped, 0);
 	assert_int_equal(c.global.max_pages_per_batch, 2048);
 	assert_true(c.devices_all);
-	/* NULL paths and NULL errs are accepted. */
-	assert_int_equal(config_load(&c, NULL, NULL, NULL), 0);
+	assert_int_equal(f.n, 0);
+	assert_string_equal(files_str(&f), "no configuration file read: built-in defaults\n");
+	/* NULL files and errs are accepted. */
+	assert_int_equal(load_tree(&c, NULL, NULL), 0);
 }
 
 static void test_load_file_missing(void **state)
@@ -603,21 +669,21 @@ static void test_age_check_after_all_files(void **state)
 	char want[512];
 
 	/* The main file alone would be invalid; the drop-in fixes it: checked only at the end. */
-	write_file("main.conf", "[global]\n\nidle-age-min-sec = 20000\n");
-	mkdir(tpath("main.conf.d"), 0755);
-	write_file("main.conf.d/10-max.conf", "[global]\nidle-age-max-sec = 30000\n");
-	assert_int_equal(config_load(&c, tpath("main.conf"), tpath("main.conf.d"), &e), 0);
+	put("etc/zram-recompd.conf", "[global]\n\nidle-age-min-sec = 20000\n");
+	put("usr/lib/zram-recompd.conf.d/10-max.conf", "[global]\nidle-age-max-sec = 30000\n");
+	assert_int_equal(load_tree(&c, NULL, &e), 0);
 	assert_int_equal(c.global.idle_age_min_sec, 20000);
 	assert_int_equal(c.global.idle_age_max_sec, 30000);
 
 	/* Conflict across files: the later file's key is named, though on an earlier line. */
-	write_file("main.conf.d/10-max.conf", "[global]\nidle-age-max-sec = 10000\n");
-	assert_int_equal(config_load(&c, tpath("main.conf"), tpath("main.conf.d"), &e), -EINVAL);
+	write_file("usr/lib/zram-recompd.conf.d/10-max.conf",
+		   "[global]\nidle-age-max-sec = 10000\n");
+	assert_int_equal(load_tree(&c, NULL, &e), -EINVAL);
 	assert_int_equal(e.n, 1);
 	snprintf(want, sizeof(want),
 		 "%s:2: key 'idle-age-max-sec': idle-age-min-sec (20000) is greater than "
 		 "idle-age-max-sec (10000) in [global]",
-		 tpath("main.conf.d/10-max.conf"));
+		 tpath("usr/lib/zram-recompd.conf.d/10-max.conf"));
 	assert_string_equal(e.msg[0], want);
 }
 
@@ -689,27 +755,30 @@ static void test_dropin_order(void **state)
 {
 	struct config c;
 	struct config_errors e;
+	struct config_files f;
 	struct dev_config d;
-	char dir[512];
 
-	/* tpath() slots are reused: keep a copy. */
-	snprintf(dir, sizeof(dir), "%s", tpath("z.conf.d"));
-	write_file("z.conf", "[global]\nthreshold-bytes = 100\nmax-pages-per-batch = 10\n");
-	assert_int_equal(mkdir(dir, 0755), 0);
+	put("etc/zram-recompd.conf", "[global]\nthreshold-bytes = 100\nmax-pages-per-batch = 10\n");
 	/* Written in reverse order, so directory order is unlikely to be sorted by accident. */
-	write_file("z.conf.d/20-b.conf",
-		   "[global]\nmax-pages-per-batch = 30\n[zram0]\ncompact = never\n");
-	write_file("z.conf.d/10-a.conf", "[global]\nmax-pages-per-batch = 20\ncompact = always\n");
-	/* Ignored: other suffixes, dotfiles, directories, a symlink to /dev/null (masking). */
-	write_file("z.conf.d/30-c.conf.bak", "[global]\nmax-pages-per-batch = 99\n");
-	write_file("z.conf.d/README", "garbage\n");
-	write_file("z.conf.d/.40-hidden.conf", "[global]\nmax-pages-per-batch = 98\n");
-	write_file("z.conf.d/conf", "[global]\nmax-pages-per-batch = 97\n");
-	assert_int_equal(mkdir(tpath("z.conf.d/50-dir.conf"), 0755), 0);
-	assert_int_equal(symlink("/dev/null", tpath("z.conf.d/60-masked.conf")), 0);
+	put("etc/zram-recompd.conf.d/20-b.conf",
+	    "[global]\nmax-pages-per-batch = 30\n[zram0]\ncompact = never\n");
+	put("etc/zram-recompd.conf.d/10-a.conf",
+	    "[global]\nmax-pages-per-batch = 20\ncompact = always\n");
+	/* Ignored: other suffixes, dotfiles, directories, FIFOs; a link to /dev/null masks. */
+	put("etc/zram-recompd.conf.d/30-c.conf.bak", "[global]\nmax-pages-per-batch = 99\n");
+	put("etc/zram-recompd.conf.d/README", "garbage\n");
+	put("etc/zram-recompd.conf.d/.40-hidden.conf", "[global]\nmax-pages-per-batch = 98\n");
+	put("etc/zram-recompd.conf.d/conf", "[global]\nmax-pages-per-batch = 97\n");
+	assert_int_equal(mkdir(tpath("etc/zram-recompd.conf.d/50-dir.conf"), 0755), 0);
+	assert_int_equal(mkfifo(tpath("etc/zram-recompd.conf.d/55-fifo.conf"), 0644), 0);
+	assert_int_equal(symlink("/dev/null", tpath("etc/zram-recompd.conf.d/60-masked.conf")), 0);
 
-	assert_int_equal(config_load(&c, tpath("z.conf"), dir, &e), 0);
+	assert_int_equal(load_tree(&c, &f, &e), 0);
 	assert_int_equal(e.n, 0);
+	assert_string_equal(files_str(&f), "read /etc/zram-recompd.conf\n"
+					   "read /etc/zram-recompd.conf.d/10-a.conf\n"
+					   "read /etc/zram-recompd.conf.d/20-b.conf\n"
+					   "masked /etc/zram-recompd.conf.d/60-masked.conf\n");
 	assert_int_equal(c.global.threshold_bytes, 100);
 	assert_int_equal(c.global.max_pages_per_batch, 30);
 	assert_int_equal(c.global.compact, COMPACT_ALWAYS);
@@ -722,12 +791,12 @@ static void test_dropin_order(void **state)
 	assert_int_equal(c.global.origin[8].file, 1);
 
 	/* Drop-ins alone (no main file), and errors name the drop-in. */
-	unlink(tpath("z.conf"));
-	write_file("z.conf.d/15-bad.conf", "[global]\ncompact = x\n");
-	assert_int_equal(config_load(&c, tpath("z.conf"), dir, &e), -EINVAL);
+	assert_int_equal(unlink(tpath("etc/zram-recompd.conf")), 0);
+	put("etc/zram-recompd.conf.d/15-bad.conf", "[global]\ncompact = x\n");
+	assert_int_equal(load_tree(&c, NULL, &e), -EINVAL);
 	assert_int_equal(e.n, 1);
-	assert_non_null(
-		strstr(e.msg[0], "/z.conf.d/15-bad.conf:2: key 'compact': 'x' is not one of"));
+	assert_non_null(strstr(e.msg[0], "/etc/zram-recompd.conf.d/15-bad.conf:2: key 'compact': "
+					 "'x' is not one of"));
 	assert_int_equal(c.global.threshold_bytes, 0);
 	assert_int_equal(c.global.max_pages_per_batch, 30);
 }
@@ -737,31 +806,33 @@ static void test_dropin_many_sorted(void **state)
 	static const char *const names[] = {"5.conf",  "10.conf",   "a.conf", "9.conf",
 					    "B.conf",  "00-x.conf", "1.conf", "zz.conf",
 					    "99.conf", "50.conf",   "Z.conf", "0.conf"};
+	static const char *const dirs[] = {"etc", "run", "usr/local/lib", "usr/lib"};
 	struct config c;
 	struct config_errors e;
-	char dir[512], rel[64], body[64];
+	char rel[128], body[64];
 
-	/* strcmp order: 0 00-x 1 10 5 50 9 99 B Z a zz; each sets its creation index. */
-	snprintf(dir, sizeof(dir), "%s", tpath("m.d"));
-	assert_int_equal(mkdir(dir, 0755), 0);
+	/*
+	 * strcmp order: 0 00-x 1 10 5 50 9 99 B Z a zz; each sets its creation index. The
+	 * files are spread over the four directories: the order is by name alone.
+	 */
 	for (unsigned i = 0; i < ARRAY_SIZE(names); i++) {
-		snprintf(rel, sizeof(rel), "m.d/%s", names[i]);
+		snprintf(rel, sizeof(rel), "%s/zram-recompd.conf.d/%s", dirs[i % 4], names[i]);
 		snprintf(body, sizeof(body), "[global]\nmax-pages-per-batch = %u\n", i + 1);
-		write_file(rel, body);
+		put(rel, body);
 	}
-	assert_int_equal(config_load(&c, NULL, dir, &e), 0);
+	assert_int_equal(load_tree(&c, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 8); /* zz.conf */
 	assert_int_equal(c.global.origin[4].file, ARRAY_SIZE(names));
 
 	/* Uppercase sorts before lowercase, "9.conf" after "10.conf" and "99.conf". */
-	assert_int_equal(unlink(tpath("m.d/zz.conf")), 0);
-	assert_int_equal(unlink(tpath("m.d/a.conf")), 0);
-	assert_int_equal(config_load(&c, NULL, dir, &e), 0);
+	assert_int_equal(unlink(tpath("usr/lib/zram-recompd.conf.d/zz.conf")), 0);
+	assert_int_equal(unlink(tpath("usr/local/lib/zram-recompd.conf.d/a.conf")), 0);
+	assert_int_equal(load_tree(&c, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 11); /* Z.conf */
-	assert_int_equal(unlink(tpath("m.d/Z.conf")), 0);
-	assert_int_equal(unlink(tpath("m.d/B.conf")), 0);
-	assert_int_equal(unlink(tpath("m.d/99.conf")), 0);
-	assert_int_equal(config_load(&c, NULL, dir, &e), 0);
+	assert_int_equal(unlink(tpath("usr/local/lib/zram-recompd.conf.d/Z.conf")), 0);
+	assert_int_equal(unlink(tpath("etc/zram-recompd.conf.d/B.conf")), 0);
+	assert_int_equal(unlink(tpath("etc/zram-recompd.conf.d/99.conf")), 0);
+	assert_int_equal(load_tree(&c, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 4); /* 9.conf */
 }
 
@@ -769,15 +840,19 @@ static void test_config_load_resets(void **state)
 {
 	struct config c;
 	struct config_errors e;
+	struct config_source src = {.file = write_file("r.conf", "[global]\ncompact = never\n")};
 
 	config_init(&c);
 	c.global.max_pages_per_batch = 5;
 	c.devices_all = false;
-	write_file("r.conf", "[global]\ncompact = never\n");
-	assert_int_equal(config_load(&c, tpath("r.conf"), NULL, &e), 0);
+	assert_int_equal(config_load(&c, &src, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 2048);
 	assert_true(c.devices_all);
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	c.global.max_pages_per_batch = 5;
+	assert_int_equal(load_tree(&c, NULL, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 2048);
+	assert_int_equal(c.global.compact, COMPACT_AUTO);
 }
 
 static void test_unreadable(void **state)
@@ -787,21 +862,291 @@ static void test_unreadable(void **state)
 	char want[512];
 
 	/* A directory where the main file should be. */
-	assert_int_equal(mkdir(tpath("d.conf"), 0755), 0);
-	assert_int_equal(config_load(&c, tpath("d.conf"), NULL, &e), -EISDIR);
+	mkdirs("etc/zram-recompd.conf");
+	assert_int_equal(load_tree(&c, NULL, &e), -EISDIR);
 	assert_int_equal(e.n, 1);
-	snprintf(want, sizeof(want), "%s: is a directory", tpath("d.conf"));
+	snprintf(want, sizeof(want), "%s: is a directory", tpath("etc/zram-recompd.conf"));
 	assert_string_equal(e.msg[0], want);
+	assert_int_equal(rmdir(tpath("etc/zram-recompd.conf")), 0);
 
 	/* A file where the drop-in directory should be; the main file still loads. */
-	write_file("f.conf", "[global]\ncompact = never\n");
-	write_file("f.conf.d", "x\n");
-	assert_int_equal(config_load(&c, tpath("f.conf"), tpath("f.conf.d"), &e), -ENOTDIR);
+	put("run/zram-recompd.conf", "[global]\ncompact = never\n");
+	put("usr/lib/zram-recompd.conf.d", "x\n");
+	assert_int_equal(load_tree(&c, NULL, &e), -ENOTDIR);
 	assert_int_equal(e.n, 1);
 	snprintf(want, sizeof(want), "%s: cannot open drop-in directory: Not a directory",
-		 tpath("f.conf.d"));
+		 tpath("usr/lib/zram-recompd.conf.d"));
 	assert_string_equal(e.msg[0], want);
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
+}
+
+/* The search path: the four directories under the root, SYSCONFDIR first if not /etc. */
+static void test_search_dirs(void **state)
+{
+	static const char *const want[] = {"/etc", "/run", "/usr/local/lib", "/usr/lib"};
+	static struct config_source src;
+	static char root[PATH_MAX + 8];
+	char buf[PATH_MAX + 32];
+	unsigned first = strcmp(SYSCONFDIR, "/etc") != 0;
+
+	for (unsigned pass = 0; pass < 3; pass++) {
+		/* NULL and "" are /; trailing slashes of a root do not double. */
+		const char *r = pass == 0 ? NULL : pass == 1 ? "" : "/x/y//";
+		const char *pre = pass == 2 ? "/x/y" : "";
+
+		assert_int_equal(config_source_search(&src, r), 0);
+		assert_null(src.file);
+		assert_int_equal(src.n_dirs, first + 4);
+		if (first) {
+			snprintf(buf, sizeof(buf), "%s%s", pre, SYSCONFDIR);
+			assert_string_equal(src.dirs[0], buf);
+		}
+		for (unsigned i = 0; i < 4; i++) {
+			snprintf(buf, sizeof(buf), "%s%s", pre, want[i]);
+			assert_string_equal(src.dirs[first + i], buf);
+		}
+	}
+	memset(root, 'a', sizeof(root) - 1);
+	root[0] = '/';
+	assert_int_equal(config_source_search(&src, root), -ENAMETOOLONG);
+}
+
+/* The main file of the first directory that has one counts; the others are not read. */
+static void test_search_first_found_wins(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct config_files f;
+
+	/* Broken on purpose: reading it would be an error. */
+	put("usr/lib/zram-recompd.conf", "[global]\ncompact = sometimes\n");
+	put("usr/local/lib/zram-recompd.conf", "[global]\nmax-pages-per-batch = 5\n");
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 5);
+	assert_string_equal(files_str(&f), "read /usr/local/lib/zram-recompd.conf\n"
+					   "overridden /usr/lib/zram-recompd.conf\n");
+
+	put("run/zram-recompd.conf", "[global]\nmax-pages-per-batch = 7\n");
+	assert_int_equal(load_tree(&c, NULL, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 7);
+
+	put("etc/zram-recompd.conf", "[global]\ncompact = never\n");
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	/* Nothing of the others: the first file replaces them whole, it does not merge. */
+	assert_int_equal(c.global.max_pages_per_batch, 2048);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	assert_string_equal(files_str(&f), "read /etc/zram-recompd.conf\n"
+					   "overridden /run/zram-recompd.conf\n"
+					   "overridden /usr/local/lib/zram-recompd.conf\n"
+					   "overridden /usr/lib/zram-recompd.conf\n");
+
+	/* A main file linked to /dev/null, or empty, masks: the defaults, nothing else read. */
+	assert_int_equal(unlink(tpath("etc/zram-recompd.conf")), 0);
+	assert_int_equal(symlink("/dev/null", tpath("etc/zram-recompd.conf")), 0);
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 2048);
+	assert_int_equal(c.global.compact, COMPACT_AUTO);
+	assert_string_equal(files_str(&f), "masked /etc/zram-recompd.conf\n"
+					   "overridden /run/zram-recompd.conf\n"
+					   "overridden /usr/local/lib/zram-recompd.conf\n"
+					   "overridden /usr/lib/zram-recompd.conf\n"
+					   "no configuration file read: built-in defaults\n");
+	assert_int_equal(unlink(tpath("etc/zram-recompd.conf")), 0);
+	put("run/zram-recompd.conf", "");
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 2048);
+	assert_string_equal(files_str(&f), "masked /run/zram-recompd.conf\n"
+					   "overridden /usr/local/lib/zram-recompd.conf\n"
+					   "overridden /usr/lib/zram-recompd.conf\n"
+					   "no configuration file read: built-in defaults\n");
+}
+
+/* Drop-ins of all four directories merge by name; later names override earlier ones. */
+static void test_search_dropin_merge(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct config_files f;
+	struct dev_config d;
+
+	put("usr/lib/zram-recompd.conf", "[global]\ncompact = never\nmax-pages-per-batch = 1\n");
+	put("usr/lib/zram-recompd.conf.d/10-vendor.conf",
+	    "[global]\nmax-pages-per-batch = 10\n[zram0]\ninterval-sec = 60\n");
+	put("run/zram-recompd.conf.d/20-runtime.conf", "[global]\nmax-pages-per-batch = 20\n");
+	put("etc/zram-recompd.conf.d/15-admin.conf",
+	    "[zram0]\ncompact = always\ninterval-sec = 30\n");
+	put("usr/local/lib/zram-recompd.conf.d/05-local.conf", "[global]\nthreshold-bytes = 100\n");
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	assert_string_equal(files_str(&f), "read /usr/lib/zram-recompd.conf\n"
+					   "read /usr/local/lib/zram-recompd.conf.d/05-local.conf\n"
+					   "read /usr/lib/zram-recompd.conf.d/10-vendor.conf\n"
+					   "read /etc/zram-recompd.conf.d/15-admin.conf\n"
+					   "read /run/zram-recompd.conf.d/20-runtime.conf\n");
+	assert_int_equal(c.global.compact, COMPACT_NEVER);  /* main file */
+	assert_int_equal(c.global.threshold_bytes, 100);    /* 05 */
+	assert_int_equal(c.global.max_pages_per_batch, 20); /* 20 over 10 over main */
+	assert_int_equal(c.global.origin[4].file, 4);	    /* 20-runtime.conf */
+	config_effective(&c, 0, &d);
+	assert_int_equal(d.compact, COMPACT_ALWAYS); /* [zram0] of 15 */
+	assert_int_equal(d.interval_sec, 30);	     /* 15's [zram0] over 10's */
+	assert_int_equal(d.origin[9].file, 3);
+	config_effective(&c, 1, &d);
+	assert_int_equal(d.compact, COMPACT_NEVER);
+	assert_int_equal(d.interval_sec, 300);
+}
+
+/* A drop-in in an earlier directory replaces the one of the same name in a later one. */
+static void test_search_mask_by_name(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct config_files f;
+
+	/* Broken on purpose: reading them would be an error. */
+	put("usr/lib/zram-recompd.conf.d/50-x.conf", "[global]\ncompact = sometimes\n");
+	put("run/zram-recompd.conf.d/50-x.conf", "[global]\npasses = idel\n");
+	put("etc/zram-recompd.conf.d/50-x.conf", "[global]\nmax-pages-per-batch = 11\n");
+	put("usr/lib/zram-recompd.conf.d/60-y.conf", "[global]\nidle-age-min-sec = 60\n");
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c.global.max_pages_per_batch, 11);
+	assert_int_equal(c.global.idle_age_min_sec, 60);
+	assert_string_equal(files_str(&f), "read /etc/zram-recompd.conf.d/50-x.conf\n"
+					   "overridden /run/zram-recompd.conf.d/50-x.conf\n"
+					   "overridden /usr/lib/zram-recompd.conf.d/50-x.conf\n"
+					   "read /usr/lib/zram-recompd.conf.d/60-y.conf\n");
+
+	/* Without the /etc one, /run's counts (and is read: its error is reported). */
+	assert_int_equal(unlink(tpath("etc/zram-recompd.conf.d/50-x.conf")), 0);
+	assert_int_equal(load_tree(&c, NULL, &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_non_null(strstr(e.msg[0], "/run/zram-recompd.conf.d/50-x.conf:2: key 'passes'"));
+}
+
+/* A link to /dev/null or an empty file masks a name: nothing of that name is read. */
+static void test_search_mask_dev_null(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct config_files f;
+
+	put("usr/lib/zram-recompd.conf.d/50-x.conf", "[global]\ncompact = sometimes\n");
+	put("usr/lib/zram-recompd.conf.d/60-y.conf", "[global]\npasses = idel\n");
+	put("usr/lib/zram-recompd.conf.d/70-z.conf", "[global]\nmax-pages-per-batch = 70\n");
+	mkdirs("etc/zram-recompd.conf.d");
+	assert_int_equal(symlink("/dev/null", tpath("etc/zram-recompd.conf.d/50-x.conf")), 0);
+	put("run/zram-recompd.conf.d/60-y.conf", "");
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c.global.compact, COMPACT_AUTO);
+	assert_int_equal(c.global.max_pages_per_batch, 70);
+	assert_string_equal(files_str(&f), "masked /etc/zram-recompd.conf.d/50-x.conf\n"
+					   "overridden /usr/lib/zram-recompd.conf.d/50-x.conf\n"
+					   "masked /run/zram-recompd.conf.d/60-y.conf\n"
+					   "overridden /usr/lib/zram-recompd.conf.d/60-y.conf\n"
+					   "read /usr/lib/zram-recompd.conf.d/70-z.conf\n");
+
+	/* An /etc file of the name beats a mask in a later directory. */
+	put("etc/zram-recompd.conf.d/60-y.conf", "[global]\nmax-pages-per-batch = 60\n");
+	put("etc/zram-recompd.conf.d/70-z.conf", "[global]\ncompact = never\n");
+	assert_int_equal(load_tree(&c, NULL, &e), 0);
+	/* 60 of /etc's 60-y over the mask in /run; /usr/lib's 70-z (70) is not read. */
+	assert_int_equal(c.global.max_pages_per_batch, 60);
+	assert_int_equal(c.global.compact, COMPACT_NEVER);
+}
+
+/* A broken or unreadable drop-in is an error naming it, with its line. */
+static void test_search_broken_dropin(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char want[512];
+
+	put("etc/zram-recompd.conf", "[global]\nmax-pages-per-batch = 5\n");
+	put("run/zram-recompd.conf.d/30-bad.conf", "[global]\n\ncompact = x\n");
+	assert_int_equal(load_tree(&c, NULL, &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s:3: key 'compact': 'x' is not one of auto, always, never",
+		 tpath("run/zram-recompd.conf.d/30-bad.conf"));
+	assert_string_equal(e.msg[0], want);
+	/* What parsed is there (the caller decides: the daemon keeps its previous one). */
+	assert_int_equal(c.global.max_pages_per_batch, 5);
+	assert_int_equal(unlink(tpath("run/zram-recompd.conf.d/30-bad.conf")), 0);
+
+	/* Files of the search path are not followed: a symlink is refused, named. */
+	assert_int_equal(symlink(tpath("etc/zram-recompd.conf"),
+				 tpath("run/zram-recompd.conf.d/40-link.conf")),
+			 0);
+	assert_int_equal(load_tree(&c, NULL, &e), -ELOOP);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want),
+		 "%s: is a symbolic link: only regular files are read here (a link to "
+		 "/dev/null masks the name)",
+		 tpath("run/zram-recompd.conf.d/40-link.conf"));
+	assert_string_equal(e.msg[0], want);
+	assert_int_equal(unlink(tpath("run/zram-recompd.conf.d/40-link.conf")), 0);
+
+	/* A dangling one too, and a symlinked main file. */
+	assert_int_equal(symlink("/nonexistent", tpath("run/zram-recompd.conf.d/40-link.conf")), 0);
+	assert_int_equal(load_tree(&c, NULL, &e), -ELOOP);
+	assert_int_equal(e.n, 1);
+	assert_int_equal(unlink(tpath("run/zram-recompd.conf.d/40-link.conf")), 0);
+	assert_int_equal(rename(tpath("etc/zram-recompd.conf"), tpath("real.conf")), 0);
+	assert_int_equal(symlink(tpath("real.conf"), tpath("etc/zram-recompd.conf")), 0);
+	assert_int_equal(load_tree(&c, NULL, &e), -ELOOP);
+	assert_int_equal(e.n, 1);
+	assert_non_null(strstr(e.msg[0], "/etc/zram-recompd.conf: is a symbolic link"));
+	assert_int_equal(unlink(tpath("etc/zram-recompd.conf")), 0);
+
+	/* Unreadable (root reads it all the same: checked only as another user). */
+	if (geteuid() != 0) {
+		put("run/zram-recompd.conf.d/50-secret.conf", "[global]\n");
+		assert_int_equal(chmod(tpath("run/zram-recompd.conf.d/50-secret.conf"), 0), 0);
+		assert_int_equal(load_tree(&c, NULL, &e), -EACCES);
+		snprintf(want, sizeof(want), "%s: cannot open: Permission denied",
+			 tpath("run/zram-recompd.conf.d/50-secret.conf"));
+		assert_int_equal(e.n, 1);
+		assert_string_equal(e.msg[0], want);
+	}
+}
+
+/* --config FILE: that file only; neither FILE.d nor the search path. */
+static void test_config_file_ignores_search(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct config_files f;
+	struct config_source src = {0};
+	char want[512];
+
+	put("etc/zram-recompd.conf", "[global]\ncompact = never\n");
+	put("etc/zram-recompd.conf.d/10-a.conf", "[global]\nthreshold-bytes = 100\n");
+	put("only.conf.d/10-a.conf", "[global]\nthreshold-bytes = 200\n");
+	src.file = put("only.conf", "[global]\nmax-pages-per-batch = 9\n");
+	/* Even with the search path filled in: file wins. */
+	assert_int_equal(config_source_search(&src, tmpdir), 0);
+	src.file = tpath("only.conf");
+	assert_int_equal(config_load(&c, &src, &f, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 9);
+	assert_int_equal(c.global.threshold_bytes, 0);
+	assert_int_equal(c.global.compact, COMPACT_AUTO);
+	assert_string_equal(files_str(&f), "read /only.conf\n");
+
+	/* A missing FILE is an error (the daemon keeps its previous configuration). */
+	src.file = tpath("gone.conf");
+	assert_int_equal(config_load(&c, &src, &f, &e), -ENOENT);
+	assert_int_equal(f.n, 0);
+	config_files_free(&f);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s: cannot open: No such file or directory",
+		 tpath("gone.conf"));
+	assert_string_equal(e.msg[0], want);
+
+	/* A FILE given on the command line may be a symlink. */
+	assert_int_equal(symlink(tpath("only.conf"), tpath("link.conf")), 0);
+	src.file = tpath("link.conf");
+	assert_int_equal(config_load(&c, &src, NULL, &e), 0);
+	assert_int_equal(c.global.max_pages_per_batch, 9);
 }
 
 static void test_unknown_section(void **state)
@@ -1581,6 +1926,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dropin_many_sorted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config_load_resets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_first_found_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_dropin_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_mask_by_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_mask_dev_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_broken_dropin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_config_file_ignores_search, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_section, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_placement, setup, teardown),
