@@ -285,10 +285,14 @@ uninstall:
 # checks the source's fields too), and lintian must find no error or warning in either that
 # debian/*lintian-overrides does not justify. Result: $(DEB_DIR)/zram-recompd_$(VERSION)_ARCH.deb.
 # Like `make`, it never installs packages: tests/deps.sh (groups build test deb) does.
-# MAKEFLAGS is not passed on: the package's own build must not inherit this make's variables
-# (BUILDDIR=..., WERROR=1) or jobserver; DEB_BUILD_OPTIONS (default parallel=2) is.
+# The package builds in a clean environment, as on a build daemon: make exports its command
+# line's variables (BUILDDIR=..., WERROR=1, CFLAGS=...) and MAKEFLAGS to every recipe, and
+# none of them may reach debian/rules. Only PATH, HOME and the two DEB_BUILD_* variables a
+# packager sets are passed; DEB_BUILD_OPTIONS defaults to parallel=2.
 DEB_DIR := $(BUILDDIR)/deb
 DEB_SRC := $(DEB_DIR)/zram-recompd-$(VERSION)
+DEB_ENV = PATH="$$PATH" HOME="$$HOME" DEB_BUILD_OPTIONS="$${DEB_BUILD_OPTIONS-parallel=2}" \
+	DEB_BUILD_PROFILES="$${DEB_BUILD_PROFILES-}"
 
 deb:
 	@for t in dpkg-buildpackage dpkg-parsechangelog dh lintian git; do \
@@ -303,9 +307,8 @@ deb:
 	mkdir -p $(DEB_SRC)
 	git ls-files -z | tar --null -T - -cf - | tar -C $(DEB_SRC) -xf -
 	cp -R etc/debian $(DEB_SRC)/debian
-	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-		DEB_BUILD_OPTIONS="$${DEB_BUILD_OPTIONS-parallel=2}" dpkg-buildpackage -us -uc -b
-	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -S
+	cd $(DEB_SRC) && env -i $(DEB_ENV) dpkg-buildpackage -us -uc -b
+	cd $(DEB_SRC) && env -i $(DEB_ENV) dpkg-buildpackage -us -uc -S
 	lintian --fail-on error,warning --display-info \
 		$(DEB_DIR)/zram-recompd_$(VERSION)_$$(dpkg --print-architecture).changes \
 		$(DEB_DIR)/zram-recompd_$(VERSION)_source.changes

@@ -4,9 +4,11 @@
 # (the files git tracks, dpkg-buildpackage -us -uc -b, lintian) and checks what it produced,
 # without installing anything on this machine:
 #   build        make deb exits 0 and leaves build/deb/zram-recompd_VERSION_ARCH.deb
+#   clean-env    WERROR=1 and SANITIZE=1 given to make deb do not reach the package's build
 #   lintian      lintian on the binary and the source .changes: no error and no warning
 #   lintian-overrides  each override in etc/debian/*lintian-overrides right after a comment
 #   version      the package's version is the Makefile's VERSION
+#   depends      libsystemd0, liblz4-1, libzstd1 (shlibs), not the test-only liblzo2, cmocka
 #   contents     the program, both man pages, the bash completion, the three units, the
 #                zram-generator drop-in, the configuration and its drop-in directory, at
 #                their Debian paths (dpkg-deb -c)
@@ -50,9 +52,10 @@ CHANGES=$DEB_DIR/zram-recompd_${VERSION}_$ARCH.changes
 SRC_CHANGES=$DEB_DIR/zram-recompd_${VERSION}_source.changes
 SRC=$DEB_DIR/zram-recompd-$VERSION
 
-# MAKEFLAGS of an enclosing make (make check's WERROR=1) stay out: make deb is a packager's
-# build.
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s deb BUILDDIR="$BUILDDIR" >"$T/make.log" 2>&1
+# WERROR=1 and SANITIZE=1 on purpose: make passes its command line's variables to every
+# recipe, and the package's own build must see none of them (clean-env below).
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s deb BUILDDIR="$BUILDDIR" WERROR=1 SANITIZE=1 \
+	>"$T/make.log" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ] && [ -f "$DEB" ]; then
 	ok "build ($DEB)"
@@ -60,6 +63,16 @@ else
 	tail -n 30 "$T/make.log"
 	bad build "make deb exited $rc; $DEB $([ -f "$DEB" ] && echo exists || echo missing)"
 	[ -f "$DEB" ] || summary
+fi
+ncc=$(grep -cE '^(cc|gcc) .* -c -o build/obj/main\.o ' "$T/make.log")
+leak=$(grep -E '^(cc|gcc) ' "$T/make.log" | grep -oE -- ' -Werror( |$)|-fsanitize=[a-z,]*' |
+	sort -u | tr '\n' ' ')
+if [ "$ncc" -ne 1 ]; then
+	bad clean-env "$ncc compiler calls for build/obj/main.o in the log (expected 1)"
+elif [ -n "$leak" ]; then
+	bad clean-env "make's command line reached the package build: $leak"
+else
+	ok "clean-env (WERROR=1 SANITIZE=1 given to make deb: no -Werror, no -fsanitize)"
 fi
 
 # --show-overrides: the overridden tags are listed (O:), which also shows that lintian did
@@ -94,6 +107,16 @@ if [ "$v" = "$VERSION" ]; then
 	ok "version ($v)"
 else
 	bad version "package $v, Makefile $VERSION"
+fi
+
+# ${shlibs:Depends} from what the program links: its libraries, never the test-only ones
+# (liblzo2, cmocka: Build-Depends <!nocheck>).
+dep=$(dpkg-deb -f "$DEB" Depends)
+if echo "$dep" | grep -q 'libsystemd0' && echo "$dep" | grep -q 'liblz4-1' &&
+	echo "$dep" | grep -q 'libzstd1' && ! echo "$dep" | grep -qE 'liblzo2|libcmocka'; then
+	ok "depends ($dep)"
+else
+	bad depends "'$dep'"
 fi
 
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' >"$T/files"
