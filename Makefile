@@ -86,8 +86,8 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 
 # Every target that names no file (a file of that name must never make it look done).
 .PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-strace \
-	check-san check-tsan check-long check-vm check-deps check-fuzz fuzz fuzz-bins deps demo bench \
-	install uninstall format clean
+	check-san check-tsan check-long check-vm check-deps check-deb check-fuzz fuzz fuzz-bins deps \
+	demo bench deb install uninstall format clean
 
 all: $(BIN)
 
@@ -169,10 +169,11 @@ fuzz:
 # install packages.
 
 # Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers,
-# the same two under ASan+UBSan, the daemon tier under ThreadSanitizer, the real-kernel VM
-# tier, then every fuzz target for 10 s.
+# the same two under ASan+UBSan, the daemon tier under ThreadSanitizer, the Debian package
+# (make deb, lintian, its autopkgtest), the real-kernel VM tier (its systemd VM boots the
+# packaged files), then every fuzz target for 10 s.
 check:
-	@tests/deps.sh build vm test fuzz
+	@tests/deps.sh build vm test fuzz deb
 	@$(MAKE) --no-print-directory WERROR=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=thread all
@@ -208,8 +209,14 @@ SOAK_SECONDS ?= 600
 check-long: all
 	@SOAK_SECONDS=$(SOAK_SECONDS) tests/check.sh long
 
+# The systemd VM boots the packaged files: the .deb first (make deb).
 check-vm: all $(TOOL_BINS)
+	@$(MAKE) --no-print-directory deb
 	@tests/check.sh vm
+
+# make deb and what it produced: lintian, contents, conffiles, the autopkgtest (tests/deb).
+check-deb:
+	@tests/check.sh deb
 
 check-deps:
 	@tests/check.sh deps
@@ -270,6 +277,41 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5 $(DESTDIR)$(BASHCOMPDIR)/zram-recompd
 	for u in $(UNITS); do rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; done
 	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" 2>/dev/null || true
+
+# The Debian package (etc/debian/README.source). The packaging lives in etc/debian/, not in a
+# top-level debian/ (the distribution's own would clash with it): the files git tracks are
+# copied to $(DEB_DIR)/zram-recompd-$(VERSION)/ with etc/debian/ as debian/, the binary
+# packages built there (dpkg-buildpackage -b), then the source package (-S: so that lintian
+# checks the source's fields too), and lintian must find no error or warning in either that
+# debian/*lintian-overrides does not justify. Result: $(DEB_DIR)/zram-recompd_$(VERSION)_ARCH.deb.
+# Like `make`, it never installs packages: tests/deps.sh (groups build test deb) does.
+# The package builds in a clean environment, as on a build daemon: make exports its command
+# line's variables (BUILDDIR=..., WERROR=1, CFLAGS=...) and MAKEFLAGS to every recipe, and
+# none of them may reach debian/rules. Only PATH, HOME and the two DEB_BUILD_* variables a
+# packager sets are passed; DEB_BUILD_OPTIONS defaults to parallel=2.
+DEB_DIR := $(BUILDDIR)/deb
+DEB_SRC := $(DEB_DIR)/zram-recompd-$(VERSION)
+DEB_ENV = PATH="$$PATH" HOME="$$HOME" DEB_BUILD_OPTIONS="$${DEB_BUILD_OPTIONS-parallel=2}" \
+	DEB_BUILD_PROFILES="$${DEB_BUILD_PROFILES-}"
+
+deb:
+	@for t in dpkg-buildpackage dpkg-parsechangelog dh lintian git; do \
+		command -v $$t >/dev/null 2>&1 || { echo "make deb: $$t not found (packages" \
+			"dpkg-dev debhelper lintian git; the build and test groups of deps.sh)" >&2; \
+			exit 1; }; \
+	done
+	@v=$$(dpkg-parsechangelog -l etc/debian/changelog -S Version) && [ "$$v" = "$(VERSION)" ] || \
+		{ echo "etc/debian/changelog: version '$$v' is not the program's $(VERSION) (Makefile VERSION)" >&2; \
+		exit 1; }
+	rm -rf -- $(DEB_DIR)
+	mkdir -p $(DEB_SRC)
+	git ls-files -z | tar --null -T - -cf - | tar -C $(DEB_SRC) -xf -
+	cp -R etc/debian $(DEB_SRC)/debian
+	cd $(DEB_SRC) && env -i $(DEB_ENV) dpkg-buildpackage -us -uc -b
+	cd $(DEB_SRC) && env -i $(DEB_ENV) dpkg-buildpackage -us -uc -S
+	lintian --fail-on error,warning --display-info \
+		$(DEB_DIR)/zram-recompd_$(VERSION)_$$(dpkg --print-architecture).changes \
+		$(DEB_DIR)/zram-recompd_$(VERSION)_source.changes
 
 format:
 	clang-format -i src/*.c src/*.h src/advise/*.c include/*.h tests/unit/*.c tests/unit/*.h \

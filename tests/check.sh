@@ -1,12 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|san|tsan|vm|fuzz|long
+# Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|san|tsan|deb|vm|fuzz|long
 # tsan runs the daemon tier and a 30 s soak from build-tsan (make SANITIZE=thread) and fails on
 # any ThreadSanitizer report. long (not in all; make check-long) is the soak test,
 # tests/daemon/soak.sh, for SOAK_SECONDS (default 600).
 # strace runs the binary under strace (tests/strace/run.sh): the syscall-level write allowlist
 # and fault injection; it reports itself skipped where strace or ptrace is unavailable.
+# deb builds the Debian package (make deb: dpkg-buildpackage, lintian) and checks it
+# (tests/deb/run.sh, etc/debian/README.source); it runs before vm, whose systemd VM boots the
+# packaged files.
 # fuzz runs every libFuzzer target of tests/fuzz for FUZZ_SECONDS (default 10) seconds from
 # FUZZ_BUILDDIR (default build-fuzz; `make fuzz-bins`, which needs clang).
 # Every tier runner prints exactly one summary line "<tier>: N passed, N failed[, N skipped]".
@@ -102,6 +105,9 @@ if want san || [ "$MODE" = all ]; then
 fi
 if want tsan; then
 	tier daemon-tsan env BUILDDIR=build-tsan tests/daemon/tsan.sh
+fi
+if want deb; then
+	tier deb env BUILDDIR=build tests/deb/run.sh
 fi
 if want vm; then
 	tier vm env BUILDDIR=build tests/vm/run.sh

@@ -4,7 +4,7 @@
 # and `make bench` run this first, before anything compiles, so each works as the first
 # command on a fresh machine (as root, or with sudo). Plain `make` and `make install` never
 # call it (packagers build without network).
-# Usage: tests/deps.sh [GROUP...]   groups: build, vm, test, fuzz (default: all = make deps)
+# Usage: tests/deps.sh [GROUP...]   groups: build, vm, test, fuzz, deb (default: all = make deps)
 #   build  compiler and the libraries zram-recompd links
 #   vm     qemu, busybox and what building a test kernel takes (tests/vm)
 #   test   cmocka, man, python3 and strace for the test tiers; Debian's 6.12 kernel source
@@ -12,6 +12,10 @@
 #          Debian 12 clang is clang-14, whose libclang_rt.fuzzer-x86_64.a (and the ASan/UBSan
 #          runtimes) come from libclang-rt-14-dev, which clang-14 only recommends: named
 #          here through libclang-rt-dev, the version-less package of the default clang.
+#   deb    what `make deb` and the deb tier of make check use: dpkg-buildpackage
+#          (dpkg-dev), debhelper, lintian, git (`git ls-files` stages the package's source).
+#          No fakeroot: the package says Rules-Requires-Root: no. Its Build-Depends are
+#          the build and test groups.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 #
 # The VM tier's second kernel, 7.3, is not a Debian 12 package: tests/vm/build-kernel.sh
@@ -27,8 +31,9 @@ VM="qemu-system-x86 busybox-static zstd cpio xz-utils kmod bc bison flex libelf-
 debian-archive-keyring"
 TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"
 FUZZ="clang libclang-rt-dev"
+DEB="dpkg-dev debhelper lintian git"
 
-[ $# -gt 0 ] || set -- build vm test fuzz
+[ $# -gt 0 ] || set -- build vm test fuzz deb
 PKGS=
 for g in "$@"; do
 	case $g in
@@ -36,6 +41,7 @@ for g in "$@"; do
 	vm) PKGS="$PKGS $VM" ;;
 	test) PKGS="$PKGS $TEST" ;;
 	fuzz) PKGS="$PKGS $FUZZ" ;;
+	deb) PKGS="$PKGS $DEB" ;;
 	*)
 		echo "deps: unknown group '$g' (build, vm, test, fuzz)" >&2
 		exit 2

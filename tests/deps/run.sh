@@ -8,7 +8,7 @@
 # were asked, it checks
 #   - `make -n T` for T in demo, check, bench, fuzz: the dependency step comes before the
 #     first compiler call;
-#   - `make -n` and `make -n install`: no dependency step, no apt-get;
+#   - `make -n`, `make -n install` and `make -n deb`: no dependency step, no apt-get;
 #   - tests/deps.sh itself, run for real against the stubs: it asks apt-get for exactly the
 #     missing package, and only for the groups it was given;
 #   - `make install DESTDIR=...` for real (with a stub compiler: what is checked is the
@@ -88,7 +88,7 @@ for t in demo check bench fuzz; do
 		bad "make-n-$t" "compiler call on line $c before the dependency step on line $d"
 	fi
 done
-for t in all install; do
+for t in all install deb; do
 	(cd "$CLONE" && PATH=$SPATH make -n $t DESTDIR="$T/dest" >"$T/$t.out" 2>"$T/$t.err")
 	if grep -qE 'tests/deps\.sh|apt-get' "$T/$t.out"; then
 		bad "make-n-$t" "installs packages: $(grep -E 'deps|apt-get' "$T/$t.out" | head -n 2)"

@@ -20,10 +20,13 @@
 #     systemctl, journalctl, systemd-analyze;
 #   - static busybox with its applet links (not init, halt, poweroff, reboot: the driver calls
 #     `busybox reboot -f`), which also provides /bin/kill for the unit's ExecReload=;
-#   - zram-recompd as `make install` installs it (PREFIX=/usr, SYSCONFDIR=/etc, the units in
-#     /usr/lib/systemd/system, the zram-generator drop-in included), then tests/vm/systemd's
-#     zram-recompd.conf as /etc/zram-recompd.conf and the drop-in vmtest-watchdog.conf
-#     (WatchdogSec=3s);
+#   - zram-recompd as its Debian package ships it (`make deb`; ZRAM_RECOMPD_DEB, default
+#     $BUILDDIR/deb/zram-recompd_VERSION_ARCH.deb): the .deb's files unpacked into the image
+#     (the program in /usr/sbin, the units and the zram-generator drop-in in
+#     /lib/systemd/system, which is /usr/lib/systemd/system here, /etc/zram-recompd.conf,
+#     man pages), its md5sums as /vm/package.md5sums and "Package Version" as /vm/package (the
+#     driver checks the booted files against them); then tests/vm/systemd's zram-recompd.conf
+#     over /etc/zram-recompd.conf and the drop-in vmtest-watchdog.conf (WatchdogSec=3s);
 #   - the driver: zram-recompd-vmtest.service running /vm/vmtest.sh, the watchdog check's
 #     negative control vmtest-watchdog-control.service, and systemd-zram-setup@.service, a
 #     stand-in for zram-generator's setup unit (the installed drop-in extends it);
@@ -32,7 +35,8 @@
 #   - systemd-sysusers and systemd-tmpfiles-setup{,-dev} masked (their programs are not copied).
 #
 # Every program comes with the shared libraries ldd lists for it, at the same paths (the
-# dynamic loader included). Environment: BUILDDIR (default build).
+# dynamic loader included). Environment: BUILDDIR (default build), ZRAM_RECOMPD_DEB (the
+# systemd image's package).
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -48,8 +52,6 @@ tests | demo | systemd) ;;
 *) vm_die "unknown image '$MODE' (tests, demo or systemd)" ;;
 esac
 BUILDDIR=${BUILDDIR:-build}
-# `make install` is given BUILDDIR as it came (relative to the top directory or absolute).
-MAKE_BUILDDIR=$BUILDDIR
 case $BUILDDIR in
 /*) ;;
 *) BUILDDIR=$TOP/$BUILDDIR ;;
@@ -137,7 +139,9 @@ busybox_image() {
 # systemd_image: the image of run-systemd.sh.
 systemd_image() {
 	SD=$HERE/systemd
-	[ -x "$RECOMPD" ] || vm_die "$RECOMPD missing (run: make)"
+	version=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+	DEB=${ZRAM_RECOMPD_DEB:-$BUILDDIR/deb/zram-recompd_${version}_$(dpkg --print-architecture).deb}
+	[ -f "$DEB" ] || vm_die "$DEB missing (run: make deb)"
 	SYSTEMD=/usr/lib/systemd/systemd
 	[ -x "$SYSTEMD" ] || vm_die "$SYSTEMD missing: the systemd VM test uses the host's systemd"
 	for c in systemctl journalctl systemd-analyze; do
@@ -190,13 +194,19 @@ systemd_image() {
 	echo 5a9c0e7d3b8f41e2a6d4c1b09f7e2d35 >"$STAGE/etc/machine-id"
 	echo zram-recompd-vm >"$STAGE/etc/hostname"
 
-	# zram-recompd as `make install` installs it (the program, units, drop-in, man pages,
-	# configuration), its libraries, then the test's configuration over the shipped one.
-	# -s: no "Entering directory" lines; MAKEFLAGS of an enclosing make are kept.
-	make -s -C "$TOP" install BUILDDIR="$MAKE_BUILDDIR" DESTDIR="$STAGE" PREFIX=/usr \
-		SYSCONFDIR=/etc SYSTEMDUNITDIR=/usr/lib/systemd/system >&2 ||
-		vm_die "make install into the image failed"
-	copy_libs "$RECOMPD"
+	# zram-recompd as the Debian package ships it: the .deb's data archive unpacked into the
+	# image. /lib and /sbin are links into /usr here and stay links (--keep-directory-symlink),
+	# so the package's /lib/systemd/system lands in /usr/lib/systemd/system as on a
+	# merged-/usr system. Its md5sums (paths relative to /) let the driver check that the files
+	# systemd runs are the package's.
+	dpkg-deb --fsys-tarfile "$DEB" | tar -C "$STAGE" --keep-directory-symlink -xf - ||
+		vm_die "unpacking $DEB into the image failed"
+	dpkg-deb --info "$DEB" md5sums >"$STAGE/vm/package.md5sums" ||
+		vm_die "$DEB has no md5sums"
+	dpkg-deb -f "$DEB" Package Version | sed 's/^[A-Za-z]*: //' | tr '\n' ' ' |
+		sed 's/ $/\n/' >"$STAGE/vm/package"
+	[ -x "$STAGE/usr/sbin/zram-recompd" ] || vm_die "$DEB has no /usr/sbin/zram-recompd"
+	copy_libs "$STAGE/usr/sbin/zram-recompd"
 	U=$STAGE/usr/lib/systemd/system
 	mkdir -p "$STAGE/etc/systemd/system/zram-recompd.service.d"
 	cp "$SD/vmtest-watchdog.conf" "$STAGE/etc/systemd/system/zram-recompd.service.d/"
@@ -208,7 +218,7 @@ systemd_image() {
 	install -m 0755 "$SD/vmtest.sh" "$STAGE/vm/vmtest.sh"
 	cp "$SD/zram-recompd.conf" "$STAGE/vm/zram-recompd.conf"
 	"$PAGEGEN" 16384 "${VM_SEED:-1}" >"$STAGE/vm/data/pages.bin"
-	WHAT="systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
+	WHAT="systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), $(cat "$STAGE/vm/package")"
 }
 
 if [ "$MODE" = systemd ]; then

@@ -3,7 +3,9 @@
 # The systemd VM test: boots a test kernel (build-kernel.sh K) under qemu TCG with the host's
 # systemd as PID 1 (`mkinitramfs.sh OUT systemd`; rdinit=/usr/lib/systemd/systemd,
 # systemd.unit=zram-recompd-vmtest.service), where systemd/vmtest.sh checks the installed
-# zram-recompd.service and zram-generator drop-in. Prints one
+# zram-recompd.service and zram-generator drop-in, as the Debian package ships them (the
+# image holds the unpacked .deb of `make deb`: ZRAM_RECOMPD_DEB, default
+# $BUILDDIR/deb/zram-recompd_VERSION_ARCH.deb). Prints one
 # "vm: PASS|FAIL|SKIP systemd_NAME [release][: detail]" line per check; a check without a
 # result line (VM hung, crashed, driver died) is a failure, and so are kernel warnings (as
 # systemd_kernel_log). run.sh runs this and counts the lines; alone, it ends with
@@ -11,8 +13,9 @@
 # host-lib.sh's (vm_run), shared with run.sh.
 #
 # Usage: run-systemd.sh [6.12|7.3] (default: the newest kernel).
-# Environment: BUILDDIR (default build), ZRAM_RECOMPD_VM_KERNEL, QEMU (default
-# qemu-system-x86_64), VM_SYSTEMD_TIMEOUT (whole VM, s, default 300), VM_KEEP_LOGS (default 10).
+# Environment: BUILDDIR (default build), ZRAM_RECOMPD_DEB, ZRAM_RECOMPD_VM_KERNEL, QEMU
+# (default qemu-system-x86_64), VM_SYSTEMD_TIMEOUT (whole VM, s, default 300), VM_KEEP_LOGS
+# (default 10).
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -29,8 +32,8 @@ LIMIT=${VM_SYSTEMD_TIMEOUT:-300}
 K=${1:-$VM_KERNEL_NEWEST}
 VM_LABEL=$K
 # In the order vmtest.sh runs them.
-CHECKS="systemd_boot systemd_verify systemd_zram_setup systemd_start systemd_sandbox
-	systemd_status systemd_configure systemd_pass systemd_journal_fields systemd_events
+CHECKS="systemd_boot systemd_package systemd_verify systemd_zram_setup systemd_start
+	systemd_sandbox systemd_status systemd_configure systemd_pass systemd_journal_fields systemd_events
 	systemd_watchdog
 	systemd_reload systemd_reload_invalid systemd_stop systemd_watchdog_long_pass
 	systemd_security"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Driver of the systemd VM test, run by zram-recompd-vmtest.service with systemd as PID 1.
-# Checks the installed zram-recompd.service (the real unit, with its hardening) against the
+# Checks the installed zram-recompd.service (the real unit, with its hardening, as the Debian
+# package ships it: systemd_package checks the files against the package's md5sums) against the
 # kernel's zram: start/READY/STATUS, the sandbox, writes under it (a pass, configuring a new
 # device), the watchdog (drop-in WatchdogSec=3s), reload with a good and a broken
 # configuration, stop during a pass, and systemd-analyze security; before the daemon runs,
@@ -111,6 +112,25 @@ else
 	res FAIL systemd_boot "PID 1 is $(cat /proc/1/comm)"
 fi
 
+# ---- the packaged files: mkinitramfs.sh unpacked the Debian package (make deb) into the
+# image; every file of its md5sums (conffiles are not listed: the test's configuration
+# replaces /etc/zram-recompd.conf) is there unchanged, and the unit systemd loaded is the
+# package's /lib/systemd/system file (/lib links to /usr/lib here). ----
+pkg=$(cat /vm/package 2>/dev/null)
+frag=$(systemctl show -p FragmentPath --value "$U")
+sums=$(cd / && md5sum -c /vm/package.md5sums 2>&1)
+rc=$?
+nsum=$(grep -c . /vm/package.md5sums 2>/dev/null)
+echo "$sums" | grep -v ': OK$' | sed 's/^/[systemd] package: /'
+if [ -n "$pkg" ] && [ "$rc" -eq 0 ] && [ "${nsum:-0}" -ge 5 ] &&
+	[ "$(readlink -f "$frag")" = /usr/lib/systemd/system/zram-recompd.service ] &&
+	grep -q ' lib/systemd/system/zram-recompd.service$' /vm/package.md5sums; then
+	res PASS systemd_package "$pkg: $nsum files as packaged, $U from $frag"
+else
+	res FAIL systemd_package "package '$pkg': md5sum -c exit $rc on $nsum files" \
+		"($(echo "$sums" | grep -v ': OK$' | head -n 3 | tr '\n' ' ')), $U from '$frag'"
+fi
+
 # ---- the unit as installed ----
 out=$(systemd-analyze verify --man=no "$U" 2>&1)
 rc=$?
@@ -121,7 +141,7 @@ else
 	res FAIL systemd_verify "systemd-analyze verify exit $rc: $(echo "$out" | head -n 1)"
 fi
 
-# ---- the zram-generator drop-in (installed by `make install`): the setup unit of a new device
+# ---- the zram-generator drop-in (shipped by the package): the setup unit of a new device
 # runs `zram-recompd --once --device zramN` before its ExecStart= writes disksize (its journal
 # says the device was not initialized yet), so the device ends up initialized with
 # zram-recompd's secondary algorithm. The daemon is not running yet: nothing else writes
