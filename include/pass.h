@@ -146,6 +146,9 @@ struct device_report {
 	uint64_t recompressed_before, recompressed_after;
 };
 
+/* Whether d's kernel can recompress at all (CONFIG_ZRAM_MULTI_COMP); logs why not. */
+bool pass_supported(const struct zram_dev *d);
+
 /*
  * Uninitialized device: write the configured secondary list ("algo=NAME priority=I",
  * contiguous from 1) and levels ("priority=I level=N"). Initialized device: compare the

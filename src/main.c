@@ -653,12 +653,8 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 
 	memset(&rep, 0, sizeof(rep));
 	config_effective(cfg, d->id, &dc);
-	if (!d->caps.multi_comp) {
-		log_error("%s: recompression unsupported: kernel built without "
-			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
-			  d->name);
-		return 0;
-	}
+	if (!pass_supported(d))
+		return 0; /* counted by run_once: exit 4 when no device supports it */
 	if (dc.algos_auto) {
 		if (*adv_fd < 0 && !d->initialized)
 			*adv_fd = open_state_dir(false, &adv_dir);

@@ -503,13 +503,19 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 }
 
 /* Why a device gets no pass at all (rep->skipped, and the error if it is one); 0: it does. */
-static bool pass_refused(const struct zram_dev *d, struct device_report *rep)
+bool pass_supported(const struct zram_dev *d)
 {
-	rep->skipped = true;
-	if (!d->caps.multi_comp) {
+	if (!d->caps.multi_comp)
 		log_error("%s: recompression unsupported: kernel built without "
 			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
 			  d->name);
+	return d->caps.multi_comp;
+}
+
+static bool pass_refused(const struct zram_dev *d, struct device_report *rep)
+{
+	rep->skipped = true;
+	if (!pass_supported(d)) {
 		rep->error = -EOPNOTSUPP;
 		return true;
 	}

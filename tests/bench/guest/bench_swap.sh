@@ -31,6 +31,10 @@ WARMUP=${BENCH_SWAP_WARMUP:-60}
 # BENCH_SWAP_VERBOSE=1: the daemon logs each step and batch (-v), to see what a pass tried.
 VERBOSE=
 [ "${BENCH_SWAP_VERBOSE:-0}" = 1 ] && VERBOSE=--verbose
+# BENCH_SWAP_DAEMON_ONLY=1: only the daemon's run (when working on the daemon; the ratios
+# need all three, side by side).
+POLICIES="none naive daemon"
+[ "${BENCH_SWAP_DAEMON_ONLY:-0}" = 1 ] && POLICIES=daemon
 out swap.mib "$MIB"
 out swap.seconds "$SECS"
 out swap.ram_mib "$RAM"
@@ -54,7 +58,7 @@ wait_line "$WORK/hold.out" "SWAPLOAD holding" 120 || fail "the balloon did not s
 note "balloon: $((avail - RAM)) MiB locked; MemAvailable now" \
 	"$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB"
 
-for policy in none naive daemon; do
+for policy in $POLICIES; do
 	zram_add
 	zset "$Z" comp_algorithm lzo-rle
 	zset "$Z" recomp_algorithm "algo=zstd priority=1"
