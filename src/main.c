@@ -586,19 +586,28 @@ static int probe_all(const struct args *a, const struct config *cfg, struct prob
 }
 
 /* status: the devices, with the daemon's totals (read-only; absent is not an error). */
-static void run_status(const struct args *a, const struct probed *p)
+static void run_status(const struct args *a, const struct config *cfg, const struct probed *p)
 {
 	static struct state st;
 	const struct state *stp = NULL;
+	bool wb_configured[MAX_DEVICES] = { false };
 	const char *dir;
 	int dfd = open_state_dir(false, &dir);
+
+	for (unsigned i = 0; i < p->ndev && i < MAX_DEVICES; i++) {
+		struct dev_config dc;
+
+		config_effective(cfg, p->devs[i].id, &dc);
+		wb_configured[i] = dc.writeback;
+	}
 
 	if (dfd >= 0) {
 		if (state_load(&st, dfd) == 0 && st.n)
 			stp = &st;
 		close(dfd);
 	}
-	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp);
+	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp,
+		     wb_configured);
 }
 
 /* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
@@ -770,7 +779,7 @@ static int run(const struct args *a)
 	if (r >= 0)
 		return r;
 	if (a->status)
-		run_status(a, &p);
+		run_status(a, &cfg, &p);
 	else
 		ret = run_once(a, &cfg, &p, ret);
 	close(p.root_fd);
