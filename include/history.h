@@ -35,8 +35,18 @@ void history_open(struct history *h, const char *metrics_file);
 void history_add(struct history *h, const char *name, const struct pass_summary *sum,
 		 uint64_t new_incompressible, bool failed);
 
-/* Pages a pass wrote back, charged to the device's rolling 24 h budget of per_day bytes. */
-void history_wb_charge(struct history *h, const char *name, uint64_t pages, uint64_t per_day);
+/*
+ * Before a pass's writeback: its budget (pages) reserved from the device's day budget and the
+ * state file saved at once (state_wb_reserve: a crash during the pass cannot exceed the day's
+ * cap). Returns the pages reserved (0: no table entry). After the pass, history_wb_charge
+ * with what it reserved and what it wrote back.
+ */
+uint64_t history_wb_reserve(struct history *h, const char *name, uint64_t pages,
+			    uint64_t per_day);
+/* Pages a pass wrote back, charged to the device's rolling 24 h budget of per_day bytes
+ * (reserved: what history_wb_reserve took for it, returned as far as unused). */
+void history_wb_charge(struct history *h, const char *name, uint64_t reserved, uint64_t pages,
+		       uint64_t per_day);
 
 /*
  * The writeback day budget left for device name (bytes), per_pass when the table is full.

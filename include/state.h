@@ -62,6 +62,15 @@ struct dev_totals {
 uint64_t state_wb_day_left(struct dev_totals *t, uint64_t per_day, uint64_t now_unix);
 /* A pass wrote back pages: the totals and the day budget (after state_wb_day_left). */
 void state_wb_charge(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix);
+/*
+ * Before a pass's writeback: its whole budget (pages) taken from the day budget, to be saved
+ * before the first write, so that a crash between the kernel's write and the save after the
+ * pass cannot give the same bytes again to the next run. state_wb_settle after the pass:
+ * what was not written goes back (never above per_day), what was is added to wb_pages.
+ */
+void state_wb_reserve(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix);
+void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, uint64_t per_day,
+		     uint64_t now_unix);
 
 struct state {
 	unsigned n;

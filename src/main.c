@@ -586,19 +586,28 @@ static int probe_all(const struct args *a, const struct config *cfg, struct prob
 }
 
 /* status: the devices, with the daemon's totals (read-only; absent is not an error). */
-static void run_status(const struct args *a, const struct probed *p)
+static void run_status(const struct args *a, const struct config *cfg, const struct probed *p)
 {
 	static struct state st;
 	const struct state *stp = NULL;
+	bool wb_configured[MAX_DEVICES] = { false };
 	const char *dir;
 	int dfd = open_state_dir(false, &dir);
+
+	for (unsigned i = 0; i < p->ndev && i < MAX_DEVICES; i++) {
+		struct dev_config dc;
+
+		config_effective(cfg, p->devs[i].id, &dc);
+		wb_configured[i] = dc.writeback;
+	}
 
 	if (dfd >= 0) {
 		if (state_load(&st, dfd) == 0 && st.n)
 			stp = &st;
 		close(dfd);
 	}
-	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp);
+	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp,
+		     wb_configured);
 }
 
 /* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
@@ -643,7 +652,8 @@ static uint64_t once_wb_day_left(const struct pass_ctx *ctx, struct once_history
 
 /* --once on one device: algorithms before disksize, the daemon's pass, the report. */
 static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const struct config *cfg,
-		       int *adv_fd, struct once_history *oh, struct device_report *rep_out)
+		       int *adv_fd, struct once_history *oh, struct device_report *rep_out,
+		       uint64_t *wb_reserved)
 {
 	struct pass_ctx c = *ctx0, *ctx = &c;
 	struct device_report rep;
@@ -668,6 +678,12 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 	if (r < 0)
 		return r;
 	c.wb_day_left = once_wb_day_left(ctx, oh, cfg, d, &dc);
+	/* the pass's writeback budget leaves the day budget (state file) before any write */
+	if (!ctx->dry_run && dc.writeback && d->initialized && d->caps.writeback &&
+	    d->backing_dev[0])
+		*wb_reserved = history_wb_reserve(
+			&oh->h, d->name, policy_wb_budget_pages(c.wb_day_left, dc.wb_bytes_per_pass),
+			dc.wb_bytes_per_day);
 	r = pass_run(ctx, d, &dc, &rep);
 	if (!ctx->dry_run)
 		pass_print_report(stdout, &rep);
@@ -680,21 +696,24 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 
 /* One device's pass: its totals and writeback budget (history.h) and its live figures. */
 static void once_history_add(struct once_history *oh, const struct config *cfg,
-			     const struct zram_dev *d, const struct device_report *rep, int r)
+			     const struct zram_dev *d, const struct device_report *rep, int r,
+			     uint64_t wb_reserved)
 {
 	struct pass_summary sum;
+	struct dev_config dc;
 
-	if (rep->skipped || !rep->initialized)
+	config_effective(cfg, d->id, &dc);
+	if (rep->skipped || !rep->initialized) {
+		/* no pass after all: the reservation goes back */
+		if (wb_reserved)
+			history_wb_charge(&oh->h, d->name, wb_reserved, 0, dc.wb_bytes_per_day);
 		return;
+	}
 	once_history_open(oh, cfg);
 	pass_summarize(rep, &sum);
 	history_add(&oh->h, d->name, &sum, rep->new_incompressible, r < 0);
-	if (rep->wb.planned) {
-		struct dev_config dc;
-
-		config_effective(cfg, d->id, &dc);
-		history_wb_charge(&oh->h, d->name, sum.wb_pages, dc.wb_bytes_per_day);
-	}
+	if (rep->wb.planned || wb_reserved)
+		history_wb_charge(&oh->h, d->name, wb_reserved, sum.wb_pages, dc.wb_bytes_per_day);
 	if (oh->n_live < MAX_DEVICES) {
 		dev_live_fill(&oh->live[oh->n_live], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
@@ -715,12 +734,13 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	oh.h.dir_fd = -1;
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct device_report rep = { 0 };
-		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &oh, &rep);
+		uint64_t wb_reserved = 0;
+		int r = once_device(&ctx, &p->devs[i], cfg, &adv_fd, &oh, &rep, &wb_reserved);
 
 		if (r < 0)
 			ret = EXIT_RUNTIME;
 		if (!ctx.dry_run)
-			once_history_add(&oh, cfg, &p->devs[i], &rep, r);
+			once_history_add(&oh, cfg, &p->devs[i], &rep, r, wb_reserved);
 	}
 	if (oh.opened) {
 		history_write(&oh.h, cfg->metrics_file, oh.live, oh.n_live);
@@ -766,7 +786,7 @@ static int run(const struct args *a)
 	if (r >= 0)
 		return r;
 	if (a->status)
-		run_status(a, &p);
+		run_status(a, &cfg, &p);
 	else
 		ret = run_once(a, &cfg, &p, ret);
 	close(p.root_fd);

@@ -209,8 +209,9 @@ static void finish_job(struct manager *m, struct job *j)
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
 	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
-	if (rep->wb.planned)
-		history_wb_charge(&m->hist, j->dev.name, sum.wb_pages, j->cfg.wb_bytes_per_day);
+	if (rep->wb.planned || j->wb_reserved)
+		history_wb_charge(&m->hist, j->dev.name, j->wb_reserved, sum.wb_pages,
+				  j->cfg.wb_bytes_per_day);
 	if (!md->timer) {
 		/* dropped while the job ran */
 		memset(md, 0, sizeof(*md));
@@ -336,6 +337,11 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	md->job.cfg = md->cfg;
 	md->job.advise = md->cfg.algos_auto && md->cfg.advise_interval_sec > 0 &&
 			 m->hist.dir_fd >= 0 && s.now_ns >= md->advise_retry_ns;
+	/* the pass's writeback budget leaves the day budget (state file) before any write */
+	if (dec.plan.n_wb && md->dev.caps.writeback && md->dev.backing_dev[0])
+		md->job.wb_reserved = history_wb_reserve(&m->hist, md->dev.name,
+							 dec.plan.wb_budget_pages,
+							 md->cfg.wb_bytes_per_day);
 	md->busy = true;
 	enqueue(m, &md->job);
 	return 0;

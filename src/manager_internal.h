@@ -35,6 +35,7 @@ struct job {
 	struct dev_config cfg; /* the device's configuration when queued (reload-safe copy) */
 	int advise_r;	       /* advise_refresh(): 1 refreshed, 0 not due, -errno */
 	struct advice_entry advice;
+	uint64_t wb_reserved; /* writeback pages taken from the day budget before the pass */
 };
 
 /* One managed device. */

@@ -139,9 +139,29 @@ uint64_t state_wb_day_left(struct dev_totals *t, uint64_t per_day, uint64_t now_
 
 void state_wb_charge(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix)
 {
+	state_wb_settle(t, 0, pages, per_day, now_unix);
+}
+
+void state_wb_reserve(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix)
+{
+	(void)state_wb_day_left(t, per_day, now_unix);
+	t->wb_day_left = sat_sub_u64(t->wb_day_left, sat_mul_u64(pages, ZRAM_PAGE_SIZE));
+}
+
+void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, uint64_t per_day,
+		     uint64_t now_unix)
+{
 	(void)state_wb_day_left(t, per_day, now_unix);
 	t->wb_pages = sat_add_u64(t->wb_pages, pages);
-	t->wb_day_left = sat_sub_u64(t->wb_day_left, sat_mul_u64(pages, ZRAM_PAGE_SIZE));
+	if (pages > reserved) {
+		/* more than reserved (not with the kernel's limit, but never trust that) */
+		t->wb_day_left = sat_sub_u64(t->wb_day_left,
+					     sat_mul_u64(pages - reserved, ZRAM_PAGE_SIZE));
+		return;
+	}
+	t->wb_day_left = sat_add_u64(t->wb_day_left, sat_mul_u64(reserved - pages, ZRAM_PAGE_SIZE));
+	if (t->wb_day_left > per_day)
+		t->wb_day_left = per_day;
 }
 
 struct dev_totals *state_get(struct state *s, const char *name)

@@ -155,8 +155,22 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	fputs("}", f);
 }
 
+/* The writeback line of the text status: why there is none, or the backing device. */
+static void print_text_writeback(FILE *f, const struct zram_dev *d)
+{
+	if (!d->caps.writeback)
+		fprintf(f, "  writeback:      unsupported (kernel built without "
+			   "CONFIG_ZRAM_WRITEBACK)\n");
+	else if (!d->backing_dev[0])
+		fprintf(f, "  writeback:      no backing device (writeback steps are skipped)\n");
+	else if (d->has_bd_stat)
+		fprintf(f, "  backing device: %s: %" PRIu64 " pages stored, %" PRIu64
+			   " written, %" PRIu64 " read back\n",
+			d->backing_dev, d->bd_stat[0], d->bd_stat[2], d->bd_stat[1]);
+}
+
 static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
-			   const struct dev_totals *t)
+			   const struct dev_totals *t, bool wb_shown)
 {
 	const struct zram_caps *c = &d->caps;
 	char why[8][256], sem[8][256], a[32], b[32], e[32];
@@ -190,15 +204,9 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
 			   "\n",
 			d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
-		if (!c->writeback)
-			fprintf(f, "  writeback:      unsupported (kernel built without "
-				   "CONFIG_ZRAM_WRITEBACK)\n");
-		else if (!d->backing_dev[0])
-			fprintf(f, "  writeback:      no backing device (writeback steps are skipped)\n");
-		else if (d->has_bd_stat)
-			fprintf(f, "  backing device: %s: %" PRIu64 " pages stored, %" PRIu64
-				   " written, %" PRIu64 " read back\n",
-				d->backing_dev, d->bd_stat[0], d->bd_stat[2], d->bd_stat[1]);
+		/* only where writeback is asked for or set up: no noise where it is not */
+		if (wb_shown)
+			print_text_writeback(f, d);
 		if (d->has_io_stat && (d->io_stat[0] || d->io_stat[1]))
 			fprintf(f, "  I/O errors:     %" PRIu64 " failed reads, %" PRIu64
 				   " failed writes\n",
@@ -238,7 +246,8 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 }
 
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
-		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st)
+		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st,
+		  const bool *wb_configured)
 {
 	if (json) {
 		fputs("{\"version\":", f);
@@ -256,5 +265,6 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 	}
 	fprintf(f, "kernel %s\n", release);
 	for (unsigned i = 0; i < n; i++)
-		print_text_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name));
+		print_text_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name),
+			       devs[i].backing_dev[0] || (wb_configured && wb_configured[i]));
 }

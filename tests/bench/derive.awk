@@ -114,6 +114,25 @@ function derive_own(pre,    i, p, L, lw)
 	}
 }
 
+# Writeback of one kernel (key prefix pre): the pool memory writeback freed after
+# recompression, against the bytes it wrote, and its kernel time per MiB written.
+function derive_writeback(pre,    p, freed, w)
+{
+	p = pre "writeback."
+	if (!has(p "wb.mem_used_total") || !has(p "recomp.mem_used_total"))
+		return
+	put(p "recomp.freed_bytes", num(p "before.mem_used_total") - num(p "recomp.mem_used_total"))
+	freed = num(p "recomp.mem_used_total") - num(p "wb.mem_used_total")
+	put(p "wb.freed_bytes", freed)
+	if (num(p "recomp.mem_used_total") > 0)
+		put(p "wb_vs_recomp_memory", fmt(num(p "wb.mem_used_total") / num(p "recomp.mem_used_total"), 4))
+	w = num(p "wb.written_bytes")
+	if (w > 0) {
+		put(p "wb.freed_per_written", fmt(freed / w, 3))
+		put(p "wb.kernel_s_per_mib_written", fmt(num(p "wb.writeback_kernel_s") / mib(w), 4))
+	}
+}
+
 # Ratios of the static scenario of one kernel (key prefix pre): each policy against the
 # zstd limit, the cold tier against the zstd level 9 limit.
 function derive_static(pre,    i, p, n, L) {
@@ -159,6 +178,11 @@ END {
 	derive_swap("")
 	for (j = 1; j <= nk; j++)
 		derive_swap(KP[j])
+
+	# ---- writeback, per kernel ----
+	derive_writeback("")
+	for (j = 1; j <= nk; j++)
+		derive_writeback(KP[j])
 
 	# ---- 2. churn ----
 	for (i = 1; i <= 2; i++) {

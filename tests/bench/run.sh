@@ -8,9 +8,9 @@
 #    page file.
 # 2. In the VM of the real-kernel tier (tests/vm: the cached kernels, busybox initramfs, qemu
 #    TCG): the guest scenarios in tests/bench/guest (static, latency, advise, churn,
-#    overhead), each printing "BENCH key value" lines on the console. Every scenario runs on
+#    overhead, swap, writeback), each printing "BENCH key value" lines on the console. Every scenario runs on
 #    the first kernel of BENCH_KERNELS (keys as they are); BENCH_OTHER_SCENARIOS (default
-#    "static latency swap") run on the others too, their keys prefixed with the kernel
+#    "static latency swap writeback") run on the others too, their keys prefixed with the kernel
 #    ("k7_3.static.once.mem_used_total").
 # 3. tests/bench/derive.awk adds ratios and the targets (met or missed), json.awk writes
 #    tests/bench/results/latest.json, table.awk prints the markdown tables on stdout.
@@ -45,9 +45,9 @@ KV=$OUT/kv.txt
 : >"$KV"
 QEMU=${QEMU:-qemu-system-x86_64}
 SLOTS=${BENCH_PARSE_SLOTS:-8000000}
-SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap}
+SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap writeback}
 KERNELS=${BENCH_KERNELS:-6.12 7.3}
-OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap}
+OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap writeback}
 # qemu -icount: the guest's clock counts instructions (shift=0: one per ns), so timings in the
 # VM do not depend on the host's speed or load and repeat within 0.1%; both vCPUs share
 # that clock. sleep=off skips idle time. BENCH_ICOUNT= (empty) times with the host's clock.

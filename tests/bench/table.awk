@@ -26,6 +26,18 @@ function failed(sc) {
 		print "\n*" sc ": " V["vm." sc ".result"] (has("vm." sc ".reason") ? " — " V["vm." sc ".reason"] : "") "*"
 }
 
+# The writeback row of one kernel (key prefix pre).
+function writeback_row(pre, kern,    p)
+{
+	p = pre "writeback."
+	if (!has(p "wb.mem_used_total"))
+		return
+	row(kern, mib(p "before.mem_used_total"), mib(p "recomp.mem_used_total"),
+	    mib(p "wb.mem_used_total"), g(p "wb.written_pages") " (" mib(p "wb.written_bytes") ")",
+	    mib(p "wb.freed_bytes"), s(p "recomp.kernel_s", 3), s(p "wb.writeback_kernel_s", 3),
+	    f(p "wb.kernel_s_per_mib_written", 4), g(p "data_intact"))
+}
+
 # The static rows of one kernel (key prefix pre).
 # The swap workload of one kernel (key prefix pre).
 function swap_table(pre, kern,    i, p, SW)
@@ -113,6 +125,19 @@ END {
 		for (j = 1; j <= nk; j++)
 			swap_table(KP[j], g(KP[j] "meta.kernel"))
 		failed("swap")
+	}
+
+	if (has("writeback.wb.mem_used_total") || has(KP[1] "writeback.wb.mem_used_total")) {
+		print "\n## Writeback: the pages on lzo-rle + zstd #1 with a loop backing device; --once " \
+		      "without, then with writeback = yes (shipped writeback defaults)\n"
+		row("kernel", "mem_used before", "after recompression", "after + writeback",
+		    "written back (pages)", "writeback freed", "kernel: recompression",
+		    "kernel: writeback", "s / MiB written", "data intact")
+		row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---")
+		writeback_row("", g("meta.kernel"))
+		for (j = 1; j <= nk; j++)
+			writeback_row(KP[j], g(KP[j] "meta.kernel"))
+		failed("writeback")
 	}
 
 	print "\n## 2. Churn: hot set (" g("churn.hot_pages") " pages, every " g("churn.hot_stride") \

@@ -1650,5 +1650,43 @@ t_wb_backing_setup() {
 }
 run_test writeback-backing-setup t_wb_backing_setup
 
+# status has a writeback line only where writeback is configured or a backing device is set:
+# a kernel without CONFIG_ZRAM_WRITEBACK is no news to a device nobody asked to write back.
+t_status_wb_lines() {
+	# zram0, zram1: no CONFIG_ZRAM_WRITEBACK; writeback = yes for zram1 only
+	fr_new "$R" 7.3
+	fr_dev "$R" 7.3 0
+	fr_dev "$R" 7.3 1
+	conf '[global]' 'writeback = no' '[zram1]' 'writeback = yes'
+	zro status
+	expect_rc 0
+	expect_count "$T/out" "writeback:      unsupported (kernel built without CONFIG_ZRAM_WRITEBACK)" 1
+	awk '/^zram1:/{d=1} d && /writeback:      unsupported/{f=1} END{exit !f}' "$T/out" ||
+		die "the unsupported line is not zram1's: $(oneline "$T/out")"
+	# the JSON keeps its keys whatever the configuration
+	zro status --json
+	expect_rc 0
+	expect_count "$T/out" '"writeback":null' 1
+	expect_has "$T/out" '"writeback":null,"capabilities"'
+	# CONFIG_ZRAM_WRITEBACK and no backing device: a line only with writeback = yes
+	R=$T/r2 wb_root 7.3 none
+	conf '[global]'
+	zr --sysroot "$T/r2" --config "$T/conf" status
+	expect_rc 0
+	expect_not "$T/out" "writeback:"
+	conf '[global]' 'writeback = yes'
+	zr --sysroot "$T/r2" --config "$T/conf" status
+	expect_rc 0
+	expect_has "$T/out" "  writeback:      no backing device (writeback steps are skipped)"
+	# a backing device (zram-generator's writeback-device=) is shown with writeback off too
+	printf '/dev/loop0\n' >"$(fr_attr "$T/r2" 0 backing_dev)"
+	printf '%8s %8s %8s\n' 5 1 7 >"$(fr_attr "$T/r2" 0 bd_stat)"
+	conf '[global]'
+	zr --sysroot "$T/r2" --config "$T/conf" status
+	expect_rc 0
+	expect_has "$T/out" "  backing device: /dev/loop0: 5 pages stored, 7 written, 1 read back"
+}
+run_test status-writeback-lines t_status_wb_lines
+
 echo "fakesys: $NPASS passed, $NFAIL failed"
 [ "$NFAIL" = 0 ]

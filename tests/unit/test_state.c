@@ -438,6 +438,51 @@ static void test_wb_day_budget(void **arg)
 	assert_int_equal(t.wb_pages, 1536 + 4096);
 }
 
+/*
+ * The pass budget is reserved and saved before the writeback: a crash after the kernel's
+ * write and before the save after the pass leaves the day budget charged by the whole pass
+ * budget (never less than was written), and a pass that ends settles to what it wrote.
+ */
+static void test_wb_reserve_settle(void **arg)
+{
+	struct state s = { 0 }, crashed = { 0 };
+	struct dev_totals *t;
+	const uint64_t day = 1 << 20, t0 = 1700000000;
+	int root;
+
+	(void)arg;
+	root = fr_open_root();
+	assert_true(root >= 0);
+	t = state_get(&s, "zram0");
+	assert_non_null(t);
+	state_wb_reserve(t, 32, day, t0); /* 128 KiB of the 1 MiB day */
+	assert_int_equal(t->wb_day_left, day - 32 * 4096);
+	assert_int_equal(t->wb_pages, 0);
+	assert_int_equal(state_save(&s, root), 0);
+	/* the process dies here; the next one finds the reservation spent */
+	assert_int_equal(state_load(&crashed, root), 0);
+	assert_int_equal(crashed.dev[0].wb_day_left, day - 32 * 4096);
+	assert_int_equal(state_wb_day_left(&crashed.dev[0], day, t0), day - 32 * 4096);
+
+	/* the pass wrote 5 pages: 27 go back */
+	state_wb_settle(t, 32, 5, day, t0);
+	assert_int_equal(t->wb_day_left, day - 5 * 4096);
+	assert_int_equal(t->wb_pages, 5);
+	/* settling never fills past the day's budget (a refill came meanwhile) */
+	state_wb_reserve(t, 32, day, t0);
+	state_wb_settle(t, 32, 0, day, t0 + 86400);
+	assert_int_equal(t->wb_day_left, day);
+	/* more written than reserved: the excess is charged too */
+	state_wb_reserve(t, 4, day, t0 + 86400);
+	state_wb_settle(t, 4, 10, day, t0 + 86400);
+	assert_int_equal(t->wb_day_left, day - 10 * 4096);
+	assert_int_equal(t->wb_pages, 15);
+	/* state_wb_charge is a settle without a reservation */
+	state_wb_charge(t, 6, day, t0 + 86400);
+	assert_int_equal(t->wb_day_left, day - 16 * 4096);
+	close(root);
+}
+
 static void test_load_corrupt(void **arg)
 {
 	static const struct {
@@ -1244,6 +1289,7 @@ int main(void)
 		T(test_load_accepts_any_key_order),
 		T(test_load_version1),
 		cmocka_unit_test(test_wb_day_budget),
+		T(test_wb_reserve_settle),
 		T(test_load_corrupt),
 		T(test_load_corrupt_nul_byte),
 		T(test_load_device_limit),
