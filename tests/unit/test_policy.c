@@ -299,9 +299,13 @@ static void test_write_cost_sizing(void **state)
 	/* 250 ms would be 1250 pages: 8 x the 64 measured at most */
 	assert_int_equal(write_cost_pages(&c, 250000000, 2048), 64 * WRITE_COST_GROWTH);
 	assert_int_equal(write_cost_pages(&c, 100000000, 300), 300);
-	/* a CPU so slow that one page takes longer than the bound: one page per write */
+	/* a CPU so slow that one page takes longer than the bound: half the batch once, to
+	 * tell a fixed part from the pages; none (the time halved too), so one page per write */
 	c = (struct write_cost){ 0 };
 	write_cost_learn(&c, 64, 64ULL * 500000000ULL);
+	assert_int_equal(write_cost_pages(&c, 100000000, 2048), 32);
+	write_cost_learn(&c, 32, 32ULL * 500000000ULL);
+	assert_true(c.fixed_known && c.fixed_ns == 0);
 	assert_int_equal(write_cost_pages(&c, 100000000, 2048), 1);
 	/* a fast CPU: growth is limited to 8 x the largest batch measured, then the cap */
 	c = (struct write_cost){ 0 };
@@ -344,8 +348,42 @@ static void test_write_cost_learning(void **state)
 	c = (struct write_cost){ 0 };
 	write_cost_learn(&c, 2048, 1);
 	assert_true(c.ns_per_page == 1);
+	/* 3 pages took longer than 2048: the walk is all of it */
 	write_cost_learn(&c, 3, 10);
-	assert_true(c.ns_per_page == 1 + (4 - 1 + 1) / 2);
+	assert_true(c.fixed_known && c.ns_per_page == 1 && c.fixed_ns == 7);
+}
+
+/*
+ * A fixed part per write (6.13+/7.x walk every slot first): 0.5 s of walk and 0.44 ms per
+ * page, against a 100 ms bound. Sized as all-per-page the batches would shrink to a dozen
+ * pages, each paying the walk; instead half a batch tells the parts apart, and the walk is
+ * kept to a quarter of a write (the bound cannot be met: the longest write shows it).
+ */
+static void test_write_cost_fixed_part(void **state)
+{
+	struct write_cost c = { 0 };
+	const uint64_t walk = 500000000, page = 440000, bound = 100000000;
+
+	(void)state;
+	assert_int_equal(write_cost_pages(&c, bound, 2048), 64);
+	write_cost_learn(&c, 64, walk + 64 * page);
+	assert_false(c.fixed_known);
+	assert_int_equal(write_cost_pages(&c, bound, 2048), 32);
+	write_cost_learn(&c, 32, walk + 32 * page);
+	assert_true(c.fixed_known);
+	assert_true(c.fixed_ns == walk && c.ns_per_page == page);
+	/* 3 x walk / page = 3409 pages: growth-limited to 8 x 64, then the cap */
+	assert_int_equal(write_cost_pages(&c, bound, 2048), 512);
+	write_cost_learn(&c, 512, walk + 512 * page);
+	assert_true(c.fixed_ns == walk && c.ns_per_page == page);
+	assert_int_equal(write_cost_pages(&c, bound, 2048), 2048);
+	assert_int_equal(write_cost_pages(&c, bound, 1u << 20), 3 * walk / page);
+	/* a small walk under a generous bound: the bound decides */
+	c = (struct write_cost){ 0 };
+	write_cost_learn(&c, 64, 10000000 + 64 * 100000);
+	write_cost_learn(&c, 512, 10000000 + 512 * 100000);
+	assert_true(c.fixed_ns == 10000000 && c.ns_per_page == 100000);
+	assert_int_equal(write_cost_pages(&c, 250000000, 1u << 20), (250000000 - 10000000) / 100000);
 }
 
 /* Saturating arithmetic at the edges: no wrap to a tiny estimate or a huge batch. */
@@ -892,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_write_cost_sizing),
 		cmocka_unit_test(test_write_cost_learning),
+		cmocka_unit_test(test_write_cost_fixed_part),
 		cmocka_unit_test(test_write_cost_saturating),
 		cmocka_unit_test(test_saturating),
 		cmocka_unit_test(test_daemon_due_and_plan),
