@@ -20,6 +20,9 @@
 #define ZRAM_ALGO_MAX 32
 #define ZRAM_MAX_AVAIL 16
 #define ZRAM_MAX_PRIO 3	      /* secondary priorities 1..3 (ZRAM_MAX_COMPS 4 incl. primary) */
+/* Longest command zram_write() takes (without the newline it adds): a writeback by index
+ * holds up to 1 KiB of page_indexes= keys, well below the PAGE_SIZE of a sysfs store. */
+#define ZRAM_CMD_MAX 1024u
 #define ZRAM_PAGE_SIZE 4096u  /* the ABI counts 4 KiB units; larger pages are not handled yet */
 
 /* The recompress type= values zram-recompd uses; a pass runs one of them. */

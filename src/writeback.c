@@ -151,7 +151,7 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 	struct wb_select sel;
 	size_t pos = 0;
 	uint64_t off = 0;
-	char cmd[1024];
+	char cmd[ZRAM_CMD_MAX];
 	int r;
 
 	if (!d->caps.block_state) {

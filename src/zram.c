@@ -968,7 +968,7 @@ int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_
 
 int zram_write(int root_fd, unsigned id, const char *attr, const char *cmd)
 {
-	char path[96], line[256];
+	char path[96], line[ZRAM_CMD_MAX + 2];
 	int r;
 
 	r = dev_path(path, sizeof(path), id, attr);

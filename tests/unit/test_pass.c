@@ -1177,6 +1177,44 @@ static void test_writeback_by_age(void **state)
 	assert_non_null(
 		strstr(w.log, "writeback_limit: 3\nwriteback: page_indexes=0-1 page_index=4\n"));
 
+	/* 400 old slots, every other index: 200 ranges do not fit in one write; each write
+	 * stays within ZRAM_CMD_MAX and reaches the kernel whole (zram_write's own buffer) */
+	{
+		static char bs[400 * 41];
+		size_t off = 0;
+
+		for (unsigned i = 0; i < 400; i++)
+			off += (size_t)snprintf(bs + off, sizeof(bs) - off, "%12u %12u.%06u %s\n",
+						2 * i, 1u, 0u, i % 2 ? "......" : "..h...");
+		fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
+		if (dev.disksize < 1024 * 4096)
+			dev.disksize = 1024 * 4096;
+		w.log[0] = '\0';
+		w.wb_written = 0;
+		fr_write("sys/block/zram0/bd_stat", "0 0 0\n");
+		cfg.wb_bytes_per_day = 1000 * 4096;
+		ctx.wb_day_left = cfg.wb_bytes_per_day;
+		assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+		assert_int_equal(rep.error, 0);
+		assert_int_equal(rep.wb.steps[0].selected, 400);
+		assert_true(rep.wb.steps[0].writes > 1);
+		assert_int_equal(rep.wb.steps[0].pages, 400);
+		assert_int_equal(w.wb_written, 400);
+		assert_non_null(strstr(w.log, "writeback: page_index=0 page_index=2 page_index=4 "));
+		assert_non_null(strstr(w.log, " page_index=798\n"));
+		cfg.wb_bytes_per_day = 100 * 4096;
+		fr_write("sys/kernel/debug/zram/zram0/block_state",
+			 "           0            1.000000 ......\n"
+			 "           1            1.000000 ..h...\n"
+			 "           2   4000000000.000000 ...i..\n"
+			 "           3            0.000000 ...ir.\n"
+			 "           4            1.000000 ..h..n\n"
+			 "           5            1.000000 .....n\n"
+			 "           6            0.000000 s..i..\n"
+			 "           7            0.000000 .w.i..\n"
+			 "           8            1.000000 ......\n");
+	}
+
 	/* 6.2-6.15: one page_index= per write */
 	{
 		struct kver v612 = {6, 12, 0};
