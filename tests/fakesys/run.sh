@@ -1561,6 +1561,12 @@ t_wb_version() {
 		"$T/out" || die "order of the report lines: $(oneline "$T/out")"
 	grep -q '^zram0 .* wb_pages=0 wb_day_left=8388608 wb_day_at=[1-9]' "$T/no-state/state" ||
 		die "state: $(oneline "$T/no-state/state")"
+	# status says why
+	zr --sysroot "$R" --config "$T/conf" status
+	expect_rc 0
+	expect_has "$T/out" "  writeback ages: unknown (no debugfs block_state): idle and huge_idle writeback are skipped"
+	zr --sysroot "$R" --config "$T/conf" status --json
+	expect_has "$T/out" '"idle_by_age":false'
 }
 for v in 6.2 6.16 7.3; do
 	run_test "writeback-$v" t_wb_version "$v"
@@ -1612,6 +1618,8 @@ t_wb_by_age() {
 	expect_has "$T/out" "zram0: writeback huge_idle: 0 pages (0 B), 0.000 s in kernel, stop: done; by age >= 5 s: 2 selected"
 	expect_has "$T/out" "younger, 1 of unknown age (recompressed), 0 over the budget"
 	expect_not "$T/err" "page ages unknown"
+	zr --sysroot "$R" --config "$T/conf" status --json
+	expect_has "$T/out" '"idle_by_age":true'
 	# a budget of 3 pages: the first three old slots only
 	: >"$(attr 0 writeback)"
 	conf '[global]' 'writeback = yes' 'writeback-bytes-per-day = 12288' \
