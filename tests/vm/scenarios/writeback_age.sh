@@ -21,7 +21,7 @@ export ZRAM_RECOMPD_STATE_DIR=$WORK/state
 
 NP=$(pages_of "$DATA/pages.bin")
 NR=$(pages_of "$DATA/random.bin")
-T=$((NP + NR))
+TOT=$((NP + NR))
 
 conf "$WORK/a.conf" "recompress-algorithms = zstd" "idle-age-max-sec = 0" "writeback = no" \
 	"backing-device = $L"
@@ -32,7 +32,7 @@ expect_eq "backing_dev" "$(zget "$Z" backing_dev)" "$L"
 zset "$Z" disksize 64M
 load "$Z" "$DATA/pages.bin"
 load "$Z" "$DATA/random.bin" 0 "$NR" "$NP"
-dd if="/dev/$Z" bs=4096 count=$T iflag=direct 2>/dev/null | md5sum >"$WORK/sum0"
+dd if="/dev/$Z" bs=4096 count=$TOT iflag=direct 2>/dev/null | md5sum >"$WORK/sum0"
 
 # recompression only
 run_recompd "$WORK/a.out" --config "$WORK/a.conf" --once --device "$Z"
@@ -74,12 +74,12 @@ bad=$(awk 'NR == FNR { if (index($3, "w")) w[$1] = 1; next }
 	END { print n + 0 }' "$WORK/bs_after" "$WORK/bs_before")
 expect_eq "written back although young or of unknown age" "$bad" 0
 # the untouched incompressible pages did go
-left=$(awk -v lo="$((NP + 8))" -v hi="$((T - 1))" '$1 >= lo && $1 <= hi && !index($3, "w") &&
+left=$(awk -v lo="$((NP + 8))" -v hi="$((TOT - 1))" '$1 >= lo && $1 <= hi && !index($3, "w") &&
 	!index($3, "s") { n++ } END { print n + 0 }' "$WORK/bs_after")
 expect_eq "untouched random pages not written back" "$left" 0
 expect_eq "bd_stat writes = the old candidates" "$wb" "$want"
 expect_eq "written-back slots (w)" "$(bs_count "$Z" w)" "$wb"
 grep -q "writeback idle: $wb pages" "$WORK/b.out" || fail "no writeback line for $wb pages"
-dd if="/dev/$Z" bs=4096 count=$T iflag=direct 2>/dev/null | md5sum >"$WORK/sum1"
+dd if="/dev/$Z" bs=4096 count=$TOT iflag=direct 2>/dev/null | md5sum >"$WORK/sum1"
 cmp -s "$WORK/sum0" "$WORK/sum1" || fail "data read back differs after writeback"
 pass
