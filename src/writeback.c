@@ -89,28 +89,22 @@ static void wb_batch_size(const struct pass_ctx *ctx, const struct zram_dev *d,
 }
 
 /*
- * The write of a step, between bd_stat reads: wr->pages gets what it wrote. Returns 0, 1 when
- * the kernel said the budget is spent (-EIO at writeback_limit 0: it checks per page, so
- * some pages may have gone first), or -errno (logged).
+ * One writeback write. Returns 0, 1 when the kernel said the budget is spent (-EIO at
+ * writeback_limit 0: it checks per page, so some pages may have gone first), or -errno
+ * (logged).
  */
-static int wb_do_write(const struct pass_ctx *ctx, struct zram_dev *d, const char *cmd,
-		       struct wb_report *wr)
+static int wb_write_one(const struct pass_ctx *ctx, struct zram_dev *d, const char *cmd,
+			struct wb_report *wr)
 {
-	uint64_t bd0 = 0, bd1 = 0, limit = 0;
+	uint64_t limit = 0;
 	int r;
 
 	if (ctx->dry_run)
 		return pass_write(ctx, d, "writeback", cmd, NULL, NULL);
-	r = zram_read_bd_writes(ctx->root_fd, d->id, &bd0);
-	if (r < 0) {
-		pass_log_write_error(ctx, d, "bd_stat", "", r, 0);
-		return r;
-	}
 	r = pass_write(ctx, d, "writeback", cmd, &wr->kernel_ns, NULL);
 	wr->writes++;
-	if (zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0)
-		wr->pages = sat_add_u64(wr->pages, sat_sub_u64(bd1, bd0));
-	if (r == -EIO && zram_read_writeback_limit(ctx->root_fd, d->id, &limit) == 0 && limit == 0)
+	if (r == -EIO && zram_read_writeback_limit(ctx->root_fd, d->id, &limit) == 0 &&
+	    limit == 0)
 		return 1;
 	if (r < 0) {
 		if (r == -ENODEV && d->backing_dev[0])
@@ -120,6 +114,44 @@ static int wb_do_write(const struct pass_ctx *ctx, struct zram_dev *d, const cha
 		else
 			pass_log_write_error(ctx, d, "writeback", cmd, r, 0);
 	}
+	return r;
+}
+
+/* bd_stat's write count into *ret; -errno logged. Dry runs read nothing. */
+static int wb_bd_writes(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t *ret)
+{
+	int r;
+
+	*ret = 0;
+	if (ctx->dry_run)
+		return 0;
+	r = zram_read_bd_writes(ctx->root_fd, d->id, ret);
+	if (r < 0)
+		pass_log_write_error(ctx, d, "bd_stat", "", r, 0);
+	return r;
+}
+
+/* What went between two bd_stat reads (the kernel reports no count of its own). */
+static void wb_count(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t bd0,
+		     struct wb_report *wr)
+{
+	uint64_t bd1 = 0;
+
+	if (!ctx->dry_run && zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0)
+		wr->pages = sat_add_u64(wr->pages, sat_sub_u64(bd1, bd0));
+}
+
+/* One write between bd_stat reads: wb_write_one() with wr->pages counted. */
+static int wb_do_write(const struct pass_ctx *ctx, struct zram_dev *d, const char *cmd,
+		       struct wb_report *wr)
+{
+	uint64_t bd0;
+	int r = wb_bd_writes(ctx, d, &bd0);
+
+	if (r < 0)
+		return r;
+	r = wb_write_one(ctx, d, cmd, wr);
+	wb_count(ctx, d, bd0, wr);
 	return r;
 }
 
@@ -150,7 +182,7 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 {
 	struct wb_select sel;
 	size_t pos = 0;
-	uint64_t off = 0;
+	uint64_t off = 0, bd0 = 0;
 	char cmd[ZRAM_CMD_MAX];
 	int r;
 
@@ -187,8 +219,11 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 		wr->stop = WB_DONE;
 		return 0;
 	}
-	/* The limit before the writes: the kernel stops at it whatever happens to us. */
+	/* The limit before the writes: the kernel stops at it whatever happens to us.
+	 * bd_stat once around all of them (6.2-6.15 take one write per page). */
 	r = write_limit(ctx, d, left);
+	if (r == 0)
+		r = wb_bd_writes(ctx, d, &bd0);
 	while (r == 0 && !pass_stop_requested(ctx)) {
 		r = zram_build_writeback_index(d, sel.r, sel.n, &pos, &off, cmd, sizeof(cmd));
 		if (r == -ENOENT) {
@@ -200,8 +235,9 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 				  strerror(-r));
 			break;
 		}
-		r = wb_do_write(ctx, d, cmd, wr);
+		r = wb_write_one(ctx, d, cmd, wr);
 	}
+	wb_count(ctx, d, bd0, wr);
 	policy_wb_select_free(&sel);
 	return wb_end(ctx, wr, r);
 }
