@@ -66,7 +66,7 @@ expect_eq "writeback --once exit code" "$RC" 0
 set -- $(zget "$Z" bd_stat)
 wb=$3
 block_state "$Z" >"$WORK/bs_after"
-note "bd_stat $*; --once took $(elapsed "$t0") s"
+note "bd_stat $*; --once took $(elapsed "$t0" "$(now)") s"
 grep "writeback idle" "$WORK/b.out" || fail "no writeback idle line"
 # nothing young, nothing recompressed-and-unread went to the disk
 bad=$(awk 'NR == FNR { if (index($3, "w")) w[$1] = 1; next }
