@@ -61,6 +61,23 @@ uint64_t bs_bitmap_count(const struct bs_bitmap *b);
  */
 typedef void bs_stored_fn(void *arg, uint64_t index);
 
+/* Flag bits of a slot (bs_slot_fn): one per block_state column. */
+enum {
+	BS_SAME = 1u << 0,   /* 's' */
+	BS_WB = 1u << 1,     /* 'w' */
+	BS_HUGE = 1u << 2,   /* 'h' */
+	BS_IDLE = 1u << 3,   /* 'i' */
+	BS_RECOMP = 1u << 4, /* 'r' */
+	BS_INCOMP = 1u << 5, /* 'n' */
+};
+
+/*
+ * Receives every listed slot: its index, the whole seconds of its ac_time (CLOCK_BOOTTIME of
+ * the last access; 0 after a slot free, i.e. after recompression or writeback; UINT64_MAX if
+ * the field overflows 64 bits) and its BS_* flags. Called in index order.
+ */
+typedef void bs_slot_fn(void *arg, uint64_t index, uint64_t ac_sec, unsigned flags);
+
 /*
  * Streaming parser: feed arbitrary chunks (lines may straddle chunk boundaries).
  * incomp/recomp, when non-NULL, get the bit of every 'n' / 'r' slot set (slots past
@@ -72,6 +89,8 @@ struct bs_parser {
 	struct bs_bitmap *recomp;
 	bs_stored_fn *stored; /* bs_parser_on_stored(); NULL = none */
 	void *stored_arg;
+	bs_slot_fn *slot; /* bs_parser_on_slot(); NULL = none */
+	void *slot_arg;
 	char partial[64];
 	size_t partial_len;
 	uint64_t line; /* lines seen, for error reports */
@@ -81,6 +100,8 @@ struct bs_parser {
 void bs_parser_init(struct bs_parser *p, struct bs_bitmap *incomp, struct bs_bitmap *recomp);
 /* Have fn called for every stored slot from now on (after bs_parser_init()). */
 void bs_parser_on_stored(struct bs_parser *p, bs_stored_fn *fn, void *arg);
+/* Have fn called for every slot, with its ac_time and flags (after bs_parser_init()). */
+void bs_parser_on_slot(struct bs_parser *p, bs_slot_fn *fn, void *arg);
 /* Returns 0 or -EINVAL (malformed line; the parser stops counting). */
 int bs_parser_feed(struct bs_parser *p, const char *buf, size_t len);
 /* End of input: a trailing partial line is an error. */
@@ -105,5 +126,12 @@ int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_b
  */
 int blockstate_read_stored(int root_fd, unsigned id, bs_stored_fn *fn, void *arg,
 			   struct bs_counts *ret);
+
+/*
+ * blockstate_read() with fn called for every slot (index, ac_time seconds, flags): the
+ * writeback of idle and huge_idle pages selects by age from it. Errors as blockstate_read().
+ */
+int blockstate_read_slots(int root_fd, unsigned id, bs_slot_fn *fn, void *arg,
+			  struct bs_counts *ret);
 
 #endif

@@ -82,14 +82,23 @@ struct pass_report {
 struct wb_report {
 	enum wb_type type;
 	uint64_t pages;	    /* bd_stat bd_writes after - before (4 KiB units) */
-	uint64_t kernel_ns; /* inside the writeback write (and its idle mark) */
+	uint64_t kernel_ns; /* inside the writeback writes */
 	enum wb_stop {
 		WB_DONE,	 /* the write returned: every candidate within the limit went */
 		WB_BUDGET,	 /* -EIO at writeback_limit 0, or nothing left before it: spent */
 		WB_ERROR,
 		WB_SIGNAL,
+		WB_NO_AGES, /* idle/huge_idle without block_state: page ages unknown */
 	} stop;
 	int error;
+	/* idle and huge_idle (by_age): what the block_state selection found */
+	bool by_age;
+	uint64_t age_sec;
+	uint64_t selected; /* slots old enough, up to the budget left */
+	uint64_t young;	   /* accessed less than age_sec ago */
+	uint64_t unknown;  /* ac_time 0 (recompressed, not read since): age unknown */
+	uint64_t over_cap; /* old enough, past the budget */
+	unsigned writes;   /* writeback writes it took */
 };
 
 /* The writeback part of a pass (plan.n_wb > 0). */

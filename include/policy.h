@@ -29,14 +29,48 @@ struct pass_step {
 
 /*
  * One writeback step: after the recompression steps, before compaction. The idle and
- * huge_idle modes write their own idle mark first (recompression consumed the marks of
- * what it tried on 6.12.y and 6.13+, and the writeback age is not the recompression age).
+ * huge_idle modes select their slots by age from block_state (by_age) and write them back
+ * by index: the kernel's IDLE flag cannot be trusted for an age (the recompression mark of
+ * a shorter age stays on the slots it did not try, a later mark with a longer age never
+ * clears it on 6.2-6.12.0, and a recompressed slot's ac_time is 0, "idle since boot").
  */
 struct wb_step {
 	enum wb_type type;
-	bool mark_idle;
-	uint64_t idle_age_sec; /* 0 = "all" */
+	bool by_age;
+	uint64_t idle_age_sec; /* writeback-idle-age-sec; 0 = any known age */
 };
+
+/*
+ * Slot selection of an idle / huge_idle writeback step, fed block_state's slots in index
+ * order (policy_wb_select_slot). A slot is selected when it holds a compressed object
+ * (not 's', not 'w'), is huge for huge_idle, and its last access (ac_time, CLOCK_BOOTTIME
+ * seconds) is known and at least age_sec before now_sec. ac_time 0 is unknown, never old:
+ * the kernel resets it when it frees the slot's object, which a successful recompression
+ * does (6.2-7.3) until the next access. Selected slots are merged into inclusive ranges of
+ * consecutive indexes (never across an index block_state did not list: a slot allocated
+ * after the read would be written back with no age at all). At most cap slots are selected.
+ */
+struct wb_select {
+	uint64_t now_sec;
+	uint64_t age_sec;
+	bool huge_only;
+	uint64_t cap;
+	struct wb_range *r;
+	size_t n, alloc;
+	uint64_t pages;	   /* selected */
+	uint64_t young;	   /* candidates accessed less than age_sec ago */
+	uint64_t unknown;  /* candidates with ac_time 0 (recompressed, not read since) */
+	uint64_t over_cap; /* old enough, past the cap */
+	int error;	   /* -ENOMEM: the ranges so far are kept, the rest not selected */
+};
+
+/* Whether a slot last accessed at ac_sec is at least age_sec old at now_sec (0: unknown). */
+bool policy_wb_slot_old(uint64_t ac_sec, uint64_t now_sec, uint64_t age_sec);
+void policy_wb_select_init(struct wb_select *s, uint64_t now_sec, uint64_t age_sec, bool huge_only,
+			   uint64_t cap);
+/* One block_state slot (a bs_slot_fn: arg is the struct wb_select). */
+void policy_wb_select_slot(void *arg, uint64_t index, uint64_t ac_sec, unsigned flags);
+void policy_wb_select_free(struct wb_select *s);
 
 /* A cold step plus the configured types, each expanded into up to 3 priorities. */
 #define PASS_MAX_STEPS ((CFG_MAX_PASSES + 1) * ZRAM_MAX_PRIO)

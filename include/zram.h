@@ -20,6 +20,9 @@
 #define ZRAM_ALGO_MAX 32
 #define ZRAM_MAX_AVAIL 16
 #define ZRAM_MAX_PRIO 3	      /* secondary priorities 1..3 (ZRAM_MAX_COMPS 4 incl. primary) */
+/* Longest command zram_write() takes (without the newline it adds): a writeback by index
+ * holds up to 1 KiB of page_indexes= keys, well below the PAGE_SIZE of a sysfs store. */
+#define ZRAM_CMD_MAX 1024u
 #define ZRAM_PAGE_SIZE 4096u  /* the ABI counts 4 KiB units; larger pages are not handled yet */
 
 /* The recompress type= values zram-recompd uses; a pass runs one of them. */
@@ -174,6 +177,8 @@ struct zram_dev {
 	 * across the daemon's passes while the device keeps its setup; --once starts empty.
 	 */
 	struct write_cost wcost[PASS_NR_TYPES][ZRAM_MAX_PRIO + 1];
+	/* the "idle writeback needs block_state" notice was logged (once per device) */
+	bool wb_no_ages_logged;
 };
 
 /*
@@ -283,6 +288,21 @@ int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int lev
  * -EINVAL for an unknown mode.
  */
 int zram_build_writeback(const struct zram_dev *d, enum wb_type t, char *buf, size_t size);
+/* An inclusive range of slot indexes. */
+struct wb_range {
+	uint64_t lo, hi;
+};
+/*
+ * writeback by slot index, from ranges r[0..n) (ordered, disjoint), continuing at *pos and
+ * *off (the slots of r[*pos] already done), both advanced past what the command holds.
+ * 6.16+: as many "page_indexes=LO-HI" (or "page_index=N" for one slot) keys as fit in size,
+ * space-separated (these select every allocated slot in range, no IDLE/HUGE filter); 6.2-6.15:
+ * one "page_index=N" (the whole buffer is one key). Every index is checked against the
+ * device's slots (disksize); a range that is empty, inverted, out of order or past the end
+ * is -ERANGE. -ENOENT when nothing is left.
+ */
+int zram_build_writeback_index(const struct zram_dev *d, const struct wb_range *r, size_t n,
+			       size_t *pos, uint64_t *off, char *buf, size_t size);
 /* writeback_limit in the kernel's 4 KiB units (u64 base 10). */
 int zram_build_writeback_limit(const struct zram_dev *d, uint64_t units, char *buf, size_t size);
 /* writeback_batch_size (6.19+): 1..UINT32_MAX; -EOPNOTSUPP without the attribute. */

@@ -192,7 +192,7 @@ static inline void bitmap_set(struct bs_bitmap *b, uint64_t bit)
 	b->words[bit / 64] |= 1ULL << (bit % 64);
 }
 
-static void account(struct bs_parser *p, uint64_t index, unsigned flags)
+static void account(struct bs_parser *p, uint64_t index, uint64_t secs, unsigned flags)
 {
 	struct bs_counts *c = &p->counts;
 
@@ -214,6 +214,8 @@ static void account(struct bs_parser *p, uint64_t index, unsigned flags)
 		bitmap_set(p->recomp, index);
 	if (p->stored && !(flags & ((1u << FL_SAME) | (1u << FL_WB))))
 		p->stored(p->stored_arg, index);
+	if (p->slot)
+		p->slot(p->slot_arg, index, secs, flags);
 }
 
 /* Words needed for nbits bits (nbits is bounded by what bs_bitmap_alloc() accepted). */
@@ -266,10 +268,12 @@ static int slow_line(struct bs_parser *p, const char *s, size_t len)
 	i = field(s, 0, len, &index, &overflow);
 	if (!i || overflow || i >= len || s[i] != ' ')
 		return -EINVAL;
-	/* Seconds are only validated: the value is not used (and an s64 always fits). */
+	/* Seconds: only the slot callback uses them (an s64 always fits; saturate anyway). */
 	i = field(s, i + 1, len, &secs, &overflow);
 	if (!i || i >= len || s[i] != '.')
 		return -EINVAL;
+	if (overflow)
+		secs = UINT64_MAX;
 	i++;
 	/* %06: always exactly six fraction digits (7.0: always "000000"). */
 	if (len - i != 6 + 1 + 6)
@@ -285,7 +289,7 @@ static int slow_line(struct bs_parser *p, const char *s, size_t len)
 		else if (s[i] != '.')
 			return -EINVAL;
 	}
-	account(p, index, flags);
+	account(p, index, secs, flags);
 	return 0;
 }
 
@@ -296,8 +300,9 @@ static int one_line(struct bs_parser *p, const char *s, size_t len)
 
 	p->line++;
 	if (len == BS_LINE && (set = fast_line(s))) {
-		account(p, (p->incomp || p->recomp || p->stored) ? fast_index(s) : 0,
-			fast_flags(set));
+		/* the seconds field (columns 13..24) has the index field's shape */
+		account(p, (p->incomp || p->recomp || p->stored || p->slot) ? fast_index(s) : 0,
+			p->slot ? fast_index(s + 13) : 0, fast_flags(set));
 		return 0;
 	}
 	return slow_line(p, s, len - 1);
@@ -331,7 +336,7 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 	uint64_t lanes = 0, lines = 0, fresh = 0, huge_fresh = 0;
 	unsigned in_lanes = 0;
 
-	if (p->stored)
+	if (p->stored || p->slot)
 		return 0;
 	while (end - s >= BS_LINE) {
 		uint64_t set = fast_line(s);
@@ -390,6 +395,12 @@ void bs_parser_on_stored(struct bs_parser *p, bs_stored_fn *fn, void *arg)
 {
 	p->stored = fn;
 	p->stored_arg = arg;
+}
+
+void bs_parser_on_slot(struct bs_parser *p, bs_slot_fn *fn, void *arg)
+{
+	p->slot = fn;
+	p->slot_arg = arg;
 }
 
 int bs_parser_feed(struct bs_parser *p, const char *buf, size_t len)
@@ -550,6 +561,22 @@ int blockstate_read_stored(int root_fd, unsigned id, bs_stored_fn *fn, void *arg
 
 	bs_parser_init(&p, NULL, NULL);
 	bs_parser_on_stored(&p, fn, arg);
+	r = read_into(root_fd, id, &p);
+	if (r < 0)
+		return r;
+	if (ret)
+		*ret = p.counts;
+	return 0;
+}
+
+int blockstate_read_slots(int root_fd, unsigned id, bs_slot_fn *fn, void *arg,
+			  struct bs_counts *ret)
+{
+	struct bs_parser p;
+	int r;
+
+	bs_parser_init(&p, NULL, NULL);
+	bs_parser_on_slot(&p, fn, arg);
 	r = read_into(root_fd, id, &p);
 	if (r < 0)
 		return r;

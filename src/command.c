@@ -102,6 +102,8 @@ void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, 
 			  d->name, attr, strerror(-r));
 		return;
 	default:
-		log_error("%s: %s: write of '%s' failed: %s", d->name, attr, cmd, strerror(-r));
+		/* a writeback by index can be 1 KiB of keys: the reason must not be cut off */
+		log_error("%s: %s: write failed: %s (%d): '%.120s%s'", d->name, attr, strerror(-r),
+			  -r, cmd, strlen(cmd) > 120 ? "..." : "");
 	}
 }

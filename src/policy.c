@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "policy.h"
 
+#include "blockstate.h"
+
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
@@ -444,8 +448,8 @@ void policy_plan_writeback(const struct dev_config *cfg, const struct policy_sna
 		struct wb_step *w = &plan->wb[plan->n_wb++];
 
 		w->type = cfg->wb_types[i];
-		w->mark_idle = wb_type_idle(w->type);
-		w->idle_age_sec = w->mark_idle ? cfg->wb_idle_age_sec : 0;
+		w->by_age = wb_type_idle(w->type);
+		w->idle_age_sec = w->by_age ? cfg->wb_idle_age_sec : 0;
 	}
 }
 
@@ -568,4 +572,79 @@ void policy_memory_pressure(struct policy_dev *pd, uint64_t now_ns)
 		pd->next_due_ns = earliest;
 		pd->empty_passes = 0;
 	}
+}
+
+bool policy_wb_slot_old(uint64_t ac_sec, uint64_t now_sec, uint64_t age_sec)
+{
+	/* ac_time in the future (a clock we cannot compare with) is not old either */
+	return ac_sec != 0 && ac_sec <= now_sec && now_sec - ac_sec >= age_sec;
+}
+
+void policy_wb_select_init(struct wb_select *s, uint64_t now_sec, uint64_t age_sec, bool huge_only,
+			   uint64_t cap)
+{
+	memset(s, 0, sizeof(*s));
+	s->now_sec = now_sec;
+	s->age_sec = age_sec;
+	s->huge_only = huge_only;
+	s->cap = cap;
+}
+
+void policy_wb_select_slot(void *arg, uint64_t index, uint64_t ac_sec, unsigned flags)
+{
+	struct wb_select *s = arg;
+	struct wb_range *last = s->n ? &s->r[s->n - 1] : NULL;
+
+	/* no object in RAM: nothing to write back (the kernel skips them too) */
+	if (flags & (BS_SAME | BS_WB))
+		return;
+	if (s->huge_only && !(flags & BS_HUGE))
+		return;
+	if (ac_sec == 0) {
+		s->unknown++;
+		return;
+	}
+	if (!policy_wb_slot_old(ac_sec, s->now_sec, s->age_sec)) {
+		s->young++;
+		return;
+	}
+	if (s->pages >= s->cap || s->error) {
+		s->over_cap++;
+		return;
+	}
+	if (last && last->hi != UINT64_MAX && index == last->hi + 1) {
+		last->hi = index;
+		s->pages++;
+		return;
+	}
+	if (last && index <= last->hi) {
+		/* block_state lists each slot once, in index order: never merge backwards */
+		s->error = -EINVAL;
+		s->over_cap++;
+		return;
+	}
+	if (s->n == s->alloc) {
+		size_t n = s->alloc ? 2 * s->alloc : 64;
+		struct wb_range *r =
+			n < SIZE_MAX / sizeof(*r) ? realloc(s->r, n * sizeof(*r)) : NULL;
+
+		if (!r) {
+			s->error = -ENOMEM;
+			s->over_cap++;
+			return;
+		}
+		s->r = r;
+		s->alloc = n;
+	}
+	s->r[s->n].lo = index;
+	s->r[s->n].hi = index;
+	s->n++;
+	s->pages++;
+}
+
+void policy_wb_select_free(struct wb_select *s)
+{
+	free(s->r);
+	s->r = NULL;
+	s->n = s->alloc = 0;
 }

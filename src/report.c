@@ -104,6 +104,8 @@ static const char *wb_stop_name(enum wb_stop s)
 		return "error";
 	case WB_SIGNAL:
 		return "interrupted";
+	case WB_NO_AGES:
+		return "skipped (no block_state: page ages unknown)";
 	}
 	return "?";
 }
@@ -137,11 +139,22 @@ static void print_writeback(FILE *f, const struct device_report *rep)
 		fprintf(f, "%s: writeback: skipped: %s\n", rep->name, wb_skip_name(w->skip));
 		return;
 	}
-	for (unsigned i = 0; i < w->n; i++)
-		fprintf(f, "%s: writeback %s: %" PRIu64 " pages (%s), %.3f s in kernel, stop: %s\n",
-			rep->name, wb_type_name(w->steps[i].type), w->steps[i].pages,
-			format_bytes(a, sizeof(a), w->steps[i].pages * ZRAM_PAGE_SIZE, BYTES_IEC),
-			(double)w->steps[i].kernel_ns / 1e9, wb_stop_name(w->steps[i].stop));
+	for (unsigned i = 0; i < w->n; i++) {
+		const struct wb_report *s = &w->steps[i];
+
+		fprintf(f, "%s: writeback %s: %" PRIu64 " pages (%s), %.3f s in kernel, stop: %s",
+			rep->name, wb_type_name(s->type), s->pages,
+			format_bytes(a, sizeof(a), s->pages * ZRAM_PAGE_SIZE, BYTES_IEC),
+			(double)s->kernel_ns / 1e9, wb_stop_name(s->stop));
+		if (s->by_age && s->stop != WB_NO_AGES)
+			fprintf(f,
+				"; by age >= %" PRIu64 " s: %" PRIu64
+				" selected (%u writes), %" PRIu64 " younger, %" PRIu64
+				" of unknown age (recompressed), %" PRIu64 " over the budget",
+				s->age_sec, s->selected, s->writes, s->young, s->unknown,
+				s->over_cap);
+		fputc('\n', f);
+	}
 	fprintf(f,
 		"%s: writeback: %" PRIu64 " pages (%s) written back, pool %s, budget left %s of "
 		"%s",

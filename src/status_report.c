@@ -108,6 +108,8 @@ static void json_writeback(FILE *f, const struct zram_dev *d)
 			d->bd_stat[0], d->bd_stat[1], d->bd_stat[2]);
 	else
 		fputs(",\"bd_stat\":null", f);
+	/* idle and huge_idle select by the access times in block_state, or are skipped */
+	fprintf(f, ",\"idle_by_age\":%s", d->caps.block_state ? "true" : "false");
 	fputc('}', f);
 }
 
@@ -167,6 +169,9 @@ static void print_text_writeback(FILE *f, const struct zram_dev *d)
 		fprintf(f, "  backing device: %s: %" PRIu64 " pages stored, %" PRIu64
 			   " written, %" PRIu64 " read back\n",
 			d->backing_dev, d->bd_stat[0], d->bd_stat[2], d->bd_stat[1]);
+	if (d->caps.writeback && d->backing_dev[0] && !d->caps.block_state)
+		fprintf(f, "  writeback ages: unknown (no debugfs block_state): idle and huge_idle "
+			   "writeback are skipped\n");
 }
 
 static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,

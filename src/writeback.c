@@ -13,7 +13,9 @@
  */
 #include "pass.h"
 
+#include "blockstate.h"
 #include "log.h"
+#include "policy.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -40,36 +42,6 @@ static int write_limit(const struct pass_ctx *ctx, const struct zram_dev *d, uin
 	if (r < 0)
 		return r;
 	return wb_write(ctx, d, "writeback_limit", cmd, NULL);
-}
-
-/*
- * The idle mark of an idle or huge_idle step: its own age (recompression consumed the
- * marks of what it tried on 6.12.y and 6.13+). Without ac-time tracking only "all".
- */
-static int wb_mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t age,
-			uint64_t *ret_ns)
-{
-	char cmd[32];
-	int r;
-
-	if (age && d->caps.idle_age == TRI_NO)
-		age = 0;
-	r = zram_build_idle(d, age, cmd, sizeof(cmd));
-	if (r < 0) {
-		log_error("%s: writeback: cannot build the idle mark for age %" PRIu64 " s: %s",
-			  d->name, age, strerror(-r));
-		return r;
-	}
-	r = pass_write(ctx, d, "idle", cmd, ret_ns, NULL);
-	if (r == -EINVAL && age && d->caps.idle_age == TRI_UNKNOWN) {
-		/* no ac-time tracking: idle accepts only "all" */
-		d->caps.idle_age = TRI_NO;
-		(void)zram_build_idle(d, 0, cmd, sizeof(cmd));
-		r = pass_write(ctx, d, "idle", cmd, ret_ns, NULL);
-	}
-	if (r < 0)
-		pass_log_write_error(ctx, d, "idle", cmd, r, 0);
-	return r;
 }
 
 /* Why a device gets no writeback at all; WB_RAN when it does. Logged here. */
@@ -117,57 +89,23 @@ static void wb_batch_size(const struct pass_ctx *ctx, const struct zram_dev *d,
 }
 
 /*
- * One step: the idle mark where the mode needs it, the limit, the write. Returns 0 or
- * -errno (logged; fatal for the device when is_fatal).
+ * One writeback write. Returns 0, 1 when the kernel said the budget is spent (-EIO at
+ * writeback_limit 0: it checks per page, so some pages may have gone first), or -errno
+ * (logged).
  */
-static int wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct wb_step *step,
-		   uint64_t left, struct wb_report *wr)
+static int wb_write_one(const struct pass_ctx *ctx, struct zram_dev *d, const char *cmd,
+			struct wb_report *wr)
 {
-	uint64_t bd0 = 0, bd1 = 0, limit = 0;
-	char cmd[64];
+	uint64_t limit = 0;
 	int r;
 
-	memset(wr, 0, sizeof(*wr));
-	wr->type = step->type;
-	r = zram_build_writeback(d, step->type, cmd, sizeof(cmd));
-	if (r < 0) {
-		log_error("%s: writeback: invalid command for type %s: %s", d->name,
-			  wb_type_name(step->type), strerror(-r));
-		wr->stop = WB_ERROR;
-		return wr->error = r;
-	}
-	if (step->mark_idle) {
-		r = wb_mark_idle(ctx, d, step->idle_age_sec, &wr->kernel_ns);
-		if (r < 0) {
-			wr->stop = WB_ERROR;
-			return wr->error = r;
-		}
-	}
-	/* The limit before the write: the kernel stops at it whatever happens to us. */
-	r = write_limit(ctx, d, left);
-	if (r < 0) {
-		wr->stop = WB_ERROR;
-		return wr->error = r;
-	}
-	if (ctx->dry_run) {
-		(void)pass_write(ctx, d, "writeback", cmd, NULL, NULL);
-		return 0;
-	}
-	r = zram_read_bd_writes(ctx->root_fd, d->id, &bd0);
-	if (r < 0) {
-		pass_log_write_error(ctx, d, "bd_stat", "", r, 0);
-		wr->stop = WB_ERROR;
-		return wr->error = r;
-	}
+	if (ctx->dry_run)
+		return pass_write(ctx, d, "writeback", cmd, NULL, NULL);
 	r = pass_write(ctx, d, "writeback", cmd, &wr->kernel_ns, NULL);
-	if (zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0)
-		wr->pages = sat_sub_u64(bd1, bd0);
+	wr->writes++;
 	if (r == -EIO && zram_read_writeback_limit(ctx->root_fd, d->id, &limit) == 0 &&
-	    limit == 0) {
-		/* checked per page: the budget ran out during (or before) this write */
-		wr->stop = WB_BUDGET;
-		return 0;
-	}
+	    limit == 0)
+		return 1;
 	if (r < 0) {
 		if (r == -ENODEV && d->backing_dev[0])
 			log_error("%s: writeback: kernel has no backing device (ENODEV): was the "
@@ -175,11 +113,163 @@ static int wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct 
 				  d->name);
 		else
 			pass_log_write_error(ctx, d, "writeback", cmd, r, 0);
+	}
+	return r;
+}
+
+/* bd_stat's write count into *ret; -errno logged. Dry runs read nothing. */
+static int wb_bd_writes(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t *ret)
+{
+	int r;
+
+	*ret = 0;
+	if (ctx->dry_run)
+		return 0;
+	r = zram_read_bd_writes(ctx->root_fd, d->id, ret);
+	if (r < 0)
+		pass_log_write_error(ctx, d, "bd_stat", "", r, 0);
+	return r;
+}
+
+/* What went between two bd_stat reads (the kernel reports no count of its own). */
+static void wb_count(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t bd0,
+		     struct wb_report *wr)
+{
+	uint64_t bd1 = 0;
+
+	if (!ctx->dry_run && zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0)
+		wr->pages = sat_add_u64(wr->pages, sat_sub_u64(bd1, bd0));
+}
+
+/* One write between bd_stat reads: wb_write_one() with wr->pages counted. */
+static int wb_do_write(const struct pass_ctx *ctx, struct zram_dev *d, const char *cmd,
+		       struct wb_report *wr)
+{
+	uint64_t bd0;
+	int r = wb_bd_writes(ctx, d, &bd0);
+
+	if (r < 0)
+		return r;
+	r = wb_write_one(ctx, d, cmd, wr);
+	wb_count(ctx, d, bd0, wr);
+	return r;
+}
+
+/* How a step ended, from wb_do_write()'s result. */
+static int wb_end(const struct pass_ctx *ctx, struct wb_report *wr, int r)
+{
+	if (r == 1) {
+		wr->stop = WB_BUDGET;
+		return 0;
+	}
+	if (r < 0) {
 		wr->stop = WB_ERROR;
 		return wr->error = r;
 	}
 	wr->stop = pass_stop_requested(ctx) ? WB_SIGNAL : WB_DONE;
 	return 0;
+}
+
+/*
+ * An idle or huge_idle step: the slots come from block_state by their ac_time (policy.h,
+ * struct wb_select), never from the kernel's IDLE flag, and go by index. 6.16+: ranges,
+ * several keys per write (1 KiB, well below PAGE_SIZE); 6.2-6.15: one page_index= per
+ * write, so at most the budget left in writes (each a synchronous 4 KiB write to the
+ * backing device: about what the kernel's own mode spends per page, plus a syscall).
+ */
+static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
+			  const struct wb_step *step, uint64_t left, struct wb_report *wr)
+{
+	struct wb_select sel;
+	size_t pos = 0;
+	uint64_t off = 0, bd0 = 0;
+	char cmd[ZRAM_CMD_MAX];
+	int r;
+
+	if (!d->caps.block_state) {
+		/* The kernel's own filter would take every slot the recompression mark (or
+		 * any shorter mark) left idle, and recompressed slots look idle since boot. */
+		if (!d->wb_no_ages_logged)
+			log_notice(
+				"%s: writeback idle/huge_idle skipped: page ages unknown without "
+				"debugfs block_state (CONFIG_ZRAM_MEMORY_TRACKING, debugfs "
+				"mounted), so writeback-idle-age-sec cannot be honoured",
+				d->name);
+		d->wb_no_ages_logged = true;
+		wr->stop = WB_NO_AGES;
+		return 0;
+	}
+	policy_wb_select_init(&sel, now_boottime_ns() / 1000000000u, step->idle_age_sec,
+			      step->type == WB_HUGE_IDLE, left);
+	r = blockstate_read_slots(ctx->root_fd, d->id, policy_wb_select_slot, &sel, NULL);
+	wr->selected = sel.pages;
+	wr->young = sel.young;
+	wr->unknown = sel.unknown;
+	wr->over_cap = sel.over_cap;
+	if (r < 0 || sel.error) {
+		log_warning("%s: writeback %s: block_state %s (%s); step skipped", d->name,
+			    wb_type_name(step->type), r < 0 ? "unreadable" : "selection failed",
+			    strerror(r < 0 ? -r : -sel.error));
+		policy_wb_select_free(&sel);
+		wr->stop = r == -ENODEV ? WB_ERROR : WB_NO_AGES;
+		return wr->error = r == -ENODEV ? r : 0;
+	}
+	if (sel.n == 0) {
+		policy_wb_select_free(&sel);
+		wr->stop = WB_DONE;
+		return 0;
+	}
+	/* The limit before the writes: the kernel stops at it whatever happens to us.
+	 * bd_stat once around all of them (6.2-6.15 take one write per page). */
+	r = write_limit(ctx, d, left);
+	if (r == 0)
+		r = wb_bd_writes(ctx, d, &bd0);
+	while (r == 0 && !pass_stop_requested(ctx)) {
+		r = zram_build_writeback_index(d, sel.r, sel.n, &pos, &off, cmd, sizeof(cmd));
+		if (r == -ENOENT) {
+			r = 0;
+			break;
+		}
+		if (r < 0) {
+			log_error("%s: writeback: invalid index command (%s)", d->name,
+				  strerror(-r));
+			break;
+		}
+		r = wb_write_one(ctx, d, cmd, wr);
+	}
+	wb_count(ctx, d, bd0, wr);
+	policy_wb_select_free(&sel);
+	return wb_end(ctx, wr, r);
+}
+
+/*
+ * One step: the limit, the write (idle types: wb_step_by_age). Returns 0 or -errno
+ * (logged; fatal for the device when is_fatal).
+ */
+static int wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct wb_step *step,
+		   uint64_t left, struct wb_report *wr)
+{
+	char cmd[64];
+	int r;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->type = step->type;
+	wr->by_age = step->by_age;
+	wr->age_sec = step->idle_age_sec;
+	if (step->by_age)
+		return wb_step_by_age(ctx, d, step, left, wr);
+	r = zram_build_writeback(d, step->type, cmd, sizeof(cmd));
+	if (r < 0) {
+		log_error("%s: writeback: invalid command for type %s: %s", d->name,
+			  wb_type_name(step->type), strerror(-r));
+		wr->stop = WB_ERROR;
+		return wr->error = r;
+	}
+	/* The limit before the write: the kernel stops at it whatever happens to us. */
+	r = write_limit(ctx, d, left);
+	if (r == 0)
+		r = wb_do_write(ctx, d, cmd, wr);
+	return wb_end(ctx, wr, r);
 }
 
 /* The limit as it was before the pass: another writer keeps what it had set. */

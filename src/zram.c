@@ -809,6 +809,70 @@ int zram_build_writeback(const struct zram_dev *d, enum wb_type t, char *buf, si
 	return str_printf(buf, size, "%s", wb_type_name(t));
 }
 
+/* r[i] is a range the device has, after r[i - 1]. */
+static bool wb_range_ok(const struct zram_dev *d, const struct wb_range *r, size_t i)
+{
+	uint64_t nr_pages = d->disksize / ZRAM_PAGE_SIZE;
+
+	if (r[i].lo > r[i].hi || r[i].hi >= nr_pages)
+		return false;
+	return i == 0 || r[i].lo > r[i - 1].hi;
+}
+
+int zram_build_writeback_index(const struct zram_dev *d, const struct wb_range *r, size_t n,
+			       size_t *pos, uint64_t *off, char *buf, size_t size)
+{
+	size_t used = 0;
+	int k;
+
+	if (!d->caps.writeback)
+		return -EOPNOTSUPP;
+	if (!d->backing_dev[0])
+		return -ENODEV;
+	if (*pos >= n)
+		return -ENOENT;
+	if (!d->caps.wb_type_key) {
+		/* 6.2-6.15: "page_index=N" and nothing else (kstrtol on the rest of the buffer) */
+		if (!wb_range_ok(d, r, *pos) || *off > r[*pos].hi - r[*pos].lo)
+			return -ERANGE;
+		k = str_printf(buf, size, "page_index=%llu",
+			       (unsigned long long)(r[*pos].lo + *off));
+		if (k < 0)
+			return k;
+		if (r[*pos].lo + *off == r[*pos].hi) {
+			(*pos)++;
+			*off = 0;
+		} else {
+			(*off)++;
+		}
+		return 0;
+	}
+	/* 6.16+: several keys, each scanned as it is parsed; no type= (it ends the parsing
+	 * and would scan the whole device) */
+	for (; *pos < n; (*pos)++, *off = 0) {
+		uint64_t lo, hi = r[*pos].hi;
+		char key[64];
+
+		if (!wb_range_ok(d, r, *pos) || *off > hi - r[*pos].lo)
+			return -ERANGE;
+		lo = r[*pos].lo + *off;
+		if (lo == hi)
+			k = str_printf(key, sizeof(key), "%spage_index=%llu", used ? " " : "",
+				       (unsigned long long)lo);
+		else
+			k = str_printf(key, sizeof(key), "%spage_indexes=%llu-%llu",
+				       used ? " " : "", (unsigned long long)lo,
+				       (unsigned long long)hi);
+		if (k < 0)
+			return k;
+		if (used + strlen(key) + 1 > size)
+			break;
+		memcpy(buf + used, key, strlen(key) + 1);
+		used += strlen(key);
+	}
+	return used ? 0 : -ENOSPC;
+}
+
 int zram_build_writeback_limit(const struct zram_dev *d, uint64_t units, char *buf, size_t size)
 {
 	if (!d->caps.writeback)
@@ -904,7 +968,7 @@ int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_
 
 int zram_write(int root_fd, unsigned id, const char *attr, const char *cmd)
 {
-	char path[96], line[256];
+	char path[96], line[ZRAM_CMD_MAX + 2];
 	int r;
 
 	r = dev_path(path, sizeof(path), id, attr);

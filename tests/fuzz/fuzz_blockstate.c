@@ -21,6 +21,7 @@ struct result {
 	uint64_t lines;
 	struct bs_bitmap incomp, recomp;
 	uint64_t stored, stored_sum; /* callback calls and a hash of their indexes */
+	uint64_t slots, slot_sum;     /* slot callback calls, hash of index, seconds, flags */
 };
 
 static struct result res[4];
@@ -31,6 +32,15 @@ static void on_stored(void *arg, uint64_t index)
 
 	x->stored++;
 	x->stored_sum = x->stored_sum * 1000003u + index;
+}
+
+static void on_slot(void *arg, uint64_t index, uint64_t sec, unsigned flags)
+{
+	struct result *x = arg;
+
+	FUZZ_CHECK(flags < 64);
+	x->slots++;
+	x->slot_sum = ((x->slot_sum * 1000003u + index) * 1000003u + sec) * 64u + flags;
 }
 
 /* xorshift64: chunk sizes from a seed taken from the input. */
@@ -44,16 +54,19 @@ static uint64_t next(uint64_t *s)
 
 /* max_chunk 0: the whole input in one feed. */
 static void run(struct result *x, const char *buf, size_t len, size_t max_chunk, uint64_t seed,
-		bool stored)
+		bool stored, bool slot)
 {
 	struct bs_parser p;
 	size_t off = 0;
 	int r = 0;
 
 	x->stored = x->stored_sum = 0;
+	x->slots = x->slot_sum = 0;
 	bs_parser_init(&p, &x->incomp, &x->recomp);
 	if (stored)
 		bs_parser_on_stored(&p, on_stored, x);
+	if (slot)
+		bs_parser_on_slot(&p, on_slot, x);
 	while (off < len && r == 0) {
 		size_t n = max_chunk ? 1 + next(&seed) % max_chunk : len;
 
@@ -109,12 +122,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		seed = (seed ^ data[i]) * 0x100000001b3ULL;
 	seed |= 1;
 
-	run(&res[0], buf, size, 0, 0, false);
-	run(&res[1], buf, size, 7, seed, false);
-	run(&res[2], buf, size, 97, seed, false);
-	run(&res[3], buf, size, 41, seed, true);
+	run(&res[0], buf, size, 0, 0, false, true);
+	run(&res[1], buf, size, 7, seed, false, true);
+	run(&res[2], buf, size, 97, seed, false, false);
+	run(&res[3], buf, size, 41, seed, true, false);
 	for (size_t i = 1; i < 4; i++)
 		check_same(&res[0], &res[i]);
+	/* The slot callback: every line once, the same (index, seconds, flags) however the
+	 * input is chunked (fast and slow path agree). */
+	if (res[0].r == 0)
+		FUZZ_CHECK(res[0].slots == res[0].counts.allocated);
+	FUZZ_CHECK(res[0].r != 0 ||
+		   (res[1].slots == res[0].slots && res[1].slot_sum == res[0].slot_sum));
 
 	/* The callback sees every slot that holds data, in file order, once. */
 	if (res[3].r == 0) {

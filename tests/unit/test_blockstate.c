@@ -131,6 +131,66 @@ static void test_golden_v70(void **state)
 	bs_bitmap_free(&re);
 }
 
+/* The slot callback: every line's index, ac_time seconds and flags, fast and slow path. */
+struct slot_log {
+	uint64_t index[8], sec[8];
+	unsigned flags[8];
+	unsigned n;
+};
+
+static void log_slot(void *arg, uint64_t index, uint64_t sec, unsigned flags)
+{
+	struct slot_log *l = arg;
+
+	assert_true(l->n < 8);
+	l->index[l->n] = index;
+	l->sec[l->n] = sec;
+	l->flags[l->n++] = flags;
+}
+
+static void test_slot_callback(void **state)
+{
+	struct slot_log l = {0};
+	struct bs_parser p;
+
+	bs_parser_init(&p, NULL, NULL);
+	bs_parser_on_slot(&p, log_slot, &l);
+	assert_int_equal(bs_parser_feed(&p, golden_v62, strlen(golden_v62)), 0);
+	assert_int_equal(bs_parser_feed(&p, wide_line, strlen(wide_line)), 0);
+	assert_int_equal(bs_parser_finish(&p), 0);
+	assert_int_equal(l.n, 7);
+	assert_int_equal(l.index[0], 0);
+	assert_int_equal(l.sec[0], 12345);
+	assert_int_equal(l.flags[0], BS_SAME | BS_IDLE);
+	assert_int_equal(l.index[1], 1);
+	assert_int_equal(l.sec[1], 987654);
+	assert_int_equal(l.flags[1], BS_HUGE | BS_INCOMP);
+	assert_int_equal(l.sec[2], 0); /* recompressed: ac_time reset */
+	assert_int_equal(l.flags[2], BS_RECOMP);
+	assert_int_equal(l.flags[3], BS_WB | BS_IDLE);
+	assert_int_equal(l.index[4], 8388607);
+	assert_int_equal(l.sec[4], 12345678);
+	assert_int_equal(l.flags[4], BS_HUGE | BS_IDLE | BS_RECOMP);
+	assert_int_equal(l.index[5], 999999999999ULL);
+	assert_int_equal(l.sec[5], 999999999999ULL);
+	assert_int_equal(l.flags[5], 0);
+	/* the slow path (42-byte line) */
+	assert_int_equal(l.index[6], 1234567890123ULL);
+	assert_int_equal(l.sec[6], 1234567890123ULL);
+	assert_int_equal(l.flags[6], BS_RECOMP);
+	/* 7.0: u32 seconds */
+	memset(&l, 0, sizeof(l));
+	bs_parser_init(&p, NULL, NULL);
+	bs_parser_on_slot(&p, log_slot, &l);
+	assert_int_equal(bs_parser_feed(&p, golden_v70, strlen(golden_v70)), 0);
+	assert_int_equal(bs_parser_finish(&p), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.sec[0], 482494);
+	assert_int_equal(l.sec[2], 4294967295ULL);
+	assert_int_equal(p.counts.allocated, 4);
+	assert_int_equal(p.counts.recompressed, 2);
+}
+
 /* All 64 combinations of the six flag columns, formatted with the kernel's printf format. */
 static void test_every_flag_combination(void **state)
 {
@@ -1269,6 +1329,7 @@ int main(void)
 		cmocka_unit_test(test_idle_fresh),
 		cmocka_unit_test(test_golden_v62),
 		cmocka_unit_test(test_golden_v70),
+		cmocka_unit_test(test_slot_callback),
 		cmocka_unit_test(test_every_flag_combination),
 		cmocka_unit_test(test_index_every_width),
 		cmocka_unit_test(test_bitmap_shorter_than_index),

@@ -148,6 +148,22 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 		uint64_t n = w.wb_candidates < w.wb_limit ? w.wb_candidates : w.wb_limit;
 		char buf[64];
 
+		if (strncmp(data, "page_index", 10) == 0) {
+			/* by index: the slots named, every one a candidate */
+			const char *p = data;
+			uint64_t named = 0, lo, hi;
+
+			while ((p = strstr(p, "page_index"))) {
+				if (sscanf(p, "page_indexes=%" SCNu64 "-%" SCNu64, &lo, &hi) == 2)
+					named += hi - lo + 1;
+				else
+					named++;
+				p += 10;
+			}
+			w.wb_candidates = named;
+			n = named < w.wb_limit ? named : w.wb_limit;
+		}
+
 		w.wb_candidates -= n;
 		w.wb_limit -= n;
 		w.wb_written += n;
@@ -555,7 +571,7 @@ static void test_idle_step_waits_for_walk_worth(void **state)
 	dev.caps.prio_max_active = false;
 	cfg.compact = COMPACT_NEVER;
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
-	assert_null(strstr(w.log, "type=idle"));
+	assert_null(strstr(w.log, "writeback: type=idle"));
 	assert_int_equal(rep.passes[0].stop, STOP_WALK);
 	assert_int_equal(rep.passes[0].commands, 0);
 	/*
@@ -1087,8 +1103,8 @@ static void test_writeback_budget_eio(void **state)
 				      "writeback_limit_enable: 0\ncompact: 1\n"));
 	assert_null(strstr(w.log, "writeback: type=idle"));
 
-	/* the next pass with 150 pages of candidates and a full budget: both steps run, the
-	 * second with what the first left, and the idle step marks idle at its own age */
+	/* the next pass with 40 pages of candidates and a full budget: both steps run; the
+	 * idle one has no block_state (no page ages): skipped, never the kernel's IDLE filter */
 	w.log[0] = '\0';
 	w.wb_candidates = 40;
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
@@ -1096,8 +1112,126 @@ static void test_writeback_budget_eio(void **state)
 	assert_int_equal(rep.wb.steps[0].pages, 40);
 	assert_int_equal(rep.wb.steps[0].stop, WB_DONE);
 	assert_int_equal(rep.wb.steps[1].pages, 0);
+	assert_int_equal(rep.wb.steps[1].stop, WB_NO_AGES);
 	assert_non_null(strstr(w.log, "writeback_limit: 100\nwriteback: type=incompressible\n"
-				      "idle: 86400\nwriteback_limit: 60\nwriteback: type=idle\n"));
+				      "writeback_limit_enable: 0\n"));
+	assert_null(strstr(w.log, "idle: 86400"));
+	assert_null(strstr(w.log, "writeback: type=idle"));
+}
+
+/*
+ * idle / huge_idle by age from block_state: old slots by index (ranges on 6.16+), never
+ * young, same, written back or recompressed (ac_time 0) ones; the budget caps the selection.
+ */
+static void test_writeback_by_age(void **state)
+{
+	struct device_report rep;
+
+	(void)state;
+	wb_device("/dev/loop0\n");
+	/* ac_time 1 s after boot is old for an age of 5 s; 4e9 is the future: young */
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0            1.000000 ......\n"
+		 "           1            1.000000 ..h...\n"
+		 "           2   4000000000.000000 ...i..\n"
+		 "           3            0.000000 ...ir.\n"
+		 "           4            1.000000 ..h..n\n"
+		 "           5            1.000000 .....n\n"
+		 "           6            0.000000 s..i..\n"
+		 "           7            0.000000 .w.i..\n"
+		 "           8            1.000000 ......\n");
+	dev.caps.block_state = true;
+	if (dev.disksize < 16 * 4096)
+		dev.disksize = 16 * 4096;
+	cfg.wb_types[0] = WB_HUGE_IDLE;
+	cfg.wb_types[1] = WB_IDLE;
+	cfg.wb_idle_age_sec = 5;
+	ctx.wb_day_left = cfg.wb_bytes_per_day;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.error, 0);
+	assert_int_equal(rep.wb.n, 2);
+	/* huge_idle: 1 and 4 */
+	assert_int_equal(rep.wb.steps[0].selected, 2);
+	assert_int_equal(rep.wb.steps[0].unknown, 0);
+	assert_int_equal(rep.wb.steps[0].pages, 2);
+	/* idle (block_state not changed by the fake): 0, 1, 4, 5, 8; 2 young, 3 unknown */
+	assert_int_equal(rep.wb.steps[1].selected, 5);
+	assert_int_equal(rep.wb.steps[1].young, 1);
+	assert_int_equal(rep.wb.steps[1].unknown, 1);
+	assert_non_null(strstr(w.log,
+			       "writeback_limit: 100\nwriteback: page_index=1 page_index=4\n"
+			       "writeback_limit: 98\n"
+			       "writeback: page_indexes=0-1 page_indexes=4-5 page_index=8\n"));
+	assert_null(strstr(w.log, "writeback: type="));
+
+	/* a budget of 3 pages: the selection stops at it */
+	w.log[0] = '\0';
+	w.wb_written = 0;
+	fr_write("sys/block/zram0/bd_stat", "0 0 0\n");
+	cfg.n_wb_types = 1;
+	cfg.wb_types[0] = WB_IDLE;
+	ctx.wb_day_left = 3 * 4096;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.steps[0].selected, 3);
+	assert_int_equal(rep.wb.steps[0].over_cap, 2);
+	assert_non_null(
+		strstr(w.log, "writeback_limit: 3\nwriteback: page_indexes=0-1 page_index=4\n"));
+
+	/* 400 old slots, every other index: 200 ranges do not fit in one write; each write
+	 * stays within ZRAM_CMD_MAX and reaches the kernel whole (zram_write's own buffer) */
+	{
+		static char bs[400 * 41];
+		size_t off = 0;
+
+		for (unsigned i = 0; i < 400; i++)
+			off += (size_t)snprintf(bs + off, sizeof(bs) - off, "%12u %12u.%06u %s\n",
+						2 * i, 1u, 0u, i % 2 ? "......" : "..h...");
+		fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
+		if (dev.disksize < 1024 * 4096)
+			dev.disksize = 1024 * 4096;
+		w.log[0] = '\0';
+		w.wb_written = 0;
+		fr_write("sys/block/zram0/bd_stat", "0 0 0\n");
+		cfg.wb_bytes_per_day = 1000 * 4096;
+		ctx.wb_day_left = cfg.wb_bytes_per_day;
+		assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+		assert_int_equal(rep.error, 0);
+		assert_int_equal(rep.wb.steps[0].selected, 400);
+		assert_true(rep.wb.steps[0].writes > 1);
+		assert_int_equal(rep.wb.steps[0].pages, 400);
+		assert_int_equal(w.wb_written, 400);
+		assert_non_null(strstr(w.log, "writeback: page_index=0 page_index=2 page_index=4 "));
+		assert_non_null(strstr(w.log, " page_index=798\n"));
+		cfg.wb_bytes_per_day = 100 * 4096;
+		fr_write("sys/kernel/debug/zram/zram0/block_state",
+			 "           0            1.000000 ......\n"
+			 "           1            1.000000 ..h...\n"
+			 "           2   4000000000.000000 ...i..\n"
+			 "           3            0.000000 ...ir.\n"
+			 "           4            1.000000 ..h..n\n"
+			 "           5            1.000000 .....n\n"
+			 "           6            0.000000 s..i..\n"
+			 "           7            0.000000 .w.i..\n"
+			 "           8            1.000000 ......\n");
+	}
+
+	/* 6.2-6.15: one page_index= per write */
+	{
+		struct kver v612 = {6, 12, 0};
+		const char *attr;
+
+		w.log[0] = '\0';
+		assert_int_equal(zram_probe(root, &v612, TRI_YES, 0, &dev, &attr), 0);
+		dev.caps.block_state = true;
+		if (dev.disksize < 16 * 4096)
+			dev.disksize = 16 * 4096;
+		ctx.wb_day_left = cfg.wb_bytes_per_day;
+		assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+		assert_int_equal(rep.wb.steps[0].writes, 5);
+		assert_non_null(strstr(w.log, "writeback: page_index=0\nwriteback: page_index=1\n"
+					      "writeback: page_index=4\nwriteback: page_index=5\n"
+					      "writeback: page_index=8\n"));
+	}
 }
 
 /* No backing device, or the budget spent: the steps are skipped, no error, nothing written. */
@@ -1170,6 +1304,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_configure_uninitialized, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_initialized_differs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_budget_eio, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_by_age, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_skipped, setup, teardown),
 	};
 

@@ -5,10 +5,12 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "blockstate.h"
 #include "policy.h"
 #include "util.h"
 #include "write_cost.h"
 
+#include <errno.h>
 #include <math.h>
 
 static void test_idle_age(void **state)
@@ -837,11 +839,11 @@ static void test_plan_writeback(void **state)
 	(void)policy_plan(NULL, &c, &s, &p);
 	assert_int_equal(p.n_wb, 3);
 	assert_int_equal(p.wb[0].type, WB_INCOMPRESSIBLE);
-	assert_false(p.wb[0].mark_idle);
+	assert_false(p.wb[0].by_age);
 	assert_int_equal(p.wb[1].type, WB_HUGE_IDLE);
-	assert_true(p.wb[1].mark_idle);
+	assert_true(p.wb[1].by_age);
 	assert_int_equal(p.wb[1].idle_age_sec, 3600);
-	assert_false(p.wb[2].mark_idle);
+	assert_false(p.wb[2].by_age);
 	assert_int_equal(p.wb_budget_pages, (128 << 20) / 4096); /* the pass cap */
 	s.wb_day_left = 10 * 4096 + 4095;
 	(void)policy_plan(NULL, &c, &s, &p);
@@ -919,6 +921,89 @@ static void test_daemon_cold_tier(void **state)
 	assert_int_equal(d.plan.steps[2].priority, 0);
 }
 
+/*
+ * Writeback by age: only slots with a known ac_time at least the age old; same, written
+ * back, recompressed-and-not-read (ac_time 0) and young slots never; ranges of consecutive
+ * indexes only, capped at the budget.
+ */
+static void test_wb_select(void **state)
+{
+	struct wb_select s;
+
+	(void)state;
+	/* now 100000 s after boot, age 3600: old = ac_time <= 96400 */
+	assert_true(policy_wb_slot_old(96400, 100000, 3600));
+	assert_false(policy_wb_slot_old(96401, 100000, 3600));
+	assert_false(policy_wb_slot_old(0, 100000, 3600)); /* unknown */
+	assert_false(policy_wb_slot_old(0, 100000, 0));
+	assert_false(policy_wb_slot_old(100001, 100000, 0)); /* in the future */
+	assert_true(policy_wb_slot_old(100000, 100000, 0));
+	assert_false(policy_wb_slot_old(1, 100, 3600)); /* age longer than the uptime */
+
+	policy_wb_select_init(&s, 100000, 3600, false, 100);
+	policy_wb_select_slot(&s, 0, 50, 0);			  /* old */
+	policy_wb_select_slot(&s, 1, 96400, BS_HUGE);		  /* old, merges */
+	policy_wb_select_slot(&s, 2, 90000, BS_INCOMP | BS_IDLE); /* old, merges */
+	policy_wb_select_slot(&s, 3, 99999, BS_IDLE);		  /* young (IDLE flag ignored) */
+	policy_wb_select_slot(&s, 4, 10, 0);			  /* old, new range */
+	policy_wb_select_slot(&s, 5, 0, BS_RECOMP | BS_IDLE);	  /* unknown age */
+	policy_wb_select_slot(&s, 6, 10, 0);			  /* old */
+	policy_wb_select_slot(&s, 7, 10, BS_SAME);		  /* no object */
+	policy_wb_select_slot(&s, 8, 10, BS_WB);		  /* on the disk already */
+	policy_wb_select_slot(&s, 9, 10, 0);			  /* old, new range */
+	policy_wb_select_slot(&s, 11, 10, BS_RECOMP);		  /* read since: known age */
+	policy_wb_select_slot(&s, 12, 0, 0);			  /* ac_time 0 */
+	assert_int_equal(s.error, 0);
+	assert_int_equal(s.pages, 7);
+	assert_int_equal(s.young, 1);
+	assert_int_equal(s.unknown, 2);
+	assert_int_equal(s.over_cap, 0);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.r[0].lo, 0);
+	assert_int_equal(s.r[0].hi, 2);
+	assert_int_equal(s.r[1].lo, 4);
+	assert_int_equal(s.r[1].hi, 4);
+	assert_int_equal(s.r[2].lo, 6);
+	assert_int_equal(s.r[2].hi, 6);
+	assert_int_equal(s.r[3].lo, 9); /* 7 and 8 in between: never merged across */
+	assert_int_equal(s.r[3].hi, 9);
+	assert_int_equal(s.r[4].lo, 11); /* 10 not listed: not merged across either */
+	assert_int_equal(s.r[4].hi, 11);
+	policy_wb_select_free(&s);
+	assert_null(s.r);
+
+	/* huge_idle: huge slots only; the cap */
+	policy_wb_select_init(&s, 100000, 0, true, 2);
+	policy_wb_select_slot(&s, 0, 5, 0);
+	policy_wb_select_slot(&s, 1, 5, BS_HUGE);
+	policy_wb_select_slot(&s, 2, 5, BS_HUGE | BS_INCOMP);
+	policy_wb_select_slot(&s, 3, 5, BS_HUGE);
+	policy_wb_select_slot(&s, 4, 0, BS_HUGE | BS_RECOMP);
+	assert_int_equal(s.pages, 2);
+	assert_int_equal(s.over_cap, 1);
+	assert_int_equal(s.unknown, 1);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].lo, 1);
+	assert_int_equal(s.r[0].hi, 2);
+	policy_wb_select_free(&s);
+
+	/* out of order input is refused, not merged backwards */
+	policy_wb_select_init(&s, 100000, 0, false, 10);
+	policy_wb_select_slot(&s, 5, 5, 0);
+	policy_wb_select_slot(&s, 3, 5, 0);
+	assert_int_equal(s.error, -EINVAL);
+	assert_int_equal(s.pages, 1);
+	policy_wb_select_free(&s);
+
+	/* many ranges: the array grows */
+	policy_wb_select_init(&s, 100000, 0, false, 100000);
+	for (uint64_t i = 0; i < 2000; i += 2)
+		policy_wb_select_slot(&s, i, 5, 0);
+	assert_int_equal(s.n, 1000);
+	assert_int_equal(s.r[999].lo, 1998);
+	policy_wb_select_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -942,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
 		cmocka_unit_test(test_plan_writeback),
+		cmocka_unit_test(test_wb_select),
 		cmocka_unit_test(test_wb_refill),
 		cmocka_unit_test(test_daemon_cold_tier),
 	};

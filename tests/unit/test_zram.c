@@ -602,6 +602,79 @@ static void test_kconfig(void **state)
 	fr_teardown();
 }
 
+/* writeback by index: one page_index= per write before 6.16, ranges from 6.16, validated. */
+static void test_writeback_index_builder(void **state)
+{
+	struct zram_dev d = {0};
+	struct kver v612 = {6, 12, 0}, v73 = {7, 3, 4};
+	struct wb_range r[] = {{0, 2}, {5, 5}, {9, 12}};
+	size_t pos = 0;
+	uint64_t off = 0;
+	char buf[64];
+
+	(void)state;
+	d.disksize = 16 * 4096; /* 16 slots */
+	zram_caps_derive(&d.caps, &v612, true, true, true, true, TRI_YES);
+	assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, sizeof(buf)),
+			 -ENODEV);
+	strcpy(d.backing_dev, "/dev/loop0");
+	/* 6.2-6.15: one index per write, every index of every range in order */
+	{
+		const char *want[] = {"page_index=0",  "page_index=1", "page_index=2",
+				      "page_index=5",  "page_index=9", "page_index=10",
+				      "page_index=11", "page_index=12"};
+
+		for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+			assert_int_equal(
+				zram_build_writeback_index(&d, r, 3, &pos, &off, buf, sizeof(buf)),
+				0);
+			assert_string_equal(buf, want[i]);
+		}
+		assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, sizeof(buf)),
+				 -ENOENT);
+	}
+	/* 6.16+: several keys per write, as many as fit; a single slot is page_index= */
+	zram_caps_derive(&d.caps, &v73, true, true, true, true, TRI_YES);
+	pos = 0;
+	off = 0;
+	assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "page_indexes=0-2 page_index=5 page_indexes=9-12");
+	assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, sizeof(buf)),
+			 -ENOENT);
+	pos = 0;
+	assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, 30), 0);
+	assert_string_equal(buf, "page_indexes=0-2 page_index=5");
+	assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, 30), 0);
+	assert_string_equal(buf, "page_indexes=9-12");
+	assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, 30), -ENOENT);
+	/* a key that does not fit at all */
+	pos = 0;
+	assert_int_equal(zram_build_writeback_index(&d, r, 3, &pos, &off, buf, 8), -ENOSPC);
+	/* validated: past the device's slots, inverted, overlapping or out of order */
+	{
+		struct wb_range past[] = {{15, 16}}, inv[] = {{3, 2}}, order[] = {{4, 6}, {6, 8}};
+
+		pos = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, past, 1, &pos, &off, buf, sizeof(buf)),
+			-ERANGE);
+		pos = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, inv, 1, &pos, &off, buf, sizeof(buf)),
+			-ERANGE);
+		pos = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, order, 2, &pos, &off, buf, sizeof(buf)),
+			-ERANGE);
+		zram_caps_derive(&d.caps, &v612, true, true, true, true, TRI_YES);
+		pos = 0;
+		off = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, past, 1, &pos, &off, buf, sizeof(buf)),
+			-ERANGE);
+	}
+}
+
 /* writeback commands: the syntax of each version, every value validated. */
 static void test_writeback_builders(void **state)
 {
@@ -779,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_kconfig),
 		cmocka_unit_test(test_attribute_readers),
 		cmocka_unit_test(test_writeback_builders),
+		cmocka_unit_test(test_writeback_index_builder),
 		cmocka_unit_test(test_slot_reads),
 	};
 
