@@ -129,6 +129,7 @@ struct zram_caps {
 	bool writeback;	       /* CONFIG_ZRAM_WRITEBACK */
 	bool threshold_pagesize; /* 6.2-6.4: threshold bound is PAGE_SIZE, not huge_class_size */
 	bool clears_idle;      /* recompress clears IDLE of every page it tries (6.12.y, 6.13+) */
+	bool walk_all;	       /* 6.13+: each recompress write scans every slot, whatever max_pages */
 	bool blocking_pp;      /* 7.0+: recompress/writeback hold the device lock exclusively:
 				* a second one and every lock-taking read (mm_stat ...) wait */
 	bool single_prio;      /* 7.1+: one priority per write (1 without priority=/algo=),

@@ -310,6 +310,9 @@ void zram_caps_derive(struct zram_caps *ret, const struct kver *kv, bool has_rec
 	c.threshold_pagesize = !kver_ge(kv, 6, 5, 0);
 	/* "zram: clear IDLE flag after recompression": 6.13, backported to 6.12.y. */
 	c.clears_idle = c.multi_comp && kver_ge(kv, 6, 12, 1);
+	/* 6.13: "zram: rework recompress target selection strategy": every write scans all
+	 * slots and allocates an entry per candidate before max_pages bounds anything. */
+	c.walk_all = c.multi_comp && kver_ge(kv, 6, 13, 0);
 	/* 7.0: dev_lock taken for writing by recompress and writeback (no -EAGAIN). */
 	c.blocking_pp = c.multi_comp && kver_ge(kv, 7, 0, 0);
 	/* 7.1: "remove chained recompression" and the INCOMPRESSIBLE rule with it. */

@@ -216,21 +216,25 @@ version_conf() {
 
 # Expected recompress commands with the default configuration. The first write of a type and
 # priority is 64 pages (max-write-ms: no cost per page learnt yet), and the fake kernel's
-# writes make no progress, which teaches nothing, so no write grows past it.
+# writes make no progress, which teaches nothing, so no write grows past it. 6.13+ scans
+# every slot per write whatever max_pages: there max-write-ms is not applied (2048 pages).
 # 6.12+: every write names its priority. With two secondaries (6.15, 7.3 roots) each type is
 # one step per priority; #2 gets what #1 tried and left unshrunk as its budget: with the
 # unchanging fake block_state that is every candidate of #1 (huge_idle 1, idle 2, huge 2).
 default_recompress() {
 	case $1 in
 	6.15 | 7.3)
-		printf '%s\n' 'type=huge_idle priority=1 max_pages=64' \
+		printf '%s\n' 'type=huge_idle priority=1 max_pages=2048' \
 			'type=huge_idle priority=2 max_pages=1' \
-			'type=idle priority=1 max_pages=64' 'type=idle priority=2 max_pages=2' \
-			'type=huge priority=1 max_pages=64' 'type=huge priority=2 max_pages=2'
+			'type=idle priority=1 max_pages=2048' 'type=idle priority=2 max_pages=2' \
+			'type=huge priority=1 max_pages=2048' 'type=huge priority=2 max_pages=2'
 		return
 		;;
 	esac
-	if fr_ver_ge "$1" 6.12; then
+	if fr_ver_ge "$1" 6.13; then
+		printf '%s\n' 'type=huge_idle priority=1 max_pages=2048' \
+			'type=idle priority=1 max_pages=2048' 'type=huge priority=1 max_pages=2048'
+	elif fr_ver_ge "$1" 6.12; then
 		printf '%s\n' 'type=huge_idle priority=1 max_pages=64' \
 			'type=idle priority=1 max_pages=64' 'type=huge priority=1 max_pages=64'
 	elif fr_ver_ge "$1" 6.10; then
@@ -625,7 +629,7 @@ t_recomp_nul_73() {
 	version_conf 7.3
 	zro --once --dry-run
 	expect_rc 0
-	expect_has "$T/out" "would write 'type=idle priority=2 max_pages=64' to recompress"
+	expect_has "$T/out" "would write 'type=idle priority=2 max_pages=2048' to recompress"
 	expect_not "$T/err" "differ from the configuration"
 }
 run_test recomp-nul-7.3 t_recomp_nul_73
