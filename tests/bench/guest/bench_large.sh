@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Bench: the daemon on the largest device the VM's memory allows, on the real kernel (the
+# fake-/sys counterpart is tests/bench/scale.sh). The device (lzo-rle primary, zstd
+# secondary) gets BENCH_LARGE_PERCENT (default 60) percent of MemAvailable in pages of the
+# page data, written again and again (each page compressed on its own: the pool holds about
+# a third of that), with disksize twice the data. The daemon then runs with a pass every
+# BENCH_LARGE_INTERVAL (default 5) s, idle age 0 (all pages are candidates at once) and the
+# CPU gates off, until BENCH_LARGE_PASSES (default 4) passes ended. Measured:
+#   large.pass1.*   the first pass: user and system CPU of the daemon (system: its recompress
+#                   writes, the kernel's work), including start-up;
+#   large.later.*   user and system CPU per later pass (nothing left to recompress: reading
+#                   and parsing block_state, the incompressible set, decisions);
+#   large.uss_*     USS and PSS (smaps_rollup) sampled every BENCH_LARGE_SAMPLE_MS (default
+#                   200) ms: the peak over all passes and the lowest sample after the first;
+#   large.block_state_read_s  one read of block_state by dd (the kernel formatting it);
+# plus slots, data, mm_stat before and after.
+# Word splitting of $(...) into "set --" is intended.
+# shellcheck disable=SC1091,SC2046,SC2086,SC2154
+. /vm/lib.sh
+. /vm/benchlib.sh
+need_recompd
+
+PCT=${BENCH_LARGE_PERCENT:-60}
+INTERVAL=${BENCH_LARGE_INTERVAL:-5}
+PASSES=${BENCH_LARGE_PASSES:-4}
+SAMPLE_MS=${BENCH_LARGE_SAMPLE_MS:-200}
+
+avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+copies=$((avail * PCT / 100 * 256 / PAGES))
+[ "$copies" -ge 1 ] || copies=1
+slots=$((copies * PAGES))
+out large.memavailable_mib "$avail"
+out large.percent "$PCT"
+out large.slots "$slots"
+out large.data_mib $((slots / 256))
+
+zram_add
+zset "$Z" comp_algorithm lzo-rle
+zset "$Z" recomp_algorithm "algo=zstd priority=1"
+zset "$Z" disksize $((slots * 2 * 4096))
+out large.disksize $((slots * 2 * 4096))
+t0=$(ns)
+i=0
+while [ "$i" -lt "$copies" ]; do
+	load "$Z" "$DATA/pages.bin" 0 "$PAGES" $((i * PAGES))
+	i=$((i + 1))
+done
+out large.fill_s "$(secs $(($(ns) - t0)))"
+mm_out large.before "$Z"
+t0=$(ns)
+block_state "$Z" | wc -l >"$WORK/lines"
+out large.block_state_read_s "$(secs $(($(ns) - t0)))"
+out large.block_state_lines "$(cat "$WORK/lines")"
+note "$slots slots ($((slots / 256)) MiB of $avail MiB available) in $Z;" \
+	"mm_stat $(zget "$Z" mm_stat)"
+
+conf "$WORK/d.conf" "devices = $Z" "recompress-algorithms = zstd" \
+	"interval-sec = $INTERVAL" "idle-age-min-sec = 0" "idle-age-max-sec = 0" \
+	"backoff-max-sec = 0" "cpu-share-max-percent = 0" "psi-cpu-max-percent = 0" \
+	"memory-stall-us = 0" "pages-per-hour = 0" "defer-on-battery = no"
+export ZRAM_RECOMPD_STATE_DIR="$WORK/state"
+mkdir -p "$ZRAM_RECOMPD_STATE_DIR"
+start_daemon "$WORK/daemon.log" --config "$WORK/d.conf"
+wait_log "running on Linux" 1 30 || fail "the daemon did not start"
+
+# One loop: sample memory, note the CPU at the end of each pass.
+PASS_RE="^zram-recompd: $Z: pass"
+uss_max=0 pss_max=0 uss_min=0 seen=0 u1= s1= t_end=$(($(ns) / 1000000000 + 1800))
+while :; do
+	set -- $("$VMBENCH" proc "$DPID")
+	[ $# -eq 12 ] || fail "the daemon died"
+	ut=$1 st=$2 hwm=$5
+	shift 3
+	uss=$8 pss=$9
+	[ "$uss" -gt "$uss_max" ] && uss_max=$uss
+	[ "$pss" -gt "$pss_max" ] && pss_max=$pss
+	np=$(log_count "$PASS_RE")
+	if [ "$np" -ge 1 ] && { [ "$uss_min" = 0 ] || [ "$uss" -lt "$uss_min" ]; }; then
+		uss_min=$uss
+	fi
+	if [ "$np" -ne "$seen" ]; then
+		note "pass $np ended: utime $ut stime $st ticks, USS $uss kB"
+		if [ "$seen" -eq 0 ]; then
+			u1=$ut s1=$st
+			out large.pass1.user_s "$(awk -v t="$ut" 'BEGIN { printf "%.2f", t / 100 }')"
+			out large.pass1.sys_s "$(awk -v t="$st" 'BEGIN { printf "%.2f", t / 100 }')"
+		fi
+		seen=$np
+	fi
+	[ "$np" -ge "$PASSES" ] && break
+	[ $(($(ns) / 1000000000)) -lt "$t_end" ] || fail "only $np passes in 1800 s"
+	usleep $((SAMPLE_MS * 1000))
+done
+n=$((seen - 1))
+out large.passes "$seen"
+out large.later.passes "$n"
+out large.later.user_s_per_pass "$(awk -v a="$u1" -v b="$ut" -v n="$n" \
+	'BEGIN { printf "%.3f", (b - a) / 100 / n }')"
+out large.later.sys_s_per_pass "$(awk -v a="$s1" -v b="$st" -v n="$n" \
+	'BEGIN { printf "%.3f", (b - a) / 100 / n }')"
+out large.uss_peak_kb "$uss_max"
+out large.uss_between_kb "$uss_min"
+out large.pss_peak_kb "$pss_max"
+out large.vmhwm_kb "$hwm"
+mm_out large.after "$Z"
+out large.recompressed_slots "$(bs_count "$Z" r)"
+out large.incompressible_slots "$(bs_count "$Z" n)"
+grep -E "$PASS_RE" "$DLOG" | head -n 3 | sed "s/^/[$T]   | /"
+stop_daemon
+out large.sigterm_s "$STOP_S"
+pass
