@@ -27,7 +27,7 @@ PASSES=${BENCH_LARGE_PASSES:-4}
 SAMPLE_MS=${BENCH_LARGE_SAMPLE_MS:-200}
 
 avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
-copies=$((avail * PCT / 100 * 256 / PAGES))
+copies=$((avail * PCT * 256 / 100 / PAGES))
 [ "$copies" -ge 1 ] || copies=1
 slots=$((copies * PAGES))
 out large.memavailable_mib "$avail"
@@ -66,7 +66,7 @@ wait_log "running on Linux" 1 30 || fail "the daemon did not start"
 
 # One loop: sample memory, note the CPU at the end of each pass.
 PASS_RE="^zram-recompd: $Z: pass"
-uss_max=0 pss_max=0 uss_min=0 seen=0 u1= s1= t_end=$(($(ns) / 1000000000 + 1800))
+uss_max=0 pss_max=0 uss_min=0 seen=0 u1=0 s1=0 t_end=$(($(ns) / 1000000000 + 1800))
 while :; do
 	set -- $("$VMBENCH" proc "$DPID")
 	[ $# -eq 12 ] || fail "the daemon died"
