@@ -254,6 +254,8 @@ END {
 		    s("large.later.user_s_per_pass", 3) " / " s("large.later.sys_s_per_pass", 3) " (" g("large.later.passes") ")",
 		    s("large.later.user_s_per_mslot", 3), g("large.uss_peak_kb") " kB", g("large.uss_between_kb") " kB",
 		    g("large.pss_peak_kb") " kB", g("large.vmhwm_kb") " kB")
+		print "\nPrivate pages after the last pass: " g("large.uss_anon_kb") " kB anonymous, " \
+		      g("large.uss_file_kb") " kB file-backed (program and library pages only the daemon maps in the VM)."
 	}
 	failed("large")
 

@@ -17,6 +17,8 @@
 #                   incompressible set, decisions; system: the kernel formatting block_state);
 #   large.uss_*     USS and PSS (smaps_rollup) sampled every BENCH_LARGE_SAMPLE_MS (default
 #                   200) ms: the peak over all passes and the lowest sample after the first;
+#   large.uss_file_kb, large.uss_anon_kb  the private pages after the last pass, file-backed
+#                   (text and data of the program and libraries only it maps) and anonymous;
 #   large.block_state_read_s  one read of block_state by dd (the kernel formatting it);
 # plus slots, data, mm_stat before and after.
 # Word splitting of $(...) into "set --" is intended.
@@ -103,6 +105,14 @@ while :; do
 	[ $(($(ns) / 1000000000)) -lt "$t_end" ] || fail "only $np passes in 1800 s"
 	usleep $((SAMPLE_MS * 1000))
 done
+# Where the private pages are now (between passes): file-backed (library and program text
+# and data that no other process maps in this VM) and anonymous (the daemon's own memory).
+awk '/^[0-9a-f]+-[0-9a-f]+ / { name = NF >= 6 ? $6 : "[anon]"; next }
+	$1 == "Private_Clean:" || $1 == "Private_Dirty:" { p[name] += $2 }
+	END { for (n in p) if (p[n]) print p[n], n }' "/proc/$DPID/smaps" | sort -rn >"$WORK/smaps"
+show "$WORK/smaps"
+out large.uss_file_kb "$(awk '$2 ~ /^\// { s += $1 } END { print s + 0 }' "$WORK/smaps")"
+out large.uss_anon_kb "$(awk '$2 !~ /^\// { s += $1 } END { print s + 0 }' "$WORK/smaps")"
 n=$((seen - 1))
 out large.passes "$seen"
 out large.later.passes "$n"
