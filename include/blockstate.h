@@ -55,6 +55,42 @@ uint64_t bs_bitmap_count_new(const struct bs_bitmap *before, const struct bs_bit
 uint64_t bs_bitmap_count(const struct bs_bitmap *b);
 
 /*
+ * A set of slot indices, added in ascending order (block_state's order): LEB128-coded gaps
+ * between consecutive indices while that is smaller than a bitmap of limit bits, else that
+ * bitmap. A pass keeps the incompressible slots of its baseline in one, a few percent of the
+ * slots at about a byte each, instead of a bitmap of every slot (128 KiB per 1 M slots), and
+ * compares block_state at its end against it line by line (bs_parser_track_incomp()), so that
+ * no second set is built. Never more than 1 bit per slot once settled, 2 while a list turns
+ * into the bitmap. An index below the last one added (never from the kernel) turns the list
+ * into the bitmap as well. failed: an allocation failed (-ENOMEM), indices are missing.
+ */
+struct bs_set {
+	uint8_t *buf;	 /* the gap list, or the bitmap (bit i of byte i / 8) */
+	size_t len, cap; /* list: bytes in use, bytes allocated */
+	uint64_t limit;	 /* indices at or past it are not recorded (the device's slots) */
+	uint64_t next;	 /* list: the last index added + 1 (0: empty) */
+	uint64_t count;	 /* indices recorded */
+	bool bitmap;
+	bool failed;
+};
+
+/* Where bs_set_has() stopped: queries in ascending order walk the list once. */
+struct bs_set_cursor {
+	size_t pos;	/* list bytes decoded */
+	uint64_t base;	/* the index a gap of 0 at pos would give */
+	uint64_t cur;	/* the member decoded last (valid when have) */
+	uint64_t query; /* the previous query */
+	bool have;
+};
+
+void bs_set_init(struct bs_set *s, uint64_t limit); /* empty, nothing allocated */
+void bs_set_free(struct bs_set *s);		     /* empty again, limit kept */
+void bs_set_add(struct bs_set *s, uint64_t index);
+bool bs_set_has(const struct bs_set *s, struct bs_set_cursor *c, uint64_t index);
+/* Bytes allocated for it. */
+size_t bs_set_bytes(const struct bs_set *s);
+
+/*
  * Receives the index of every stored slot: one that holds a zsmalloc object, i.e. neither
  * same-filled ('s': no object) nor written back ('w': the object went to the backing device).
  * Called in file order, which is index order.
@@ -91,6 +127,10 @@ struct bs_parser {
 	void *stored_arg;
 	bs_slot_fn *slot; /* bs_parser_on_slot(); NULL = none */
 	void *slot_arg;
+	struct bs_set *incomp_set;	 /* bs_parser_track_incomp() */
+	const struct bs_set *incomp_ref; /* the baseline to compare with */
+	struct bs_set_cursor ref_cur;
+	uint64_t incomp_new; /* 'n' slots not in incomp_ref */
 	char partial[64];
 	size_t partial_len;
 	uint64_t line; /* lines seen, for error reports */
@@ -102,6 +142,12 @@ void bs_parser_init(struct bs_parser *p, struct bs_bitmap *incomp, struct bs_bit
 void bs_parser_on_stored(struct bs_parser *p, bs_stored_fn *fn, void *arg);
 /* Have fn called for every slot, with its ac_time and flags (after bs_parser_init()). */
 void bs_parser_on_slot(struct bs_parser *p, bs_slot_fn *fn, void *arg);
+/*
+ * From now on (after bs_parser_init()): record every 'n' slot in record (emptied first), and
+ * count in p->incomp_new the 'n' slots that are not in before. Either may be NULL.
+ */
+void bs_parser_track_incomp(struct bs_parser *p, struct bs_set *record,
+			    const struct bs_set *before);
 /* Returns 0 or -EINVAL (malformed line; the parser stops counting). */
 int bs_parser_feed(struct bs_parser *p, const char *buf, size_t len);
 /* End of input: a trailing partial line is an error. */
@@ -118,6 +164,14 @@ int blockstate_parse(const char *buf, size_t len, struct bs_counts *ret, struct 
  */
 int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_bitmap *incomp,
 		    struct bs_bitmap *recomp);
+
+/*
+ * blockstate_read() that records the 'n' slots in record and counts in *new_incomp (may be
+ * NULL) those not in before, as bs_parser_track_incomp(). A record whose allocation failed
+ * has failed set; the read itself still succeeds.
+ */
+int blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret, struct bs_set *record,
+			   const struct bs_set *before, uint64_t *new_incomp);
 
 /*
  * blockstate_read() for the slots that hold data (advise samples them): fn gets every stored

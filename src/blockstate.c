@@ -29,9 +29,14 @@
 
 #define BS_LINE 40 /* bytes per line while both numbers fit in 12 columns */
 
-/* Read size for blockstate_read(): the kernel stops a read at the first line that does not
- * fit, and a buffer of 40 bytes or less reads as EOF, so read big. 256 KiB = 6553 lines. */
-#define BS_READ_SIZE (256u * 1024u)
+/*
+ * Read size for blockstate_read(): the kernel stops a read at the first line that does not
+ * fit, and a buffer of 40 bytes or less reads as EOF, so read big; but the buffer is resident
+ * while the daemon reads (a pass reads up to five times). 64 KiB = 1638 lines a read; the
+ * reads cost the kernel per line, not per call (1 M slots: 1,600 reads of 64 KiB instead of
+ * 400 of 256 KiB; measured in docs/performance.md section 10).
+ */
+#define BS_READ_SIZE (64u * 1024u)
 
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
@@ -192,6 +197,14 @@ static inline void bitmap_set(struct bs_bitmap *b, uint64_t bit)
 	b->words[bit / 64] |= 1ULL << (bit % 64);
 }
 
+static inline void track_incomp(struct bs_parser *p, uint64_t index)
+{
+	if (p->incomp_set)
+		bs_set_add(p->incomp_set, index);
+	if (p->incomp_ref && !bs_set_has(p->incomp_ref, &p->ref_cur, index))
+		p->incomp_new++;
+}
+
 static void account(struct bs_parser *p, uint64_t index, uint64_t secs, unsigned flags)
 {
 	struct bs_counts *c = &p->counts;
@@ -212,6 +225,8 @@ static void account(struct bs_parser *p, uint64_t index, uint64_t secs, unsigned
 		bitmap_set(p->incomp, index);
 	if (flags & (1u << FL_RECOMP))
 		bitmap_set(p->recomp, index);
+	if (flags & (1u << FL_INCOMP))
+		track_incomp(p, index);
 	if (p->stored && !(flags & ((1u << FL_SAME) | (1u << FL_WB))))
 		p->stored(p->stored_arg, index);
 	if (p->slot)
@@ -301,7 +316,11 @@ static int one_line(struct bs_parser *p, const char *s, size_t len)
 	p->line++;
 	if (len == BS_LINE && (set = fast_line(s))) {
 		/* the seconds field (columns 13..24) has the index field's shape */
-		account(p, (p->incomp || p->recomp || p->stored || p->slot) ? fast_index(s) : 0,
+		account(p,
+			(p->incomp || p->recomp || p->stored || p->slot || p->incomp_set ||
+			 p->incomp_ref)
+				? fast_index(s)
+				: 0,
 			p->slot ? fast_index(s + 13) : 0, fast_flags(set));
 		return 0;
 	}
@@ -331,7 +350,8 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 {
 	struct bs_bitmap *incomp = p->incomp, *recomp = p->recomp;
 	/* Only parse the index when a bitmap wants it. */
-	uint64_t want = (incomp ? 0x80ULL << 48 : 0) | (recomp ? 0x80ULL << 40 : 0);
+	bool track = p->incomp_set || p->incomp_ref;
+	uint64_t want = (incomp || track ? 0x80ULL << 48 : 0) | (recomp ? 0x80ULL << 40 : 0);
 	const char *start = s, *end = s + len;
 	uint64_t lanes = 0, lines = 0, fresh = 0, huge_fresh = 0;
 	unsigned in_lanes = 0;
@@ -351,8 +371,11 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 		if (set & want) {
 			uint64_t index = fast_index(s);
 
-			if (set & (0x80ULL << 48))
+			if (set & (0x80ULL << 48)) {
 				bitmap_set(incomp, index);
+				if (track)
+					track_incomp(p, index);
+			}
 			if (set & (0x80ULL << 40))
 				bitmap_set(recomp, index);
 		}
@@ -389,6 +412,17 @@ void bs_parser_init(struct bs_parser *p, struct bs_bitmap *incomp, struct bs_bit
 		memset(incomp->words, 0, nwords(incomp->nbits) * sizeof(uint64_t));
 	if (recomp && recomp->words)
 		memset(recomp->words, 0, nwords(recomp->nbits) * sizeof(uint64_t));
+}
+
+void bs_parser_track_incomp(struct bs_parser *p, struct bs_set *record,
+			    const struct bs_set *before)
+{
+	if (record)
+		bs_set_free(record);
+	p->incomp_set = record;
+	p->incomp_ref = before;
+	memset(&p->ref_cur, 0, sizeof(p->ref_cur));
+	p->incomp_new = 0;
 }
 
 void bs_parser_on_stored(struct bs_parser *p, bs_stored_fn *fn, void *arg)
@@ -553,6 +587,24 @@ int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_b
 	return 0;
 }
 
+int blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret, struct bs_set *record,
+			   const struct bs_set *before, uint64_t *new_incomp)
+{
+	struct bs_parser p;
+	int r;
+
+	bs_parser_init(&p, NULL, NULL);
+	bs_parser_track_incomp(&p, record, before);
+	r = read_into(root_fd, id, &p);
+	if (r < 0)
+		return r;
+	if (ret)
+		*ret = p.counts;
+	if (new_incomp)
+		*new_incomp = p.incomp_new;
+	return 0;
+}
+
 int blockstate_read_stored(int root_fd, unsigned id, bs_stored_fn *fn, void *arg,
 			   struct bs_counts *ret)
 {
@@ -654,4 +706,148 @@ uint64_t bs_bitmap_count_new(const struct bs_bitmap *before, const struct bs_bit
 	for (size_t i = 0; i < nwords(now->nbits); i++)
 		n += (uint64_t)__builtin_popcountll(bitmap_word(now, i) & ~bitmap_word(before, i));
 	return n;
+}
+
+/* Bytes of a bitmap of s->limit bits. */
+static uint64_t set_bitmap_bytes(const struct bs_set *s)
+{
+	return s->limit / 8 + (s->limit % 8 != 0);
+}
+
+void bs_set_init(struct bs_set *s, uint64_t limit)
+{
+	memset(s, 0, sizeof(*s));
+	s->limit = limit;
+}
+
+void bs_set_free(struct bs_set *s)
+{
+	uint64_t limit = s->limit;
+
+	free(s->buf);
+	bs_set_init(s, limit);
+}
+
+size_t bs_set_bytes(const struct bs_set *s)
+{
+	return s->bitmap ? (size_t)set_bitmap_bytes(s) : s->cap;
+}
+
+/* Next gap of a list at *pos (< len); false for a truncated one (never written so). */
+static bool gap_decode(const uint8_t *buf, size_t len, size_t *pos, uint64_t *gap)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; *pos < len && shift < 64; shift += 7) {
+		uint8_t b = buf[(*pos)++];
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*gap = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The list becomes the bitmap (when that is smaller, or for an index out of order). */
+static void set_to_bitmap(struct bs_set *s)
+{
+	uint64_t bytes = set_bitmap_bytes(s), base = 0, gap;
+	size_t pos = 0;
+	uint8_t *b;
+
+	if (bytes > SIZE_MAX || !(b = calloc(1, (size_t)bytes ? (size_t)bytes : 1))) {
+		s->failed = true;
+		return;
+	}
+	while (pos < s->len && gap_decode(s->buf, s->len, &pos, &gap)) {
+		base += gap; /* < limit: only such indices were added */
+		b[base / 8] |= (uint8_t)(1u << (base % 8));
+		base++;
+	}
+	free(s->buf);
+	s->buf = b;
+	s->len = s->cap = 0;
+	s->bitmap = true;
+}
+
+void bs_set_add(struct bs_set *s, uint64_t index)
+{
+	uint8_t enc[10];
+	size_t n = 0;
+	uint64_t gap;
+
+	if (s->failed || index >= s->limit)
+		return;
+	if (!s->bitmap && s->next && index < s->next) {
+		if (index == s->next - 1)
+			return; /* the last one again */
+		set_to_bitmap(s);
+		if (s->failed)
+			return;
+	}
+	if (!s->bitmap) {
+		gap = index - s->next;
+		do {
+			enc[n] = (uint8_t)(gap & 0x7f);
+			gap >>= 7;
+			if (gap)
+				enc[n] |= 0x80;
+			n++;
+		} while (gap);
+		if (s->len + n > set_bitmap_bytes(s)) {
+			set_to_bitmap(s);
+			if (s->failed)
+				return;
+		} else {
+			if (s->len + n > s->cap) {
+				/* Doubling, but never past the bitmap's size. */
+				uint64_t cap = s->cap ? 2 * (uint64_t)s->cap : 64;
+				uint8_t *b;
+
+				if (cap > set_bitmap_bytes(s))
+					cap = set_bitmap_bytes(s);
+				b = realloc(s->buf, (size_t)cap);
+				if (!b) {
+					s->failed = true;
+					return;
+				}
+				s->buf = b;
+				s->cap = (size_t)cap;
+			}
+			memcpy(s->buf + s->len, enc, n);
+			s->len += n;
+			s->next = index + 1;
+			s->count++;
+			return;
+		}
+	}
+	if (!(s->buf[index / 8] & (1u << (index % 8)))) {
+		s->buf[index / 8] |= (uint8_t)(1u << (index % 8));
+		s->count++;
+	}
+}
+
+bool bs_set_has(const struct bs_set *s, struct bs_set_cursor *c, uint64_t index)
+{
+	uint64_t gap;
+
+	if (!s || !s->buf || index >= s->limit)
+		return false;
+	if (s->bitmap)
+		return (s->buf[index / 8] >> (index % 8)) & 1;
+	/* Members before the cursor are below the previous query: start over only when this
+	 * one is lower still. */
+	if (index < c->query)
+		memset(c, 0, sizeof(*c));
+	c->query = index;
+	while (!c->have || c->cur < index) {
+		if (c->pos >= s->len || !gap_decode(s->buf, s->len, &c->pos, &gap))
+			return false;
+		c->cur = c->base + gap;
+		c->base = c->cur + 1;
+		c->have = true;
+	}
+	return c->cur == index;
 }

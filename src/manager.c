@@ -118,7 +118,7 @@ static void notify_status(struct manager *m)
 		struct mdev *md = &m->devs[i];
 		char saved[32];
 
-		if (!md->used || !md->timer)
+		if (!mdev_in_use(m, i) || !md->timer)
 			continue;
 		n++;
 		if (md->has_last)
@@ -151,7 +151,7 @@ static void write_outputs(struct manager *m)
 	for (unsigned i = 0; i < CFG_MAX_DEVICES && *m->cfg.metrics_file; i++) {
 		struct mdev *md = &m->devs[i];
 
-		if (!md->used || !md->timer)
+		if (!mdev_in_use(m, i) || !md->timer)
 			continue;
 		/* Never md->job: the worker may be filling it right now (queued or running). */
 		dev_live_fill(&live[n], &md->dev,
@@ -214,7 +214,7 @@ static void finish_job(struct manager *m, struct job *j)
 				  j->cfg.wb_bytes_per_day);
 	if (!md->timer) {
 		/* dropped while the job ran */
-		memset(md, 0, sizeof(*md));
+		mdev_release(md);
 		write_outputs(m);
 		return;
 	}
@@ -363,7 +363,7 @@ static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void
 		struct mdev *md = &m->devs[i];
 		uint64_t before;
 
-		if (!md->used || !md->timer || md->busy)
+		if (!mdev_in_use(m, i) || !md->timer || md->busy)
 			continue;
 		before = md->pol.next_due_ns;
 		policy_memory_pressure(&md->pol, now);
@@ -454,10 +454,11 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 		m->cfg = next;
 		for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
 			struct mdev *md = &m->devs[i];
-			uint64_t old_interval = md->cfg.interval_sec;
+			uint64_t old_interval;
 
-			if (!md->used)
+			if (!mdev_in_use(m, i))
 				continue;
+			old_interval = md->cfg.interval_sec;
 			config_effective(&m->cfg, md->id, &md->cfg);
 			if (md->cfg.interval_sec != old_interval && !md->busy && md->timer) {
 				md->pol.next_due_ns = sat_add_u64(
@@ -590,6 +591,14 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	 * heap, resident, between passes.
 	 */
 	(void)mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+	/*
+	 * malloc_trim() after a pass gives back free chunks inside the worker's arena, but
+	 * not its top: a thread arena only shrinks its top on a free that leaves it above the
+	 * trim threshold (128 KiB by default), so what a pass freed last (its incompressible
+	 * set, up to the mmap threshold) stayed resident: 96 KiB between passes on 1 M slots.
+	 */
+	(void)mallopt(M_TRIM_THRESHOLD, 16 * 1024);
+	(void)mallopt(M_TOP_PAD, 0);
 #endif
 	m->opts = opts;
 	m->root_fd = opts->root_fd;
@@ -626,7 +635,8 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 out:
 	stop_worker(m);
 	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		m->devs[i].timer = sd_event_source_disable_unref(m->devs[i].timer);
+		if (mdev_in_use(m, i))
+			m->devs[i].timer = sd_event_source_disable_unref(m->devs[i].timer);
 	m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
 	m->e = sd_event_unref(m->e);
 	close_fd(&m->efd);

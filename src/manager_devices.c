@@ -20,7 +20,7 @@
 static struct mdev *find_dev(struct manager *m, unsigned id)
 {
 	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		if (m->devs[i].used && m->devs[i].id == id)
+		if (mdev_in_use(m, i) && m->devs[i].id == id)
 			return &m->devs[i];
 	return NULL;
 }
@@ -51,10 +51,9 @@ static void drop_dev(struct mdev *md, const char *why)
 	md->timer = sd_event_source_disable_unref(md->timer);
 	if (md->busy) {
 		/* The worker still owns md->job: keep the slot until it reports back. */
-		md->used = true;
 		return;
 	}
-	memset(md, 0, sizeof(*md));
+	mdev_release(md);
 }
 
 /* A device whose size, primary or initstate changed was reset and set up anew. */
@@ -126,7 +125,7 @@ static void arm_rescan(struct manager *m)
 	bool any = false;
 
 	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		any |= m->devs[i].used && m->devs[i].timer;
+		any |= mdev_in_use(m, i) && m->devs[i].timer;
 	if (any || m->stopping) {
 		if (m->rescan_timer)
 			(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
@@ -152,7 +151,7 @@ static void drop_gone(struct manager *m, const unsigned *ids, int n)
 		struct mdev *md = &m->devs[i];
 		bool present = false;
 
-		if (!md->used || !md->timer)
+		if (!mdev_in_use(m, i) || !md->timer)
 			continue;
 		for (int k = 0; k < n; k++)
 			present |= ids[k] == md->id;
@@ -169,13 +168,12 @@ static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
 	struct mdev *md = NULL;
 
 	for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
-		if (!m->devs[i].used)
+		if (!mdev_in_use(m, i))
 			md = &m->devs[i];
 	if (!md)
 		return NULL;
 	memset(md, 0, sizeof(*md));
-	md->m = m;
-	md->used = true;
+	mdev_claim(m, md);
 	md->id = id;
 	(void)snprintf(md->dev.name, sizeof(md->dev.name), "zram%u", id);
 	config_effective(&m->cfg, id, &md->cfg);
@@ -237,7 +235,7 @@ void manager_rescan(struct manager *m)
 		if (r < 0 && is_new) {
 			log_warning("zram%u: cannot read the device (%s), ignoring", ids[k],
 				    strerror(-r));
-			memset(md, 0, sizeof(*md));
+			mdev_release(md);
 		} else if (r >= 0 && is_new) {
 			announce(md);
 			manager_arm(md, md->pol.next_due_ns);

@@ -67,7 +67,7 @@ static uint64_t pace(const struct pass_ctx *ctx, const struct pass_plan *plan, u
 
 /* What the steps of one pass share. */
 struct pass_run {
-	struct bs_bitmap inc_before;
+	struct bs_set inc_before; /* 'n' slots of the baseline (the pass end compares) */
 	struct bs_counts bs0;
 	bool bs_ok;
 	uint64_t marks;	  /* r + n slots, for batch progress */
@@ -361,17 +361,22 @@ static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t ag
 	return 0;
 }
 
+/*
+ * block_state: the counts, and either records the 'n' slots (record) or counts those not in
+ * before (*new_incomp), line by line, without a second set.
+ */
 static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct bs_counts *c,
-		    struct bs_bitmap *incomp, bool *ok)
+		    struct bs_set *record, const struct bs_set *before, uint64_t *new_incomp,
+		    bool *ok)
 {
 	int r;
 
 	*ok = false;
 	if (!d->caps.block_state)
 		return;
-	r = blockstate_read(ctx->root_fd, d->id, c, incomp, NULL);
-	if (r >= 0 && incomp->failed)
-		r = -ENOMEM; /* the bitmap could not grow to the slots listed */
+	r = blockstate_read_incomp(ctx->root_fd, d->id, c, record, before, new_incomp);
+	if (r >= 0 && record && record->failed)
+		r = -ENOMEM; /* the set could not grow to the slots listed */
 	if (r < 0) {
 		log_warning("%s: block_state unreadable (%s); incompressible pages are estimated "
 			    "from huge-page deltas",
@@ -380,8 +385,6 @@ static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct
 	}
 	*ok = true;
 }
-
-
 
 /*
  * Whether an idle-type step is worth writing, from block_state after its idle mark.
@@ -583,9 +586,9 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
 		return;
 	st->began = true;
 	/* Sized by the slots block_state lists, up to the device's (never from disksize). */
-	bs_bitmap_init(&st->inc_before, nslots);
+	bs_set_init(&st->inc_before, nslots);
 	if (nslots)
-		read_bs(ctx, d, &st->bs0, &st->inc_before, &st->bs_ok);
+		read_bs(ctx, d, &st->bs0, &st->inc_before, NULL, NULL, &st->bs_ok);
 	if (!st->bs_ok)
 		return;
 	rep->incompressible_before = st->bs0.incompressible;
@@ -779,8 +782,8 @@ static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
 static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct pass_run *st,
 			 struct device_report *rep)
 {
-	struct bs_bitmap inc_after = { 0 };
 	struct bs_counts bs1;
+	uint64_t new_incomp = 0;
 	bool bs_ok_after = false, init = false;
 	uint64_t bd_after, sig1;
 
@@ -802,10 +805,8 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		if (d->caps.writeback && st->bd_before != UINT64_MAX &&
 		    zram_read_bd_writes(ctx->root_fd, d->id, &bd_after) == 0)
 			rep->written_back = sat_sub_u64(bd_after, st->bd_before);
-		if (st->bs_ok && st->wrote) {
-			bs_bitmap_init(&inc_after, st->inc_before.limit);
-			read_bs(ctx, d, &bs1, &inc_after, &bs_ok_after);
-		}
+		if (st->bs_ok && st->wrote)
+			read_bs(ctx, d, &bs1, NULL, &st->inc_before, &new_incomp, &bs_ok_after);
 	}
 	rep->after = d->mm;
 	for (unsigned i = 0; i < rep->n_passes; i++)
@@ -818,7 +819,7 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		rep->have_block_state = true;
 		rep->incompressible_after = bs1.incompressible;
 		rep->recompressed_after = bs1.recompressed;
-		rep->new_incompressible = bs_bitmap_count_new(&st->inc_before, &inc_after);
+		rep->new_incompressible = new_incomp;
 	} else if (st->bs_ok && !st->wrote) {
 		/* Only recompress writes set 'n' or 'r': nothing new, no second read. */
 		const struct bs_counts *c = st->cur_valid ? &st->cur : &st->bs0;
@@ -828,8 +829,7 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		rep->recompressed_after = c->recompressed;
 	}
 done:
-	bs_bitmap_free(&st->inc_before);
-	bs_bitmap_free(&inc_after);
+	bs_set_free(&st->inc_before);
 }
 
 int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,

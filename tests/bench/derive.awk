@@ -257,6 +257,11 @@ END {
 		if (has(p ".user_s_per_round") && num(p ".slots") > 0)
 			put(p ".user_s_per_mslot", fmt(num(p ".user_s_per_round") / (num(p ".slots") * num(p ".devices") / 1048576), 4))
 	}
+	# ---- the largest device the VM's memory allows (bench_large.sh, real kernel) ----
+	if (has("large.uss_peak_kb"))
+		put("large.uss_peak_mib", fmt(num("large.uss_peak_kb") / 1024, 3))
+	if (has("large.later.user_s_per_pass") && num("large.slots") > 0)
+		put("large.later.user_s_per_mslot", fmt(num("large.later.user_s_per_pass") / (num("large.slots") / 1048576), 3))
 	if (has("overhead.plain.cpu_ticks"))
 		put("overhead.plain.cpu_s", fmt(num("overhead.plain.cpu_ticks") / 100, 2))
 	if (has("overhead.watchdog.watchdog_usec")) {
@@ -318,6 +323,7 @@ END {
 	target("uss_passes", "daemon USS sampled during the churn run's passes (largest) <= 1 MiB", "churn.daemon.uss_max_mib", 1, "<=", "MiB")
 	target("scale_cpu_64g", "64 GiB fake device (16 M slots): user CPU per pass <= 1 s (native)", "scale.s16m_d1.user_s_per_pass", 1, "<=", "s")
 	target("scale_uss_64g", "64 GiB fake device (16 M slots): USS peak <= 8 MiB", "scale.s16m_d1.uss_peak_mib", 8, "<=", "MiB")
+	target("large_uss", "largest device the VM allows (real kernel): USS peak over its passes <= 1 MiB", "large.uss_peak_mib", 1, "<=", "MiB")
 	target("idle_wakeups", "no wake-ups between scheduled passes (no watchdog configured)",
 	       "overhead.plain.wakeups", 0, "==", "wake-ups")
 	target("idle_wakeups_watchdog", "with a watchdog: no wake-ups beyond its pings",

@@ -268,6 +268,22 @@ END {
 		    g(p ".uss_between_kb") " kB", g(p ".pss_peak_kb") " kB", g(p ".vmhwm_kb") " kB")
 	}
 
+	print "\n## The largest device the VM's memory allows (real kernel, emulated CPU; bench_large.sh)\n"
+	if (!has("large.slots")) {
+		print "not measured"
+	} else {
+		row("slots (data)", "block_state read", "pass 1: user / system CPU", "later passes: user / system CPU each", "user per M slots", "USS peak", "USS between passes", "PSS peak", "VmHWM")
+		row("---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+		row(g("large.slots") " (" g("large.data_mib") " MiB of " g("large.memavailable_mib") " available)",
+		    s("large.block_state_read_s", 2), s("large.pass1.user_s", 2) " / " s("large.pass1.sys_s", 2),
+		    s("large.later.user_s_per_pass", 3) " / " s("large.later.sys_s_per_pass", 3) " (" g("large.later.passes") ")",
+		    s("large.later.user_s_per_mslot", 3), g("large.uss_peak_kb") " kB", g("large.uss_between_kb") " kB",
+		    g("large.pss_peak_kb") " kB", g("large.vmhwm_kb") " kB")
+		print "\nPrivate pages after the last pass: " g("large.uss_anon_kb") " kB anonymous, " \
+		      g("large.uss_file_kb") " kB file-backed (program and library pages only the daemon maps in the VM)."
+	}
+	failed("large")
+
 	print "\n## 6. Advisor (`advise --device`, then `--once`)\n"
 	if (V["advise.available"] == "false") {
 		print "not measured: advise not available"
@@ -306,7 +322,7 @@ END {
 		tl = tl " longest_write_" t " bounded_kernel_time_" t
 	}
 	split(tl " churn_cpu_per_mib churn_hot_recompressed sigterm_exit " \
-	      "peak_rss uss_idle uss_passes scale_cpu_64g scale_uss_64g idle_wakeups idle_wakeups_watchdog " \
+	      "peak_rss uss_idle uss_passes scale_cpu_64g scale_uss_64g large_uss idle_wakeups idle_wakeups_watchdog " \
 	      "parser_throughput parser_vs_awk advisor_error", I, " ")
 	for (i = 1; i in I; i++) {
 		p = "targets." I[i]

@@ -5,7 +5,10 @@
  * saved crash replays), once more with a stored-slot callback (which takes every line
  * through the per-line parser instead of the 40-byte fast path), and the results must agree:
  * return value, counts, lines seen and both bitmaps. Bitmaps are 1000 bits, not a multiple of
- * 64, so that slots past the end are exercised too.
+ * 64, so that slots past the end are exercised too. The incompressible set of a pass
+ * (bs_parser_track_incomp: a gap list that turns into a bitmap when dense or out of order)
+ * must hold exactly the bitmap's bits, and comparing the input against its own set must
+ * agree however it is chunked.
  */
 #include "fuzz.h"
 
@@ -85,6 +88,67 @@ static void run(struct result *x, const char *buf, size_t len, size_t max_chunk,
 	x->lines = p.line;
 }
 
+/* A parse that records the 'n' slots in record and counts those not in ref. */
+static int run_track(const char *buf, size_t len, size_t max_chunk, uint64_t seed,
+		     struct bs_set *record, const struct bs_set *ref, struct bs_counts *counts,
+		     uint64_t *fresh)
+{
+	struct bs_parser p;
+	size_t off = 0;
+	int r = 0;
+
+	bs_parser_init(&p, NULL, NULL);
+	bs_parser_track_incomp(&p, record, ref);
+	while (off < len && r == 0) {
+		size_t n = max_chunk ? 1 + next(&seed) % max_chunk : len;
+
+		if (n > len - off)
+			n = len - off;
+		r = bs_parser_feed(&p, buf + off, n);
+		off += n;
+	}
+	if (r == 0)
+		r = bs_parser_finish(&p);
+	*counts = p.counts;
+	*fresh = p.incomp_new;
+	return r;
+}
+
+static void check_set(const char *buf, size_t size, uint64_t seed)
+{
+	struct bs_set set, again;
+	struct bs_set_cursor cur = { 0 };
+	struct bs_counts c, c2;
+	uint64_t fresh, fresh2;
+	int r;
+
+	bs_set_init(&set, NBITS);
+	bs_set_init(&again, NBITS);
+	r = run_track(buf, size, 0, 0, &set, NULL, &c, &fresh);
+	FUZZ_CHECK(r == res[0].r);
+	FUZZ_CHECK(fresh == 0); /* no reference: nothing counted */
+	FUZZ_CHECK(!set.failed);
+	FUZZ_CHECK(bs_set_bytes(&set) <= NBITS / 8 + 1);
+	if (r == 0) {
+		FUZZ_CHECK(memcmp(&c, &res[0].counts, sizeof(c)) == 0);
+		FUZZ_CHECK(set.count == bs_bitmap_count(&res[0].incomp));
+		for (uint64_t i = 0; i < NBITS; i++)
+			FUZZ_CHECK(bs_set_has(&set, &cur, i) == bs_bitmap_test(&res[0].incomp, i));
+		FUZZ_CHECK(!bs_set_has(&set, &cur, NBITS));
+	}
+	/* Chunked, against its own set, recording again: the same everywhere. */
+	r = run_track(buf, size, 53, seed, &again, &set, &c2, &fresh);
+	FUZZ_CHECK(r == res[0].r);
+	if (r == 0) {
+		FUZZ_CHECK(again.count == set.count);
+		FUZZ_CHECK(fresh <= c2.incompressible - set.count);
+		r = run_track(buf, size, 0, 0, NULL, &again, &c2, &fresh2);
+		FUZZ_CHECK(r == 0 && fresh2 == fresh);
+	}
+	bs_set_free(&set);
+	bs_set_free(&again);
+}
+
 static bool same_bitmap(const struct bs_bitmap *a, const struct bs_bitmap *b)
 {
 	return a->nbits == b->nbits && memcmp(a->words, b->words, (NBITS + 63) / 64 * 8) == 0;
@@ -134,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(res[0].slots == res[0].counts.allocated);
 	FUZZ_CHECK(res[0].r != 0 ||
 		   (res[1].slots == res[0].slots && res[1].slot_sum == res[0].slot_sum));
+	check_set(buf, size, seed);
 
 	/* The callback sees every slot that holds data, in file order, once. */
 	if (res[3].r == 0) {

@@ -5,7 +5,7 @@
  *   swapload hold MIB
  *       mlock MIB MiB of anonymous memory and wait for SIGTERM: the guest has less RAM for
  *       the workload (the test kernel has no memory cgroups to limit it otherwise).
- *   swapload run FILE MIB HOT_PERCENT SECONDS SEED [COLD_EVERY [WARMUP]]
+ *   swapload run FILE MIB HOT_PERCENT SECONDS SEED [COLD_EVERY [WARMUP [VERIFY]]]
  *       fill MIB MiB of anonymous memory with the 4 KiB pages of FILE (cyclically; the page
  *       index in the first 8 bytes, so that no two pages are equal), print "SWAPLOAD filled
  *       NS", then for SECONDS keep the first HOT_PERCENT of the pages busy (read a word,
@@ -17,6 +17,13 @@
  *       Then print
  *         "SWAPLOAD ops N seconds S ops_per_s R cold_reads K cold_p50_us A cold_p99_us B"
  *       and wait for SIGTERM with the memory still held, so that the pool can be measured.
+ *       With VERIFY 1 (the check tier's swap_short scenario), after that line: one line
+ *       "SWAPLOAD hotslot OFFSET" per hot page that is swapped out (its swap offset, from
+ *       /proc/self/pagemap: the zram slot index), "SWAPLOAD hotslots N", then, on SIGUSR1,
+ *       every page is compared with FILE (its index in the first 8 bytes; the bytes the hot
+ *       loop increments, 128..191, skipped for hot pages) and
+ *         "SWAPLOAD verify pages N bad M first_bad I"
+ *       is printed before waiting for SIGTERM.
  *
  * Time is CLOCK_MONOTONIC (under qemu -icount: emulated instructions). Same SEED, same
  * sequence of pages. Exit 0, 1 on failure (message on stderr), 2 on bad usage.
@@ -36,12 +43,18 @@
 #define PAGE 4096u
 #define MAX_SAMPLES 200000u
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, go;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
 }
 
 static uint64_t now_ns(void)
@@ -155,9 +168,68 @@ static uint64_t phase(struct load *l, const char *name, unsigned long long secon
 	return ops;
 }
 
+/* The swap offsets of the hot pages that are swapped out, one line each. */
+static void hot_slots(const struct load *l)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	uintptr_t first = (uintptr_t)l->mem / PAGE;
+	uint64_t n = 0;
+
+	if (fd < 0) {
+		perror("swapload: /proc/self/pagemap");
+		return;
+	}
+	for (size_t i = 0; i < l->hot; i++) {
+		uint64_t e;
+
+		if (pread(fd, &e, sizeof(e), (off_t)((first + i) * sizeof(e))) != sizeof(e))
+			break;
+		/* bit 62: swapped; bits 0-4 the swap type, 5-54 the offset (proc(5)) */
+		if ((e >> 62) & 1) {
+			printf("SWAPLOAD hotslot %llu\n",
+			       (unsigned long long)((e >> 5) & ((1ull << 50) - 1)));
+			n++;
+		}
+	}
+	close(fd);
+	printf("SWAPLOAD hotslots %llu\n", (unsigned long long)n);
+	fflush(stdout);
+}
+
+/* Every page against the file: what went through zram (and recompression) came back. */
+static void verify(const struct load *l, int fd, size_t nfile)
+{
+	unsigned char want[PAGE];
+	uint64_t bad = 0, first_bad = 0;
+
+	for (size_t i = 0; i < l->pages; i++) {
+		const unsigned char *p = l->mem + i * PAGE;
+		uint64_t idx = i;
+		bool ok;
+
+		if (pread(fd, want, PAGE, (off_t)((i % nfile) * PAGE)) != (ssize_t)PAGE) {
+			perror("swapload: read");
+			bad++;
+			continue;
+		}
+		memcpy(want, &idx, sizeof(idx));
+		if (i < l->hot)
+			ok = memcmp(p, want, 128) == 0 &&
+			     memcmp(p + 192, want + 192, PAGE - 192) == 0;
+		else
+			ok = memcmp(p, want, PAGE) == 0;
+		if (!ok && !bad++)
+			first_bad = i;
+	}
+	printf("SWAPLOAD verify pages %llu bad %llu first_bad %llu\n",
+	       (unsigned long long)l->pages, (unsigned long long)bad,
+	       (unsigned long long)first_bad);
+	fflush(stdout);
+}
+
 static int run(const char *file, unsigned long long mib, unsigned long long hot_pct,
 	       unsigned long long seconds, uint64_t seed, unsigned long long cold_every,
-	       unsigned long long warmup)
+	       unsigned long long warmup, bool check)
 {
 	size_t pages = (size_t)(mib << 20) / PAGE, nfile;
 	struct load *l = calloc(1, sizeof(*l));
@@ -194,7 +266,8 @@ static int run(const char *file, unsigned long long mib, unsigned long long hot_
 		}
 		memcpy(l->mem + i * PAGE, &idx, sizeof(idx));
 	}
-	close(fd);
+	if (!check)
+		close(fd);
 	printf("SWAPLOAD filled %llu\n", (unsigned long long)(now_ns() - t0));
 	fflush(stdout);
 
@@ -214,6 +287,14 @@ static int run(const char *file, unsigned long long mib, unsigned long long hot_
 	       l->nsamp ? (double)l->samples[l->nsamp * 99 / 100] / 1e3 : 0.0,
 	       (unsigned long long)(l->sum & 1));
 	fflush(stdout);
+	if (check) {
+		hot_slots(l);
+		while (!go && !stop)
+			pause();
+		if (!stop)
+			verify(l, fd, nfile);
+		close(fd);
+	}
 	free(l);
 	wait_term();
 	return 0;
@@ -221,19 +302,21 @@ static int run(const char *file, unsigned long long mib, unsigned long long hot_
 
 int main(int argc, char **argv)
 {
-	unsigned long long mib, hot, secs, seed, cold_every = 256, warmup = 0;
+	unsigned long long mib, hot, secs, seed, cold_every = 256, warmup = 0, check = 0;
 
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
+	signal(SIGUSR1, on_usr1);
 	if (argc == 3 && strcmp(argv[1], "hold") == 0 && parse(argv[2], 1ull << 20, &mib) == 0)
 		return hold(mib);
-	if (argc >= 7 && argc <= 9 && strcmp(argv[1], "run") == 0 &&
+	if (argc >= 7 && argc <= 10 && strcmp(argv[1], "run") == 0 &&
 	    parse(argv[3], 1ull << 20, &mib) == 0 && parse(argv[4], 99, &hot) == 0 &&
 	    parse(argv[5], 86400, &secs) == 0 && parse(argv[6], UINT64_MAX, &seed) == 0 &&
 	    (argc < 8 || (parse(argv[7], 1ull << 32, &cold_every) == 0 && cold_every > 0)) &&
-	    (argc < 9 || parse(argv[8], 86400, &warmup) == 0))
-		return run(argv[2], mib, hot, secs, seed, cold_every, warmup);
+	    (argc < 9 || parse(argv[8], 86400, &warmup) == 0) &&
+	    (argc < 10 || parse(argv[9], 1, &check) == 0))
+		return run(argv[2], mib, hot, secs, seed, cold_every, warmup, check);
 	fprintf(stderr, "usage: swapload hold MIB | swapload run FILE MIB HOT_PERCENT SECONDS SEED "
-			"[COLD_EVERY [WARMUP]]\n");
+			"[COLD_EVERY [WARMUP [VERIFY]]]\n");
 	return 2;
 }

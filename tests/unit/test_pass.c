@@ -37,6 +37,12 @@ int __real_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
 			   struct bs_bitmap *incomp, struct bs_bitmap *recomp);
 int __wrap_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
 			   struct bs_bitmap *incomp, struct bs_bitmap *recomp);
+int __real_blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret,
+				  struct bs_set *record, const struct bs_set *before,
+				  uint64_t *new_incomp);
+int __wrap_blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret,
+				  struct bs_set *record, const struct bs_set *before,
+				  uint64_t *new_incomp);
 
 static unsigned bs_reads;
 
@@ -67,6 +73,14 @@ int __wrap_blockstate_read(int root_fd, unsigned id, struct bs_counts *ret,
 {
 	bs_reads++;
 	return __real_blockstate_read(root_fd, id, ret, incomp, recomp);
+}
+
+int __wrap_blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret,
+				  struct bs_set *record, const struct bs_set *before,
+				  uint64_t *new_incomp)
+{
+	bs_reads++;
+	return __real_blockstate_read_incomp(root_fd, id, ret, record, before, new_incomp);
 }
 
 static struct {

@@ -5,7 +5,8 @@
 # Usage: tests/vm/mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd]
 #
 # tests, demo (run.sh, demo.sh, the bench): busybox as PID 1.
-#   Static busybox (applet links are made by /init), $BUILDDIR/zram-recompd, tests/vm/guest/*
+#   Static busybox (applet links are made by /init), $BUILDDIR/zram-recompd and
+#   $BUILDDIR/tools/swapload (the swap workload of swap_short), tests/vm/guest/*
 #   as /init and /vm/lib.sh, tests/vm/scenarios/*.sh, and the page data in /vm/data:
 #     pages.bin   VM_PAGES (default 8192 = 32 MiB) pagegen pages, seed VM_SEED (default 1),
 #                 or the pages of CORPUS=file (plain or .zst, whole 4 KiB pages)
@@ -95,6 +96,10 @@ busybox_image() {
 		copy_bin "$RECOMPD" /usr/sbin/zram-recompd
 	else
 		vm_log "warning: $RECOMPD not built; scenarios that need it will be skipped"
+	fi
+	# the swap workload of swap_short (the bench copies its own as well)
+	if [ -x "$BUILDDIR/tools/swapload" ]; then
+		copy_bin "$BUILDDIR/tools/swapload" /usr/bin/swapload
 	fi
 
 	mkdir -p "$STAGE/vm/scenarios" "$STAGE/vm/data" "$STAGE/dev" "$STAGE/proc" \
