@@ -96,6 +96,11 @@ struct manager {
 	sd_event_source *rescan_timer; /* only while no device is managed */
 	unsigned skipped_warned;       /* devices past CFG_MAX_DEVICES last warned about */
 	struct history hist; /* totals and textfile; hist.dir_fd is read by the worker too */
+
+	/* the Landlock sandbox set up at start (sandbox.h): fixed until the process ends */
+	bool sandbox_wanted;		 /* sandbox = yes at start and no --no-sandbox */
+	bool sandboxed;			 /* applied */
+	char sandbox_metrics_dir[4096];	 /* the metrics directory it allows ("" none) */
 };
 
 /* Arm (or re-arm) a device's timer for when_ns (monotonic). */
