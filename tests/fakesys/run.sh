@@ -1493,6 +1493,7 @@ t_bash_completion() {
 		try zram-recompd advise --sa
 		try zram-recompd advise --primary zs
 		try zram-recompd status --js
+		try zram-recompd --no-s
 	' sh "$HERE/../../etc/completion/zram-recompd" 2>&1)
 	printf '%s\n' "$out" >"$T/out"
 	expect_has "$T/out" "zram-recompd st: status"
@@ -1501,6 +1502,7 @@ t_bash_completion() {
 	expect_has "$T/out" "zram-recompd advise --sa: --samples --save"
 	expect_has "$T/out" "zram-recompd advise --primary zs: zstd"
 	expect_has "$T/out" "zram-recompd status --js: --json"
+	expect_has "$T/out" "zram-recompd --no-s: --no-sandbox"
 }
 run_test bash-completion t_bash_completion
 
