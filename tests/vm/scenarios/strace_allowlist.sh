@@ -4,7 +4,7 @@
 # run (passes, SIGHUP, a pass after it, SIGTERM) under strace, with the system calls of the
 # strace tier (/vm/trace.set = tests/strace/trace.set). Here: both runs work under strace, and
 # the Landlock sandbox was in place (landlock_restrict_self returned 0) before the first
-# attribute write. The traces go to the console between "VMTRACE BEGIN NAME ..." and
+# attribute write. Each trace goes to the console (as soon as its run ended) between "VMTRACE BEGIN NAME ..." and
 # "VMTRACE END NAME" lines; on the host, run.sh checks each with the strace tier's own
 # checker (tests/strace/check_trace.py: only allowlisted attributes, the state directory's
 # files and the metrics file opened for writing; nothing read outside /sys, /proc, /dev,
@@ -57,6 +57,7 @@ sed "s/^/[$T]   | /" "$WORK/once.out"
 expect_eq "--once exit code under strace" "$RC" 0
 [ "$(bs_count "$A" r)" -gt 0 ] || fail "no recompressed slot after --once under strace"
 [ -s "$METRICS" ] || fail "--once wrote no metrics file"
+emit strace_allowlist_once "$WORK/once.trace" "$WORK/o.conf"
 check_sandbox "$WORK/once.trace"
 
 # 2. the daemon: two passes, SIGHUP, one more pass, SIGTERM.
@@ -89,12 +90,10 @@ wait "$SPID"
 RC=$?
 DPID=
 sed "s/^/[$T]   | /" "$WORK/daemon.log"
+emit strace_allowlist_daemon "$WORK/daemon.trace" "$WORK/d.conf"
 expect_eq "daemon exit code after SIGTERM (strace's)" "$RC" 0
 grep -qE "^zram-recompd: (error|warning):" "$WORK/daemon.log" &&
 	fail "errors or warnings in the daemon's log"
 check_sandbox "$WORK/daemon.trace"
-
-emit strace_allowlist_once "$WORK/once.trace" "$WORK/o.conf"
-emit strace_allowlist_daemon "$WORK/daemon.trace" "$WORK/d.conf"
 pass_note "$(wc -l <"$WORK/once.trace") + $(wc -l <"$WORK/daemon.trace") traced calls on the" \
 	"console for the host's check"
