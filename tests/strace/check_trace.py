@@ -44,6 +44,9 @@ OUTSIDE_READ_RE = [
     # Shared libraries from the loader's search path (ldd build/zram-recompd).
     re.compile(r"^/(usr/)?lib(32|64|x32)?/([a-z0-9_]+-linux-gnu[a-z0-9_]*/)?lib[^/]+\.so(\.[0-9]+)*$"),
     re.compile(r"^/(usr/)?lib(32|64)?/([a-z0-9_]+-linux-gnu[a-z0-9_]*/)?(glibc-hwcaps|tls)/.*\.so(\.[0-9]+)*$"),
+    # Without /etc/ld.so.cache (the VM's initramfs) the loader also tries the legacy
+    # platform subdirectories (x86_64/, x86_64/x86_64/, haswell/ ...).
+    re.compile(r"^/(usr/)?lib(32|64)?/([a-z0-9_]+-linux-gnu[a-z0-9_]*/)?((x86_64|i686|haswell|xeon_phi|avx512_1|tls)/)+lib[^/]+\.so(\.[0-9]+)*$"),
     # Message catalogs and charset converters (strerror() in a non-C locale).
     re.compile(r"^/usr/(share|lib)/locale/"),
     re.compile(r"^/usr/lib/([a-z0-9_]+-linux-gnu/)?gconv/"),
@@ -137,7 +140,8 @@ class Checker:
         return d is not None and (path == d or path.startswith(d + "/"))
 
     def in_root_reads(self, path):
-        if not self.root_reads:
+        # The root itself (opened O_PATH as the base of every lookup) is always fine.
+        if not self.root_reads or path == self.root:
             return self.under(path, self.root)
         return any(self.under(path, d) for d in self.root_reads)
 
