@@ -16,12 +16,19 @@ command -v strace >/dev/null 2>&1 || skip "strace is not in the initramfs"
 [ -r /vm/trace.set ] || skip "/vm/trace.set missing"
 TRACE=$(cat /vm/trace.set)
 
+# A for --once, B for the daemon: each run meets pages that are still to recompress (after
+# --once the daemon's passes on A would attempt nothing).
 N=2048
 zram_add
 A=$Z
 zset "$A" recomp_algorithm "algo=zstd priority=1"
 zset "$A" disksize 64M
 load "$A" "$DATA/pages.bin" 0 "$N" 0
+zram_add
+B=$Z
+zset "$B" recomp_algorithm "algo=zstd priority=1"
+zset "$B" disksize 64M
+load "$B" "$DATA/pages.bin" "$N" "$N" 0
 mkdir -p "$WORK/m"
 export ZRAM_RECOMPD_STATE_DIR="$WORK/state"
 METRICS=$WORK/m/zr.prom
@@ -61,7 +68,7 @@ emit strace_allowlist_once "$WORK/once.trace" "$WORK/o.conf"
 check_sandbox "$WORK/once.trace"
 
 # 2. the daemon: two passes, SIGHUP, one more pass, SIGTERM.
-conf "$WORK/d.conf" "devices = $A" "recompress-algorithms = zstd" "passes = idle" \
+conf "$WORK/d.conf" "devices = $B" "recompress-algorithms = zstd" "passes = idle" \
 	"interval-sec = 2" "idle-age-max-sec = 0" "backoff-max-sec = 0" \
 	"cpu-share-max-percent = 0" "pages-per-hour = 0" "psi-cpu-max-percent = 0" \
 	"defer-on-battery = no" "metrics-file = $METRICS"
@@ -80,11 +87,11 @@ until [ -s "$WORK/daemon.trace" ]; do
 done
 DPID=$(awk 'NR == 1 { print $1 }' "$WORK/daemon.trace")
 trap 'kill -9 "$DPID" "$SPID" 2>/dev/null; _cleanup' EXIT
-wait_log "^zram-recompd: $A: pass:" 2 60 || fail "no two passes under strace"
+wait_log "^zram-recompd: $B: pass:" 2 60 || fail "no two passes under strace"
 kill -HUP "$DPID"
 wait_log "configuration reloaded" 1 10 || fail "no reload after SIGHUP"
-p=$(log_count "^zram-recompd: $A: pass:")
-wait_log "^zram-recompd: $A: pass:" $((p + 1)) 30 || fail "no pass after the reload"
+p=$(log_count "^zram-recompd: $B: pass:")
+wait_log "^zram-recompd: $B: pass:" $((p + 1)) 30 || fail "no pass after the reload"
 kill -TERM "$DPID"
 wait "$SPID"
 RC=$?
@@ -94,6 +101,7 @@ emit strace_allowlist_daemon "$WORK/daemon.trace" "$WORK/d.conf"
 expect_eq "daemon exit code after SIGTERM (strace's)" "$RC" 0
 grep -qE "^zram-recompd: (error|warning):" "$WORK/daemon.log" &&
 	fail "errors or warnings in the daemon's log"
+[ "$(bs_count "$B" r)" -gt 0 ] || fail "$B: no recompressed slot after the daemon's passes"
 check_sandbox "$WORK/daemon.trace"
 pass_note "$(wc -l <"$WORK/once.trace") + $(wc -l <"$WORK/daemon.trace") traced calls on the" \
 	"console for the host's check"
