@@ -10,7 +10,8 @@
  *     ROOT/sys/devices/virtual/block, where the kernel puts hot-added devices, and each
  *     present device's own directory, followed through RESOLVE_IN_ROOT): WRITE_FILE only;
  *   - a few host directories (the state directory, the metrics file's directory): create,
- *     write, rename over and remove regular files there, nothing else.
+ *     write, rename over and remove regular files there, nothing else;
+ *   - the backing devices of the configuration (WRITE_FILE on the device node only).
  * Only write-type rights are handled, so reads (sysfs, procfs, debugfs block_state,
  * /dev/zramN for the advice) are not restricted. Descriptors opened before (the PSI
  * triggers, stdout, stderr) keep working. The restriction is irreversible and covers the
@@ -22,12 +23,22 @@
 #include <stdint.h>
 
 #define SANDBOX_MAX_DIRS 4
+#define SANDBOX_MAX_FILES 8
+
+struct config;
 
 struct sandbox_spec {
 	int root_fd;	 /* the injected root ("/" or a fake tree) */
 	bool sysfs;	 /* allow writing zram attributes (false: --dry-run writes nothing) */
 	unsigned n_dirs; /* host directories (absolute paths) where files may be replaced */
 	const char *dirs[SANDBOX_MAX_DIRS];
+	/*
+	 * Host files (absolute paths, symlinks followed) that may be opened for writing: the
+	 * backing devices, which the kernel opens read-write as the writing process when
+	 * backing_dev is written, so Landlock checks that open against this process.
+	 */
+	unsigned n_files;
+	const char *files[SANDBOX_MAX_FILES];
 };
 
 struct sandbox_info {
@@ -43,6 +54,12 @@ struct sandbox_info {
  */
 void sandbox_spec_init(struct sandbox_spec *spec, int root_fd, bool sysfs, const char *state_dir,
 		       const char *metrics_file, char *metrics_dir);
+
+/*
+ * Adds the backing devices of cfg ([global] and every [zramN] that sets backing-device),
+ * each once, to spec->files. Returns how many did not fit (SANDBOX_MAX_FILES).
+ */
+unsigned sandbox_spec_add_backing(struct sandbox_spec *spec, const struct config *cfg);
 
 /*
  * The kernel's Landlock ABI version (>= 1), or -ENOSYS (kernel without Landlock),

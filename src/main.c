@@ -761,6 +761,10 @@ static void once_sandbox(const struct args *a, const struct config *cfg, const s
 		}
 		sandbox_spec_init(&spec, p->root_fd, true, state_dir, cfg->metrics_file,
 				  metrics_dir);
+		if (sandbox_spec_add_backing(&spec, cfg))
+			log_warning("sandbox: more than %d backing devices; writing backing_dev "
+				    "with the others fails (EACCES)",
+				    SANDBOX_MAX_FILES);
 	}
 	r = sandbox_apply(&spec, &info);
 	if (sandbox_unavailable(r))
@@ -772,8 +776,8 @@ static void once_sandbox(const struct args *a, const struct config *cfg, const s
 	else
 		log_debug("sandbox: Landlock ABI %d: %s (%u directories, %u absent)", info.abi,
 			  a->dry_run ? "no writes allowed (--dry-run)"
-				     : "writes allowed only to zram attributes and in the state and "
-				       "metrics directories",
+				     : "writes allowed only to zram attributes, backing devices and "
+				       "in the state and metrics directories",
 			  info.n_rules, info.n_absent);
 }
 

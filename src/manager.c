@@ -444,13 +444,28 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
  */
 static void sandbox_reload_check(struct manager *m)
 {
+	struct sandbox_spec spec;
 	char dir[PATH_MAX];
 	const char *base;
 
 	if (m->cfg.sandbox != m->sandbox_wanted && !m->opts->no_sandbox)
 		log_warning("sandbox = %s takes effect when zram-recompd is restarted",
 			    m->cfg.sandbox ? "yes" : "no");
-	if (!m->sandboxed || !*m->cfg.metrics_file)
+	if (!m->sandboxed)
+		return;
+	sandbox_spec_init(&spec, m->root_fd, true, NULL, NULL, dir);
+	(void)sandbox_spec_add_backing(&spec, &m->cfg);
+	for (unsigned i = 0; i < spec.n_files; i++) {
+		bool known = false;
+
+		for (unsigned j = 0; j < m->sandbox_n_backing; j++)
+			known |= strcmp(spec.files[i], m->sandbox_backing[j]) == 0;
+		if (!known)
+			log_warning("backing-device %s: not in the sandbox set up at start; restart "
+				    "zram-recompd to write it to backing_dev",
+				    spec.files[i]);
+	}
+	if (!*m->cfg.metrics_file)
 		return;
 	if (metrics_split_path(m->cfg.metrics_file, dir, &base) < 0 ||
 	    strcmp(dir, m->sandbox_metrics_dir) != 0)
@@ -599,6 +614,15 @@ static void apply_sandbox(struct manager *m, char *note, size_t size)
 			  m->cfg.metrics_file, m->sandbox_metrics_dir);
 	if (spec.n_dirs == 0 || spec.dirs[spec.n_dirs - 1] != m->sandbox_metrics_dir)
 		m->sandbox_metrics_dir[0] = '\0';
+	if (sandbox_spec_add_backing(&spec, &m->cfg))
+		log_warning("sandbox: more than %d backing devices; writing backing_dev with the "
+			    "others fails (EACCES)",
+			    SANDBOX_MAX_FILES);
+	/* Kept for reloads: spec.files point into m->cfg, which a reload replaces. */
+	for (unsigned i = 0; i < spec.n_files; i++)
+		(void)str_printf(m->sandbox_backing[i], sizeof(m->sandbox_backing[i]), "%s",
+				 spec.files[i]);
+	m->sandbox_n_backing = spec.n_files;
 	r = sandbox_apply(&spec, &info);
 	if (r == 0) {
 		m->sandboxed = true;

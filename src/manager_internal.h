@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "history.h"
+#include "sandbox.h"
 #include "pass.h"
 #include "policy.h"
 #include "state.h"
@@ -101,6 +102,8 @@ struct manager {
 	bool sandbox_wanted;		 /* sandbox = yes at start and no --no-sandbox */
 	bool sandboxed;			 /* applied */
 	char sandbox_metrics_dir[4096];	 /* the metrics directory it allows ("" none) */
+	unsigned sandbox_n_backing;	 /* the backing devices it allows */
+	char sandbox_backing[SANDBOX_MAX_FILES][CFG_PATH_MAX];
 };
 
 /* Arm (or re-arm) a device's timer for when_ns (monotonic). */

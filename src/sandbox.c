@@ -6,6 +6,7 @@
  */
 #include "sandbox.h"
 
+#include "config.h"
 #include "state.h"
 #include "sysfs.h"
 #include "util.h"
@@ -70,6 +71,30 @@ void sandbox_spec_init(struct sandbox_spec *spec, int root_fd, bool sysfs, const
 		spec->dirs[spec->n_dirs++] = state_dir;
 	if (metrics_file && *metrics_file && metrics_split_path(metrics_file, metrics_dir, &base) == 0)
 		spec->dirs[spec->n_dirs++] = metrics_dir;
+}
+
+static void add_file(struct sandbox_spec *spec, const char *path, unsigned *dropped)
+{
+	if (!*path)
+		return;
+	for (unsigned i = 0; i < spec->n_files; i++)
+		if (strcmp(spec->files[i], path) == 0)
+			return;
+	if (spec->n_files < SANDBOX_MAX_FILES)
+		spec->files[spec->n_files++] = path;
+	else
+		(*dropped)++;
+}
+
+unsigned sandbox_spec_add_backing(struct sandbox_spec *spec, const struct config *cfg)
+{
+	unsigned dropped = 0;
+
+	add_file(spec, cfg->global.backing_device, &dropped);
+	for (unsigned i = 0; i < cfg->n_sections; i++)
+		if (cfg->sections[i].cfg.set & CFG_K_BACKING_DEV)
+			add_file(spec, cfg->sections[i].cfg.backing_device, &dropped);
+	return dropped;
 }
 
 int sandbox_abi(void)
@@ -163,13 +188,15 @@ static int add_sysfs(int ruleset, int root_fd, uint64_t handled, struct sandbox_
 	return r;
 }
 
-static int add_host_dir(int ruleset, const char *dir, uint64_t handled, struct sandbox_info *info)
+/* A host directory (rights: RIGHTS_FILES) or, with !is_dir, a file (WRITE_FILE only). */
+static int add_host_path(int ruleset, const char *path, bool is_dir, uint64_t handled,
+			 struct sandbox_info *info)
 {
 	int fd, r;
 
-	if (!dir || dir[0] != '/')
+	if (!path || path[0] != '/')
 		return -EINVAL;
-	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = open(path, O_PATH | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0));
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR) {
 			info->n_absent++;
@@ -177,7 +204,7 @@ static int add_host_dir(int ruleset, const char *dir, uint64_t handled, struct s
 		}
 		return -errno;
 	}
-	r = add_rule(ruleset, fd, RIGHTS_FILES, handled);
+	r = add_rule(ruleset, fd, is_dir ? RIGHTS_FILES : LANDLOCK_ACCESS_FS_WRITE_FILE, handled);
 	close(fd);
 	info->n_rules += r == 0;
 	return r;
@@ -189,7 +216,7 @@ int sandbox_apply(const struct sandbox_spec *spec, struct sandbox_info *info_out
 	struct sandbox_info info = { 0 };
 	int ruleset, r;
 
-	if (!spec || spec->n_dirs > SANDBOX_MAX_DIRS)
+	if (!spec || spec->n_dirs > SANDBOX_MAX_DIRS || spec->n_files > SANDBOX_MAX_FILES)
 		return -EINVAL;
 	r = sandbox_abi();
 	if (r < 0)
@@ -201,7 +228,9 @@ int sandbox_apply(const struct sandbox_spec *spec, struct sandbox_info *info_out
 		return -errno;
 	r = spec->sysfs ? add_sysfs(ruleset, spec->root_fd, attr.handled_access_fs, &info) : 0;
 	for (unsigned i = 0; i < spec->n_dirs && r == 0; i++)
-		r = add_host_dir(ruleset, spec->dirs[i], attr.handled_access_fs, &info);
+		r = add_host_path(ruleset, spec->dirs[i], true, attr.handled_access_fs, &info);
+	for (unsigned i = 0; i < spec->n_files && r == 0; i++)
+		r = add_host_path(ruleset, spec->files[i], false, attr.handled_access_fs, &info);
 	/* Landlock needs no_new_privs without CAP_SYS_ADMIN; this program executes nothing. */
 	if (r == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		r = -errno;

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "config.h"
 #include "sandbox.h"
 #include "sysfs.h"
 
@@ -67,6 +68,31 @@ static void test_handled_rights(void **state)
 	}
 }
 
+/* The backing devices of a configuration: [global] and sections that set one, each once. */
+static void test_spec_backing(void **state)
+{
+	static struct config cfg;
+	struct sandbox_spec s;
+	char mdir[PATH_MAX];
+
+	config_init(&cfg);
+	sandbox_spec_init(&s, 3, true, NULL, NULL, mdir);
+	assert_int_equal(sandbox_spec_add_backing(&s, &cfg), 0);
+	assert_int_equal(s.n_files, 0);
+	strcpy(cfg.global.backing_device, "/dev/loop0");
+	cfg.n_sections = 3;
+	cfg.sections[0].cfg.set = CFG_K_BACKING_DEV;
+	strcpy(cfg.sections[0].cfg.backing_device, "/dev/vdb1");
+	cfg.sections[1].cfg.set = CFG_K_BACKING_DEV;
+	strcpy(cfg.sections[1].cfg.backing_device, "/dev/loop0");
+	/* A section that does not set it: its copy of the global value is not another one. */
+	strcpy(cfg.sections[2].cfg.backing_device, "/dev/sdz");
+	assert_int_equal(sandbox_spec_add_backing(&s, &cfg), 0);
+	assert_int_equal(s.n_files, 2);
+	assert_string_equal(s.files[0], "/dev/loop0");
+	assert_string_equal(s.files[1], "/dev/vdb1");
+}
+
 static void test_spec(void **state)
 {
 	struct sandbox_spec s;
@@ -99,6 +125,8 @@ static void make_tree(void)
 	fr_write("state/state", "old\n");
 	fr_write("metrics/zr.prom", "old\n");
 	fr_write("outside/file", "keep\n");
+	fr_write("dev/backing", "");
+	fr_write("dev/other", "");
 	snprintf(link, sizeof(link), "%s/root/sys/block", fr_dir);
 	assert_int_equal(mkdir(link, 0755), 0);
 	snprintf(link, sizeof(link), "%s/root/sys/block/zram0", fr_dir);
@@ -139,17 +167,20 @@ static int try_attr(int root_fd, const char *relpath)
  */
 static int child_checks(int root_fd, int ready_fd, int go_fd)
 {
-	char mdir[PATH_MAX], sdir[PATH_MAX], c = 0;
+	char mdir[PATH_MAX], sdir[PATH_MAX], bdev[PATH_MAX], c = 0;
 	struct sandbox_spec spec;
 	struct sandbox_info info;
 	int r;
 
 	snprintf(sdir, sizeof(sdir), "%s/state", fr_dir);
+	snprintf(bdev, sizeof(bdev), "%s/dev/backing", fr_dir);
 	sandbox_spec_init(&spec, root_fd, true, sdir, P("metrics/zr.prom"), mdir);
+	/* A backing device: the kernel opens it read-write as this process (backing_dev). */
+	spec.files[spec.n_files++] = bdev;
 	if (sandbox_apply(&spec, &info) != 0)
 		return 1;
-	/* sys/block, sys/devices/virtual/block, zram0's directory, the two host dirs. */
-	if (info.n_rules != 5 || info.n_absent != 0 || info.abi < 1)
+	/* sys/block, sys/devices/virtual/block, zram0's directory, two host dirs, one file. */
+	if (info.n_rules != 6 || info.n_absent != 0 || info.abi < 1)
 		return 2;
 	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
 		return 3;
@@ -188,6 +219,11 @@ static int child_checks(int root_fd, int ready_fd, int go_fd)
 	/* 6.2+ (ABI 3): truncation outside too. */
 	if (info.abi >= 3 && truncate(P("outside/file"), 0) == 0)
 		return 15;
+	/* The backing device may be opened for writing, nothing beside it. */
+	if (try_open("dev/backing", O_RDWR) != 0)
+		return 17;
+	if (try_open("dev/other", O_RDWR) != -EACCES)
+		return 18;
 	/* Reads stay allowed everywhere. */
 	if (try_open("outside/file", O_RDONLY) != 0 || try_open("root/etc/other", O_RDONLY) != 0)
 		return 16;
@@ -336,6 +372,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handled_rights),
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_spec_backing),
 		cmocka_unit_test(test_unavailable),
 		cmocka_unit_test_setup_teardown(test_apply_confines_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_nothing, setup, teardown),
