@@ -173,6 +173,8 @@ struct config {
 	struct dev_section sections[CFG_MAX_DEVICES];
 	/* metrics-file = PATH: Prometheus textfile, [global] only; "" = none. */
 	char metrics_file[256];
+	/* sandbox = yes|no: Landlock self-restriction of writes (sandbox.h), [global] only. */
+	bool sandbox;
 	/* devices = all | zramN ...: which devices to manage. */
 	bool devices_all;
 	unsigned n_devices;

@@ -10,10 +10,13 @@
 
 #include "config.h"
 
+#include <stdbool.h>
+
 struct manager_opts {
 	/* What SIGHUP reloads: the same file, or the same search path, as at the start. */
 	const struct config_source *config_src;
 	int root_fd; /* sysfs root */
+	bool no_sandbox; /* --no-sandbox: no Landlock even with sandbox = yes */
 };
 
 /* Runs until SIGTERM/SIGINT. Takes the already-loaded configuration. Returns an exit code. */

@@ -132,6 +132,12 @@ int metrics_write(const char *path, const struct state *s, const struct dev_live
  * caller sets longest_write_ns after a pass (UINT64_MAX until then).
  */
 void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incompressible);
+/*
+ * The directory of an absolute metrics path into dir (PATH_MAX bytes), *ret_base its file
+ * name ("/x" lives in "/"). -EINVAL for a relative path or one ending in "/", "." or "..".
+ */
+int metrics_split_path(const char *path, char *dir, const char **ret_base);
+
 /* state_remove_stale_temps() for the metrics file at path (absolute). */
 int metrics_remove_stale_temps(const char *path);
 

@@ -36,6 +36,12 @@ int sysfs_read(int root_fd, const char *relpath, char *buf, size_t size, size_t 
 /* Read a decimal u64 file ("%llu\n"). */
 int sysfs_read_u64(int root_fd, const char *relpath, uint64_t *ret);
 
+/*
+ * Open a directory as an O_PATH descriptor (for a Landlock rule: it reads and writes
+ * nothing itself), symlinks followed inside the root. Caller closes.
+ */
+int sysfs_open_dir_path(int root_fd, const char *relpath, int *ret_fd);
+
 /* 0 when the path exists, -ENOENT when not, other -errno on failure. */
 int sysfs_exists(int root_fd, const char *relpath);
 

@@ -607,9 +607,10 @@ static const struct key_def key_defs[] = {
 	    DEV(CFG_K_BACKING_DEV, backing_device, backing_device)),
 	KEY("compressed-writeback", "no", KIND_BOOL,
 	    DEV(CFG_K_COMPRESSED_WB, compressed_writeback, compressed_writeback)),
+	KEY("sandbox", "yes", KIND_BOOL, GLOBAL(sandbox, sandbox)),
 };
 
-#define N_GLOBAL_KEYS 2 /* devices, metrics-file */
+#define N_GLOBAL_KEYS 3 /* devices, metrics-file, sandbox */
 _Static_assert(ARRAY_SIZE(key_defs) == N_GLOBAL_KEYS + CFG_N_KEYS,
 	       "one key_defs row per enum cfg_key bit, plus the [global]-only keys");
 

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "manager.h"
 #include "pass.h"
+#include "sandbox.h"
 #include "state.h"
 #include "status_report.h"
 #include "sysfs.h"
@@ -48,7 +49,7 @@ enum {
 struct args {
 	const char *config;
 	const char *sysroot;
-	bool once, dry_run, check_config, print_config, status, json;
+	bool once, dry_run, check_config, print_config, status, json, no_sandbox;
 	unsigned n_devices;
 	unsigned devices[MAX_DEVICES];
 };
@@ -75,6 +76,7 @@ static void usage(FILE *f)
 		"                    %s/zram-recompd.conf, /run, /usr/local/lib, /usr/lib\n"
 		"                    and zram-recompd.conf.d/*.conf there; see zram-recompd.conf(5))\n"
 		"  --sysroot DIR     root for /sys, /proc and /dev (env ZRAM_RECOMPD_SYSROOT)\n"
+		"  --no-sandbox      daemon and --once: no Landlock restriction of writes\n"
 		"  -v, --verbose     debug messages\n"
 		"  -h, --help        this text\n"
 		"      --version     print the version\n",
@@ -91,6 +93,7 @@ enum {
 	OPT_SYSROOT,
 	OPT_JSON,
 	OPT_VERSION,
+	OPT_NO_SANDBOX,
 };
 
 static const struct option long_opts[] = {
@@ -102,6 +105,7 @@ static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -216,6 +220,9 @@ static int take_option(struct args *a, int c, char **argv)
 		break;
 	case OPT_JSON:
 		a->json = true;
+		break;
+	case OPT_NO_SANDBOX:
+		a->no_sandbox = true;
 		break;
 	case 'v':
 		log_set_max_level(LOG_LVL_DEBUG);
@@ -534,6 +541,7 @@ static int run_daemon(const struct args *a, struct config *cfg)
 		return EXIT_RUNTIME;
 	mo.config_src = &config_src;
 	mo.root_fd = root_fd;
+	mo.no_sandbox = a->no_sandbox;
 	r = manager_run(&mo, cfg);
 	close(root_fd);
 	return r;
@@ -721,6 +729,58 @@ static void once_history_add(struct once_history *oh, const struct config *cfg,
 	}
 }
 
+/*
+ * --once from here on writes only zram attributes, the state directory's files and the
+ * metrics file (sandbox.h); --dry-run nothing at all. The state directory must exist for its
+ * rule: it is created now when a pass can run (an initialized device with recompression),
+ * as history_open would after that pass, and not otherwise.
+ */
+static void once_sandbox(const struct args *a, const struct config *cfg, const struct probed *p)
+{
+	static char state_dir[STATE_DIR_MAX], metrics_dir[PATH_MAX];
+	struct sandbox_spec spec;
+	struct sandbox_info info;
+	bool pass_can_run = false;
+	int r;
+
+	if (a->no_sandbox || !cfg->sandbox) {
+		log_debug("sandbox: off (%s)", a->no_sandbox ? "--no-sandbox" : "sandbox = no");
+		return;
+	}
+	for (unsigned i = 0; i < p->ndev; i++)
+		pass_can_run |= p->devs[i].initialized && p->devs[i].caps.multi_comp;
+	if (a->dry_run) {
+		sandbox_spec_init(&spec, p->root_fd, false, NULL, NULL, metrics_dir);
+	} else {
+		if (state_dir_path(state_dir, sizeof(state_dir)) < 0)
+			state_dir[0] = '\0';
+		if (pass_can_run && state_dir[0]) {
+			r = state_dir_open(state_dir, true);
+			if (r >= 0)
+				close(r);
+		}
+		sandbox_spec_init(&spec, p->root_fd, true, state_dir, cfg->metrics_file,
+				  metrics_dir);
+		if (sandbox_spec_add_backing(&spec, cfg))
+			log_warning("sandbox: more than %d backing devices; writing backing_dev "
+				    "with the others fails (EACCES)",
+				    SANDBOX_MAX_FILES);
+	}
+	r = sandbox_apply(&spec, &info);
+	if (sandbox_unavailable(r))
+		log_debug("sandbox: Landlock unavailable (%s); writes are not restricted",
+			  strerror(-r));
+	else if (r < 0)
+		log_warning("sandbox: cannot restrict writes with Landlock: %s; going on without",
+			    strerror(-r));
+	else
+		log_debug("sandbox: Landlock ABI %d: %s (%u directories, %u absent)", info.abi,
+			  a->dry_run ? "no writes allowed (--dry-run)"
+				     : "writes allowed only to zram attributes, backing devices and "
+				       "in the state and metrics directories",
+			  info.n_rules, info.n_absent);
+}
+
 static int run_once(const struct args *a, const struct config *cfg, struct probed *p, int ret)
 {
 	static struct once_history oh;
@@ -785,10 +845,12 @@ static int run(const struct args *a)
 	r = probe_all(a, &cfg, &p, &ret);
 	if (r >= 0)
 		return r;
-	if (a->status)
+	if (a->status) {
 		run_status(a, &cfg, &p);
-	else
+	} else {
+		once_sandbox(a, &cfg, &p);
 		ret = run_once(a, &cfg, &p, ret);
+	}
 	close(p.root_fd);
 	return ret;
 }

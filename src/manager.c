@@ -9,6 +9,7 @@
 #include "log.h"
 #include "pass.h"
 #include "policy.h"
+#include "sandbox.h"
 #include "state.h"
 #include "sysfs.h"
 #include "util.h"
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/netlink.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -436,6 +438,44 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	return sd_event_exit(m->e, 0);
 }
 
+/*
+ * The sandbox was set up at start for the paths of then: a reload cannot widen it (nor drop
+ * it). Say so once per reload instead of failing with EACCES at every pass unexplained.
+ */
+static void sandbox_reload_check(struct manager *m)
+{
+	struct sandbox_spec spec;
+	char dir[PATH_MAX];
+	const char *base;
+
+	if (m->cfg.sandbox != m->sandbox_wanted && !m->opts->no_sandbox)
+		log_warning("sandbox = %s takes effect when zram-recompd is restarted",
+			    m->cfg.sandbox ? "yes" : "no");
+	if (!m->sandboxed)
+		return;
+	sandbox_spec_init(&spec, m->root_fd, true, NULL, NULL, dir);
+	(void)sandbox_spec_add_backing(&spec, &m->cfg);
+	for (unsigned i = 0; i < spec.n_files; i++) {
+		bool known = false;
+
+		for (unsigned j = 0; j < m->sandbox_n_backing; j++)
+			known |= strcmp(spec.files[i], m->sandbox_backing[j]) == 0;
+		if (!known)
+			log_warning("backing-device %s: not in the sandbox set up at start; restart "
+				    "zram-recompd to write it to backing_dev",
+				    spec.files[i]);
+	}
+	if (!*m->cfg.metrics_file)
+		return;
+	if (metrics_split_path(m->cfg.metrics_file, dir, &base) < 0 ||
+	    strcmp(dir, m->sandbox_metrics_dir) != 0)
+		log_warning("metrics-file %s: its directory is outside the sandbox set up at start "
+			    "(%s%s); restart zram-recompd to write it there",
+			    m->cfg.metrics_file,
+			    *m->sandbox_metrics_dir ? "metrics directory " : "no metrics directory",
+			    m->sandbox_metrics_dir);
+}
+
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct manager *m = userdata;
@@ -468,6 +508,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 			}
 		}
 		log_info("configuration reloaded");
+		sandbox_reload_check(m);
 		manager_rescan(m);
 	}
 	(void)sd_notify(0, "READY=1");
@@ -552,6 +593,51 @@ static void add_optional_sources(struct manager *m)
 		(void)sd_event_add_io(m->e, NULL, m->uevent_fd, EPOLLIN, manager_on_uevent, m);
 }
 
+/*
+ * Landlock (sandbox.h): from here on writes go only to the zram attributes, the state
+ * directory and the metrics file's directory. Before the worker starts: a restriction
+ * covers the calling thread and the threads it creates later. note gets the end of the
+ * "running" line.
+ */
+static void apply_sandbox(struct manager *m, char *note, size_t size)
+{
+	struct sandbox_spec spec;
+	struct sandbox_info info;
+	int r;
+
+	m->sandbox_wanted = m->cfg.sandbox;
+	if (m->opts->no_sandbox || !m->cfg.sandbox) {
+		(void)snprintf(note, size, "; not sandboxed (%s)",
+			       m->opts->no_sandbox ? "--no-sandbox" : "sandbox = no");
+		return;
+	}
+	sandbox_spec_init(&spec, m->root_fd, true, m->hist.dir_fd >= 0 ? m->hist.dir : NULL,
+			  m->cfg.metrics_file, m->sandbox_metrics_dir);
+	if (spec.n_dirs == 0 || spec.dirs[spec.n_dirs - 1] != m->sandbox_metrics_dir)
+		m->sandbox_metrics_dir[0] = '\0';
+	if (sandbox_spec_add_backing(&spec, &m->cfg))
+		log_warning("sandbox: more than %d backing devices; writing backing_dev with the "
+			    "others fails (EACCES)",
+			    SANDBOX_MAX_FILES);
+	/* Kept for reloads: spec.files point into m->cfg, which a reload replaces. */
+	for (unsigned i = 0; i < spec.n_files; i++)
+		(void)str_printf(m->sandbox_backing[i], sizeof(m->sandbox_backing[i]), "%s",
+				 spec.files[i]);
+	m->sandbox_n_backing = spec.n_files;
+	r = sandbox_apply(&spec, &info);
+	if (r == 0) {
+		m->sandboxed = true;
+		(void)snprintf(note, size, "; writes confined by Landlock (ABI %d)", info.abi);
+	} else if (sandbox_unavailable(r)) {
+		(void)snprintf(note, size, "; not sandboxed (Landlock unavailable: %s)",
+			       strerror(-r));
+	} else {
+		log_warning("sandbox: cannot restrict writes with Landlock: %s; going on without",
+			    strerror(-r));
+		(void)snprintf(note, size, "; not sandboxed");
+	}
+}
+
 /* The running pass ends after its current batch; what it did is still accounted. */
 static void stop_worker(struct manager *m)
 {
@@ -579,6 +665,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 {
 	static struct manager mgr;
 	struct manager *m = &mgr;
+	char note[96] = "";
 	int r, ret = 1;
 
 	/* Static storage is zero already; a memset would make all 64 device slots
@@ -618,6 +705,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	if (add_core_sources(m) < 0)
 		goto out;
 	add_optional_sources(m);
+	apply_sandbox(m, note, sizeof(note));
 	r = pthread_create(&m->worker, NULL, worker_main, m);
 	if (r != 0) {
 		log_error("worker thread: %s", strerror(r));
@@ -626,7 +714,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	m->worker_started = true;
 
 	manager_rescan(m);
-	log_info("zram-recompd %s running on Linux %s", VERSION, m->release);
+	log_info("zram-recompd %s running on Linux %s%s", VERSION, m->release, note);
 	(void)sd_notify(0, "READY=1");
 	notify_status(m);
 

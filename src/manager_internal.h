@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "history.h"
+#include "sandbox.h"
 #include "pass.h"
 #include "policy.h"
 #include "state.h"
@@ -98,6 +99,13 @@ struct manager {
 	sd_event_source *rescan_timer; /* only while no device is managed */
 	unsigned skipped_warned;       /* devices past CFG_MAX_DEVICES last warned about */
 	struct history hist; /* totals and textfile; hist.dir_fd is read by the worker too */
+
+	/* the Landlock sandbox set up at start (sandbox.h): fixed until the process ends */
+	bool sandbox_wanted;		 /* sandbox = yes at start and no --no-sandbox */
+	bool sandboxed;			 /* applied */
+	char sandbox_metrics_dir[4096];	 /* the metrics directory it allows ("" none) */
+	unsigned sandbox_n_backing;	 /* the backing devices it allows */
+	char sandbox_backing[SANDBOX_MAX_FILES][CFG_PATH_MAX];
 };
 
 /* Arm (or re-arm) a device's timer for when_ns (monotonic). */

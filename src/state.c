@@ -713,8 +713,7 @@ static int format_metrics(struct obuf *b, const struct state *s, const struct de
 	return b->err;
 }
 
-/* The directory of an absolute metrics path into dir (PATH_MAX), *ret_base its file name. */
-static int metrics_split_path(const char *path, char *dir, const char **ret_base)
+int metrics_split_path(const char *path, char *dir, const char **ret_base)
 {
 	const char *slash, *base;
 

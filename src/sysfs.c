@@ -123,6 +123,11 @@ int sysfs_read_u64(int root_fd, const char *relpath, uint64_t *ret)
 	return parse_u64_text(buf, len, ret);
 }
 
+int sysfs_open_dir_path(int root_fd, const char *relpath, int *ret_fd)
+{
+	return open_in_root(root_fd, relpath, O_PATH | O_DIRECTORY, ret_fd);
+}
+
 int sysfs_exists(int root_fd, const char *relpath)
 {
 	int fd, r;

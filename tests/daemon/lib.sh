@@ -106,18 +106,20 @@ conf() {
 BASE_CONF=("[global]" "interval-sec = 1" "idle-age-max-sec = 0" "backoff-max-sec = 0"
 	"cpu-share-max-percent = 0")
 
-# dstart [-n NAME] [-r ROOT] [-c CONF] [-s VAR]: start the daemon in the background (-c -: no
-# --config, the search path under $ZRAM_RECOMPD_CONFIG_ROOT). The state
+# dstart [-n NAME] [-r ROOT] [-c CONF] [-s VAR] [-a ARG]...: start the daemon in the background
+# (-c -: no --config, the search path under $ZRAM_RECOMPD_CONFIG_ROOT; -a: one more argument
+# for it, e.g. --no-sandbox). The state
 # directory NAME.state/ is passed in $ZRAM_RECOMPD_STATE_DIR, or with -s STATE_DIRECTORY as
 # systemd's StateDirectory= does ("NAME.state:NAME.state2", the first one counts).
 dstart() {
-	local name=d root=$R cf=$T/conf svar=ZRAM_RECOMPD_STATE_DIR sval
+	local name=d root=$R cf=$T/conf svar=ZRAM_RECOMPD_STATE_DIR sval extra=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-n) name=$2 ;;
 		-r) root=$2 ;;
 		-c) cf=$2 ;;
 		-s) svar=$2 ;;
+		-a) extra+=("$2") ;;
 		esac
 		shift 2
 	done
@@ -133,7 +135,7 @@ dstart() {
 		(
 			echo "$BASHPID" >"$T/$name.pid"
 			export "$svar=$sval"
-			exec "$BIN" --sysroot "$root" "${cfarg[@]}" </dev/null >"$T/$name.out" \
+			exec "$BIN" --sysroot "$root" "${cfarg[@]}" "${extra[@]}" </dev/null >"$T/$name.out" \
 				2>"$T/$name.err"
 		)
 		echo $? >"$T/$name.rc.tmp" && mv "$T/$name.rc.tmp" "$T/$name.rc"

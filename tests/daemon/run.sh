@@ -649,13 +649,60 @@ t_writeback_crash_reserved() {
 		die "after the pass: $(oneline "$T/d.state/state")"
 }
 
+# The Landlock sandbox (issue 11): a reload that moves metrics-file to another directory is
+# warned about, and the daemon's write there fails with EACCES although it may write there
+# otherwise (same user, a directory it could create files in); with --no-sandbox the same
+# reload writes the file. The sandbox is set up at start, for the directories of then.
+sandbox_run() {
+	local name=$1 n
+	shift
+	mkdir -p "$T/m1" "$T/m2.$name"
+	conf "${BASE_CONF[@]}" "metrics-file = $T/m1/$name.prom"
+	dstart -n "$name" "$@"
+	wait_for 8000 test -s "$T/m1/$name.prom" ||
+		die "$name: no metrics file in the first directory; stderr: $(oneline "$T/$name.err")"
+	conf "${BASE_CONF[@]}" "metrics-file = $T/m2.$name/zr.prom"
+	dsig HUP "$name"
+	wait_for 5000 grep -q '^zram-recompd: configuration reloaded$' "$T/$name.err" ||
+		die "$name: no reload; stderr: $(oneline "$T/$name.err")"
+	# Two more passes after the reload: each ends with a metrics write.
+	n=$(passes_logged zram0 "$name")
+	wait_for 8000 at_least $((n + 2)) "$T/$name.err" '^zram-recompd: zram0: pass:' ||
+		die "$name: no passes after the reload; stderr: $(oneline "$T/$name.err")"
+	dstop "$name"
+}
+
+t_sandbox_sighup_metrics() {
+	local abi
+	new_root
+	sandbox_run d
+	abi=$(sed -n 's/.*running on Linux .*; writes confined by Landlock (ABI \([0-9]*\))$/\1/p' \
+		"$T/d.err")
+	[ -n "$abi" ] || die "not sandboxed: $(grep -m1 'running on' "$T/d.err")"
+	grep -qF "zram-recompd: warning: metrics-file $T/m2.d/zr.prom: its directory is outside the sandbox set up at start (metrics directory $T/m1); restart zram-recompd to write it there" \
+		"$T/d.err" || die "no warning at the reload: $(oneline "$T/d.err")"
+	grep -qF "zram-recompd: warning: metrics-file $T/m2.d/zr.prom: Permission denied" "$T/d.err" ||
+		die "no EACCES for the write outside: $(oneline "$T/d.err")"
+	[ -z "$(ls -A "$T/m2.d")" ] || die "written outside the sandbox: $(ls "$T/m2.d")"
+	# The state directory (allowed) is still saved after the reload.
+	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
+
+	# The same without the sandbox: the new directory is written, nothing is warned.
+	sandbox_run n -a --no-sandbox
+	grep -q 'running on Linux .*; not sandboxed (--no-sandbox)$' "$T/n.err" ||
+		die "--no-sandbox: $(grep -m1 'running on' "$T/n.err")"
+	test -s "$T/m2.n/zr.prom" || die "--no-sandbox: metrics file not written after the reload"
+	! grep -q 'warning' "$T/n.err" || die "--no-sandbox warned: $(oneline "$T/n.err")"
+}
+
 # ---------------------------------------------------------------------------------------------
 
 TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_removed_mid_pass
 	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
-	writeback_budget writeback_crash_reserved)
+	writeback_budget writeback_crash_reserved
+	sandbox_sighup_metrics)
 
 selected() {
 	local pat

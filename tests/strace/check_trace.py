@@ -3,7 +3,7 @@
 """Check an strace log (strace -f -y -o FILE) of zram-recompd against its file allowlist.
 
 Usage: check_trace.py TRACE --root DIR [--state DIR] [--metrics FILE] [--read PATH]...
-                      [--writes FILE]
+                      [--root-read SUBDIR]... [--writes FILE]
 
 Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then normalized):
   * an open (open, openat, openat2, creat) for writing (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC,
@@ -20,7 +20,9 @@ Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then nor
   * write/pwrite64/writev/fchmod/fchown/ftruncate may target only a file opened for writing as
     allowed above, stdout, stderr, a pipe, a socket or an anonymous inode (eventfd);
   * any other open must name a path inside ROOT or on the explicit list below, or a --read PATH
-    (the configuration file; a directory there covers what is inside it).
+    (the configuration file; a directory there covers what is inside it). With --root-read
+    SUBDIR (repeatable) only ROOT/SUBDIR counts as inside ROOT for reads: on the real root
+    "/" (the VM tier), --root-read sys --root-read proc ... keeps "nothing outside" meaningful.
 A failed attempt counts like a successful one. Prints one line per violation; exit 1 if any.
 --writes FILE gets the files opened for writing or changed (successfully), one per line,
 ROOT-relative as "root:PATH", else "state:NAME", "metrics:NAME" (temp suffixes as XXXXXX).
@@ -42,6 +44,9 @@ OUTSIDE_READ_RE = [
     # Shared libraries from the loader's search path (ldd build/zram-recompd).
     re.compile(r"^/(usr/)?lib(32|64|x32)?/([a-z0-9_]+-linux-gnu[a-z0-9_]*/)?lib[^/]+\.so(\.[0-9]+)*$"),
     re.compile(r"^/(usr/)?lib(32|64)?/([a-z0-9_]+-linux-gnu[a-z0-9_]*/)?(glibc-hwcaps|tls)/.*\.so(\.[0-9]+)*$"),
+    # Without /etc/ld.so.cache (the VM's initramfs) the loader also tries the legacy
+    # platform subdirectories (x86_64/, x86_64/x86_64/, haswell/ ...).
+    re.compile(r"^/(usr/)?lib(32|64)?/([a-z0-9_]+-linux-gnu[a-z0-9_]*/)?((x86_64|i686|haswell|xeon_phi|avx512_1|tls)/)+lib[^/]+\.so(\.[0-9]+)*$"),
     # Message catalogs and charset converters (strerror() in a non-C locale).
     re.compile(r"^/usr/(share|lib)/locale/"),
     re.compile(r"^/usr/lib/([a-z0-9_]+-linux-gnu/)?gconv/"),
@@ -113,8 +118,11 @@ def paths_of(toks, has_dirfd):
 
 
 class Checker:
-    def __init__(self, root, state, metrics, reads):
+    def __init__(self, root, state, metrics, reads, root_reads=()):
         self.root = os.path.realpath(root)
+        # The prefix of ROOT-relative paths: "" for "/" (the real root), not "/".
+        self.rootp = "" if self.root == "/" else self.root
+        self.root_reads = [self.rootp + "/" + d.strip("/") for d in root_reads]
         self.state = os.path.realpath(state) if state else None
         self.metrics = os.path.realpath(metrics) if metrics else None
         self.reads = [os.path.realpath(p) for p in reads]
@@ -122,17 +130,25 @@ class Checker:
         self.writes = set()
         # Resolved paths of the allowed files opened for writing (sys/block/zramN is a link).
         self.wfiles = set()
-        zr = re.escape(self.root) + r"/sys/block/zram[0-9]+/(" + "|".join(ATTRS) + r")$"
+        zr = re.escape(self.rootp) + r"/sys/block/zram[0-9]+/(" + "|".join(ATTRS) + r")$"
         self.attr_re = re.compile(zr)
-        self.psi_re = re.compile(re.escape(self.root) + r"/proc/pressure/(cpu|memory)$")
+        self.psi_re = re.compile(re.escape(self.rootp) + r"/proc/pressure/(cpu|memory)$")
 
     def under(self, path, d):
+        if d == "/":
+            return path.startswith("/")
         return d is not None and (path == d or path.startswith(d + "/"))
+
+    def in_root_reads(self, path):
+        # The root itself (opened O_PATH as the base of every lookup) is always fine.
+        if not self.root_reads or path == self.root:
+            return self.under(path, self.root)
+        return any(self.under(path, d) for d in self.root_reads)
 
     def label(self, path):
         """The --writes name of an allowed write target, or None if not allowed."""
         if self.attr_re.match(path) or self.psi_re.match(path):
-            return "root:" + path[len(self.root) + 1:]
+            return "root:" + path[len(self.rootp) + 1:]
         if self.state and (path == self.state or os.path.dirname(path) == self.state):
             name = os.path.basename(path) if path != self.state else "."
             return "state:" + re.sub(r"\.tmp[A-Za-z0-9]{6}$", ".tmpXXXXXX", name)
@@ -144,11 +160,11 @@ class Checker:
         return None
 
     def resolved_ok(self, path):
-        return (self.under(path, self.root) or self.under(path, self.state) or
+        return (self.in_root_reads(path) or self.under(path, self.state) or
                 (self.metrics is not None and self.under(path, os.path.dirname(self.metrics))))
 
     def read_ok(self, path):
-        if self.under(path, self.root) or path in OUTSIDE_READ_EXACT:
+        if self.in_root_reads(path) or path in OUTSIDE_READ_EXACT:
             return True
         if any(r.match(path) for r in OUTSIDE_READ_RE):
             return True
@@ -215,10 +231,13 @@ def main(argv):
     trace = argv[1]
     opts = {"--root": None, "--state": None, "--metrics": None, "--writes": None}
     reads = []
+    root_reads = []
     i = 2
     while i < len(argv):
         if argv[i] == "--read":
             reads.append(argv[i + 1])
+        elif argv[i] == "--root-read":
+            root_reads.append(argv[i + 1])
         elif argv[i] in opts:
             opts[argv[i]] = argv[i + 1]
         else:
@@ -228,7 +247,7 @@ def main(argv):
     if not opts["--root"]:
         print("check_trace: --root is required")
         return 2
-    c = Checker(opts["--root"], opts["--state"], opts["--metrics"], reads)
+    c = Checker(opts["--root"], opts["--state"], opts["--metrics"], reads, root_reads)
     pending = {}
     ncalls = 0
     with open(trace, encoding="utf-8", errors="replace") as f:

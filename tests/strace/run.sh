@@ -64,9 +64,10 @@ else
 fi
 trap 'exit 130' INT TERM
 
-# The system calls traced: everything that names a file, every way to write or change a file
-# through a descriptor, and what the faults are injected into.
-TRACE=%file,write,pwrite64,writev,pwritev,pwritev2,fchmod,fchown,ftruncate,fallocate,fsync,fdatasync,getdents64
+# The system calls traced (trace.set, shared with the VM's strace_allowlist scenario):
+# everything that names a file, every way to write or change a file through a descriptor,
+# what the faults are injected into, and the Landlock calls of the sandbox.
+TRACE=$(cat "$HERE/trace.set")
 
 # ---------------------------------------------------------------------------------------------
 # Framework: each test runs in a subshell in its own directory $T; die leaves the reason on fd 3.
@@ -165,6 +166,21 @@ allowlist() {
 		die "allowlist: $(oneline "$T/violations")"
 }
 
+# sandboxed_first: the Landlock sandbox was in place (landlock_restrict_self returned 0)
+# before the first write-open of a zram attribute; where the kernel has no Landlock (the
+# version probe fails), that failure is all the trace may show of it.
+sandboxed_first() {
+	awk '
+		/landlock_create_ruleset\(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION\) = -1/ { none = 1 }
+		/landlock_restrict_self\(.*\) = 0/ && !r { r = NR }
+		/openat2\(.*"sys\/block\/zram[0-9]+\/[a-z_]+", \{flags=O_WRONLY/ && !w { w = NR }
+		END {
+			if (none && !r) exit 0
+			if (!r) { print "no successful landlock_restrict_self"; exit 1 }
+			if (w && w < r) { print "a zram attribute opened for writing before the sandbox"; exit 1 }
+		}' "$T/trace" >"$T/sandbox.why" || die "sandbox: $(oneline "$T/sandbox.why")"
+}
+
 expect_rc() {
 	[ "$RC" = "$1" ] || die "exit code $RC, expected $1; stderr: $(oneline "$T/err")"
 }
@@ -240,6 +256,7 @@ t_allow_once() {
 	expect_lines "$T/changed" sys/devices/virtual/block/zram0/compact \
 		sys/devices/virtual/block/zram0/idle sys/devices/virtual/block/zram0/recompress
 	no_temps
+	sandboxed_first
 }
 
 # dstart [STRACE-OPTION...]: the daemon under strace in the background; DPID is the daemon's
@@ -311,6 +328,7 @@ t_allow_daemon() {
 		root:sys/block/zram0/compact root:sys/block/zram0/idle root:sys/block/zram0/recompress \
 		state:. state:state state:state.tmpXXXXXX
 	no_temps
+	sandboxed_first
 }
 
 # The checker itself finds what it must: a write-open of a non-allowlisted attribute, an
@@ -336,6 +354,27 @@ TRACE
 		"open outside the root: $(sed -n 3p "$T/trace")" \
 		"renameat outside the allowlist: $(sed -n 4p "$T/trace")" \
 		"write to a file outside the allowlist: $(sed -n 5p "$T/trace")"
+}
+
+# The checker on the real root "/" (the VM tier): allowlisted attributes are recognized, and
+# with --root-read only those subdirectories count as inside the root for reads.
+t_checker_real_root() {
+	mkdir -p "$T/st" "$T/m"
+	cat >"$T/trace" <<TRACE
+10 openat2(3</>, "sys/block/zram0/recompress", {flags=O_WRONLY|O_APPEND, resolve=RESOLVE_IN_ROOT}, 24) = 5</sys/devices/virtual/block/zram0/recompress>
+10 openat2(3</>, "proc/meminfo", {flags=O_RDONLY, resolve=RESOLVE_IN_ROOT}, 24) = 6</proc/meminfo>
+10 openat(AT_FDCWD</>, "/etc/shadow", O_RDONLY|O_CLOEXEC) = 7</etc/shadow>
+10 openat2(3</>, "etc/passwd", {flags=O_WRONLY|O_APPEND, resolve=RESOLVE_IN_ROOT}, 24) = 8</etc/passwd>
+10 openat(AT_FDCWD</>, "$T/st/state.tmpAbC123", O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0644) = 9<$T/st/state.tmpAbC123>
+TRACE
+	if python3 "$HERE/check_trace.py" "$T/trace" --root / --root-read sys --root-read proc \
+		--state "$T/st" --metrics "$T/m/zr.prom" --writes "$T/writes" >"$T/violations"; then
+		die "no violation found"
+	fi
+	expect_lines "$T/violations" \
+		"open outside the root: $(sed -n 3p "$T/trace")" \
+		"write-open outside the allowlist: $(sed -n 4p "$T/trace")"
+	expect_lines "$T/writes" root:sys/block/zram0/recompress state:state.tmpXXXXXX
 }
 
 # 2. openat2 missing (kernels before 5.6): with a non-"/" root, refused, nothing written. The 7.0
@@ -528,6 +567,7 @@ for v in 6.12 7.3; do
 	run_test "allow_daemon_$v" t_allow_daemon "$v"
 done
 run_test checker_catches t_checker_catches
+run_test checker_real_root t_checker_real_root
 run_test enosys_openat2 t_enosys_openat2
 run_test fsync_state t_fsync_state
 run_test fsync_state_dir t_fsync_state_dir

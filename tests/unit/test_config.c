@@ -1509,7 +1509,8 @@ static void test_print_defaults(void **state)
 				 "writeback-bytes-per-pass = 134217728\n"
 				 "writeback-batch-size = 0\n"
 				 "backing-device =\n"
-				 "compressed-writeback = no\n");
+				 "compressed-writeback = no\n"
+				 "sandbox = yes\n");
 	free(out);
 }
 
@@ -1570,6 +1571,7 @@ static void test_print_sections(void **state)
 				 "writeback-batch-size = 0\n"
 				 "backing-device =\n"
 				 "compressed-writeback = no\n"
+				 "sandbox = yes\n"
 				 "\n"
 				 "[zram1]\n"
 				 "recompress-algorithms = deflate\n"
@@ -1736,6 +1738,7 @@ static const struct key_case {
 	    "'/dev/../etc/passwd' is not a block device path: /dev/NAME, of letters, digits and "
 	    "/_-.:+, without '.' or '..' components"),
 	KEY("compressed-writeback", "yes", "yes", "2", "'2' is not one of yes, no"),
+	GLOBAL_KEY("sandbox", "no", "no", "maybe", "'maybe' is not one of yes, no"),
 };
 
 /* Load text, print it, load the print and print again: the two prints must be equal. */

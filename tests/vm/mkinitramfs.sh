@@ -108,6 +108,14 @@ busybox_image() {
 	cp "$HERE/guest/lib.sh" "$STAGE/vm/lib.sh"
 	cp "$HERE/guest/demo-guest.sh" "$STAGE/vm/demo-guest.sh"
 	cp "$HERE"/scenarios/*.sh "$STAGE/vm/scenarios/"
+	# The strace_allowlist scenario: strace with its libraries, and the strace tier's call set.
+	STRACE=$(command -v strace || true)
+	if [ -n "$STRACE" ]; then
+		copy_bin "$STRACE" /usr/bin/strace
+	else
+		vm_log "warning: strace not found (tests/deps.sh test); strace_allowlist will be skipped"
+	fi
+	cp "$TOP/tests/strace/trace.set" "$STAGE/vm/trace.set"
 	echo "$1" >"$STAGE/vm/mode"
 	echo "${VM_SCENARIO_TIMEOUT:-120}" >"$STAGE/vm/scenario-timeout"
 

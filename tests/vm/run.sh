@@ -73,6 +73,64 @@ run_guest() {
 	# shellcheck disable=SC2086 # a word list
 	vm_run console "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-480}" VM_TIMEOUT kernel_log "" \
 		$GUEST
+	trace_checks "$1"
+}
+
+# trace_checks K: the strace_allowlist scenario printed its traces (VMTRACE lines); each is
+# checked here with the strace tier's checker, on the real root "/": written only the
+# allowlisted zram attributes, proc/pressure (PSI triggers), the state directory's files and
+# the metrics file, and read nothing outside /sys, /proc, /dev, /boot, the libraries and the
+# configuration. One result per trace: strace_allowlist_once, strace_allowlist_daemon.
+trace_checks() {
+	case " $GUEST " in *" strace_allowlist "*) ;; *) return 0 ;; esac
+	vm_test_result "$VM_LOG" strace_allowlist
+	for _name in strace_allowlist_once strace_allowlist_daemon; do
+		# A trace printed before the scenario failed is still checked; none is missing
+		# only when the scenario passed (its failure or skip is reported already).
+		grep -q "^VMTRACE BEGIN $_name " "$VM_LOG" || [ "$VM_ST" = PASS ] || continue
+		check_vm_trace "$1" "$_name"
+	done
+}
+
+# check_vm_trace K NAME: the block "VMTRACE BEGIN NAME state=DIR metrics=FILE conf=FILE" ...
+# "VMTRACE END NAME" of the console log, checked; the trace is kept in out/trace-K-NAME.txt.
+check_vm_trace() {
+	_f=$OUTDIR/trace-$1-$2.txt
+	_hdr=$(grep -m1 "^VMTRACE BEGIN $2 " "$VM_LOG")
+	if [ -z "$_hdr" ]; then
+		vm_result FAIL "$2" "no trace in the console log"
+		return
+	fi
+	if ! command -v python3 >/dev/null 2>&1; then
+		vm_result SKIP "$2" "python3 missing (tests/deps.sh test)"
+		return
+	fi
+	awk -v n="$2" '$0 == "VMTRACE END " n { on = 0 }
+		on { sub(/^VMTRACE /, ""); print }
+		index($0, "VMTRACE BEGIN " n " ") == 1 { on = 1 }' "$VM_LOG" >"$_f"
+	_st='' _me='' _cf=''
+	for _w in $_hdr; do
+		case $_w in
+		state=*) _st=${_w#state=} ;;
+		metrics=*) _me=${_w#metrics=} ;;
+		conf=*) _cf=${_w#conf=} ;;
+		esac
+	done
+	if ! python3 "$TOP/tests/strace/check_trace.py" "$_f" --root / --root-read sys \
+		--root-read proc --root-read dev --root-read boot --state "$_st" --metrics "$_me" \
+		--read "$_cf" --writes "$_f.writes" >"$_f.violations" 2>&1; then
+		vm_result FAIL "$2" "$(head -n 3 "$_f.violations" | tr '\n' ' ' | cut -c1-600)"
+		return
+	fi
+	# What a pass writes must be there: a trace of nothing would pass the check vacuously.
+	for _want in 'root:sys/block/zram[0-9]+/recompress' 'root:sys/block/zram[0-9]+/idle' \
+		'state:state' "metrics:${_me##*/}"; do
+		if ! grep -qxE "$_want" "$_f.writes"; then
+			vm_result FAIL "$2" "no write of $_want in the trace ($(tr '\n' ' ' <"$_f.writes"))"
+			return
+		fi
+	done
+	vm_result PASS "$2" "$(grep -c . "$_f") calls; written: $(tr '\n' ' ' <"$_f.writes")"
 }
 
 # run_systemd K: run-systemd.sh's "vm: PASS|FAIL|SKIP name [release][: reason]" lines count

@@ -218,12 +218,17 @@ if [ "${PID:-0}" -gt 0 ] && [ -r "/proc/$PID/status" ]; then
 	sysopt=$(awk '$5 == "/sys/devices/virtual/block" { print $6 }' "/proc/$PID/mountinfo" |
 		tail -n 1)
 	nice=$(cut -d')' -f2 "/proc/$PID/stat" | awk '{ print $17 }')
+	# Its own Landlock sandbox too: the unit allows the system calls (SystemCallFilter=).
+	landlock=$(jlog |
+		sed -n 's/.*running on Linux .*; writes confined by Landlock (ABI \([0-9]*\))$/\1/p' |
+		tail -n 1)
 	info="CapEff $capeff CapBnd $capbnd NoNewPrivs $nnp Seccomp $sec, / ${rootopt%%,*},"
-	info="$info /sys/devices/virtual/block ${sysopt%%,*}, nice $nice"
+	info="$info /sys/devices/virtual/block ${sysopt%%,*}, nice $nice,"
+	info="$info Landlock ABI ${landlock:-none}"
 	say "sandbox: $info"
 	if [ "$capeff" = 0000000000000000 ] && [ "$capbnd" = 0000000000000000 ] &&
 		[ "$nnp" = 1 ] && [ "$sec" = 2 ] && [ "${rootopt%%,*}" = ro ] &&
-		[ "${sysopt%%,*}" = rw ] && [ "$nice" = 10 ]; then
+		[ "${sysopt%%,*}" = rw ] && [ "$nice" = 10 ] && [ -n "$landlock" ]; then
 		res PASS systemd_sandbox "$info"
 	else
 		res FAIL systemd_sandbox "$info"

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_SANDBOX_H
+#define ZRAM_RECOMPD_SANDBOX_H
+
+/*
+ * Self-sandboxing with Landlock (Linux 5.13+, when the kernel has CONFIG_SECURITY_LANDLOCK
+ * and "landlock" in its LSM list): after start-up the process restricts itself so that it
+ * can write only beneath
+ *   - the zram sysfs directories of the root it was given (ROOT/sys/block,
+ *     ROOT/sys/devices/virtual/block, where the kernel puts hot-added devices, and each
+ *     present device's own directory, followed through RESOLVE_IN_ROOT): WRITE_FILE only;
+ *   - a few host directories (the state directory, the metrics file's directory): create,
+ *     write, rename over and remove regular files there, nothing else;
+ *   - the backing devices of the configuration (WRITE_FILE on the device node only).
+ * Only write-type rights are handled, so reads (sysfs, procfs, debugfs block_state,
+ * /dev/zramN for the advice) are not restricted. Descriptors opened before (the PSI
+ * triggers, stdout, stderr) keep working. The restriction is irreversible and covers the
+ * calling thread and every thread it creates afterwards: apply it before starting threads.
+ * Nothing here logs; every function returns 0 or -errno.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SANDBOX_MAX_DIRS 4
+#define SANDBOX_MAX_FILES 8
+
+struct config;
+
+struct sandbox_spec {
+	int root_fd;	 /* the injected root ("/" or a fake tree) */
+	bool sysfs;	 /* allow writing zram attributes (false: --dry-run writes nothing) */
+	unsigned n_dirs; /* host directories (absolute paths) where files may be replaced */
+	const char *dirs[SANDBOX_MAX_DIRS];
+	/*
+	 * Host files (absolute paths, symlinks followed) that may be opened for writing: the
+	 * backing devices, which the kernel opens read-write as the writing process when
+	 * backing_dev is written, so Landlock checks that open against this process.
+	 */
+	unsigned n_files;
+	const char *files[SANDBOX_MAX_FILES];
+};
+
+struct sandbox_info {
+	int abi;	  /* the kernel's Landlock ABI version */
+	unsigned n_rules; /* directories with a rule */
+	unsigned n_absent; /* directories of the spec that do not exist (no rule, no writes) */
+};
+
+/*
+ * The spec of zram-recompd: the zram directories of root_fd (unless !sysfs), the state
+ * directory and the metrics file's directory (either NULL or "" for none; a metrics path
+ * without a directory is left out). metrics_dir is the storage for the latter (PATH_MAX).
+ */
+void sandbox_spec_init(struct sandbox_spec *spec, int root_fd, bool sysfs, const char *state_dir,
+		       const char *metrics_file, char *metrics_dir);
+
+/*
+ * Adds the backing devices of cfg ([global] and every [zramN] that sets backing-device),
+ * each once, to spec->files. Returns how many did not fit (SANDBOX_MAX_FILES).
+ */
+unsigned sandbox_spec_add_backing(struct sandbox_spec *spec, const struct config *cfg);
+
+/*
+ * The kernel's Landlock ABI version (>= 1), or -ENOSYS (kernel without Landlock),
+ * -EOPNOTSUPP (built in but not enabled: not in lsm=), -EPERM (a seccomp filter, e.g. an
+ * older unit's SystemCallFilter=, refuses the call).
+ */
+int sandbox_abi(void);
+
+/*
+ * Whether r (from sandbox_abi or sandbox_apply) means "no Landlock here" (ENOSYS,
+ * EOPNOTSUPP, EPERM from a seccomp filter), not a failure.
+ */
+bool sandbox_unavailable(int r);
+
+/* The write-type access rights handled at this ABI version (denied outside the rules). */
+uint64_t sandbox_handled_rights(int abi);
+
+/*
+ * Builds the ruleset of spec and restricts the calling thread (sets no_new_privs first,
+ * which Landlock requires without CAP_SYS_ADMIN). A directory that does not exist gets no
+ * rule (counted in info->n_absent); any other failure leaves the process unrestricted and
+ * returns -errno. info may be NULL.
+ */
+int sandbox_apply(const struct sandbox_spec *spec, struct sandbox_info *info);
+
+#endif
