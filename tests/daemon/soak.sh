@@ -69,7 +69,7 @@ if [ ! -x "$BIN" ]; then
 	finish
 fi
 SLOW=1
-if grep -qE 'AddressSanitizer|__tsan_init' "$BIN" 2>/dev/null; then
+if grep -qE '__asan_init|AddressSanitizer|__tsan_init' "$BIN" 2>/dev/null; then
 	SLOW=3
 fi
 

@@ -1091,7 +1091,7 @@ static void wb_device(const char *backing)
  */
 static void test_writeback_budget_eio(void **state)
 {
-	struct device_report rep;
+	struct device_report rep = { 0 };
 
 	(void)state;
 	wb_device("/dev/loop0\n");
@@ -1139,7 +1139,7 @@ static void test_writeback_budget_eio(void **state)
  */
 static void test_writeback_by_age(void **state)
 {
-	struct device_report rep;
+	struct device_report rep = { 0 };
 
 	(void)state;
 	wb_device("/dev/loop0\n");
@@ -1251,7 +1251,7 @@ static void test_writeback_by_age(void **state)
 /* No backing device, or the budget spent: the steps are skipped, no error, nothing written. */
 static void test_writeback_skipped(void **state)
 {
-	struct device_report rep;
+	struct device_report rep = { 0 };
 
 	(void)state;
 	wb_device("none\n");
