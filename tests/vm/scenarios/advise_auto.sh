@@ -86,7 +86,15 @@ load "$A" "$DATA/pages.bin" 0 "$N"
 pred=$(sed -n 's/.*"chain":{"algos":\[[^]]*\],"compr_bytes":\([0-9]*\),.*/\1/p' "$WORK/pred.json")
 run_recompd "$WORK/pass.out" --config "$WORK/auto.conf" --once --device "$A"
 expect_eq "pass exit code" "$RC" 0
-expect_eq "compr_data_size after a pass with $chain" "$(mm "$A" compr_data_size)" "$pred"
+# Within 0.1%: with a level (zstd:9) the prediction is exact on both kernels; at zstd's
+# default level 7.3's in-kernel zstd differs from libzstd by about 0.04% on these pages
+# (advise_accuracy_lzorle measures it; seen here: 5,045,382 against 5,046,105 predicted).
+# A level that was not applied is off by percents (zstd 3 against 9), so this still tells.
+got=$(mm "$A" compr_data_size)
+[ -n "$pred" ] || fail "advise gave no chain prediction: $(cat "$WORK/pred.json")"
+d=$((got > pred ? got - pred : pred - got))
+[ $((d * 1000)) -le "$pred" ] ||
+	fail "compr_data_size after a pass with $chain: got $got, predicted $pred (more than 0.1% off)"
 
 # ---- 3. another primary: the advice does not apply ----
 zset "$A" reset 1
@@ -121,5 +129,5 @@ wait_log "^zram-recompd: $C: not initialized; secondary algorithms configured" 1
 recomp_list "$C" | grep -q '^#1: .*\[zstd\]' || fail "$C: not zstd at #1"
 stop_daemon
 expect_eq "daemon exit code" "$RC" 0
-pass_note "chain $chain stored by --once, applied at setup (compr_data_size $pred as" \
-	"predicted), not applied for lz4, refreshed by the daemon"
+pass_note "chain $chain stored by --once, applied at setup (compr_data_size $got," \
+	"predicted $pred), not applied for lz4, refreshed by the daemon"
