@@ -18,10 +18,7 @@
 need_recompd
 
 out writeback.pages "$PAGES"
-truncate -s "$DISKSIZE" "$WORK/backing.img" || fail "cannot create the backing file"
-L=$(losetup -f) || fail "no free loop device"
-losetup "$L" "$WORK/backing.img" || fail "losetup $L failed"
-LOOPS=$L
+backing_loop "$DISKSIZE"
 export ZRAM_RECOMPD_STATE_DIR="$WORK/state"
 
 zram_add

@@ -41,6 +41,15 @@ skip() {
 	exit 0
 }
 
+# backing_loop SIZE: a sparse file of SIZE (truncate's units) in $WORK on a free loop device,
+# its name in $L, detached at the end (_cleanup). The backing device of writeback tests.
+backing_loop() {
+	truncate -s "$1" "$WORK/backing.img" || fail "cannot create the backing file"
+	L=$(losetup -f) || fail "no free loop device"
+	losetup "$L" "$WORK/backing.img" || fail "losetup $L failed"
+	LOOPS="$LOOPS $L"
+}
+
 _cleanup() {
 	for d in $ZDEVS; do
 		# hot_remove resets the device; it fails (EBUSY) while someone holds it open.

@@ -13,10 +13,7 @@
 . /vm/lib.sh
 need_recompd
 
-truncate -s 64M "$WORK/backing.img" || fail "cannot create the backing file"
-L=$(losetup -f) || fail "no free loop device"
-losetup "$L" "$WORK/backing.img" || fail "losetup $L failed"
-LOOPS=$L
+backing_loop 64M
 export ZRAM_RECOMPD_STATE_DIR=$WORK/state
 
 NP=$(pages_of "$DATA/pages.bin")
