@@ -320,34 +320,60 @@ static int parse_params(const struct key_def *k, char *v, void *base, char *why)
 	return 0;
 }
 
-static int parse_passes(const struct key_def *k, char *v, void *base, char *why)
+static const char *pass_name(unsigned t)
 {
-	struct dev_config *d = base;
-	enum pass_type passes[CFG_MAX_PASSES];
+	return pass_type_name((enum pass_type)t);
+}
+
+static const char *wb_name(unsigned t)
+{
+	return wb_type_name((enum wb_type)t);
+}
+
+/*
+ * A list of distinct names out of name(0 .. nr - 1) (nr <= 32): their indexes in out, in
+ * order, the count in *ret_n. kind and choices word the errors. The kernel takes an
+ * unknown type= as "all slots": a typo must not get through.
+ */
+static int parse_name_list(char *v, const char *(*name)(unsigned), unsigned nr,
+			   const char *kind, const char *choices, unsigned *out, unsigned *ret_n,
+			   char *why)
+{
 	unsigned n = 0, seen = 0;
 	char *save = NULL, *tok;
 
 	for (tok = strtok_r(v, SEPS, &save); tok; tok = strtok_r(NULL, SEPS, &save)) {
 		unsigned t;
 
-		/* The kernel takes an unknown type= as "all slots": a typo must not get through. */
-		for (t = 0; t < PASS_NR_TYPES; t++)
-			if (strcmp(tok, pass_type_name((enum pass_type)t)) == 0)
+		for (t = 0; t < nr; t++)
+			if (strcmp(tok, name(t)) == 0)
 				break;
-		if (t == PASS_NR_TYPES)
-			return fail(why, -EINVAL, "'%s' is not a pass type (huge_idle, idle, huge)",
-				    tok);
+		if (t == nr)
+			return fail(why, -EINVAL, "'%s' is not a %s (%s)", tok, kind, choices);
 		if (seen & (1u << t))
 			return fail(why, -EINVAL, "'%s' is listed twice", tok);
-		if (n == CFG_MAX_PASSES)
-			return fail(why, -EINVAL, "more than %d passes", CFG_MAX_PASSES);
 		seen |= 1u << t;
-		passes[n++] = (enum pass_type)t;
+		out[n++] = t; /* distinct, so n <= nr */
 	}
 	if (n == 0)
-		return fail(why, -EINVAL, "empty value (at least one of huge_idle, idle, huge)");
+		return fail(why, -EINVAL, "empty value (at least one of %s)", choices);
+	*ret_n = n;
+	return 0;
+}
+
+static int parse_passes(const struct key_def *k, char *v, void *base, char *why)
+{
+	struct dev_config *d = base;
+	unsigned t[PASS_NR_TYPES], n;
+	int r = parse_name_list(v, pass_name, PASS_NR_TYPES, "pass type", "huge_idle, idle, huge",
+				t, &n, why);
+
+	if (r < 0)
+		return r;
+	_Static_assert(PASS_NR_TYPES <= CFG_MAX_PASSES, "every pass type fits passes[]");
 	d->n_passes = n;
-	memcpy(d->passes, passes, n * sizeof(passes[0]));
+	for (unsigned i = 0; i < n; i++)
+		d->passes[i] = (enum pass_type)t[i];
 	return 0;
 }
 
@@ -388,31 +414,15 @@ static int parse_devices(const struct key_def *k, char *v, void *base, char *why
 static int parse_wb_types(const struct key_def *k, char *v, void *base, char *why)
 {
 	struct dev_config *d = base;
-	enum wb_type types[WB_NR_TYPES];
-	unsigned n = 0, seen = 0;
-	char *save = NULL, *tok;
+	unsigned t[WB_NR_TYPES], n;
+	int r = parse_name_list(v, wb_name, WB_NR_TYPES, "writeback type",
+				"incompressible, huge, huge_idle, idle", t, &n, why);
 
-	for (tok = strtok_r(v, SEPS, &save); tok; tok = strtok_r(NULL, SEPS, &save)) {
-		unsigned t;
-
-		for (t = 0; t < WB_NR_TYPES; t++)
-			if (strcmp(tok, wb_type_name((enum wb_type)t)) == 0)
-				break;
-		if (t == WB_NR_TYPES)
-			return fail(why, -EINVAL,
-				    "'%s' is not a writeback type (incompressible, huge, huge_idle, "
-				    "idle)",
-				    tok);
-		if (seen & (1u << t))
-			return fail(why, -EINVAL, "'%s' is listed twice", tok);
-		seen |= 1u << t;
-		types[n++] = (enum wb_type)t;
-	}
-	if (n == 0)
-		return fail(why, -EINVAL,
-			    "empty value (at least one of incompressible, huge, huge_idle, idle)");
+	if (r < 0)
+		return r;
 	d->n_wb_types = n;
-	memcpy(d->wb_types, types, n * sizeof(types[0]));
+	for (unsigned i = 0; i < n; i++)
+		d->wb_types[i] = (enum wb_type)t[i];
 	return 0;
 }
 
