@@ -191,6 +191,25 @@ static void report_advice(struct mdev *md, const struct job *j)
 	}
 }
 
+/* --verbose: the pass's step lines as --once prints them, one debug line each. */
+static void log_steps(const struct device_report *rep)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
+	pass_print_report(f, rep);
+	if (fclose(f) != 0) {
+		free(buf);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		log_debug("%s", line);
+	free(buf);
+}
+
 static void finish_job(struct manager *m, struct job *j)
 {
 	struct mdev *md = j->md;
@@ -231,6 +250,8 @@ static void finish_job(struct manager *m, struct job *j)
 
 	if (j->advise)
 		report_advice(md, j);
+	if (log_get_max_level() >= LOG_LVL_DEBUG)
+		log_steps(rep);
 	log_pass(&(struct log_pass_fields){ .device = md->dev.name,
 					    .saved = sum.saved,
 					    .freed = sum.freed,
@@ -408,10 +429,21 @@ static void repace(struct manager *m, const char *why)
 		changed = duty != old;
 	}
 	pthread_mutex_unlock(&m->mu);
-	if (changed)
-		log_info("%s: %s: the running pass now takes up to %u.%u%% of the time in kernel "
+	/*
+	 * Name the inputs, not only the trigger that fired: a memory trigger can find the CPU
+	 * busy and lower the duty, which is then the CPU's doing (memory pressure only raises).
+	 */
+	if (changed) {
+		unsigned mp = policy_memory_pressure_permille(&s);
+
+		log_info("%s: %s trigger: CPU %s (PSI cpu some avg10 %d.%02d%%), memory pressure "
+			 "%u.%u%%: the running pass now takes up to %u.%u%% of the time in kernel "
 			 "writes (was %u.%u%%)",
-			 j->md->dev.name, why, duty / 10, duty % 10, old / 10, old % 10);
+			 j->md->dev.name, why, duty < 1000 ? "busy" : "not busy",
+			 s.psi_cpu_some_avg10_x100 < 0 ? 0 : s.psi_cpu_some_avg10_x100 / 100,
+			 s.psi_cpu_some_avg10_x100 < 0 ? 0 : s.psi_cpu_some_avg10_x100 % 100,
+			 mp / 10, mp % 10, duty / 10, duty % 10, old / 10, old % 10);
+	}
 }
 
 static int on_cpu_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -438,7 +438,7 @@ static struct dev_config daemon_cfg(void)
 		.cold_priority = 2,
 		.pages_per_hour = 262144,
 		.cpu_share_max_percent = 5,
-		.cpu_share_pressure_percent = 50,
+		.cpu_share_pressure_percent = 80,
 		.psi_cpu_max_percent = 40,
 		.defer_on_battery = true,
 		.battery_psi_memory_percent = 10,
@@ -546,12 +546,12 @@ static void test_daemon_gates(void **state)
 		{ TRI_NO, 4000, 0, 0, POLICY_RUN, 1000 }, /* at the limit */
 		/* a busy CPU paces the pass (5%) instead of deferring it */
 		{ TRI_NO, 4001, 0, 0, POLICY_RUN, 50 },
-		/* ... and memory pressure raises the pace: 10% stalled = half way to 50% */
-		{ TRI_NO, 4001, 1000, 0, POLICY_RUN, 275 },
+		/* ... and memory pressure raises the pace: 10% stalled = half way to 80% */
+		{ TRI_NO, 4001, 1000, 0, POLICY_RUN, 425 },
 		{ TRI_NO, -1, 0, 0, POLICY_RUN, 1000 },
 		{ TRI_NO, 0, 0, S(29), POLICY_RUN, 1000 }, /* 29 s of 600 s < 5% */
 		{ TRI_NO, 0, 0, S(30), POLICY_DEFER_CPU_SHARE, 0 },
-		/* under memory pressure the window allows more: 30 s < 27.5% of 600 s */
+		/* under memory pressure the window allows more: 30 s < 42.5% of 600 s */
 		{ TRI_NO, 0, 1000, S(30), POLICY_RUN, 1000 },
 	};
 
@@ -606,11 +606,11 @@ static void test_pressure_pace(void **state)
 	} t[] = {
 		{ "neither", 500, 0, 1000, 0, 50, 1000 },
 		{ "CPU busy", 8000, 0, 1000, 0, 50, 50 },
-		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 500, 1000 },
-		{ "memory short (5% available)", 500, 0, 50, 1000, 500, 1000 },
-		{ "both", 8000, 2000, 50, 1000, 500, 500 },
-		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 275, 275 },
-		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 275, 275 },
+		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 800, 1000 },
+		{ "memory short (5% available)", 500, 0, 50, 1000, 800, 1000 },
+		{ "both", 8000, 2000, 50, 1000, 800, 800 },
+		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 425, 425 },
+		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 425, 425 },
 		{ "CPU busy, 20% available (not short yet)", 8000, 0, 200, 0, 50, 50 },
 		{ "no PSI, no meminfo", -1, -1, 0, 0, 50, 1000 },
 	};
