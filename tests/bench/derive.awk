@@ -50,6 +50,8 @@ function kernel_targets(pre, suf, kern)
 	       pre "swap.daemon_vs_naive_freed", 0.9, ">=", "x naive")
 	target("swap_daemon_throughput" suf, "swap workload (" kern "): hot throughput with the daemon >= 0.98 x without recompression (measured window)",
 	       pre "swap.daemon.throughput_ratio", 0.98, ">=", "x none")
+	target("swap_daemon_hot_recompressed" suf, "swap workload (" kern "): hot pages in zram the daemon recompressed = 0",
+	       pre "swap.daemon.hot_recompressed", 0, "==", "pages")
 }
 
 # The swap workload of one kernel (key prefix pre): pool memory per byte stored (the runs

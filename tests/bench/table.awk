@@ -63,7 +63,10 @@ function swap_table(pre, kern,    i, p, SW)
 	      f(pre "swap.daemon.cpu_share", 4) " (process CPU), naive job " f(pre "swap.naive.warmup_write_share", 4) \
 	      " / " f(pre "swap.naive.write_share", 4) " (time in kernel writes). Daemon: " g(pre "swap.daemon.passes") \
 	      " passes, re-paced " g(pre "swap.daemon.repaced") " times. Daemon / naive memory freed: " \
-	      f(pre "swap.daemon_vs_naive_freed", 3) "."
+	      f(pre "swap.daemon_vs_naive_freed", 3) ". Hot pages in zram at the end (recompressed): none " \
+	      g(pre "swap.none.hot_in_zram") ", naive " g(pre "swap.naive.hot_in_zram") " (" \
+	      g(pre "swap.naive.hot_recompressed") "), daemon " g(pre "swap.daemon.hot_in_zram") " (" \
+	      g(pre "swap.daemon.hot_recompressed") ")."
 }
 
 function static_table(pre, kernel,    i, p, P, L) {
@@ -309,11 +312,12 @@ END {
 	print "\n## Targets\n"
 	row("target", "measured", "limit", "result")
 	row("---", "---:", "---:", "---")
-	tl = "static_once_memory static_cold_memory swap_daemon_freed swap_daemon_throughput"
+	tl = "static_once_memory static_cold_memory swap_daemon_freed swap_daemon_throughput swap_daemon_hot_recompressed"
 	for (j = 1; j <= nk; j++) {
 		t = KP[j]
 		sub(/\.$/, "", t)
-		tl = tl " static_once_memory_" t " static_cold_memory_" t " swap_daemon_freed_" t " swap_daemon_throughput_" t
+		tl = tl " static_once_memory_" t " static_cold_memory_" t " swap_daemon_freed_" t " swap_daemon_throughput_" t \
+		     " swap_daemon_hot_recompressed_" t
 	}
 	tl = tl " longest_write bounded_kernel_time"
 	for (j = 1; j <= nk; j++) {

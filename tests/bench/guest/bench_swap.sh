@@ -66,7 +66,9 @@ for policy in $POLICIES; do
 	mkswap "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
 	swapon "/dev/$Z" || fail "swapon /dev/$Z failed"
 	W=$WORK/$policy.out
-	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 20 "$SECS" 1 "$COLD_EVERY" "$WARMUP" >"$W"
+	# VERIFY 1: after the measured window it lists the swap slots of its swapped-out hot
+	# pages (then waits; the pages are not verified here).
+	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 20 "$SECS" 1 "$COLD_EVERY" "$WARMUP" 1 >"$W"
 	wait_line "$W" "SWAPLOAD filled" 600 || fail "$policy: the workload did not fill its memory"
 	kw=0
 	case $policy in
@@ -113,8 +115,17 @@ for policy in $POLICIES; do
 	out "swap.$policy.cold_reads" "$4"
 	out "swap.$policy.cold_p50_us" "$5"
 	out "swap.$policy.cold_p99_us" "$6"
-	set -- $(block_state "$Z" | awk 'index($3, "r") { r++ } END { print r + 0 }')
+	# Hot pages in zram now and how many of them a policy recompressed (their slots, from
+	# the workload's pagemap, against block_state's r flag).
+	wait_line "$W" "^SWAPLOAD hotslots" 120 || fail "$policy: the workload did not list its hot slots"
+	block_state "$Z" >"$WORK/bs.$policy"
+	set -- $(awk 'FNR == NR { if ($1 == "SWAPLOAD" && $2 == "hotslot") hot[$3] = 1; next }
+		index($3, "r") { r++; if ($1 in hot) hr++ }
+		END { print r + 0, hr + 0 }' "$W" "$WORK/bs.$policy")
 	out "swap.$policy.recompressed_slots" "$1"
+	out "swap.$policy.hot_in_zram" "$(sed -n 's/^SWAPLOAD hotslots //p' "$W")"
+	out "swap.$policy.hot_recompressed" "$2"
+	rm -f "$WORK/bs.$policy"
 	case $policy in
 	naive)
 		stop_bg "$NAIVEPID"
