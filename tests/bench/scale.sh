@@ -139,6 +139,14 @@ for cfg in $CONFIGS; do
 	out "$name.uss_between_kb" "$uss_min"
 	out "$name.uss_end_kb" "$u"
 	out "$name.pss_end_kb" "$p"
+	# USS at the end, split: clean pages of shared libraries (private only while no other
+	# process on this host maps them, so the figure moves with what else runs) and the rest.
+	read -r lc own <<<"$(awk '/^[0-9a-f]+-[0-9a-f]+ / { lib = NF >= 6 && $6 ~ /\.so/; next }
+		$1 == "Private_Clean:" { if (lib) c += $2; else o += $2 }
+		$1 == "Private_Dirty:" { o += $2 }
+		END { print c + 0, o + 0 }' "/proc/$DPID/smaps")"
+	out "$name.uss_lib_clean_end_kb" "$lc"
+	out "$name.uss_own_end_kb" "$own"
 	out "$name.vmhwm_kb" "$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$DPID/status")"
 	out "$name.errors" "$(grep -c -i 'error' "$W/err")"
 	kill -TERM "$DPID"

@@ -235,6 +235,10 @@ END {
 	    g("overhead.watchdog.rss_shmem_kb") " kB")
 	row("USS (private: what the daemon itself costs) / PSS, smaps_rollup", g("overhead.plain.uss_kb") " / " \
 	    g("overhead.plain.pss_kb") " kB", g("overhead.watchdog.uss_kb") " / " g("overhead.watchdog.pss_kb") " kB")
+	if (has("overhead.plain.uss_own_kb"))
+		print "\nUSS idle = " g("overhead.plain.uss_lib_clean_kb") " kB clean pages of shared libraries " \
+		      "that no other process in the VM maps + " g("overhead.plain.uss_own_kb") \
+		      " kB the daemon's own (anonymous memory, relocated library data, the program)."
 	print "\nChurn run: USS at most " g("churn.daemon.uss_max_kb") " kB (sampled once per interval), " \
 	      g("churn.daemon.proc.uss_kb") " kB at its end (PSS " g("churn.daemon.proc.pss_kb") " kB)."
 	print "\nPeak RSS over every daemon run of the bench (churn included): " g("overhead.peak_rss_mib") \
@@ -258,8 +262,9 @@ END {
 	      g("parser.bsparse.counts_match_bsgen") "."
 
 	print "\n## Large devices, natively (fake /sys, bsgen block_state; tests/bench/scale.sh)\n"
-	row("slots × devices", "block_state", "user CPU per device pass", "per round", "per M slots", "USS peak", "USS between passes", "PSS peak", "VmHWM")
-	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	row("slots × devices", "block_state", "user CPU per device pass", "per round", "per M slots", "USS peak", "USS between passes",
+	    "USS at end: library text / own", "PSS peak", "VmHWM")
+	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
 	n = split("s1m_d1 s4m_d1 s16m_d1 s1m_d8 s1m_d32", SC, " ")
 	for (i = 1; i <= n; i++) {
 		p = "scale." SC[i]
@@ -268,7 +273,8 @@ END {
 		row(sprintf("%.0f M × %d", num(p ".slots") / 1048576, num(p ".devices")),
 		    sprintf("%.0f MB", num(p ".block_state_bytes") / 1e6), s(p ".user_s_per_pass", 3),
 		    s(p ".user_s_per_round", 3), s(p ".user_s_per_mslot", 4), g(p ".uss_peak_kb") " kB",
-		    g(p ".uss_between_kb") " kB", g(p ".pss_peak_kb") " kB", g(p ".vmhwm_kb") " kB")
+		    g(p ".uss_between_kb") " kB", g(p ".uss_lib_clean_end_kb") " / " g(p ".uss_own_end_kb") " kB",
+		    g(p ".pss_peak_kb") " kB", g(p ".vmhwm_kb") " kB")
 	}
 
 	print "\n## The largest device the VM's memory allows (real kernel, emulated CPU; bench_large.sh)\n"
@@ -283,7 +289,9 @@ END {
 		    s("large.later.user_s_per_mslot", 3), g("large.uss_peak_kb") " kB", g("large.uss_between_kb") " kB",
 		    g("large.pss_peak_kb") " kB", g("large.vmhwm_kb") " kB")
 		print "\nPrivate pages after the last pass: " g("large.uss_anon_kb") " kB anonymous, " \
-		      g("large.uss_file_kb") " kB file-backed (program and library pages only the daemon maps in the VM)."
+		      g("large.uss_file_kb") " kB file-backed (program and library pages only the daemon maps in the VM); " \
+		      "of all private pages " g("large.uss_lib_clean_kb") " kB are clean library pages, " \
+		      g("large.uss_own_kb") " kB the daemon's own."
 	}
 	failed("large")
 
