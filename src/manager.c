@@ -41,13 +41,34 @@
 
 /* ---- worker ---- */
 
+/*
+ * The worker's nice value (caller holds mu).
+ * Lowering it needs CAP_SYS_NICE or RLIMIT_NICE (the shipped unit: LimitNICE=+0); where
+ * neither allows it the thread stays where it is, which is only slower.
+ */
+static void set_worker_nice(struct manager *m, int nice)
+{
+	pid_t tid = __atomic_load_n(&m->worker_tid, __ATOMIC_RELAXED);
+
+	if (tid <= 0 || (m->worker_nice == nice && m->worker_nice_set))
+		return;
+	if (setpriority(PRIO_PROCESS, (id_t)tid, nice) == 0) {
+		m->worker_nice = nice;
+		m->worker_nice_set = true;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct manager *m = arg;
 
 	/* Only the kernel work runs here, so only it gets the lower priority (the
-	 * unit's Nice= applies to the event loop too). Per-thread nice on Linux. */
-	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	 * unit's Nice= applies to the event loop too). Per-thread nice on Linux; each job
+	 * and each pressure change sets it from memory pressure (policy_worker_nice). */
+	__atomic_store_n(&m->worker_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	pthread_mutex_lock(&m->mu);
+	set_worker_nice(m, POLICY_WORKER_NICE);
+	pthread_mutex_unlock(&m->mu);
 	for (;;) {
 		struct job *j;
 		struct pass_ctx ctx;
@@ -66,6 +87,7 @@ static void *worker_main(void *arg)
 		m->running = j;
 		__atomic_store_n(&m->duty_permille, j->plan.duty_permille ? j->plan.duty_permille : 1000,
 				 __ATOMIC_RELAXED);
+		set_worker_nice(m, j->plan.worker_nice);
 		pthread_mutex_unlock(&m->mu);
 
 		pass_ctx_init(&ctx, m->root_fd);
@@ -408,6 +430,7 @@ static void repace(struct manager *m, const char *why)
 	struct policy_snapshot s;
 	struct job *j;
 	unsigned old = 0, duty;
+	int nice, old_nice = 0, new_nice = 0;
 	bool changed = false;
 
 	/*
@@ -423,10 +446,14 @@ static void repace(struct manager *m, const char *why)
 		return;
 	snapshot(m, j->md, &s);
 	duty = policy_pace_permille(&j->cfg, &s);
+	nice = policy_worker_nice(&s);
 	pthread_mutex_lock(&m->mu);
 	if (m->running == j) {
 		old = __atomic_exchange_n(&m->duty_permille, duty, __ATOMIC_RELAXED);
-		changed = duty != old;
+		old_nice = m->worker_nice;
+		set_worker_nice(m, nice);
+		new_nice = m->worker_nice;
+		changed = duty != old || new_nice != old_nice;
 	}
 	pthread_mutex_unlock(&m->mu);
 	/*
@@ -438,11 +465,12 @@ static void repace(struct manager *m, const char *why)
 
 		log_info("%s: %s trigger: CPU %s (PSI cpu some avg10 %d.%02d%%), memory pressure "
 			 "%u.%u%%: the running pass now takes up to %u.%u%% of the time in kernel "
-			 "writes (was %u.%u%%)",
+			 "writes at nice %d (was %u.%u%% at nice %d)",
 			 j->md->dev.name, why, duty < 1000 ? "busy" : "not busy",
 			 s.psi_cpu_some_avg10_x100 < 0 ? 0 : s.psi_cpu_some_avg10_x100 / 100,
 			 s.psi_cpu_some_avg10_x100 < 0 ? 0 : s.psi_cpu_some_avg10_x100 % 100,
-			 mp / 10, mp % 10, duty / 10, duty % 10, old / 10, old % 10);
+			 mp / 10, mp % 10, duty / 10, duty % 10, new_nice, old / 10, old % 10,
+			 old_nice);
 	}
 }
 

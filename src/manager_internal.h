@@ -92,6 +92,11 @@ struct manager {
 	/* duty cycle of the running pass (per mille), raised or lowered by pressure events;
 	 * __atomic accesses (the worker reads it between writes) */
 	volatile unsigned duty_permille;
+	/* the worker's thread id (set once by the worker, __atomic) and its nice value now
+	 * (under mu): the event loop renices it when memory pressure changes */
+	pid_t worker_tid;
+	int worker_nice;
+	bool worker_nice_set;
 	struct job *running; /* under mu: the job the worker runs, NULL when idle */
 	bool stopping;
 

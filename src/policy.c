@@ -368,6 +368,7 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 
 	memset(plan, 0, sizeof(*plan));
 	plan->duty_permille = policy_pace_permille(cfg, s);
+	plan->worker_nice = policy_worker_nice(s);
 	plan->threshold = cfg->threshold_bytes;
 	plan->batch_pages = cfg_batch(cfg);
 	plan->max_write_ns = sat_mul_u64(cfg->max_write_ms, 1000000);
@@ -536,6 +537,13 @@ unsigned policy_pace_permille(const struct dev_config *cfg, const struct policy_
 		    (uint64_t)s->psi_cpu_some_avg10_x100 > cfg->psi_cpu_max_percent * 100;
 
 	return busy ? policy_cpu_share_permille(cfg, s) : 1000;
+}
+
+int policy_worker_nice(const struct policy_snapshot *s)
+{
+	unsigned m = policy_memory_pressure_permille(s);
+
+	return POLICY_WORKER_NICE - (int)(m * POLICY_WORKER_NICE / 1000);
 }
 
 uint64_t policy_own_reduction(uint64_t before, uint64_t after, uint64_t orig_before,

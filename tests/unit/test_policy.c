@@ -603,16 +603,17 @@ static void test_pressure_pace(void **state)
 		int cpu, mem;	       /* PSI some avg10 x100 */
 		uint64_t avail;	       /* MemAvailable of MemTotal 1000 */
 		unsigned m, share, pace; /* per mille */
+		int nice;		 /* of the worker thread */
 	} t[] = {
-		{ "neither", 500, 0, 1000, 0, 50, 1000 },
-		{ "CPU busy", 8000, 0, 1000, 0, 50, 50 },
-		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 800, 1000 },
-		{ "memory short (5% available)", 500, 0, 50, 1000, 800, 1000 },
-		{ "both", 8000, 2000, 50, 1000, 800, 800 },
-		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 425, 425 },
-		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 425, 425 },
-		{ "CPU busy, 20% available (not short yet)", 8000, 0, 200, 0, 50, 50 },
-		{ "no PSI, no meminfo", -1, -1, 0, 0, 50, 1000 },
+		{ "neither", 500, 0, 1000, 0, 50, 1000, 10 },
+		{ "CPU busy", 8000, 0, 1000, 0, 50, 50, 10 },
+		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 800, 1000, 0 },
+		{ "memory short (5% available)", 500, 0, 50, 1000, 800, 1000, 0 },
+		{ "both", 8000, 2000, 50, 1000, 800, 800, 0 },
+		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 425, 425, 5 },
+		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 425, 425, 5 },
+		{ "CPU busy, 20% available (not short yet)", 8000, 0, 200, 0, 50, 50, 10 },
+		{ "no PSI, no meminfo", -1, -1, 0, 0, 50, 1000, 10 },
 	};
 	struct dev_config c = daemon_cfg();
 
@@ -629,6 +630,7 @@ static void test_pressure_pace(void **state)
 		assert_int_equal(policy_memory_pressure_permille(&s), t[i].m);
 		assert_int_equal(policy_cpu_share_permille(&c, &s), t[i].share);
 		assert_int_equal(policy_pace_permille(&c, &s), t[i].pace);
+		assert_int_equal(policy_worker_nice(&s), t[i].nice);
 	}
 	/* monotonic: more memory pressure never gives a smaller share or pace */
 	for (int cpu = 0; cpu <= 10000; cpu += 5000) {
@@ -650,6 +652,16 @@ static void test_pressure_pace(void **state)
 					break;
 			}
 		}
+	}
+	/* more memory pressure never gives the worker a higher nice value (less CPU) */
+	for (int mem = 0, last = POLICY_WORKER_NICE; mem <= 3000; mem += 100) {
+		struct policy_snapshot s = snap(S(1));
+		int n;
+
+		s.psi_mem_some_avg10_x100 = mem;
+		n = policy_worker_nice(&s);
+		assert_true(n <= last && n >= 0);
+		last = n;
 	}
 	/* a ceiling below the base is the base; a base of 0 still paces at 5% */
 	c.cpu_share_pressure_percent = 1;
