@@ -198,6 +198,17 @@ bool policy_batch_progress(const struct zram_mm_stat *before, const struct zram_
 			   bool marks_known, uint64_t marks_before, uint64_t marks_after);
 enum batch_verdict policy_batch_next(const struct batch_state *st, bool progress);
 
+/*
+ * Time-bounded writes (max-write-ms) are smaller than the fixed batch, and a run of pages
+ * none of which reaches a smaller size class is common in real memory (pages of one kind
+ * sit together). So a write without progress ends the step only once the writes since the
+ * last progress add up to the fixed batch (batch pages), or when it ran out of candidates:
+ * it took less than a quarter of what its pages cost at the learnt rate (ns_per_page; 0 =
+ * nothing learnt yet: conclusive). True: go on as if it made progress.
+ */
+bool policy_batch_inconclusive(uint64_t noprog_pages, uint64_t batch, uint64_t pages,
+			       uint64_t write_ns, uint64_t ns_per_page);
+
 /* The max_pages= for the next batch: min(batch, budget left), never 0 (0 means "nothing"). */
 uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per_batch);
 

@@ -115,6 +115,8 @@ struct batches {
 	struct write_cost *cost; /* the learnt cost of this type and priority (max-write-ms) */
 	unsigned enomem_row;
 	bool mm_fresh; /* d->mm was read right after the previous write, no pause since */
+	bool bounded;  /* writes sized by max-write-ms (smaller than the fixed batch) */
+	uint64_t noprog_pages; /* pages of the writes since the last one with progress */
 };
 
 enum { BATCH_WRITTEN, BATCH_RETRY, BATCH_DONE };
@@ -261,6 +263,17 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	 */
 	if (progress && b->st.batched)
 		write_cost_learn(b->cost, b->last_pages, b->last_write_ns);
+	/*
+	 * A short write that shrank nothing says less than a full batch that shrank nothing:
+	 * measured on 6.12, the cold tier (zstd 9 over zstd 3, few pages reach a smaller class,
+	 * and failures at a restricted priority are not marked) ended after 1,963 pages on a
+	 * run of unshrinkable pages, where 2048-page batches went through all 7,691.
+	 */
+	b->noprog_pages = progress ? 0 : sat_add_u64(b->noprog_pages, b->last_pages);
+	if (!progress && b->bounded &&
+	    policy_batch_inconclusive(b->noprog_pages, b->batch, b->last_pages, b->last_write_ns,
+				      b->cost->samples ? b->cost->ns_per_page : 0))
+		progress = true;
 	v = policy_batch_next(&b->st, progress);
 	if (v == BATCH_CONTINUE)
 		return BATCH_WRITTEN;
@@ -284,6 +297,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		.st = { .pages_budget = plan->pages_budget, .batched = d->caps.max_pages },
 		.batch = plan->batch_pages,
 		.cost = &d->wcost[step->type][step->priority <= ZRAM_MAX_PRIO ? step->priority : 0],
+		.bounded = plan->max_write_ns && !d->caps.walk_all,
 	};
 	struct zram_mm_stat start = d->mm;
 	int r;

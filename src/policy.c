@@ -155,6 +155,18 @@ enum batch_verdict policy_batch_next(const struct batch_state *st, bool progress
 	return BATCH_CONTINUE;
 }
 
+bool policy_batch_inconclusive(uint64_t noprog_pages, uint64_t batch, uint64_t pages,
+			       uint64_t write_ns, uint64_t ns_per_page)
+{
+	/* nothing learnt yet (no write of this kind shrank anything): as before, it ends */
+	if (noprog_pages >= batch || ns_per_page == 0)
+		return false;
+	/* cheap for its size: the kernel found (almost) nothing left to try */
+	if (ns_per_page && (long double)write_ns * 4.0L < (long double)pages * (long double)ns_per_page)
+		return false;
+	return true;
+}
+
 uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per_batch)
 {
 	uint64_t n = max_pages_per_batch ? max_pages_per_batch : 1;
