@@ -139,13 +139,15 @@ for cfg in $CONFIGS; do
 	out "$name.uss_between_kb" "$uss_min"
 	out "$name.uss_end_kb" "$u"
 	out "$name.pss_end_kb" "$p"
-	# USS at the end, split: clean pages of shared libraries (private only while no other
-	# process on this host maps them, so the figure moves with what else runs) and the rest.
-	read -r lc own <<<"$(awk '/^[0-9a-f]+-[0-9a-f]+ / { lib = NF >= 6 && $6 ~ /\.so/; next }
-		$1 == "Private_Clean:" { if (lib) c += $2; else o += $2 }
-		$1 == "Private_Dirty:" { o += $2 }
-		END { print c + 0, o + 0 }' "/proc/$DPID/smaps")"
-	out "$name.uss_lib_clean_end_kb" "$lc"
+	# USS at the end, split: pages of shared libraries' files (private only while no other
+	# process on this host maps them, so the figure moves with what else runs) and the
+	# rest (anonymous memory, the libraries' relocated data: Anonymous in smaps).
+	read -r lc own <<<"$(awk 'function flush() { if (lib) { t += p - a; o += a } else o += p; p = a = 0 }
+		/^[0-9a-f]+-[0-9a-f]+ / { flush(); lib = NF >= 6 && $6 ~ /\.so/; next }
+		$1 == "Private_Clean:" || $1 == "Private_Dirty:" { p += $2 }
+		$1 == "Anonymous:" { a += $2 }
+		END { flush(); print t + 0, o + 0 }' "/proc/$DPID/smaps")"
+	out "$name.uss_lib_text_end_kb" "$lc"
 	out "$name.uss_own_end_kb" "$own"
 	out "$name.vmhwm_kb" "$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$DPID/status")"
 	out "$name.errors" "$(grep -c -i 'error' "$W/err")"

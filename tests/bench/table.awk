@@ -236,7 +236,7 @@ END {
 	row("USS (private: what the daemon itself costs) / PSS, smaps_rollup", g("overhead.plain.uss_kb") " / " \
 	    g("overhead.plain.pss_kb") " kB", g("overhead.watchdog.uss_kb") " / " g("overhead.watchdog.pss_kb") " kB")
 	if (has("overhead.plain.uss_own_kb"))
-		print "\nUSS idle = " g("overhead.plain.uss_lib_clean_kb") " kB clean pages of shared libraries " \
+		print "\nPrivate pages of the idle daemon (smaps, read once by awk): " g("overhead.plain.uss_lib_text_kb") " kB pages of shared library files " \
 		      "that no other process in the VM maps + " g("overhead.plain.uss_own_kb") \
 		      " kB the daemon's own (anonymous memory, relocated library data, the program)."
 	print "\nChurn run: USS at most " g("churn.daemon.uss_max_kb") " kB (sampled once per interval), " \
@@ -273,7 +273,7 @@ END {
 		row(sprintf("%.0f M × %d", num(p ".slots") / 1048576, num(p ".devices")),
 		    sprintf("%.0f MB", num(p ".block_state_bytes") / 1e6), s(p ".user_s_per_pass", 3),
 		    s(p ".user_s_per_round", 3), s(p ".user_s_per_mslot", 4), g(p ".uss_peak_kb") " kB",
-		    g(p ".uss_between_kb") " kB", g(p ".uss_lib_clean_end_kb") " / " g(p ".uss_own_end_kb") " kB",
+		    g(p ".uss_between_kb") " kB", g(p ".uss_lib_text_end_kb") " / " g(p ".uss_own_end_kb") " kB",
 		    g(p ".pss_peak_kb") " kB", g(p ".vmhwm_kb") " kB")
 	}
 
@@ -290,7 +290,7 @@ END {
 		    g("large.pss_peak_kb") " kB", g("large.vmhwm_kb") " kB")
 		print "\nPrivate pages after the last pass: " g("large.uss_anon_kb") " kB anonymous, " \
 		      g("large.uss_file_kb") " kB file-backed (program and library pages only the daemon maps in the VM); " \
-		      "of all private pages " g("large.uss_lib_clean_kb") " kB are clean library pages, " \
+		      "of all private pages " g("large.uss_lib_text_kb") " kB are pages of library files, " \
 		      g("large.uss_own_kb") " kB the daemon's own."
 	}
 	failed("large")
