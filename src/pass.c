@@ -115,7 +115,9 @@ struct batches {
 	struct write_cost *cost; /* the learnt cost of this type and priority (max-write-ms) */
 	unsigned enomem_row;
 	bool mm_fresh; /* d->mm was read right after the previous write, no pause since */
-	bool bounded;  /* writes sized by max-write-ms (smaller than the fixed batch) */
+	/* writes sized by max-write-ms (smaller than the fixed batch) whose failures leave
+	 * no mark: a write without progress may still have tried pages */
+	bool bounded;
 	uint64_t noprog_pages; /* pages of the writes since the last one with progress */
 };
 
@@ -297,7 +299,15 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		.st = { .pages_budget = plan->pages_budget, .batched = d->caps.max_pages },
 		.batch = plan->batch_pages,
 		.cost = &d->wcost[step->type][step->priority <= ZRAM_MAX_PRIO ? step->priority : 0],
-		.bounded = plan->max_write_ns && !d->caps.walk_all,
+		/*
+		 * Where failures are marked 'n', a write that tried pages always shows
+		 * progress (shrunk or marked): no progress means it found nothing, and that
+		 * is conclusive. Measured: applied there too, the 6.12 swap bench's later
+		 * passes went on through 2048 pages of a few new idle ones, with a
+		 * block_state read after each write (throughput 0.885 x instead of 0.991 x).
+		 */
+		.bounded = plan->max_write_ns && !d->caps.walk_all && st->bs_ok &&
+			   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest),
 	};
 	struct zram_mm_stat start = d->mm;
 	int r;

@@ -398,6 +398,21 @@ static void test_write_bounded_slow_kernel(void **state)
 	assert_true(n >= 400 && n <= 500);
 }
 
+/* Two secondaries on 6.12, the idle step at #1: its failures are not marked 'n'. */
+static void failures_unmarked(void)
+{
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0           17.000001 ...i..\n"
+		 "           1           17.000001 ...i..\n"
+		 "           2           17.000001 ...i..\n");
+	dev.caps.block_state = true;
+	strcpy(dev.recomp.name[2], "zstd");
+	dev.recomp.set[2] = true;
+	dev.recomp.count = 2;
+	dev.recomp.highest = 2;
+	cfg.priority[PASS_IDLE] = 1;
+}
+
 /*
  * A run of pages none of which shrinks (failures at a restricted priority are not marked)
  * does not end a step of bounded writes before the fixed batch's worth of pages has gone
@@ -410,6 +425,7 @@ static void test_write_bounded_failing_run(void **state)
 
 	(void)state;
 	cfg_idle_only();
+	failures_unmarked();
 	cfg.max_write_ms = 100;
 	w.ns_per_page = 200000;
 	w.progress_batches = 1;
@@ -431,6 +447,18 @@ static void test_write_bounded_failing_run(void **state)
 	assert_true(rep.passes[0].commands >= 5);
 	assert_true(rep.passes[0].compr_saved == 1000000);
 	assert_true(w.failing_batches > 0); /* it stopped before trying all of them */
+
+	/* failures marked (one secondary): no progress means nothing was tried, it ends */
+	w.log[0] = '\0';
+	dev.recomp.set[2] = false;
+	dev.recomp.count = 1;
+	dev.recomp.highest = 1;
+	w.progress_batches = 1;
+	w.failing_batches = 3;
+	w.progress_after_failing = 1;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[0].commands, 2);
+	assert_true(rep.passes[0].compr_saved == 1000000);
 }
 
 /* max-write-ms = 0: the fixed batches of max-pages-per-batch, whatever a write takes. */
