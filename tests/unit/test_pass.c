@@ -939,6 +939,14 @@ static void test_summarize(void **state)
 	assert_int_equal(s.freed, 9000);
 	assert_true(s.interrupted);
 	assert_true(s.huge_ran && s.huge_progress);
+	/* fewer huge pages while another writer stored or freed pages: not the pass's doing */
+	rep.others_wrote = true;
+	pass_summarize(&rep, &s);
+	assert_true(s.huge_ran && !s.huge_progress);
+	rep.passes[1].compr_saved = 1;
+	pass_summarize(&rep, &s);
+	assert_true(s.huge_progress);
+	rep.others_wrote = false;
 	rep.device_lost = true; /* reset during the pass: its mm_stat says nothing */
 	pass_summarize(&rep, &s);
 	assert_int_equal(s.saved, 0);
