@@ -162,7 +162,7 @@ bool policy_batch_inconclusive(uint64_t noprog_pages, uint64_t batch, uint64_t p
 	if (noprog_pages >= batch || ns_per_page == 0)
 		return false;
 	/* cheap for its size: the kernel found (almost) nothing left to try */
-	if (ns_per_page && (long double)write_ns * 4.0L < (long double)pages * (long double)ns_per_page)
+	if ((long double)write_ns * 4.0L < (long double)pages * (long double)ns_per_page)
 		return false;
 	return true;
 }

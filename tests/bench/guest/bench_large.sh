@@ -113,13 +113,8 @@ awk '/^[0-9a-f]+-[0-9a-f]+ / { name = NF >= 6 ? $6 : "[anon]"; next }
 show "$WORK/smaps"
 out large.uss_file_kb "$(awk '$2 ~ /^\// { s += $1 } END { print s + 0 }' "$WORK/smaps")"
 out large.uss_anon_kb "$(awk '$2 !~ /^\// { s += $1 } END { print s + 0 }' "$WORK/smaps")"
-# The same split as the overhead scenario: pages of shared libraries' files (private only
-# because no other process in the VM maps them) against the daemon's own.
-set -- $(awk 'function flush() { if (lib) { t += p - a; o += a } else o += p; p = a = 0 }
-	/^[0-9a-f]+-[0-9a-f]+ / { flush(); lib = NF >= 6 && $6 ~ /\.so/; next }
-	$1 == "Private_Clean:" || $1 == "Private_Dirty:" { p += $2 }
-	$1 == "Anonymous:" { a += $2 }
-	END { flush(); print t + 0, o + 0 }' "/proc/$DPID/smaps")
+# The same split as the overhead scenario (benchlib.sh: private_split).
+set -- $(private_split "$DPID")
 out large.uss_lib_text_kb "$1"
 out large.uss_own_kb "$2"
 n=$((seen - 1))

@@ -64,18 +64,10 @@ for mode in plain watchdog; do
 		out overhead.plain.rss_heap_kb "$(kb '$2 == "[heap]"')"
 		out overhead.plain.rss_anon_maps_kb "$(kb '$2 == "[anon]"')"
 		out overhead.plain.rss_stack_kb "$(kb '$2 == "[stack]"')"
-		# What USS is made of: pages of shared libraries' files (text and read-only data
-		# that no other process in this VM maps; shared wherever other processes use the
-		# same libraries, as systemd's do) against the rest (anonymous memory, the
-		# libraries' relocated data, which smaps counts as Anonymous within their
-		# mappings, and the program itself): the daemon's own cost anywhere. (The
-		# initramfs is shmem, whose pages smaps reports dirty: clean/dirty cannot tell.)
-		awk 'function flush() { if (lib) { t += p - a; o += a } else o += p; p = a = 0 }
-			/^[0-9a-f]+-[0-9a-f]+ / { flush(); lib = NF >= 6 && $6 ~ /\.so/; next }
-			$1 == "Private_Clean:" || $1 == "Private_Dirty:" { p += $2 }
-			$1 == "Anonymous:" { a += $2 }
-			END { flush(); print t + 0, o + 0 }' "/proc/$pid/smaps" >"$WORK/uss_split"
-		read -r lib_text own <"$WORK/uss_split"
+		# What USS is made of (benchlib.sh: private_split).
+		read -r lib_text own <<EOF
+$(private_split "$pid")
+EOF
 		out overhead.plain.uss_lib_text_kb "$lib_text"
 		out overhead.plain.uss_own_kb "$own"
 		note "plain: private pages = $lib_text kB of library files only this process maps + $own kB own"

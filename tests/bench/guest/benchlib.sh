@@ -123,6 +123,20 @@ proc_stats() {
 	out "$_p.pss_kb" "$9"
 }
 
+# private_split PID: "LIB OWN" kB of the process's private pages (smaps): pages of shared
+# libraries' files (text and read-only data that no other process in this VM maps; shared
+# wherever other processes use the same libraries, as systemd's do) against the rest
+# (anonymous memory, the libraries' relocated data, which smaps counts as Anonymous within
+# their mappings, and the program itself): the daemon's own cost anywhere. (The initramfs
+# is shmem, whose pages smaps reports dirty: clean/dirty cannot tell them apart.)
+private_split() {
+	awk 'function flush() { if (lib) { t += p - a; o += a } else o += p; p = a = 0 }
+		/^[0-9a-f]+-[0-9a-f]+ / { flush(); lib = NF >= 6 && $6 ~ /\.so/; next }
+		$1 == "Private_Clean:" || $1 == "Private_Dirty:" { p += $2 }
+		$1 == "Anonymous:" { a += $2 }
+		END { flush(); print t + 0, o + 0 }' "/proc/$1/smaps"
+}
+
 # state_total DEV KEY: a total from the daemon's state file in $ZRAM_RECOMPD_STATE_DIR.
 state_total() {
 	awk -v d="$1" -v k="$2=" '$1 == d {
