@@ -600,7 +600,7 @@ static const struct key_def key_defs[] = {
 	NUM("advise-interval-sec", "86400", CFG_K_ADVISE_INTERVAL, advise_interval_sec, 0,
 	    AGE_LIMIT_SEC, " (0 = never)"),
 	NUM("advise-samples", "1024", CFG_K_ADVISE_SAMPLES, advise_samples, 1, 1048576, NULL),
-	NUM("cpu-share-pressure-percent", "80", CFG_K_CPU_SHARE_PRESSURE,
+	NUM("cpu-share-pressure-percent", "100", CFG_K_CPU_SHARE_PRESSURE,
 	    cpu_share_pressure_percent, 0, 100, " (the share under full memory pressure)"),
 	KEY("writeback", "no", KIND_BOOL, DEV(CFG_K_WB, writeback, writeback)),
 	KEY("writeback-types", "incompressible huge_idle idle", KIND_WB_TYPES,

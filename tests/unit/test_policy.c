@@ -449,7 +449,7 @@ static struct dev_config daemon_cfg(void)
 		.cold_priority = 2,
 		.pages_per_hour = 262144,
 		.cpu_share_max_percent = 5,
-		.cpu_share_pressure_percent = 80,
+		.cpu_share_pressure_percent = 100,
 		.psi_cpu_max_percent = 40,
 		.defer_on_battery = true,
 		.battery_psi_memory_percent = 10,
@@ -557,12 +557,12 @@ static void test_daemon_gates(void **state)
 		{ TRI_NO, 4000, 0, 0, POLICY_RUN, 1000 }, /* at the limit */
 		/* a busy CPU paces the pass (5%) instead of deferring it */
 		{ TRI_NO, 4001, 0, 0, POLICY_RUN, 50 },
-		/* ... and memory pressure raises the pace: 10% stalled = half way to 80% */
-		{ TRI_NO, 4001, 1000, 0, POLICY_RUN, 425 },
+		/* ... and memory pressure raises the pace: 10% stalled = half way to 100% */
+		{ TRI_NO, 4001, 1000, 0, POLICY_RUN, 525 },
 		{ TRI_NO, -1, 0, 0, POLICY_RUN, 1000 },
 		{ TRI_NO, 0, 0, S(29), POLICY_RUN, 1000 }, /* 29 s of 600 s < 5% */
 		{ TRI_NO, 0, 0, S(30), POLICY_DEFER_CPU_SHARE, 0 },
-		/* under memory pressure the window allows more: 30 s < 42.5% of 600 s */
+		/* under memory pressure the window allows more: 30 s < 52.5% of 600 s */
 		{ TRI_NO, 0, 1000, S(30), POLICY_RUN, 1000 },
 	};
 
@@ -618,11 +618,11 @@ static void test_pressure_pace(void **state)
 	} t[] = {
 		{ "neither", 500, 0, 1000, 0, 50, 1000, 10 },
 		{ "CPU busy", 8000, 0, 1000, 0, 50, 50, 10 },
-		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 800, 1000, 0 },
-		{ "memory short (5% available)", 500, 0, 50, 1000, 800, 1000, 0 },
-		{ "both", 8000, 2000, 50, 1000, 800, 800, 0 },
-		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 425, 425, 5 },
-		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 425, 425, 5 },
+		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 1000, 1000, 0 },
+		{ "memory short (5% available)", 500, 0, 50, 1000, 1000, 1000, 0 },
+		{ "both", 8000, 2000, 50, 1000, 1000, 1000, 0 },
+		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 525, 525, 5 },
+		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 525, 525, 5 },
 		{ "CPU busy, 20% available (not short yet)", 8000, 0, 200, 0, 50, 50, 10 },
 		{ "no PSI, no meminfo", -1, -1, 0, 0, 50, 1000, 10 },
 	};
