@@ -318,6 +318,9 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
  * batches with pauses instead of no pass at all. A base of 0 (window off) paces at 5%.
  */
 unsigned policy_memory_pressure_permille(const struct policy_snapshot *s);
+/* compact = auto's fragmentation threshold for this pass (per mille; 0 = any) */
+unsigned policy_compact_frag_permille(const struct dev_config *cfg,
+				      const struct policy_snapshot *s);
 unsigned policy_cpu_share_permille(const struct dev_config *cfg, const struct policy_snapshot *s);
 unsigned policy_pace_permille(const struct dev_config *cfg, const struct policy_snapshot *s);
 

@@ -615,16 +615,17 @@ static void test_pressure_pace(void **state)
 		uint64_t avail;	       /* MemAvailable of MemTotal 1000 */
 		unsigned m, share, pace; /* per mille */
 		int nice;		 /* of the worker thread */
+		unsigned frag;		 /* compact = auto's threshold, per mille (10% set) */
 	} t[] = {
-		{ "neither", 500, 0, 1000, 0, 50, 1000, 10 },
-		{ "CPU busy", 8000, 0, 1000, 0, 50, 50, 10 },
-		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 1000, 1000, 0 },
-		{ "memory short (5% available)", 500, 0, 50, 1000, 1000, 1000, 0 },
-		{ "both", 8000, 2000, 50, 1000, 1000, 1000, 0 },
-		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 525, 525, 5 },
-		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 525, 525, 5 },
-		{ "CPU busy, 20% available (not short yet)", 8000, 0, 200, 0, 50, 50, 10 },
-		{ "no PSI, no meminfo", -1, -1, 0, 0, 50, 1000, 10 },
+		{ "neither", 500, 0, 1000, 0, 50, 1000, 10, 100 },
+		{ "CPU busy", 8000, 0, 1000, 0, 50, 50, 10, 100 },
+		{ "memory short (PSI 20%)", 500, 2000, 1000, 1000, 1000, 1000, 0, 0 },
+		{ "memory short (5% available)", 500, 0, 50, 1000, 1000, 1000, 0, 0 },
+		{ "both", 8000, 2000, 50, 1000, 1000, 1000, 0, 0 },
+		{ "CPU busy, memory half short (PSI 10%)", 8000, 1000, 1000, 500, 525, 525, 5, 50 },
+		{ "CPU busy, 12.5% available", 8000, 0, 125, 500, 525, 525, 5, 50 },
+		{ "CPU busy, 20% available (not short yet)", 8000, 0, 200, 0, 50, 50, 10, 100 },
+		{ "no PSI, no meminfo", -1, -1, 0, 0, 50, 1000, 10, 100 },
 	};
 	struct dev_config c = daemon_cfg();
 
@@ -642,6 +643,7 @@ static void test_pressure_pace(void **state)
 		assert_int_equal(policy_cpu_share_permille(&c, &s), t[i].share);
 		assert_int_equal(policy_pace_permille(&c, &s), t[i].pace);
 		assert_int_equal(policy_worker_nice(&s), t[i].nice);
+		assert_int_equal(policy_compact_frag_permille(&c, &s), t[i].frag);
 	}
 	/* monotonic: more memory pressure never gives a smaller share or pace */
 	for (int cpu = 0; cpu <= 10000; cpu += 5000) {
@@ -673,6 +675,38 @@ static void test_pressure_pace(void **state)
 		n = policy_worker_nice(&s);
 		assert_true(n <= last && n >= 0);
 		last = n;
+	}
+	/*
+	 * Compaction under memory pressure: the 7.3 swap bench's device after passes that
+	 * saved nothing (5.3% of the pool not compressed data) is left as it is without
+	 * pressure and compacted at full pressure; the threshold never rises with pressure.
+	 */
+	{
+		struct zram_mm_stat mm = { 0 };
+		struct policy_snapshot q = snap(S(1));
+		unsigned last = 1000;
+
+		mm.v[MM_COMPR_DATA_SIZE] = 74522172;
+		mm.v[MM_MEM_USED_TOTAL] = 78688256;
+		assert_false(policy_should_compact(COMPACT_AUTO, &mm, policy_compact_frag_permille(&c, &q),
+						   0, 0));
+		q.mem_available = 30;
+		assert_true(policy_should_compact(COMPACT_AUTO, &mm, policy_compact_frag_permille(&c, &q),
+						  0, 0));
+		for (uint64_t avail = 1000;; avail -= 10) {
+			unsigned f;
+
+			q.mem_available = avail;
+			f = policy_compact_frag_permille(&c, &q);
+			assert_true(f <= last && f <= 100);
+			last = f;
+			if (avail == 0)
+				break;
+		}
+		c.compact_fragmentation_percent = 100;
+		q.mem_available = 1000;
+		assert_int_equal(policy_compact_frag_permille(&c, &q), 1000);
+		c.compact_fragmentation_percent = 10;
 	}
 	/* a ceiling below the base is the base; a base of 0 still paces at 5% */
 	c.cpu_share_pressure_percent = 1;
