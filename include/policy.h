@@ -100,6 +100,8 @@ struct pass_plan {
 	unsigned duty_permille;
 	/* Nice value of the daemon's worker thread for this pass (policy_worker_nice). */
 	int worker_nice;
+	/* Memory pressure when the pass was planned (policy_memory_pressure_permille). */
+	unsigned mem_pressure_permille;
 	/* Writeback (policy_plan_writeback): none when n_wb is 0 or the budget is. */
 	unsigned n_wb;
 	struct wb_step wb[WB_NR_TYPES];
@@ -211,6 +213,16 @@ bool policy_batch_inconclusive(uint64_t noprog_pages, uint64_t batch, uint64_t p
 
 /* The max_pages= for the next batch: min(batch, budget left), never 0 (0 means "nothing"). */
 uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per_batch);
+
+/*
+ * 6.13+ (a write scans every slot and allocates an entry per candidate, whatever its
+ * max_pages): the batch of a step with this many candidates under memory pressure m (per
+ * mille). A step of fixed batches repeats that scan candidates / batch times, quadratic in
+ * the candidates; under pressure it takes at most POLICY_WALK_WRITES writes for them, with
+ * batches of up to (1 + 7 m) x batch. Never below batch; batch without pressure.
+ */
+#define POLICY_WALK_WRITES 8
+uint64_t policy_walk_batch(uint64_t batch, uint64_t candidates, unsigned mem_permille);
 
 /* ---- daemon mode: when and how much ---- */
 

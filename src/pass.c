@@ -285,6 +285,8 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	return BATCH_DONE;
 }
 
+static uint64_t step_candidates(const struct bs_counts *c, enum pass_type t);
+
 /*
  * One step: recompress writes of at most batch_pages until a batch makes no progress or
  * the budget is spent (the pass's pages left, and for a fallback what the previous
@@ -312,6 +314,15 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	struct zram_mm_stat start = d->mm;
 	int r;
 
+	/*
+	 * 6.13+: every write scans the device and allocates an entry per candidate first, so
+	 * under memory pressure a step with many candidates takes them in fewer, larger writes
+	 * (policy_walk_batch) from the counts read after its idle mark; never an extra read.
+	 */
+	if (d->caps.walk_all && plan->mem_pressure_permille && b.st.batched && st->cur_valid &&
+	    !step->fallback)
+		b.batch = policy_walk_batch(plan->batch_pages, step_candidates(&st->cur, step->type),
+					    plan->mem_pressure_permille);
 	if (plan->pages_total && (b.st.pages_budget == 0 || b.st.pages_budget > total_left))
 		b.st.pages_budget = total_left;
 	if (step_budget && (b.st.pages_budget == 0 || b.st.pages_budget > step_budget))

@@ -180,6 +180,21 @@ uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per
 	return n ? n : 1;
 }
 
+uint64_t policy_walk_batch(uint64_t batch, uint64_t candidates, unsigned mem_permille)
+{
+	long double extra;
+	uint64_t cap, want;
+
+	if (mem_permille > 1000)
+		mem_permille = 1000;
+	extra = (long double)batch * 7.0L * mem_permille / 1000.0L;
+	cap = extra >= 18446744073709551615.0L ? UINT64_MAX : sat_add_u64(batch, (uint64_t)extra);
+	want = candidates / POLICY_WALK_WRITES + (candidates % POLICY_WALK_WRITES != 0);
+	if (want > cap)
+		want = cap;
+	return want > batch ? want : batch;
+}
+
 /* ---- daemon mode ---- */
 
 #define NS_PER_SEC 1000000000ULL
@@ -398,6 +413,7 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 	memset(plan, 0, sizeof(*plan));
 	plan->duty_permille = policy_pace_permille(cfg, s);
 	plan->worker_nice = policy_worker_nice(s);
+	plan->mem_pressure_permille = policy_memory_pressure_permille(s);
 	plan->threshold = cfg->threshold_bytes;
 	plan->batch_pages = cfg_batch(cfg);
 	plan->max_write_ns = sat_mul_u64(cfg->max_write_ms, 1000000);

@@ -1815,5 +1815,25 @@ t_status_wb_lines() {
 }
 run_test status-writeback-lines t_status_wb_lines
 
+# 6.13+ under memory pressure: each write scans every slot and allocates an entry per
+# candidate, so a step takes its candidates in at most 8 writes (policy_walk_batch): 20,000
+# idle candidates at MemAvailable 3% (full pressure) give max_pages=2500; without pressure,
+# and on 6.12 (the walk stops at max_pages) whatever the pressure, the batch is unchanged.
+t_walk_batch_pressure() {
+	local ver=$1 avail=$2 want=$3 f
+	build_version_root "$R" "$ver"
+	f=$R/sys/kernel/debug/zram/zram0/block_state
+	awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%12d %12d.%06d ...i..\n", i, 100 + i % 50, 0 }' >"$f"
+	fr_meminfo "$R" 16000000 "$avail"
+	conf '[global]' 'passes = idle' 'max-write-ms = 0'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 recompress)" "type=idle priority=1 max_pages=$want"
+}
+run_test walk-batch-7.0-pressure t_walk_batch_pressure 7.0 480000 2500
+run_test walk-batch-7.0-half-pressure t_walk_batch_pressure 7.0 2000000 2500
+run_test walk-batch-7.0-no-pressure t_walk_batch_pressure 7.0 16000000 2048
+run_test walk-batch-6.12-pressure t_walk_batch_pressure 6.12 480000 2048
+
 echo "fakesys: $NPASS passed, $NFAIL failed"
 [ "$NFAIL" = 0 ]

@@ -223,6 +223,43 @@ static void test_idle_walk_worth(void **state)
 	assert_true(policy_idle_walk_worth(1, 55000, false));
 }
 
+/*
+ * 6.13+ under memory pressure: a step's candidates in at most 8 writes, up to (1 + 7m) x the
+ * batch, never below it. The 7.3 swap bench's catch-up (about 60,000 idle candidates at
+ * full pressure) takes 7,500-page writes instead of thirty 2048-page ones.
+ */
+static void test_walk_batch(void **state)
+{
+	static const struct {
+		uint64_t batch, candidates;
+		unsigned m;
+		uint64_t want;
+	} t[] = {
+		{ 2048, 60000, 1000, 7500 },	/* the bench: 8 writes */
+		{ 2048, 60000, 0, 2048 },	/* no pressure: as configured */
+		{ 2048, 60000, 500, 7500 },	/* cap 9216 */
+		{ 2048, 200000, 500, 9216 },	/* capped at 4.5 x */
+		{ 2048, 200000, 1000, 16384 },	/* capped at 8 x */
+		{ 2048, 5000, 1000, 2048 },	/* few candidates: never below the batch */
+		{ 2048, 16385, 1000, 2049 },	/* rounded up: still 8 writes */
+		{ 2048, 0, 1000, 2048 },
+		{ 1, 1000000, 1000, 8 },
+		{ 2048, 60000, 5000, 7500 },	/* m clamped to 1 */
+		{ UINT64_MAX, UINT64_MAX, 1000, UINT64_MAX }, /* saturates */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		assert_true(policy_walk_batch(t[i].batch, t[i].candidates, t[i].m) == t[i].want);
+	/* more pressure never gives a smaller batch */
+	for (unsigned m = 0, last = 0; m <= 1000; m += 50) {
+		uint64_t b = policy_walk_batch(2048, 1000000, m);
+
+		assert_true(b >= last);
+		last = (unsigned)b;
+	}
+}
+
 static void test_batch(void **state)
 {
 	struct zram_mm_stat a = { .nfields = 9 }, b;
@@ -1070,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_failures_marked),
 		cmocka_unit_test(test_idle_walk_worth),
 		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_walk_batch),
 		cmocka_unit_test(test_write_cost_sizing),
 		cmocka_unit_test(test_write_cost_learning),
 		cmocka_unit_test(test_write_cost_fixed_part),
