@@ -130,6 +130,9 @@ struct device_report {
 	bool algorithms_written; /* uninitialized device: secondary list applied */
 	bool idle_marked;
 	uint64_t idle_age_sec; /* 0 = "all" */
+	/* pages younger than the idle age and when 90% are old enough (probe_ripening) */
+	uint64_t ripen_slots;
+	uint64_t ripen_sec; /* 0 or UINT64_MAX: not known */
 	uint64_t idle_ns;
 
 	unsigned n_passes;

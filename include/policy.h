@@ -72,6 +72,29 @@ void policy_wb_select_init(struct wb_select *s, uint64_t now_sec, uint64_t age_s
 void policy_wb_select_slot(void *arg, uint64_t index, uint64_t ac_sec, unsigned flags);
 void policy_wb_select_free(struct wb_select *s);
 
+/*
+ * When the pages too young for this pass's idle age will be old enough (daemon, under
+ * memory pressure): a burst of swap-out (a program's memory pushed out at once) is worth a
+ * pass as soon as it has aged into the idle window, not a whole interval later. Counts the
+ * stored slots a later idle step could take (not same-filled, written back, idle,
+ * recompressed or incompressible) last accessed less than age_sec ago, in buckets of the
+ * seconds left until they are age_sec old.
+ */
+#define POLICY_RIPEN_BUCKETS 64
+struct ripen {
+	uint64_t now_sec, age_sec, width;
+	uint64_t n;
+	uint64_t bucket[POLICY_RIPEN_BUCKETS];
+};
+void policy_ripen_init(struct ripen *r, uint64_t now_sec, uint64_t age_sec);
+/* One block_state slot (a bs_slot_fn: arg is the struct ripen). */
+void policy_ripen_slot(void *arg, uint64_t index, uint64_t ac_sec, unsigned flags);
+/*
+ * Seconds until share_permille of the counted slots are old enough (an upper bound, at most
+ * age_sec); UINT64_MAX when fewer than min_slots were counted.
+ */
+uint64_t policy_ripen_sec(const struct ripen *r, unsigned share_permille, uint64_t min_slots);
+
 /* A cold step plus the configured types, each expanded into up to 3 priorities. */
 #define PASS_MAX_STEPS ((CFG_MAX_PASSES + 1) * ZRAM_MAX_PRIO)
 
@@ -102,6 +125,12 @@ struct pass_plan {
 	int worker_nice;
 	/* Memory pressure when the pass was planned (policy_memory_pressure_permille). */
 	unsigned mem_pressure_permille;
+	/*
+	 * The daemon under memory pressure: when its idle steps find nothing old enough but at
+	 * least batch_pages stored pages are younger than the idle age, the pass reads when
+	 * they will be old enough (struct ripen) for the next pass's time.
+	 */
+	bool ripen_probe;
 	/* Writeback (policy_plan_writeback): none when n_wb is 0 or the budget is. */
 	unsigned n_wb;
 	struct wb_step wb[WB_NR_TYPES];
@@ -300,6 +329,8 @@ struct policy_outcome {
 	bool cold_ran;
 	uint64_t content_sig;
 	bool error;
+	/* seconds until the young pages are old enough (struct ripen); 0 or UINT64_MAX: unknown */
+	uint64_t ripen_sec;
 };
 void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 		      const struct policy_outcome *o);

@@ -249,6 +249,7 @@ static void finish_job(struct manager *m, struct job *j)
 	o.pages_charged = sum.pages;
 	o.saved = sum.saved;
 	o.content_sig = rep->after.v[MM_HUGE_PAGES_SINCE];
+	o.ripen_sec = rep->ripen_sec;
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
 	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
@@ -269,6 +270,10 @@ static void finish_job(struct manager *m, struct job *j)
 	md->last_longest_write_ns = sum.max_write_ns;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	policy_pass_done(&md->pol, &md->cfg, &o);
+	if (rep->ripen_sec && rep->ripen_sec != UINT64_MAX)
+		log_info("%s: memory pressure: %" PRIu64 " pages are younger than the idle age of "
+			 "%" PRIu64 " s, 90%% of them old enough in %" PRIu64 " s",
+			 md->dev.name, rep->ripen_slots, rep->idle_age_sec, rep->ripen_sec);
 
 	if (j->advise)
 		report_advice(md, j);

@@ -89,6 +89,7 @@ struct pass_run {
 	bool cur_valid;
 	bool began; /* the baseline (bs0, inc_before) is read */
 	bool wrote; /* a recompress write succeeded in this pass */
+	bool idle_nothing; /* a priority-1 idle step found no idle page it could improve */
 };
 
 /* The counts now, from the last read when nothing changed them since. */
@@ -440,8 +441,10 @@ static enum batch_stop idle_step_verdict(const struct pass_ctx *ctx, const struc
 		return STOP_NONE;
 	if (!counts_now(ctx, d, st, &c))
 		return STOP_NONE;
-	if (top && (step->type == PASS_IDLE ? c.idle_fresh : c.huge_idle_fresh) == 0)
+	if (top && (step->type == PASS_IDLE ? c.idle_fresh : c.huge_idle_fresh) == 0) {
+		st->idle_nothing = true;
 		return STOP_NOTHING;
+	}
 	/* 6.15+ skip slots already at the step's priority in their scan. */
 	if (top && step->type == PASS_IDLE &&
 	    !policy_idle_walk_worth(c.idle_fresh, c.recompressed, !d->caps.prio_max_active))
@@ -782,6 +785,37 @@ static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev
 		policy_fragmentation_permille(&d->mm) / 10, policy_fragmentation_permille(&d->mm) % 10);
 }
 
+/*
+ * The daemon under memory pressure, after a pass whose idle steps found nothing old enough:
+ * when at least a batch of stored pages is younger than the idle age (estimated from the
+ * counts first, so that a quiet device costs no read), when 90% of them will be old enough.
+ */
+static void probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
+			   const struct pass_plan *plan, struct pass_run *st,
+			   struct device_report *rep)
+{
+	struct bs_counts c;
+	struct ripen r;
+	uint64_t young;
+
+	if (!plan->ripen_probe || !st->idle_nothing || !rep->idle_marked || !rep->idle_age_sec ||
+	    !counts_now(ctx, d, st, &c))
+		return;
+	/* flags overlap ('i' with 'r' or 'n'): this undercounts, never overcounts */
+	young = sat_sub_u64(c.allocated, c.same);
+	young = sat_sub_u64(young, c.written_back);
+	young = sat_sub_u64(young, c.idle);
+	young = sat_sub_u64(young, c.recompressed);
+	young = sat_sub_u64(young, c.incompressible);
+	if (young < plan->batch_pages)
+		return;
+	policy_ripen_init(&r, now_boottime_ns() / 1000000000u, rep->idle_age_sec);
+	if (blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, NULL) < 0)
+		return;
+	rep->ripen_slots = r.n;
+	rep->ripen_sec = policy_ripen_sec(&r, 900, plan->batch_pages);
+}
+
 /* Compaction after the steps, when the plan's rule says so. */
 static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
 			  const struct pass_plan *plan, struct device_report *rep)
@@ -902,6 +936,8 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		else
 			compact_after(ctx, d, &xp, rep);
 	}
+	if (!ctx->dry_run && r != STEP_STOPPED)
+		probe_ripening(ctx, d, &xp, &st, rep);
 	pass_run_end(ctx, d, &st, rep);
 	return rep->error;
 }

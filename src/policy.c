@@ -447,6 +447,7 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 			marked = true;
 		}
 	}
+	plan->ripen_probe = pd && marked && plan->mem_pressure_permille > 0;
 	policy_plan_writeback(cfg, s, plan);
 	return age;
 }
@@ -499,6 +500,52 @@ void policy_plan_writeback(const struct dev_config *cfg, const struct policy_sna
 	}
 }
 
+void policy_ripen_init(struct ripen *r, uint64_t now_sec, uint64_t age_sec)
+{
+	memset(r, 0, sizeof(*r));
+	r->now_sec = now_sec;
+	r->age_sec = age_sec;
+	r->width = age_sec / POLICY_RIPEN_BUCKETS + (age_sec % POLICY_RIPEN_BUCKETS != 0);
+}
+
+void policy_ripen_slot(void *arg, uint64_t index, uint64_t ac_sec, unsigned flags)
+{
+	struct ripen *r = arg;
+	uint64_t left, b;
+
+	(void)index;
+	if (flags & (BS_SAME | BS_WB | BS_IDLE | BS_RECOMP | BS_INCOMP))
+		return;
+	/* 0: freed and refilled (no age known); in the future: not comparable */
+	if (r->width == 0 || ac_sec == 0 || ac_sec > r->now_sec || r->now_sec - ac_sec >= r->age_sec)
+		return;
+	left = r->age_sec - (r->now_sec - ac_sec); /* 1..age_sec */
+	b = (left - 1) / r->width;
+	r->bucket[b < POLICY_RIPEN_BUCKETS ? b : POLICY_RIPEN_BUCKETS - 1]++;
+	r->n++;
+}
+
+uint64_t policy_ripen_sec(const struct ripen *r, unsigned share_permille, uint64_t min_slots)
+{
+	uint64_t want, sum = 0, t;
+
+	if (r->n == 0 || r->n < min_slots)
+		return UINT64_MAX;
+	if (share_permille > 1000)
+		share_permille = 1000;
+	want = (uint64_t)(((long double)r->n * share_permille + 999.0L) / 1000.0L);
+	if (want == 0)
+		want = 1;
+	for (unsigned b = 0; b < POLICY_RIPEN_BUCKETS; b++) {
+		sum += r->bucket[b];
+		if (sum >= want) {
+			t = sat_mul_u64(b + 1, r->width);
+			return t < r->age_sec ? t : r->age_sec;
+		}
+	}
+	return r->age_sec;
+}
+
 void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 		      const struct policy_outcome *o)
 {
@@ -534,6 +581,18 @@ void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 			cap = interval;
 		if (wait > cap)
 			wait = cap;
+	}
+	/*
+	 * Pages too young for this pass will be old enough sooner than that (a burst of swap-out
+	 * under memory pressure): the next pass then, at least a second later.
+	 */
+	if (o->ripen_sec != UINT64_MAX && o->ripen_sec != 0) {
+		uint64_t ripe = secs(o->ripen_sec);
+
+		if (ripe < NS_PER_SEC)
+			ripe = NS_PER_SEC;
+		if (ripe < wait)
+			wait = ripe;
 	}
 	pd->next_due_ns = sat_add_u64(o->end_ns, wait);
 }

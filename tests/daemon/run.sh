@@ -483,6 +483,44 @@ t_backoff() {
 	[ "$long" -le 1 ] || die "without backoff, $long gaps over 3.5 s between passes (longest $maxgap ms)"
 }
 
+# Memory pressure and a burst of swap-out too young for the idle age (20 s): 3,000 pages last
+# accessed 5 s before the start. The first pass (interval-sec = 10) finds nothing idle, reads
+# when 90% of them are old enough (about 5 s later) and comes back then instead of after its
+# backoff (20 s); the second finds them no longer young (the fake kernel never marks them),
+# so no third follows soon.
+t_ripen_pressure() {
+	local up f t1 t2 gap
+	new_root
+	fr_meminfo "$R" 16000000 400000
+	up=$(cut -d. -f1 /proc/uptime)
+	f=$R/sys/kernel/debug/zram/zram0/block_state
+	mkdir -p "${f%/*}"
+	awk -v t=$((up - 5)) 'BEGIN { for (i = 0; i < 3000; i++) printf "%12d %12d.%06d ......\n", i, t, 0 }' >"$f"
+	conf "[global]" "interval-sec = 10" "idle-age-min-sec = 20" "idle-age-max-sec = 20" \
+		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0"
+	dstart
+	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
+		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
+	now_ms
+	t1=$NOW
+	grep -qE "zram0: memory pressure: 3000 pages are younger than the idle age of 20 s, 90% of them old enough in [3-7] s" "$T/d.err" ||
+		die "no ripening line: $(oneline "$T/d.err")"
+	wait_for 9000 at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
+		die "no second pass within 9 s of the first; stderr: $(oneline "$T/d.err")"
+	now_ms
+	t2=$NOW
+	gap=$((t2 - t1))
+	[ "$gap" -ge 2500 ] || die "second pass ${gap} ms after the first (expected about 5 s)"
+	[ "$(grep -c "pages are younger" "$T/d.err")" = 1 ] ||
+		die "the second pass found young pages again: $(oneline "$T/d.err")"
+	[ "$(cat "$(attr 0 idle)")" = "20
+20" ] || die "idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	sleep_ms 3000
+	[ "$(count "$T/d.err" "^zram-recompd: zram0: pass:")" = 2 ] ||
+		die "a third pass followed: $(oneline "$T/d.err")"
+	dstop
+}
+
 t_bad_config_exit() {
 	local rc
 	new_root
@@ -704,7 +742,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved
-	sandbox_sighup_metrics)
+	sandbox_sighup_metrics ripen_pressure)
 
 selected() {
 	local pat

@@ -848,6 +848,85 @@ static void test_daemon_backoff_and_pressure(void **state)
 	assert_true(pd.next_due_ns == UINT64_MAX);
 }
 
+/*
+ * A burst of swap-out under memory pressure: the pages too young for the idle age, and when
+ * 90% of them are old enough; the next pass comes then when that is sooner than its time.
+ */
+static void test_ripen(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_outcome o = { .end_ns = S(1000) };
+	struct policy_decision d;
+	struct policy_snapshot s;
+	struct ripen r;
+
+	(void)state;
+	policy_ripen_init(&r, 1000, 10); /* 1 s buckets */
+	policy_ripen_slot(&r, 0, 995, 0);		 /* old enough in 5 s */
+	policy_ripen_slot(&r, 1, 991, BS_HUGE);	 /* in 1 s */
+	policy_ripen_slot(&r, 2, 999, 0);		 /* in 9 s */
+	policy_ripen_slot(&r, 3, 995, BS_IDLE);	 /* marked: this pass's business */
+	policy_ripen_slot(&r, 4, 995, BS_RECOMP);	 /* done */
+	policy_ripen_slot(&r, 5, 995, BS_INCOMP);	 /* given up */
+	policy_ripen_slot(&r, 6, 995, BS_SAME);
+	policy_ripen_slot(&r, 7, 995, BS_WB);
+	policy_ripen_slot(&r, 8, 0, 0);		 /* recompressed, not read since: no age */
+	policy_ripen_slot(&r, 9, 990, 0);		 /* already 10 s old */
+	policy_ripen_slot(&r, 10, 1001, 0);		 /* in the future */
+	assert_true(r.n == 3);
+	assert_true(policy_ripen_sec(&r, 900, 1) == 9);
+	assert_true(policy_ripen_sec(&r, 500, 1) == 5);
+	assert_true(policy_ripen_sec(&r, 300, 1) == 1);
+	assert_true(policy_ripen_sec(&r, 900, 4) == UINT64_MAX); /* fewer than a batch */
+	/* an hour in 57 s buckets: the bound is the bucket's end, never past the age */
+	policy_ripen_init(&r, 100000, 3600);
+	policy_ripen_slot(&r, 0, 100000, 0);	/* just accessed: 3600 s */
+	policy_ripen_slot(&r, 1, 100000 - 3599, 0); /* 1 s */
+	assert_true(policy_ripen_sec(&r, 500, 1) == 57);
+	assert_true(policy_ripen_sec(&r, 900, 1) == 3600);
+	/* age "all": nothing is too young */
+	policy_ripen_init(&r, 1000, 0);
+	policy_ripen_slot(&r, 0, 999, 0);
+	assert_true(policy_ripen_sec(&r, 900, 0) == UINT64_MAX);
+
+	/* the next pass: at the ripening when sooner than the interval or the backoff */
+	policy_dev_init(&pd, &c, 0);
+	o.ripen_sec = 7;
+	policy_pass_done(&pd, &c, &o); /* saved nothing: backoff 600 s */
+	assert_true(pd.next_due_ns == S(1007));
+	o.saved = 4096;
+	o.ripen_sec = 400; /* later than the interval */
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == S(1300));
+	o.ripen_sec = UINT64_MAX;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == S(1300));
+	o.ripen_sec = 0;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == S(1300));
+
+	/* probed only by the daemon, under memory pressure, with an idle mark */
+	policy_dev_init(&pd, &c, 0);
+	s = snap(S(400));
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_false(d.plan.ripen_probe);
+	pd.next_due_ns = 0;
+	s.mem_available = 100; /* 10%: m = 0.667 */
+	policy_decide(&pd, &c, &s, &d);
+	assert_true(d.plan.ripen_probe);
+	assert_int_equal(d.plan.mem_pressure_permille, 666);
+	c.n_passes = 1;
+	c.passes[0] = PASS_HUGE; /* no idle type, no mark */
+	pd.next_due_ns = 0;
+	policy_decide(&pd, &c, &s, &d);
+	assert_false(d.plan.ripen_probe);
+	c.passes[0] = PASS_IDLE;
+	(void)policy_plan(NULL, &c, &s, &d.plan); /* --once: never */
+	assert_false(d.plan.ripen_probe);
+}
+
 static void test_daemon_incompressible_skip(void **state)
 {
 	struct dev_config c = daemon_cfg();
@@ -1119,6 +1198,7 @@ int main(void)
 		cmocka_unit_test(test_pressure_pace),
 		cmocka_unit_test(test_daemon_tokens),
 		cmocka_unit_test(test_daemon_backoff_and_pressure),
+		cmocka_unit_test(test_ripen),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
 		cmocka_unit_test(test_plan_writeback),
