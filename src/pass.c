@@ -785,10 +785,23 @@ static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev
 		policy_fragmentation_permille(&d->mm) / 10, policy_fragmentation_permille(&d->mm) % 10);
 }
 
+/* Stored pages neither idle, done nor given up; flags overlap ('i' with 'r' or 'n'), so this
+ * undercounts, never overcounts. */
+static uint64_t young_estimate(const struct bs_counts *c)
+{
+	uint64_t young = sat_sub_u64(c->allocated, c->same);
+
+	young = sat_sub_u64(young, c->written_back);
+	young = sat_sub_u64(young, c->idle);
+	young = sat_sub_u64(young, c->recompressed);
+	return sat_sub_u64(young, c->incompressible);
+}
+
 /*
  * The daemon under memory pressure, after a pass whose idle steps found nothing old enough:
  * when at least a batch of stored pages is younger than the idle age (estimated from the
- * counts first, so that a quiet device costs no read), when 90% of them will be old enough.
+ * counts), when 90% of them will be old enough. Counts still valid from the pass spare a
+ * quiet device the read; otherwise the one read with access times gives the counts too.
  */
 static void probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 			   const struct pass_plan *plan, struct pass_run *st,
@@ -796,21 +809,18 @@ static void probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 {
 	struct bs_counts c;
 	struct ripen r;
-	uint64_t young;
 
 	if (!plan->ripen_probe || !st->idle_nothing || !rep->idle_marked || !rep->idle_age_sec ||
-	    !counts_now(ctx, d, st, &c))
+	    !st->bs_ok)
 		return;
-	/* flags overlap ('i' with 'r' or 'n'): this undercounts, never overcounts */
-	young = sat_sub_u64(c.allocated, c.same);
-	young = sat_sub_u64(young, c.written_back);
-	young = sat_sub_u64(young, c.idle);
-	young = sat_sub_u64(young, c.recompressed);
-	young = sat_sub_u64(young, c.incompressible);
-	if (young < plan->batch_pages)
+	if (st->cur_valid && young_estimate(&st->cur) < plan->batch_pages)
 		return;
 	policy_ripen_init(&r, now_boottime_ns() / 1000000000u, rep->idle_age_sec);
-	if (blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, NULL) < 0)
+	if (blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, &c) < 0)
+		return;
+	st->cur = c;
+	st->cur_valid = true;
+	if (young_estimate(&c) < plan->batch_pages)
 		return;
 	rep->ripen_slots = r.n;
 	rep->ripen_sec = policy_ripen_sec(&r, 900, plan->batch_pages);
