@@ -15,7 +15,7 @@ DESTDIR ?=
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libsystemd liblz4 libzstd inih zlib
+PKGS := libsystemd liblz4 libzstd zlib
 # Only the tests use liblzo2 (the daemon has its own LZO1X encoder, matching the kernel's):
 # a package build needs it only with the tests.
 TEST_PKGS := lzo2 cmocka

@@ -5,7 +5,7 @@
 /*
  * Configuration: zram-recompd.conf and the *.conf drop-ins of zram-recompd.conf.d/, found
  * along systemd's search path (/etc, /run, /usr/local/lib, /usr/lib), or one --config FILE;
- * parsed with inih. Section [global] holds defaults; [zramN] sections override the keys
+ * in INI syntax. Section [global] holds defaults; [zramN] sections override the keys
  * they set for that device only. See docs/zram-recompd.conf.5 (FILES). config_file.c finds
  * and reads the files; config.c holds the key table (name, default, kind, fields, scope).
  */
@@ -164,7 +164,16 @@ struct dev_config {
 
 struct dev_section {
 	unsigned id; /* N of [zramN] */
+	struct cfg_origin origin; /* the header line of the first [zramN] that set a key */
 	struct dev_config cfg;
+};
+
+/* The [global]-only keys, indexing config.global_origin[]. */
+enum cfg_global_key {
+	CFG_G_DEVICES,
+	CFG_G_METRICS_FILE,
+	CFG_G_SANDBOX,
+	CFG_N_GLOBAL_KEYS,
 };
 
 struct config {
@@ -179,6 +188,8 @@ struct config {
 	bool devices_all;
 	unsigned n_devices;
 	unsigned devices[CFG_MAX_DEVICES];
+	/* Where each [global]-only key was last set (line 0 = never). */
+	struct cfg_origin global_origin[CFG_N_GLOBAL_KEYS];
 };
 
 struct config_errors {
@@ -225,6 +236,7 @@ enum config_file_state {
 struct config_file {
 	char *path;
 	enum config_file_state state;
+	unsigned file; /* CFG_FILE_READ: its index in struct cfg_origin.file */
 };
 
 struct config_files {

@@ -51,6 +51,14 @@ int parse_u64(const char *s, uint64_t *ret);
  */
 int parse_u64_text(const char *s, size_t len, uint64_t *ret);
 
+/*
+ * Edit (Levenshtein) distance between a and b: insertions, deletions and substitutions that
+ * turn one into the other. For suggesting a name: b at most STR_EDIT_MAX characters
+ * (UINT_MAX otherwise); a of any length.
+ */
+#define STR_EDIT_MAX 63
+unsigned str_edit_distance(const char *a, const char *b);
+
 /* True when name is "zram" followed by 1-9 decimal digits without a leading zero (zram0 ok). */
 bool zram_name_valid(const char *name);
 

@@ -8,6 +8,7 @@
  * a time, and a rejected value comes back as one reason (config_file.c adds FILE:LINE).
  */
 #include "config_internal.h"
+#include "units.h"
 #include "util.h"
 
 #include <errno.h>
@@ -47,7 +48,7 @@ const char *compact_mode_name(enum compact_mode m)
 }
 
 enum key_kind {
-	KIND_NUMBER,  /* unsigned decimal in [min, max], a 32- or 64-bit field */
+	KIND_NUMBER,  /* unsigned number of unit in [min, max], a 32- or 64-bit field */
 	KIND_BOOL,    /* yes/true/1 or no/false/0, a bool field */
 	KIND_ENUM,    /* one of names[], stored as its index in an enum field */
 	KIND_PATH,    /* an absolute path or "", a char array */
@@ -70,9 +71,11 @@ struct key_def {
 	enum key_kind kind;
 	enum key_scope scope;
 	uint64_t bit;	  /* SCOPE_DEVICE: dev_config.set bit; its number indexes origin[] */
+	unsigned gkey;	  /* SCOPE_GLOBAL: enum cfg_global_key (config.global_origin[]) */
 	/* The fields the key owns, adjacent, in dev_config or config (by scope). */
 	size_t offset, size;
 	uint64_t min, max;	  /* KIND_NUMBER */
+	enum unit unit;		  /* KIND_NUMBER: what a plain number counts; suffixes allowed */
 	const char *note;	  /* KIND_NUMBER: said after the range when a value is outside */
 	const char *const *names; /* KIND_ENUM: NULL-terminated, in enum order */
 };
@@ -133,9 +136,11 @@ static int parse_number(const struct key_def *k, char *v, void *base, char *why)
 
 	if (!*v)
 		return fail(why, -EINVAL, "empty value");
-	r = parse_u64(v, &n);
+	r = units_parse(v, k->unit, &n);
 	if (r == -EINVAL)
-		return fail(why, r, "'%s' is not a decimal number", v);
+		return fail(why, r, "'%s' is not %s", v, units_hint(k->unit));
+	if (r == -EDOM)
+		return fail(why, -EINVAL, "'%s' is not a whole number of %s", v, units_name(k->unit));
 	if (r < 0 || n < k->min || n > k->max)
 		return fail(why, -ERANGE, "'%s' is out of range %" PRIu64 "-%" PRIu64 "%s", v,
 			    k->min, k->max, k->note ? k->note : "");
@@ -545,13 +550,19 @@ static const struct {
 	.offset = offsetof(type, first),                                                           \
 	.size = offsetof(type, last) + sizeof(((type *)0)->last) - offsetof(type, first)
 #define DEV(b, first, last) .scope = SCOPE_DEVICE, .bit = (b), SPAN(struct dev_config, first, last)
-#define GLOBAL(first, last) .scope = SCOPE_GLOBAL, SPAN(struct config, first, last)
+#define GLOBAL(g, first, last)                                                                     \
+	.scope = SCOPE_GLOBAL, .gkey = (g), SPAN(struct config, first, last)
 #define KEY(n, d, k, ...)                                                                          \
 	{                                                                                          \
 		.name = (n), .def = (d), .kind = (k), __VA_ARGS__                                  \
 	}
-#define NUM(n, d, b, f, lo, hi, nt)                                                                \
-	KEY(n, d, KIND_NUMBER, DEV(b, f, f), .min = (lo), .max = (hi), .note = (nt))
+#define NUM(n, d, b, f, lo, hi, nt, ...)                                                           \
+	KEY(n, d, KIND_NUMBER, DEV(b, f, f), .min = (lo), .max = (hi), .note = (nt), __VA_ARGS__)
+/* The unit of a NUM key: a plain number counts it; a suffix converts ("1G", "5min"). */
+#define BYTES .unit = UNIT_BYTES
+#define SECS .unit = UNIT_SEC
+#define MSECS .unit = UNIT_MSEC
+#define USECS .unit = UNIT_USEC
 #define PRIO_NOTE " (0 = every secondary algorithm in order)"
 
 /*
@@ -560,35 +571,35 @@ static const struct {
  * dev_config and the next enum cfg_key bit.
  */
 static const struct key_def key_defs[] = {
-	KEY("devices", "all", KIND_DEVICES, GLOBAL(devices_all, devices)),
-	KEY("metrics-file", "", KIND_PATH, GLOBAL(metrics_file, metrics_file)),
+	KEY("devices", "all", KIND_DEVICES, GLOBAL(CFG_G_DEVICES, devices_all, devices)),
+	KEY("metrics-file", "", KIND_PATH, GLOBAL(CFG_G_METRICS_FILE, metrics_file, metrics_file)),
 	KEY("recompress-algorithms", "zstd", KIND_ALGOS, DEV(CFG_K_ALGOS, n_algos, algos_auto)),
 	KEY("algorithm-params", "", KIND_PARAMS, DEV(CFG_K_PARAMS, n_params, params)),
 	KEY("passes", "huge_idle idle huge", KIND_PASSES, DEV(CFG_K_PASSES, n_passes, passes)),
 	NUM("threshold-bytes", "0", CFG_K_THRESHOLD, threshold_bytes, 0, THRESHOLD_MAX,
-	    " (the kernel requires threshold < huge_class_size, which is below 4096)"),
+	    " (the kernel requires threshold < huge_class_size, which is below 4096)", BYTES),
 	NUM("max-pages-per-batch", "2048", CFG_K_BATCH, max_pages_per_batch, 1, BATCH_MAX, NULL),
 	NUM("max-write-ms", "100", CFG_K_MAX_WRITE_MS, max_write_ms, 0, 60000,
-	    " (0 = fixed batches of max-pages-per-batch)"),
+	    " (0 = fixed batches of max-pages-per-batch)", MSECS),
 	NUM("max-pages-per-pass", "131072", CFG_K_PASS_PAGES, max_pages_per_pass, 0, PASS_PAGES_MAX,
 	    NULL),
-	NUM("idle-age-min-sec", "1800", CFG_K_AGE_MIN, idle_age_min_sec, 0, AGE_LIMIT_SEC, NULL),
-	NUM("idle-age-max-sec", "14400", CFG_K_AGE_MAX, idle_age_max_sec, 0, AGE_LIMIT_SEC, NULL),
+	NUM("idle-age-min-sec", "1800", CFG_K_AGE_MIN, idle_age_min_sec, 0, AGE_LIMIT_SEC, NULL, SECS),
+	NUM("idle-age-max-sec", "14400", CFG_K_AGE_MAX, idle_age_max_sec, 0, AGE_LIMIT_SEC, NULL, SECS),
 	KEY("compact", "auto", KIND_ENUM, DEV(CFG_K_COMPACT, compact, compact),
 	    .names = compact_names),
-	NUM("interval-sec", "300", CFG_K_INTERVAL, interval_sec, 1, 86400, NULL),
-	NUM("backoff-max-sec", "3600", CFG_K_BACKOFF_MAX, backoff_max_sec, 0, 604800, NULL),
+	NUM("interval-sec", "300", CFG_K_INTERVAL, interval_sec, 1, 86400, NULL, SECS),
+	NUM("backoff-max-sec", "3600", CFG_K_BACKOFF_MAX, backoff_max_sec, 0, 604800, NULL, SECS),
 	NUM("priority-huge-idle", "0", CFG_K_PRIO_HUGE_IDLE, priority[PASS_HUGE_IDLE], 0, 3,
 	    PRIO_NOTE),
 	NUM("priority-idle", "0", CFG_K_PRIO_IDLE, priority[PASS_IDLE], 0, 3, PRIO_NOTE),
 	NUM("priority-huge", "0", CFG_K_PRIO_HUGE, priority[PASS_HUGE], 0, 3, PRIO_NOTE),
-	NUM("cold-idle-age-sec", "0", CFG_K_COLD_AGE, cold_idle_age_sec, 0, AGE_LIMIT_SEC, NULL),
+	NUM("cold-idle-age-sec", "0", CFG_K_COLD_AGE, cold_idle_age_sec, 0, AGE_LIMIT_SEC, NULL, SECS),
 	NUM("cold-priority", "2", CFG_K_COLD_PRIO, cold_priority, 1, 3, NULL),
 	NUM("pages-per-hour", "262144", CFG_K_PAGES_HOUR, pages_per_hour, 0, PASS_PAGES_MAX, NULL),
 	NUM("cpu-share-max-percent", "5", CFG_K_CPU_SHARE, cpu_share_max_percent, 0, 100, NULL),
 	NUM("psi-cpu-max-percent", "40", CFG_K_PSI_CPU, psi_cpu_max_percent, 0, 100, NULL),
 	NUM("memory-stall-us", "150000", CFG_K_MEM_STALL, memory_stall_us, 0, 1000000,
-	    " (microseconds of memory stall per second; 0 = off)"),
+	    " (microseconds of memory stall per second; 0 = off)", USECS),
 	KEY("defer-on-battery", "yes", KIND_BOOL,
 	    DEV(CFG_K_BATTERY, defer_on_battery, defer_on_battery)),
 	NUM("battery-psi-memory-percent", "10", CFG_K_BATTERY_PSI, battery_psi_memory_percent, 0,
@@ -596,9 +607,9 @@ static const struct key_def key_defs[] = {
 	NUM("compact-fragmentation-percent", "10", CFG_K_COMPACT_FRAG,
 	    compact_fragmentation_percent, 1, 100, NULL),
 	NUM("compact-min-saved-bytes", "0", CFG_K_COMPACT_SAVED, compact_min_saved_bytes, 0,
-	    UINT64_C(1) << 50, NULL),
+	    UINT64_C(1) << 50, NULL, BYTES),
 	NUM("advise-interval-sec", "86400", CFG_K_ADVISE_INTERVAL, advise_interval_sec, 0,
-	    AGE_LIMIT_SEC, " (0 = never)"),
+	    AGE_LIMIT_SEC, " (0 = never)", SECS),
 	NUM("advise-samples", "1024", CFG_K_ADVISE_SAMPLES, advise_samples, 1, 1048576, NULL),
 	NUM("cpu-share-pressure-percent", "100", CFG_K_CPU_SHARE_PRESSURE,
 	    cpu_share_pressure_percent, 0, 100, " (the share under full memory pressure)"),
@@ -606,22 +617,21 @@ static const struct key_def key_defs[] = {
 	KEY("writeback-types", "incompressible huge_idle idle", KIND_WB_TYPES,
 	    DEV(CFG_K_WB_TYPES, n_wb_types, wb_types)),
 	NUM("writeback-idle-age-sec", "86400", CFG_K_WB_AGE, wb_idle_age_sec, 0, AGE_LIMIT_SEC,
-	    " (0 = every page counts as idle)"),
+	    " (0 = every page counts as idle)", SECS),
 	NUM("writeback-bytes-per-day", "1073741824", CFG_K_WB_DAY, wb_bytes_per_day, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)"),
+	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES),
 	NUM("writeback-bytes-per-pass", "134217728", CFG_K_WB_PASS, wb_bytes_per_pass, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)"),
+	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES),
 	NUM("writeback-batch-size", "0", CFG_K_WB_BATCH, wb_batch_size, 0, UINT32_MAX,
 	    " (0 = the kernel's default)"),
 	KEY("backing-device", "", KIND_BLOCKDEV,
 	    DEV(CFG_K_BACKING_DEV, backing_device, backing_device)),
 	KEY("compressed-writeback", "no", KIND_BOOL,
 	    DEV(CFG_K_COMPRESSED_WB, compressed_writeback, compressed_writeback)),
-	KEY("sandbox", "yes", KIND_BOOL, GLOBAL(sandbox, sandbox)),
+	KEY("sandbox", "yes", KIND_BOOL, GLOBAL(CFG_G_SANDBOX, sandbox, sandbox)),
 };
 
-#define N_GLOBAL_KEYS 3 /* devices, metrics-file, sandbox */
-_Static_assert(ARRAY_SIZE(key_defs) == N_GLOBAL_KEYS + CFG_N_KEYS,
+_Static_assert(ARRAY_SIZE(key_defs) == CFG_N_GLOBAL_KEYS + CFG_N_KEYS,
 	       "one key_defs row per enum cfg_key bit, plus the [global]-only keys");
 
 static unsigned key_index(uint64_t bit)
@@ -635,6 +645,11 @@ static const struct key_def *find_key(const char *name)
 		if (strcmp(name, key_defs[i].name) == 0)
 			return &key_defs[i];
 	return NULL;
+}
+
+const char *cfg_key_name(size_t i)
+{
+	return i < ARRAY_SIZE(key_defs) ? key_defs[i].name : NULL;
 }
 
 /* Where key k of configuration c lives: c itself, or the dev_config d of c. */
@@ -668,8 +683,12 @@ int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *
 	if (k->scope == SCOPE_GLOBAL && d != &c->global)
 		return -EPERM;
 	r = kinds[k->kind].parse(k, v, key_base(k, c, d), why);
-	if (r < 0 || k->scope == SCOPE_GLOBAL)
+	if (r < 0)
 		return r;
+	if (k->scope == SCOPE_GLOBAL) {
+		c->global_origin[k->gkey] = at;
+		return 0;
+	}
 	d->set |= k->bit;
 	d->origin[key_index(k->bit)] = at;
 	return 0;
@@ -685,8 +704,7 @@ const struct dev_section *cfg_find_section(const struct config *c, unsigned id)
 	return NULL;
 }
 
-/* Apply tokens left to right; tokens that do not resolve are skipped (validation reports). */
-static void resolve_params(struct dev_config *d)
+void cfg_resolve_params(struct dev_config *d)
 {
 	memset(d->has_level, 0, sizeof(d->has_level));
 	memset(d->level, 0, sizeof(d->level));
@@ -720,7 +738,7 @@ void config_effective(const struct config *c, unsigned id, struct dev_config *re
 		}
 		ret->set = s->cfg.set;
 	}
-	resolve_params(ret);
+	cfg_resolve_params(ret);
 }
 
 bool config_device_selected(const struct config *c, unsigned id)
@@ -753,7 +771,7 @@ void config_print(const struct config *c, FILE *f)
 	struct dev_config eff = c->global;
 	unsigned n = c->n_sections < CFG_MAX_DEVICES ? c->n_sections : CFG_MAX_DEVICES;
 
-	resolve_params(&eff);
+	cfg_resolve_params(&eff);
 	fputs("[global]\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(key_defs); i++) {
 		const struct key_def *k = &key_defs[i];
@@ -780,118 +798,5 @@ void config_print(const struct config *c, FILE *f)
 		for (size_t k = 0; k < ARRAY_SIZE(key_defs); k++)
 			if (key_defs[k].scope == SCOPE_DEVICE && (keys & key_defs[k].bit))
 				print_key(&key_defs[k], &eff, f);
-	}
-}
-
-/* ---- cross-key checks, once every file is read ---- */
-
-static void join_algos(const struct dev_config *d, char *buf, size_t size)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < d->n_algos && off < size; i++)
-		off += (size_t)snprintf(buf + off, size - off, "%s%s", i ? " " : "", d->algos[i]);
-}
-
-static void origin_err(struct cfg_sink *sink, const char *const *paths, struct cfg_origin o,
-		       const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void origin_err(struct cfg_sink *sink, const char *const *paths, struct cfg_origin o,
-		       const char *key, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (o.line)
-		cfg_sink_add(sink, "%s:%u: key '%s': %s", paths[o.file], o.line, key, msg);
-	else
-		cfg_sink_add(sink, "%s: %s", paths[0], msg);
-}
-
-static bool origin_after(struct cfg_origin a, struct cfg_origin b)
-{
-	return a.file > b.file || (a.file == b.file && a.line > b.line);
-}
-
-/* Cross-key checks of one section's effective configuration. */
-static void validate_effective(const struct dev_config *eff, const char *label,
-			       const char *const *paths, struct cfg_sink *sink)
-{
-	struct cfg_origin po = eff->origin[key_index(CFG_K_PARAMS)];
-	struct cfg_origin mino = eff->origin[key_index(CFG_K_AGE_MIN)];
-	struct cfg_origin maxo = eff->origin[key_index(CFG_K_AGE_MAX)];
-	char list[CFG_MAX_ALGOS * CFG_ALGO_NAME_MAX];
-
-	join_algos(eff, list, sizeof(list));
-	if (eff->algos_auto && eff->n_params > 0) {
-		struct cfg_origin ao = eff->origin[key_index(CFG_K_ALGOS)];
-		bool params_last = origin_after(po, ao);
-
-		/* The advice brings its own levels; mixing them with ours has no meaning. */
-		origin_err(sink, paths, params_last ? po : ao,
-			   params_last ? "algorithm-params" : "recompress-algorithms",
-			   "algorithm-params cannot be combined with recompress-algorithms = auto "
-			   "in [%s] (the advice brings its own levels)",
-			   label);
-	}
-	for (unsigned t = 0; !eff->algos_auto && t < eff->n_params; t++) {
-		const struct cfg_param *p = &eff->params[t];
-		bool found = false;
-
-		if (p->prio) {
-			if (p->prio > eff->n_algos)
-				origin_err(sink, paths, po, "algorithm-params",
-					   "priority %u is not configured: recompress-algorithms "
-					   "(%s) of [%s] has %u algorithm%s",
-					   p->prio, list, label, eff->n_algos,
-					   eff->n_algos == 1 ? "" : "s");
-			continue;
-		}
-		for (unsigned i = 0; i < eff->n_algos; i++)
-			found = found || strcmp(p->algo, eff->algos[i]) == 0;
-		if (!found)
-			origin_err(sink, paths, po, "algorithm-params",
-				   "'%s' is not in recompress-algorithms (%s) of [%s]", p->algo,
-				   list, label);
-	}
-
-	if (eff->idle_age_max_sec != 0 && eff->idle_age_min_sec > eff->idle_age_max_sec) {
-		bool min_last = origin_after(mino, maxo);
-
-		origin_err(sink, paths, min_last ? mino : maxo,
-			   min_last ? "idle-age-min-sec" : "idle-age-max-sec",
-			   "idle-age-min-sec (%" PRIu64
-			   ") is greater than idle-age-max-sec (%" PRIu64 ") in [%s]",
-			   eff->idle_age_min_sec, eff->idle_age_max_sec, label);
-	}
-}
-
-void cfg_validate(struct config *c, const char *const *paths, struct cfg_sink *sink)
-{
-	validate_effective(&c->global, "global", paths, sink);
-	resolve_params(&c->global);
-	for (unsigned i = 0; i < c->n_sections; i++) {
-		struct dev_section *s = &c->sections[i];
-		struct dev_config eff;
-		char label[24];
-
-		/* A section that changes none of the related keys repeats [global]'s result. */
-		if (!(s->cfg.set & (CFG_K_ALGOS | CFG_K_PARAMS | CFG_K_AGE_MIN | CFG_K_AGE_MAX)))
-			continue;
-		config_effective(c, s->id, &eff);
-		if (!(s->cfg.set & (CFG_K_ALGOS | CFG_K_PARAMS)))
-			eff.n_params = 0; /* same as [global]: checked there */
-		if (!(s->cfg.set & (CFG_K_AGE_MIN | CFG_K_AGE_MAX)))
-			eff.idle_age_max_sec = 0;
-		(void)snprintf(label, sizeof(label), "zram%u", s->id);
-		validate_effective(&eff, label, paths, sink);
-		if (s->cfg.set & CFG_K_PARAMS) {
-			memcpy(s->cfg.has_level, eff.has_level, sizeof(eff.has_level));
-			memcpy(s->cfg.level, eff.level, sizeof(eff.level));
-		}
 	}
 }

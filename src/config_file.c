@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Configuration files: zram-recompd.conf and its drop-ins along systemd's search path (or
- * one --config FILE), parsed with inih.
+ * one --config FILE), in INI syntax.
  *
- * inih does the INI syntax; this file finds the files (search path, masking, merge order),
- * supplies the line reader (to count lines, strip leading whitespace and catch over-long
- * lines) and the sections, and hands
- * each "key = value" to the key table (config.c). Every error is recorded as one
- * "FILE:LINE: message" string; nothing here logs.
+ * This file finds the files (search path, masking, merge order), reads their lines (up to
+ * CFG_LINE_MAX characters: a distribution's inih library is built with lines of 200 bytes,
+ * too short for a long path or device list) and sections, and hands each "key = value" to
+ * the key table (config.c). Every error is recorded as one "FILE:LINE: message" string;
+ * nothing here logs.
  */
 #include "config_internal.h"
 #include "util.h"
@@ -15,33 +15,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-#define VALUE_MAX 1024
-
-void cfg_sink_add(struct cfg_sink *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	s->count++;
-	if (!s->errs)
-		return;
-	if (s->errs->n >= CFG_MAX_ERRORS) {
-		s->errs->dropped++;
-		return;
-	}
-	va_start(ap, fmt);
-	/* A message cut short by a very long path is still useful; truncation is fine. */
-	(void)vsnprintf(s->errs->msg[s->errs->n], sizeof(s->errs->msg[0]), fmt, ap);
-	va_end(ap);
-	s->errs->n++;
-}
 
 static void sink_reset(struct cfg_sink *s, struct config_errors *errs)
 {
@@ -59,13 +39,12 @@ struct parse_ctx {
 	const char *path;
 	unsigned file; /* index in load order, stored in cfg_origin */
 	FILE *f;
-	int read_errno;
-	unsigned line;		   /* line most recently returned by the reader */
-	bool expect_key;	   /* that line must produce a handler call */
-	bool handled;		   /* ... and it did */
-	unsigned syntax_line;	   /* first line reported as a syntax error */
-	unsigned section_line;	   /* line of the current [section] header */
-	unsigned section_err_line; /* header line already reported as bad */
+	unsigned line; /* the line being parsed */
+	bool in_section;
+	bool ignore;		   /* the current section's keys are ignored (reported once) */
+	struct dev_config *target; /* where the current section's keys go, once known */
+	char section[64];	   /* the current section's name, for messages */
+	unsigned section_line;	   /* its header line */
 };
 
 static void line_err(struct parse_ctx *ctx, unsigned line, const char *fmt, ...)
@@ -111,208 +90,191 @@ static int section_kind(const char *name, unsigned *ret_id)
 	return -1;
 }
 
-static void section_bad(struct parse_ctx *ctx, const char *name)
-{
-	ctx->section_err_line = ctx->section_line;
-	line_err(ctx, ctx->section_line, "unknown section [%s] (expected [global] or [zramN])",
-		 name);
-}
-
-/* Called before the next line is read and after the last one: a key line inih rejected. */
-static void finish_line(struct parse_ctx *ctx)
-{
-	if (ctx->expect_key && !ctx->handled) {
-		if (!ctx->syntax_line)
-			ctx->syntax_line = ctx->line;
-		line_err(ctx, ctx->line,
-			 "syntax error: expected [section], key = value or a comment");
-	}
-	ctx->expect_key = false;
-	ctx->handled = false;
-}
-
-/* Look at a header line ("[...") as inih will see it, to report bad sections even when empty. */
-static void check_header(struct parse_ctx *ctx, const char *p)
-{
-	const char *end = strchr(p, ']');
-	char name[64];
-	unsigned id;
-	size_t n;
-
-	if (!end) {
-		if (!ctx->syntax_line)
-			ctx->syntax_line = ctx->line;
-		line_err(ctx, ctx->line, "section header without closing ']'");
-		return;
-	}
-	ctx->section_line = ctx->line;
-	n = (size_t)(end - (p + 1));
-	if (n >= sizeof(name))
-		n = sizeof(name) - 1;
-	memcpy(name, p + 1, n);
-	name[n] = '\0';
-	if (section_kind(name, &id) < 0)
-		section_bad(ctx, name);
-}
-
-/*
- * fgets for inih. Leading whitespace is stripped so that an indented "key = value" is a key
- * and not a continuation of the previous value (inih's multi-line mode, which would
- * silently turn "  compact = never" into a second value of the key above).
- */
-static char *reader(char *str, int num, void *stream)
-{
-	struct parse_ctx *ctx = stream;
-	size_t len, skip = 0;
-	const char *p;
-
-	bool nul = false;
-	int ch = EOF;
-
-	finish_line(ctx);
-	if (num < 2)
-		return NULL;
-	/*
-	 * fgets() by hand: a NUL byte would end the string early, so that the line would
-	 * look unterminated and the next one be swallowed as its overflow.
-	 */
-	errno = 0;
-	len = 0;
-	while (len < (size_t)num - 1 && (ch = getc(ctx->f)) != EOF) {
-		str[len++] = (char)ch;
-		nul |= ch == '\0';
-		if (ch == '\n')
-			break;
-	}
-	if (len == 0) {
-		if (ferror(ctx->f))
-			ctx->read_errno = errno ? errno : EIO;
-		return NULL;
-	}
-	str[len] = '\0';
-	ctx->line++;
-	if (str[len - 1] != '\n' && ch != EOF) {
-		ch = getc(ctx->f);
-		if (ch != '\n' && ch != EOF) {
-			while (ch != '\n' && ch != EOF)
-				ch = getc(ctx->f);
-			line_err(ctx, ctx->line, "line too long (more than %d characters)",
-				 num - 1);
-			str[0] = '\0';
-			return str;
-		}
-	}
-	if (nul) {
-		line_err(ctx, ctx->line, "NUL byte in the line");
-		str[0] = '\0';
-		return str;
-	}
-	while (is_blank(str[skip]))
-		skip++;
-	if (skip)
-		memmove(str, str + skip, strlen(str + skip) + 1);
-
-	p = str;
-	/* inih skips a UTF-8 byte order mark on the first line. */
-	if (ctx->line == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0) {
-		p += 3;
-		while (is_blank(*p))
-			p++;
-	}
-	if (*p == '\0' || *p == ';' || *p == '#')
-		return str;
-	if (*p == '[') {
-		check_header(ctx, p);
-		return str;
-	}
-	ctx->expect_key = true;
-	return str;
-}
-
-/* The dev_config a key in section goes to, or NULL (the problem is reported). */
-static struct dev_config *section_target(struct parse_ctx *ctx, const char *section)
+/* The dev_config of [zramN], created with its header line as origin; NULL when full. */
+static struct dev_config *device_section(struct parse_ctx *ctx, unsigned id)
 {
 	struct config *c = ctx->c;
-	const struct dev_section *found;
+	const struct dev_section *found = cfg_find_section(c, id);
 	struct dev_section *s;
-	unsigned id = 0;
-	int kind = section_kind(section, &id);
 
-	if (kind == 0)
-		return &c->global;
-	if (kind < 0) {
-		/* Normally reported by the reader already; once per header in any case. */
-		if (ctx->section_err_line != ctx->section_line)
-			section_bad(ctx, section);
-		return NULL;
-	}
-	found = cfg_find_section(c, id);
 	if (found)
 		return &c->sections[found - c->sections].cfg;
 	if (c->n_sections == CFG_MAX_DEVICES) {
-		if (ctx->section_err_line != ctx->section_line) {
-			ctx->section_err_line = ctx->section_line;
-			line_err(ctx, ctx->section_line, "too many device sections (at most %d)",
-				 CFG_MAX_DEVICES);
-		}
+		line_err(ctx, ctx->section_line, "too many device sections (at most %d)",
+			 CFG_MAX_DEVICES);
 		return NULL;
 	}
 	s = &c->sections[c->n_sections++];
 	memset(s, 0, sizeof(*s));
 	s->id = id;
+	s->origin = (struct cfg_origin){ctx->file, ctx->section_line};
 	return &s->cfg;
 }
 
-/* The value as the key parsers see it, in v: without a trailing comment and blanks. */
-static int clean_value(const char *value, char *v, size_t size)
+/*
+ * A "[NAME]" line (p at '['). Only blanks or a comment may follow the ']'. A device
+ * section is created at its first key, so that an empty [zramN] is no section at all.
+ */
+static void parse_header(struct parse_ctx *ctx, char *p)
 {
-	size_t len = strlen(value);
-	char *hash;
+	char *end = strchr(p, ']');
+	const char *rest;
+	size_t n;
 
-	if (len >= size)
-		return -ENAMETOOLONG;
-	memcpy(v, value, len + 1);
-	/* inih ends a value at " ;"; accept " #" as well, since no value contains '#'. */
-	for (hash = strchr(v, '#'); hash; hash = strchr(hash + 1, '#')) {
-		if (hash == v || hash[-1] == ' ' || hash[-1] == '\t') {
-			*hash = '\0';
+	if (!end) {
+		line_err(ctx, ctx->line, "section header without closing ']'");
+		return;
+	}
+	for (rest = end + 1; *rest && is_blank(*rest); rest++)
+		;
+	if (*rest && *rest != ';' && *rest != '#') {
+		line_err(ctx, ctx->line, "syntax error: text after the section header");
+		return;
+	}
+	n = (size_t)(end - (p + 1));
+	if (n >= sizeof(ctx->section))
+		n = sizeof(ctx->section) - 1;
+	memcpy(ctx->section, p + 1, n);
+	ctx->section[n] = '\0';
+	ctx->in_section = true;
+	ctx->section_line = ctx->line;
+	ctx->target = NULL;
+	*end = '\0';
+	ctx->ignore = section_kind(p + 1, &(unsigned){0}) < 0;
+	if (ctx->ignore)
+		line_err(ctx, ctx->line, "unknown section [%s] (expected [global] or [zramN])",
+			 ctx->section);
+}
+
+/* The dev_config a key of the current section goes to, or NULL (reported, or ignored). */
+static struct dev_config *section_target(struct parse_ctx *ctx)
+{
+	unsigned id = 0;
+	int kind = section_kind(ctx->section, &id);
+
+	if (ctx->target || ctx->ignore)
+		return ctx->target;
+	ctx->target = kind == 0 ? &ctx->c->global : device_section(ctx, id);
+	ctx->ignore = !ctx->target; /* a full table: reported once per header */
+	return ctx->target;
+}
+
+/*
+ * The value as the key parsers see it, in place: without a trailing comment (";" or "#"
+ * at its start or after a blank: no value contains them) and blanks.
+ */
+static void clean_value(char *v)
+{
+	size_t len;
+
+	for (char *c = v; *c; c++) {
+		if ((*c == ';' || *c == '#') && (c == v || c[-1] == ' ' || c[-1] == '\t')) {
+			*c = '\0';
 			break;
 		}
 	}
 	len = strlen(v);
 	while (len > 0 && is_blank(v[len - 1]))
 		v[--len] = '\0';
-	return 0;
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value)
+static void set_key(struct parse_ctx *ctx, const char *name, char *v)
 {
-	struct parse_ctx *ctx = user;
 	struct dev_config *d;
-	char v[VALUE_MAX], why[CFG_ERR_MAX];
+	char why[CFG_ERR_MAX];
+	const char *near;
 	int r;
 
-	ctx->handled = true;
-	if (!*section) {
+	if (!ctx->in_section) {
 		line_err(ctx, ctx->line,
 			 "key '%s' is outside of any section (add [global] above it)", name);
-		return 1;
+		return;
 	}
-	d = section_target(ctx, section);
+	d = section_target(ctx);
 	if (!d)
-		return 1;
-	if (clean_value(value, v, sizeof(v)) < 0) {
-		key_err(ctx, name, "value too long");
-		return 1;
-	}
+		return;
 	r = cfg_key_set(ctx->c, d, name, v, (struct cfg_origin){ctx->file, ctx->line}, why);
-	if (r == -ENOENT)
-		line_err(ctx, ctx->line, "unknown key '%s' in section [%s]", name, section);
+	if (r == -ENOENT && (near = cfg_nearest_key(name)))
+		line_err(ctx, ctx->line, "unknown key '%s' in section [%s]; did you mean '%s'?",
+			 name, ctx->section, near);
+	else if (r == -ENOENT)
+		line_err(ctx, ctx->line, "unknown key '%s' in section [%s]", name, ctx->section);
 	else if (r == -EPERM)
 		line_err(ctx, ctx->line, "key '%s' is only allowed in [global]", name);
 	else if (r < 0)
 		key_err(ctx, name, "%s", why);
-	/* Always "success" for inih: its error return would only repeat what we recorded. */
+}
+
+/*
+ * One line, without its newline. Leading blanks never continue the previous value (as in
+ * inih's multi-line mode, which would silently turn "  compact = never" into a second value
+ * of the key above): an indented line stands alone. "key = value" or "key: value".
+ */
+static void parse_line(struct parse_ctx *ctx, char *p)
+{
+	char *key, *eq, *end, *v;
+
+	while (is_blank(*p))
+		p++;
+	/* A UTF-8 byte order mark on the first line is skipped. */
+	if (ctx->line == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0) {
+		p += 3;
+		while (is_blank(*p))
+			p++;
+	}
+	if (*p == '\0' || *p == ';' || *p == '#')
+		return;
+	if (*p == '[') {
+		parse_header(ctx, p);
+		return;
+	}
+	key = p;
+	eq = p + strcspn(p, "=:");
+	if (!*eq) {
+		line_err(ctx, ctx->line,
+			 "syntax error: expected [section], key = value or a comment");
+		return;
+	}
+	for (end = eq; end > key && is_blank(end[-1]); end--)
+		;
+	*end = '\0';
+	for (v = eq + 1; *v && is_blank(*v); v++)
+		;
+	clean_value(v);
+	set_key(ctx, key, v);
+}
+
+/*
+ * The next line into buf (size CFG_LINE_MAX + 2), without its newline: 1, 0 at the end of
+ * the file, or -errno. A longer line is skipped to its end and reported, and so is a line
+ * with a NUL byte (which would end the string early); both come back empty.
+ */
+static int read_line(struct parse_ctx *ctx, char *buf)
+{
+	size_t len = 0;
+	bool nul = false, any = false;
+	int ch;
+
+	errno = 0;
+	while ((ch = getc(ctx->f)) != EOF && ch != '\n') {
+		any = true;
+		nul |= ch == '\0';
+		if (len <= CFG_LINE_MAX)
+			buf[len++] = (char)ch;
+	}
+	if (ch == EOF && ferror(ctx->f))
+		return errno ? -errno : -EIO;
+	if (ch == EOF && !any)
+		return 0;
+	ctx->line++;
+	buf[len] = '\0';
+	if (len > CFG_LINE_MAX) {
+		line_err(ctx, ctx->line, "line too long (more than %d characters)", CFG_LINE_MAX);
+		buf[0] = '\0';
+	} else if (nul) {
+		line_err(ctx, ctx->line, "NUL byte in the line");
+		buf[0] = '\0';
+	}
 	return 1;
 }
 
@@ -332,6 +294,7 @@ static int parse_file(struct config *c, const char *path, unsigned file, struct 
 		.file = file,
 	};
 	struct stat st;
+	char *line;
 	int fd, r;
 
 	/* Non-blocking open: a FIFO would wait for a writer; only regular files are read. */
@@ -366,24 +329,19 @@ static int parse_file(struct config *c, const char *path, unsigned file, struct 
 		return r;
 	}
 
-	r = ini_parse_stream(reader, &ctx, handler, &ctx);
-	finish_line(&ctx);
-	fclose(ctx.f);
-	if (ctx.read_errno) {
-		cfg_sink_add(sink, "%s: read error: %s", path, strerror(ctx.read_errno));
-		return -ctx.read_errno;
-	}
-	if (r == -2) {
+	line = malloc(CFG_LINE_MAX + 2);
+	if (!line) {
+		fclose(ctx.f);
 		cfg_sink_add(sink, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	/*
-	 * r > 0: inih's first bad line; report it unless the reader already did (it may see
-	 * "[a ;]" as a bad name where inih sees a header cut short by a comment).
-	 */
-	if (r > 0 && (unsigned)r != ctx.syntax_line && (unsigned)r != ctx.section_err_line)
-		line_err(&ctx, (unsigned)r, "syntax error");
-	return 0;
+	while ((r = read_line(&ctx, line)) > 0)
+		parse_line(&ctx, line);
+	free(line);
+	fclose(ctx.f);
+	if (r < 0)
+		cfg_sink_add(sink, "%s: read error: %s", path, strerror(-r));
+	return r;
 }
 
 int config_load_file(struct config *c, const char *path, struct config_errors *errs)
@@ -473,6 +431,7 @@ static int files_add(struct config_files *f, char *path, enum config_file_state 
 	f->v = v;
 	v[f->n].path = path;
 	v[f->n].state = state;
+	v[f->n].file = 0;
 	return (int)f->n++;
 }
 
@@ -659,6 +618,7 @@ static int load_take(struct load *l, char *path, enum config_file_state state, b
 		file = l->n_paths++;
 	}
 	l->paths[file] = path;
+	l->found.v[i].file = file;
 	r = parse_file(l->c, path, file, l->sink);
 	/* A file that vanished since it was listed counts as absent. */
 	load_fail(l, r);

@@ -3,16 +3,18 @@
 #define ZRAM_RECOMPD_CONFIG_INTERNAL_H
 
 /*
- * Between the two halves of the configuration module (include/config.h is its interface):
- * config_file.c reads files, lines and sections; config.c knows the keys. Not for other
- * modules.
+ * Between the parts of the configuration module (include/config.h is its interface):
+ * config_file.c reads files, lines and sections; config.c knows the keys; config_validate.c
+ * holds the error sink and the cross-key checks run after the last file. Calls go one way:
+ * config_file.c -> config_validate.c -> config.c. Not for other modules.
  */
 
 #include "config.h"
 
+#define CFG_LINE_MAX 4096 /* characters of a line, without its newline */
 #define CFG_ERR_MAX 256 /* one reason, without the "FILE:LINE: key 'NAME': " prefix */
 
-/* The errors of one config_load() or config_load_file() call (config_file.c). */
+/* The errors of one config_load() or config_load_file() call (config_validate.c). */
 struct cfg_sink {
 	struct config_errors *errs; /* may be NULL */
 	unsigned count;		    /* errors seen by this call, stored or not */
@@ -37,5 +39,21 @@ void cfg_validate(struct config *c, const char *const *paths, struct cfg_sink *s
 
 /* The [zramN] section of c, or NULL. */
 const struct dev_section *cfg_find_section(const struct config *c, unsigned id);
+
+/* Resolve the algorithm-params tokens of d into has_level/level, left to right; tokens that
+ * do not resolve are skipped (cfg_validate() reports them). */
+void cfg_resolve_params(struct dev_config *d);
+
+/* Name of key i of the key table, in table order; NULL past the last. */
+const char *cfg_key_name(size_t i);
+
+/* The known key nearest to name (a typo, a missing "s"), or NULL when none is close. */
+const char *cfg_nearest_key(const char *name);
+
+/* origin[] index of an enum cfg_key bit. */
+static inline unsigned cfg_key_index(uint64_t bit)
+{
+	return (unsigned)__builtin_ctzll((unsigned long long)bit);
+}
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +46,34 @@ int parse_u64_text(const char *s, size_t len, uint64_t *ret)
 	memcpy(tok, s + a, b - a);
 	tok[b - a] = '\0';
 	return parse_u64(tok, ret);
+}
+
+unsigned str_edit_distance(const char *a, const char *b)
+{
+	unsigned row[STR_EDIT_MAX + 1];
+	size_t lb = strlen(b);
+
+	if (lb > STR_EDIT_MAX)
+		return UINT_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	/* One row of the Levenshtein table at a time; diag is the cell above-left. */
+	for (size_t i = 1; a[i - 1]; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
 }
 
 bool zram_name_valid(const char *name)

@@ -25,8 +25,7 @@
 # and 2.40).
 set -eu
 
-BUILD="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev
-libinih-dev"
+BUILD="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev"
 VM="qemu-system-x86 busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
 debian-archive-keyring"
 TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"

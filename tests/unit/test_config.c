@@ -577,12 +577,26 @@ static void test_threshold(void **state)
 		"threshold-bytes", "99999999999999999999999",
 		"'99999999999999999999999' is out of range 0-4095 (the kernel requires "
 		"threshold < huge_class_size, which is below 4096)");
-	check_global_kv_error("threshold-bytes", "-1", "'-1' is not a decimal number");
-	check_global_kv_error("threshold-bytes", "+1", "'+1' is not a decimal number");
-	check_global_kv_error("threshold-bytes", "2k", "'2k' is not a decimal number");
-	check_global_kv_error("threshold-bytes", "0x10", "'0x10' is not a decimal number");
-	check_global_kv_error("threshold-bytes", "1 2", "'1 2' is not a decimal number");
+#define NOT_SIZE "is not a size (bytes, or a number with K, M, G or T, 1024-based: 64M, 1G)"
+	check_global_kv_error("threshold-bytes", "-1", "'-1' " NOT_SIZE);
+	check_global_kv_error("threshold-bytes", "+1", "'+1' " NOT_SIZE);
+	/* Binary suffixes as systemd's: K, not k; KiB too; never KB (1000 or 1024?). */
+	check_global_kv_error("threshold-bytes", "2k", "'2k' " NOT_SIZE);
+	check_global_kv_error("threshold-bytes", "2KB", "'2KB' " NOT_SIZE);
+	check_global_kv_error("threshold-bytes", "0x10", "'0x10' " NOT_SIZE);
+	check_global_kv_error("threshold-bytes", "1 2", "'1 2' " NOT_SIZE);
+	check_global_kv_error("threshold-bytes", "1.5", "'1.5' " NOT_SIZE);
+	check_global_kv_error("threshold-bytes", "4K",
+			      "'4K' is out of range 0-4095 (the kernel requires threshold < "
+			      "huge_class_size, which is below 4096)");
 	check_global_kv_error("threshold-bytes", "", "empty value");
+	load_global_kv(&c, "threshold-bytes", "3K");
+	assert_int_equal(c.global.threshold_bytes, 3072);
+	load_global_kv(&c, "threshold-bytes", "1.5KiB");
+	assert_int_equal(c.global.threshold_bytes, 1536);
+	load_global_kv(&c, "threshold-bytes", "2048B");
+	assert_int_equal(c.global.threshold_bytes, 2048);
+#undef NOT_SIZE
 }
 
 static void test_batch_and_pass_pages(void **state)
@@ -618,7 +632,23 @@ static void test_idle_ages(void **state)
 			      "'31536001' is out of range 0-31536000");
 	check_global_kv_error("idle-age-max-sec", "31536001",
 			      "'31536001' is out of range 0-31536000");
-	check_global_kv_error("idle-age-max-sec", "1h", "'1h' is not a decimal number");
+	check_global_kv_error("idle-age-max-sec", "1 hour ago",
+			      "'1 hour ago' is not a duration (seconds, or with ms, s, min, h or d: "
+			      "90s, 5min, 1h 30min)");
+	check_global_kv_error("idle-age-max-sec", "1h 30", "'1h 30' is not a duration (seconds, "
+			      "or with ms, s, min, h or d: 90s, 5min, 1h 30min)");
+	check_global_kv_error("idle-age-min-sec", "1.0001s",
+			      "'1.0001s' is not a whole number of seconds");
+	check_global_kv_error("idle-age-max-sec", "366d", "'366d' is out of range 0-31536000");
+	load_global_kv(&c, "idle-age-max-sec", "1h");
+	assert_int_equal(c.global.idle_age_max_sec, 3600);
+	load_global_kv(&c, "idle-age-max-sec", "1h 30min 15s");
+	assert_int_equal(c.global.idle_age_max_sec, 5415);
+	load_global_kv(&c, "idle-age-max-sec", "1.5h");
+	assert_int_equal(c.global.idle_age_max_sec, 5400);
+	load_global_kv(&c, "idle-age-max-sec", "7200000ms");
+	assert_int_equal(c.global.idle_age_max_sec, 7200);
+	load_global_kv(&c, "idle-age-max-sec", "0");
 	/* 31536000 > default max 14400, but max = 0 ("all") disables the check. */
 	load_global_kv(&c, "idle-age-min-sec", "14400");
 	assert_int_equal(c.global.idle_age_min_sec, 14400);
@@ -1185,11 +1215,21 @@ static void test_unknown_section(void **state)
 static void test_unknown_key(void **state)
 {
 	check_one_error("[global]\ncompat = never\n",
-			"2: unknown key 'compat' in section [global]");
+			"2: unknown key 'compat' in section [global]; did you mean 'compact'?");
+	check_one_error("[global]\nrecompress-algorithm = zstd\n",
+			"2: unknown key 'recompress-algorithm' in section [global]; did you mean "
+			"'recompress-algorithms'?");
+	/* The name without its unit: the one key it begins. */
 	check_one_error("[zram7]\nthreshold = 10\n",
-			"2: unknown key 'threshold' in section [zram7]");
+			"2: unknown key 'threshold' in section [zram7]; did you mean "
+			"'threshold-bytes'?");
 	check_one_error("[global]\nCompact = never\n",
-			"2: unknown key 'Compact' in section [global]");
+			"2: unknown key 'Compact' in section [global]; did you mean 'compact'?");
+	/* Nothing close, or two keys as close: no guess. */
+	check_one_error("[global]\nfoo = 1\n", "2: unknown key 'foo' in section [global]");
+	check_one_error("[global]\nidle-age = 1\n",
+			"2: unknown key 'idle-age' in section [global]");
+	check_one_error("[global]\n= 1\n", "2: unknown key '' in section [global]");
 }
 
 static void test_key_placement(void **state)
@@ -1264,10 +1304,10 @@ static void test_syntax_errors(void **state)
 			"2: syntax error: expected [section], key = value or a comment");
 	check_one_error("[global]\n[zram0\ncompact = never\n",
 			"2: section header without closing ']'");
-	/* inih takes " ;" as a comment even in a header: one error, not two. */
+	/* " ;" inside the brackets is part of the name: one error, not two. */
 	check_one_error("[global ;]\n",
 			"1: unknown section [global ;] (expected [global] or [zramN])");
-	/* A value may also be given after ':' (inih); a bare word is not a key. */
+	/* A value may also be given after ':' (as inih did); a bare word is not a key. */
 	check_one_error("[global]\ncompact: never\nzstd\n",
 			"3: syntax error: expected [section], key = value or a comment");
 	/* Every bad line is reported, and good lines around them still apply. */
@@ -1315,27 +1355,49 @@ static void test_crlf_comments_indent(void **state)
 	assert_int_equal(d.threshold_bytes, 1024);
 }
 
+/* A line of 4096 characters with a long path of metrics-file; comment text fills it. */
+static void long_line(char *buf, size_t chars, const char *path)
+{
+	size_t n = (size_t)sprintf(buf, "metrics-file = %s ;", path);
+
+	memset(buf + n, 'x', chars - n);
+	buf[chars] = '\0';
+}
+
 static void test_line_too_long(void **state)
 {
-	char buf[600];
+	static char buf[8192], line[4200], path[256];
 	struct config c;
 	struct config_errors e;
 	char want[512];
 
-	memset(buf, 0, sizeof(buf));
-	strcpy(buf, "[global]\ndevices =");
-	for (int i = 0; i < 40; i++)
-		strcat(buf, " zram1");
-	strcat(buf, "\ncompact = never\n");
+	/* metrics-file's longest path (255 bytes) on a line of exactly 4096 characters. */
+	memset(path, 'p', 255);
+	memcpy(path, "/run/", 5);
+	path[255] = '\0';
+	long_line(line, 4096, path);
+	snprintf(buf, sizeof(buf), "[global]\n%s\ncompact = never\n", line);
+	assert_int_equal(load_str(&c, &e, buf), 0);
+	assert_string_equal(c.metrics_file, path);
+	assert_int_equal(c.global_origin[CFG_G_METRICS_FILE].line, 2);
+
+	/* One more: an error, the rest of the line is skipped, the next counts as line 3. */
+	long_line(line, 4097, "/run/m.prom");
+	snprintf(buf, sizeof(buf), "[global]\n%s\ncompact = never\n", line);
 	assert_int_equal(load_str(&c, &e, buf), -EINVAL);
 	assert_int_equal(e.n, 1);
-	snprintf(want, sizeof(want), "%s:2: line too long (more than 199 characters)",
+	snprintf(want, sizeof(want), "%s:2: line too long (more than 4096 characters)",
 		 tpath("t.conf"));
 	assert_string_equal(e.msg[0], want);
-	/* The rest of the line is skipped, the next line counts as line 3 and applies. */
-	assert_true(c.devices_all);
+	assert_string_equal(c.metrics_file, "");
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
 	assert_int_equal(c.global.origin[8].line, 3);
+
+	/* The same as the last line, without a newline. */
+	snprintf(buf, sizeof(buf), "[global]\n%s", line);
+	assert_int_equal(load_str(&c, &e, buf), -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.msg[0], want);
 }
 
 static void test_error_overflow(void **state)
@@ -1690,32 +1752,33 @@ static const struct key_case {
 	    "'4096' is out of range 0-4095 (the kernel requires threshold < huge_class_size, which "
 	    "is below 4096)"),
 	KEY("max-pages-per-batch", "1", "1", "0", "'0' is out of range 1-4294967296"),
-	KEY("max-write-ms", "0", "0", "60001",
+	KEY("max-write-ms", "1min", "60000", "60001",
 	    "'60001' is out of range 0-60000 (0 = fixed batches of max-pages-per-batch)"),
 	KEY("max-pages-per-pass", "1099511627776", "1099511627776", "x",
 	    "'x' is not a decimal number"),
 	KEY("idle-age-min-sec", "0", "0", "", "empty value"),
-	KEY("idle-age-max-sec", "31536000", "31536000", "31536001",
+	KEY("idle-age-max-sec", "365d", "31536000", "31536001",
 	    "'31536001' is out of range 0-31536000"),
 	KEY("compact", "never", "never", "", "empty value (auto, always or never)"),
-	KEY("interval-sec", "86400", "86400", "0", "'0' is out of range 1-86400"),
-	KEY("backoff-max-sec", "604800", "604800", "604801", "'604801' is out of range 0-604800"),
+	KEY("interval-sec", "1d", "86400", "0", "'0' is out of range 1-86400"),
+	KEY("backoff-max-sec", "1w", "604800", "604801", "'604801' is out of range 0-604800"),
 	KEY("priority-huge-idle", "1", "1", "4",
 	    "'4' is out of range 0-3 (0 = every secondary algorithm in order)"),
 	KEY("priority-idle", "2", "2", NULL, NULL),
 	KEY("priority-huge", "3", "3", NULL, NULL),
-	KEY("cold-idle-age-sec", "86400", "86400", "-1", "'-1' is not a decimal number"),
+	KEY("cold-idle-age-sec", "23h 60min", "86400", "1500ms",
+	    "'1500ms' is not a whole number of seconds"),
 	KEY("cold-priority", "3", "3", "0", "'0' is out of range 1-3"),
 	KEY("pages-per-hour", "0", "0", NULL, NULL),
 	KEY("cpu-share-max-percent", "100", "100", "101", "'101' is out of range 0-100"),
 	KEY("psi-cpu-max-percent", "0", "0", NULL, NULL),
-	KEY("memory-stall-us", "1000000", "1000000", "1000001",
+	KEY("memory-stall-us", "1s", "1000000", "1000001",
 	    "'1000001' is out of range 0-1000000 (microseconds of memory stall per second; 0 = "
 	    "off)"),
 	KEY("defer-on-battery", "false", "no", "", "'' is not one of yes, no"),
 	KEY("battery-psi-memory-percent", "100", "100", NULL, NULL),
 	KEY("compact-fragmentation-percent", "1", "1", "0", "'0' is out of range 1-100"),
-	KEY("compact-min-saved-bytes", "1125899906842624", "1125899906842624", "1125899906842625",
+	KEY("compact-min-saved-bytes", "1P", "1125899906842624", "1125899906842625",
 	    "'1125899906842625' is out of range 0-1125899906842624"),
 	KEY("advise-interval-sec", "0", "0", "31536001",
 	    "'31536001' is out of range 0-31536000 (0 = never)"),
@@ -1727,9 +1790,9 @@ static const struct key_case {
 	    "'huge' is listed twice"),
 	KEY("writeback-idle-age-sec", "0", "0", "31536001",
 	    "'31536001' is out of range 0-31536000 (0 = every page counts as idle)"),
-	KEY("writeback-bytes-per-day", "4096", "4096", "4095",
+	KEY("writeback-bytes-per-day", "4K", "4096", "4095",
 	    "'4095' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
-	KEY("writeback-bytes-per-pass", "1125899906842624", "1125899906842624", "0",
+	KEY("writeback-bytes-per-pass", "1024T", "1125899906842624", "0",
 	    "'0' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
 	KEY("writeback-batch-size", "4294967295", "4294967295", "4294967296",
 	    "'4294967296' is out of range 0-4294967295 (0 = the kernel's default)"),

@@ -25,7 +25,7 @@ vm_apt_install qemu-system-x86 busybox-static zstd cpio
 if [ ! -x "$BUILDDIR/zram-recompd" ] || [ ! -x "$BUILDDIR/tools/pagegen" ]; then
 	# Run directly rather than through `make demo`: build first.
 	vm_apt_install build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev \
-		liblzo2-dev libinih-dev zlib1g-dev
+		liblzo2-dev zlib1g-dev
 	make -s BUILDDIR="$BUILDDIR" all tools >&2
 fi
 
