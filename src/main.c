@@ -6,6 +6,7 @@
 #include "advice_store.h"
 #include "advise.h"
 #include "config.h"
+#include "config_check.h"
 #include "history.h"
 #include "log.h"
 #include "manager.h"
@@ -342,19 +343,19 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok,
 	for (unsigned i = 0; i < files.n; i++)
 		if (files.v[i].state == CFG_FILE_READ)
 			log_debug("configuration file %s", files.v[i].path);
-	config_files_free(&files);
 	for (unsigned i = 0; i < errs.n && !quiet; i++)
 		fprintf(stderr, "%s\n", errs.msg[i]);
 	if (errs.dropped && !quiet)
 		fprintf(stderr, "(%u more errors)\n", errs.dropped);
-	if (r < 0 || errs.n) {
-		if (!errs.n && !quiet)
-			log_error("%s: %s", config_label(), strerror(-r));
-		return r < 0 ? r : -EINVAL;
-	}
-	if (report_ok)
-		printf("configuration OK\n");
-	return 0;
+	if ((r < 0 || errs.n) && !errs.n && !quiet)
+		log_error("%s: %s", config_label(), strerror(-r));
+	/* --check-config: the backends' names and levels, and what this machine allows */
+	if (report_ok && r == 0 && !errs.n)
+		r = config_check_print(cfg, &files,
+				       a->sysroot ? a->sysroot : secure_getenv("ZRAM_RECOMPD_SYSROOT"),
+				       stdout, stderr);
+	config_files_free(&files);
+	return r < 0 || errs.n ? (r < 0 ? r : -EINVAL) : 0;
 }
 
 /*

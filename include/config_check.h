@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ZRAM_RECOMPD_CONFIG_CHECK_H
+#define ZRAM_RECOMPD_CONFIG_CHECK_H
+
+/*
+ * What --check-config adds to loading (config.h): the checks that know the compression
+ * backends and this machine. Errors are settings that cannot work anywhere or on this
+ * kernel (an algorithm name no zram backend has, a level its backend refuses); warnings
+ * are settings that cannot take effect as written (writeback without a backing device, a
+ * priority above the secondaries, a device that does not exist ...). Each names FILE:LINE
+ * and the key. Also the one-line notes the daemon and --once log at run time for the same
+ * cases. Nothing here logs.
+ */
+
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* One device present under the root, as far as the checks need it. */
+struct check_dev {
+	unsigned id;
+	bool probed;	    /* the fields below were read */
+	bool initialized;   /* disksize set: its secondaries are fixed until a reset */
+	bool writeback;	    /* CONFIG_ZRAM_WRITEBACK */
+	bool backing;	    /* a backing device is set */
+	bool priority;	    /* recompress priority= (6.12+) */
+	unsigned n_secondaries;
+};
+
+struct check_machine {
+	bool known; /* the root lists at least one zram device */
+	unsigned n;
+	struct check_dev *devs; /* ascending ids */
+	bool have_avail;	/* avail holds a probed device's comp_algorithm */
+	struct zram_algo_list avail; /* the backends this kernel offers */
+};
+
+/*
+ * The zram devices under root_fd (sys/block) and what the checks need of each. A device
+ * that cannot be read is listed, not probed. Returns 0 (m->known false when there is no
+ * device), or -errno when the root cannot be read (m then knows nothing). Free with
+ * config_check_machine_free().
+ */
+int config_check_machine_read(int root_fd, struct check_machine *m);
+void config_check_machine_free(struct check_machine *m);
+
+/*
+ * The checks of configuration c (loaded without errors). paths[i] names file index i of
+ * struct cfg_origin (n_paths of them). m may be NULL (nothing known of the machine).
+ * Errors go to errs, warnings to warns, both "FILE:LINE: ..." (cleared first).
+ */
+void config_check(const struct config *c, const char *const *paths, unsigned n_paths,
+		  const struct check_machine *m, struct config_errors *errs,
+		  struct config_errors *warns);
+
+/*
+ * --check-config after a load without errors: the checks against the machine under sysroot
+ * (NULL: /), errors and warnings to err, a closing line to out ("configuration OK" or
+ * "configuration OK, N warnings"; a note when no device could be looked at). Returns 0 when
+ * there is no error (warnings do not count), -EINVAL otherwise.
+ */
+int config_check_print(const struct config *c, const struct config_files *files,
+		       const char *sysroot, FILE *out, FILE *err);
+
+/*
+ * Run time: the priority keys of d a device with n_secondaries secondary algorithms cannot
+ * honour (priority= needs 6.12: priority_supported). One sentence into buf ("" when none);
+ * returns how many keys.
+ */
+unsigned config_priority_note(const struct dev_config *d, unsigned n_secondaries,
+			      bool priority_supported, char *buf, size_t size);
+
+/*
+ * Run time: the devices c names (devices = zramN ..., [zramN] sections of selected devices)
+ * that are not among present[0 .. n - 1], as "zram5 (devices), zram99 ([zram99])" into buf;
+ * returns how many.
+ */
+unsigned config_absent_note(const struct config *c, const unsigned *present, unsigned n,
+			    char *buf, size_t size);
+
+#endif
