@@ -6,6 +6,7 @@
  */
 #include "pass.h"
 
+#include "config_check.h"
 #include "log.h"
 #include "util.h"
 
@@ -118,7 +119,7 @@ static int write_levels(const struct pass_ctx *ctx, const struct zram_dev *d,
 int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			      const struct dev_config *cfg, struct device_report *rep)
 {
-	char want[128], have[128], cmds[CFG_MAX_ALGOS][128];
+	char want[128], have[128], cmds[CFG_MAX_ALGOS][128], note[256];
 	bool differs = algorithms_differ(d, cfg, want, sizeof(want), have, sizeof(have));
 	int r;
 
@@ -129,6 +130,10 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 				    "configuration [%s]; using the kernel's (they can only be set "
 				    "before disksize: run zram-recompd --once before zram setup)",
 				    d->name, *have ? have : "none", want);
+		/* A priority above them would quietly become "every secondary" (policy.c). */
+		if (d->recomp.count &&
+		    config_priority_note(cfg, d->recomp.count, d->caps.priority, note, sizeof(note)))
+			log_warning("%s: %s", d->name, note);
 		return 0;
 	}
 	if (cfg->n_algos == 0)

@@ -402,6 +402,7 @@ static int select_devices(int root_fd, const struct args *a, const struct config
 {
 	unsigned *present = NULL, skipped = 0, first_skipped = 0;
 	int np = sysfs_list_zram(root_fd, &present);
+	char why[256];
 	int ret = -1;
 
 	*n = 0;
@@ -444,6 +445,8 @@ static int select_devices(int root_fd, const struct args *a, const struct config
 	if (skipped)
 		log_warning("at most %d devices are handled: %u more from zram%u up are not",
 			    MAX_DEVICES, skipped, first_skipped);
+	if (config_absent_note(cfg, present, (unsigned)np, why, sizeof(why)))
+		log_warning("%s: no such device", why);
 	free(present);
 	if (*n == 0) {
 		log_error("none of the zram devices present is selected by 'devices'");

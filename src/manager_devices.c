@@ -4,6 +4,7 @@
  * while none is managed), probing and setting up new ones, dropping removed ones.
  */
 #include "manager_internal.h"
+#include "config_check.h"
 
 #include "log.h"
 #include "sysfs.h"
@@ -184,6 +185,8 @@ static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
 /* A device just managed: say so, and when its cold tier cannot run. */
 static void announce(struct mdev *md)
 {
+	char note[256];
+
 	log_info("%s: managed (%s%s), first pass in %" PRIu64 " s", md->dev.name,
 		 md->dev.initialized ? "initialized" : "not initialized",
 		 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP", md->cfg.interval_sec);
@@ -192,6 +195,23 @@ static void announce(struct mdev *md)
 		log_notice("%s: cold tier off: it needs recompress priority= (Linux 6.12+) and at "
 			   "least %u secondary algorithms (the device has %u)",
 			   md->dev.name, md->cfg.cold_priority, md->dev.recomp.count);
+	if (md->dev.recomp.count && config_priority_note(&md->cfg, md->dev.recomp.count,
+							 md->dev.caps.priority, note, sizeof(note)))
+		log_warning("%s: %s", md->dev.name, note);
+}
+
+/* The devices the configuration names that are not there: once per change of the list. */
+static void note_absent(struct manager *m, const unsigned *ids, int n)
+{
+	char note[256];
+	uint64_t sig = 0;
+
+	if (config_absent_note(&m->cfg, ids, (unsigned)n, note, sizeof(note)))
+		for (const char *p = note; *p; p++) /* FNV-1a */
+			sig = (sig ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
+	if (sig && sig != m->absent_sig)
+		log_notice("%s: no such device; managed when it appears", note);
+	m->absent_sig = sig;
 }
 
 void manager_rescan(struct manager *m)
@@ -209,6 +229,7 @@ void manager_rescan(struct manager *m)
 		return;
 	}
 	drop_gone(m, ids, n);
+	note_absent(m, ids, n);
 	for (int k = 0; k < n; k++) {
 		struct mdev *md = find_dev(m, ids[k]);
 		bool is_new = !md;

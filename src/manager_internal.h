@@ -103,6 +103,7 @@ struct manager {
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
 	unsigned skipped_warned;       /* devices past CFG_MAX_DEVICES last warned about */
+	uint64_t absent_sig;	       /* hash of the absent devices last named; 0 none */
 	struct history hist; /* totals and textfile; hist.dir_fd is read by the worker too */
 
 	/* the Landlock sandbox set up at start (sandbox.h): fixed until the process ends */

@@ -737,12 +737,37 @@ t_sandbox_sighup_metrics() {
 
 # ---------------------------------------------------------------------------------------------
 
+# The configuration names a device that is not there yet, and a priority zram0 (one
+# secondary) cannot honour: both said once, by name; the device is managed when it appears.
+t_config_notes() {
+	new_root
+	conf "${BASE_CONF[@]}" "devices = zram0 zram1" "priority-idle = 2"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass on zram0 in 8 s; stderr: $(oneline "$T/d.err")"
+	fr_dev "$R" "$VER" 1 link=none
+	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
+	wait_for 6000 grep -q '^zram-recompd: zram1: managed (initialized)' "$T/d.err" ||
+		die "zram1 not picked up; stderr: $(oneline "$T/d.err")"
+	wait_for 8000 at_least 2 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no second pass on zram0; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ "$(count "$T/d.err" '^zram-recompd: zram1 \(devices\): no such device; managed when it appears$')" = 1 ] ||
+		die "absent zram1 not named once: $(oneline "$T/d.err")"
+	[ "$(count "$T/d.err" '^zram-recompd: warning: zram0: priority-idle = 2: the device has 1 secondary algorithm; every secondary is used instead$')" = 1 ] ||
+		die "priority note not once for zram0: $(oneline "$T/d.err")"
+	[ "$(count "$T/d.err" '^zram-recompd: warning: zram1: priority-idle = 2')" = 1 ] ||
+		die "priority note not once for zram1: $(oneline "$T/d.err")"
+	grep -q '^type=idle priority=1 ' "$(attr 0 recompress)" ||
+		die "zram0 recompress: $(oneline "$(attr 0 recompress)")"
+}
+
 TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_removed_mid_pass
 	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved
-	sandbox_sighup_metrics ripen_pressure)
+	sandbox_sighup_metrics ripen_pressure config_notes)
 
 selected() {
 	local pat

@@ -1235,6 +1235,145 @@ run_test check-config-bad-section t_check_config_error 1 '[zram]' 'compact = nev
 run_test check-config-params-not-listed t_check_config_error 3 '[global]' \
 	'recompress-algorithms = zstd' 'algorithm-params = deflate:level=9'
 
+# Names and levels no zram backend takes are errors of --check-config (issue 24): they would
+# fail only at boot, in the zram setup's drop-in. Loading alone accepts them (--print-config).
+run_test check-config-algorithm-typo t_check_config_error 2 '[global]' \
+	'recompress-algorithms = zsdt'
+run_test check-config-level-range t_check_config_error 3 '[global]' \
+	'recompress-algorithms = zstd' 'algorithm-params = zstd:level=99'
+run_test check-config-level-none t_check_config_error 4 '[global]' '' \
+	'recompress-algorithms = zstd lzo' 'algorithm-params = 2:level=1'
+
+t_check_config_backends() {
+	conf '[global]' 'recompress-algorithms = zsdt' '' '[zram1]' \
+		'recompress-algorithms = zstd deflate' 'algorithm-params = deflate:level=99'
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/out" "read $T/conf" \
+		"device names not checked: no zram device under $ZRAM_RECOMPD_SYSROOT (No such file or directory)"
+	expect_content "$T/err" \
+		"$T/conf:2: key 'recompress-algorithms': 'zsdt' is not a compression backend of zram (842, lzo, lzo-rle, lz4, lz4hc, zstd, deflate); did you mean 'zstd'?" \
+		"$T/conf:6: key 'algorithm-params': level 99 is out of range for deflate (-1 to 9): Linux 7.3+ fails disksize with EINVAL and the device gets no secondary"
+	# --print-config still prints it (it loads); the check is --check-config's.
+	zr --config "$T/conf" --print-config
+	expect_rc 0
+	expect_has "$T/out" "recompress-algorithms = zsdt"
+	# The running kernel's comp_algorithm: deflate is not built into this one.
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 primary=lz4
+	fr_dev "$R" 6.12 1 primary=lz4
+	printf '%s\n' 'lzo-rle lzo [lz4] zstd' >"$(attr 0 comp_algorithm)"
+	printf '%s\n' 'lzo-rle lzo [lz4] zstd' >"$(attr 1 comp_algorithm)"
+	conf '[zram1]' 'recompress-algorithms = zstd deflate'
+	zro --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/err" \
+		"$T/conf:2: key 'recompress-algorithms': 'deflate' is not offered by this kernel (comp_algorithm: lzo-rle lzo lz4 zstd)"
+	expect_not "$T/out" "configuration OK"
+}
+run_test check-config-backends t_check_config_backends
+
+# Settings that cannot take effect are warnings: exit 0, "configuration OK, N warnings", each
+# warning on stderr with FILE:LINE and the key; devices are looked for under the sysroot.
+t_check_config_warnings() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'devices = zram0 zram5' 'writeback = yes' 'writeback-bytes-per-day = 64M' \
+		'writeback-bytes-per-pass = 128M' 'cold-idle-age-sec = 1d' 'cold-priority = 3' \
+		'priority-idle = 2' '' '[zram99]' 'compact = never'
+	zro --check-config
+	expect_rc 0
+	expect_content "$T/out" "read $T/conf" "configuration OK, 6 warnings"
+	expect_content "$T/err" \
+		"$T/conf:5: warning: key 'writeback-bytes-per-pass': writeback-bytes-per-pass (134217728) is above writeback-bytes-per-day (67108864) in [global]: a pass never writes more than the day's budget" \
+		"$T/conf:8: warning: key 'priority-idle': priority 2 but recompress-algorithms of [global] has 1 algorithm: the idle pass uses every secondary instead" \
+		"$T/conf:7: warning: key 'cold-priority': cold-priority = 3 but recompress-algorithms of [global] has 1 algorithm: the cold tier never runs" \
+		"$T/conf:3: warning: key 'writeback': yes in [global], but zram0 has no backing device and backing-device is not set: nothing can be written back" \
+		"$T/conf:10: warning: section [zram99]: zram99 is not selected by 'devices': these settings are never used" \
+		"$T/conf:2: warning: key 'devices': zram5: no such device (present: zram0); managed when it appears"
+	# With every device selected, [zram99] is absent rather than unselected.
+	conf '[global]' '[zram99]' 'compact = never'
+	zro --check-config
+	expect_rc 0
+	expect_content "$T/out" "read $T/conf" "configuration OK, 1 warning"
+	expect_content "$T/err" \
+		"$T/conf:2: warning: section [zram99]: no such device (present: zram0); these settings wait for zram99"
+	# A backing device set on the device (by its zram setup) is enough.
+	printf '/dev/vdb\n' >"$(attr 0 backing_dev)"
+	conf '[global]' 'writeback = yes'
+	zro --check-config
+	expect_rc 0
+	expect_content "$T/out" "read $T/conf" "configuration OK"
+	expect_content "$T/err"
+	# Warnings and an error: exit 1, both printed.
+	conf '[global]' 'writeback-bytes-per-pass = 2G' 'recompress-algorithms = zstd lz5'
+	zro --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_count "$T/err" "warning: key 'writeback-bytes-per-pass'" 1
+	expect_count "$T/err" "'lz5' is not a compression backend of zram" 1
+	expect_content "$T/out" "read $T/conf"
+}
+run_test check-config-warnings t_check_config_warnings
+
+# Sizes and durations in the units admins write; --print-config prints plain numbers.
+t_config_units() {
+	conf '[global]' 'writeback-bytes-per-day = 1G' 'writeback-bytes-per-pass = 64M' \
+		'idle-age-max-sec = 4h' 'interval-sec = 5min' 'memory-stall-us = 150ms' \
+		'max-write-ms = 1s' 'cold-idle-age-sec = 1d 12h'
+	zr --config "$T/conf" --print-config
+	expect_rc 0
+	expect_line "$T/out" "writeback-bytes-per-day = 1073741824"
+	expect_line "$T/out" "writeback-bytes-per-pass = 67108864"
+	expect_line "$T/out" "idle-age-max-sec = 14400"
+	expect_line "$T/out" "interval-sec = 300"
+	expect_line "$T/out" "memory-stall-us = 150000"
+	expect_line "$T/out" "max-write-ms = 1000"
+	expect_line "$T/out" "cold-idle-age-sec = 129600"
+	conf '[global]' 'interval-sec = 1500ms'
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/err" \
+		"$T/conf:2: key 'interval-sec': '1500ms' is not a whole number of seconds"
+	# An unknown key names the nearest one.
+	conf '[global]' 'recompress-algorithm = zstd'
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/err" \
+		"$T/conf:2: unknown key 'recompress-algorithm' in section [global]; did you mean 'recompress-algorithms'?"
+}
+run_test config-units t_config_units
+
+# A 4096-character line (conf(5)); one more is an error naming the line.
+t_config_long_line() {
+	local pad
+	pad=$(printf '%*s' 4000 '' | tr ' ' x)
+	conf '[global]' "metrics-file = /run/m.prom ; $pad$(printf '%*s' 67 '' | tr ' ' y)"
+	[ "$(sed -n 2p "$T/conf" | tr -d '\n' | wc -c)" = 4096 ] || die "test line is not 4096 long"
+	zr --config "$T/conf" --check-config
+	expect_rc 0
+	conf '[global]' "metrics-file = /run/m.prom ; ${pad}$(printf '%*s' 68 '' | tr ' ' y)"
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/err" "$T/conf:2: line too long (more than 4096 characters)"
+}
+run_test config-long-line t_config_long_line
+
+# At run time: a priority the device cannot honour, and configured devices that are absent.
+t_once_config_notes() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'devices = zram0 zram5' 'priority-idle = 3'
+	zro --once --dry-run
+	expect_rc 0
+	expect_has "$T/err" "zram-recompd: warning: zram5 (devices): no such device"
+	expect_has "$T/err" "zram-recompd: warning: zram0: priority-idle = 3: the device has 1 secondary algorithm; every secondary is used instead"
+	expect_has "$T/out" "zram0: would write 'type=idle priority=1 max_pages=64' to recompress"
+	conf '[global]' 'devices = zram5'
+	zro --once --dry-run
+	expect_rc 3
+	expect_content "$T/err" "zram-recompd: warning: zram5 (devices): no such device" \
+		"zram-recompd: error: none of the zram devices present is selected by 'devices'"
+}
+run_test once-config-notes t_once_config_notes
+
 # Errors in a drop-in name the drop-in file (the search path under ZRAM_RECOMPD_CONFIG_ROOT).
 t_check_config_dropin() {
 	mkdir -p "$T/root/etc" "$T/root/run/zram-recompd.conf.d"
