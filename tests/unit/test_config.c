@@ -1896,6 +1896,55 @@ static void test_every_key_row(void **state)
 	assert_int_equal(bits, (UINT64_C(1) << CFG_N_KEYS) - 1);
 }
 
+/*
+ * zram-recompd.conf(5): keys in bytes take sizes, keys in seconds, milliseconds and
+ * microseconds take durations, and no other number key takes either.
+ */
+static void test_units_per_key(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	char text[256];
+
+	for (unsigned i = 0; i < ARRAY_SIZE(key_cases); i++) {
+		const char *k = key_cases[i].key, *v;
+		size_t n = strlen(k);
+		bool bytes = strstr(k, "-bytes") != NULL;
+		bool secs = n > 4 && strcmp(k + n - 4, "-sec") == 0;
+		bool ms = n > 3 && strcmp(k + n - 3, "-ms") == 0;
+		bool us = n > 3 && strcmp(k + n - 3, "-us") == 0;
+
+		/* Within every such key's range: threshold-bytes < 4096 <= the writeback budgets. */
+		if (bytes)
+			v = strstr(k, "writeback") ? "2M" : "2K";
+		else
+			v = secs ? "1h" : ms ? "2s" : us ? "2ms" : NULL;
+		if (!v) {
+			/* Any other number key: a suffix is never a number of it. */
+			if (strspn(key_cases[i].value, "0123456789") != strlen(key_cases[i].value))
+				continue;
+			snprintf(text, sizeof(text), "[global]\n%s = 2K\n", k);
+			if (load_str(&c, &e, text) != -EINVAL)
+				fail_msg("%s = 2K loads", k);
+			snprintf(text, sizeof(text), "[global]\n%s = 2min\n", k);
+			if (load_str(&c, &e, text) != -EINVAL)
+				fail_msg("%s = 2min loads", k);
+			continue;
+		}
+		snprintf(text, sizeof(text), "[global]\n%s = %s\n", k, v);
+		if (load_str(&c, &e, text) != 0)
+			fail_msg("%s = %s: %s", k, v, e.n ? e.msg[0] : "?");
+	}
+	load_global_kv(&c, "threshold-bytes", "2K");
+	assert_int_equal(c.global.threshold_bytes, 2048);
+	load_global_kv(&c, "interval-sec", "2min");
+	assert_int_equal(c.global.interval_sec, 120);
+	load_global_kv(&c, "max-write-ms", "2s");
+	assert_int_equal(c.global.max_write_ms, 2000);
+	load_global_kv(&c, "memory-stall-us", "2ms");
+	assert_int_equal(c.global.memory_stall_us, 2000);
+}
+
 /* recompress-algorithms = auto and the advice keys (advice_store.h). */
 static void test_auto_keys(void **state)
 {
@@ -2108,6 +2157,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_syntax_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_comments_indent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_units_per_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_keys, setup, teardown),
