@@ -121,6 +121,11 @@ static void parse_header(struct parse_ctx *ctx, char *p)
 	const char *rest;
 	size_t n;
 
+	/* After a broken header its keys are ignored: they were meant for another section. */
+	ctx->in_section = true;
+	ctx->ignore = true;
+	ctx->target = NULL;
+	strcpy(ctx->section, "?");
 	if (!end) {
 		line_err(ctx, ctx->line, "section header without closing ']'");
 		return;
@@ -136,9 +141,7 @@ static void parse_header(struct parse_ctx *ctx, char *p)
 		n = sizeof(ctx->section) - 1;
 	memcpy(ctx->section, p + 1, n);
 	ctx->section[n] = '\0';
-	ctx->in_section = true;
 	ctx->section_line = ctx->line;
-	ctx->target = NULL;
 	*end = '\0';
 	ctx->ignore = section_kind(p + 1, &(unsigned){0}) < 0;
 	if (ctx->ignore)

@@ -1304,6 +1304,17 @@ static void test_syntax_errors(void **state)
 			"2: syntax error: expected [section], key = value or a comment");
 	check_one_error("[global]\n[zram0\ncompact = never\n",
 			"2: section header without closing ']'");
+	/* The keys after a broken header are ignored, not given to the section before. */
+	assert_int_equal(load_str(&c, &e, "[global]\n[zram0] x\ncompact = never\n"), -EINVAL);
+	assert_int_equal(e.n, 1);
+	snprintf(want, sizeof(want), "%s:2: syntax error: text after the section header",
+		 tpath("t.conf"));
+	assert_string_equal(e.msg[0], want);
+	assert_int_equal(c.global.compact, COMPACT_AUTO);
+	assert_int_equal(c.n_sections, 0);
+	/* A comment may follow. */
+	assert_int_equal(load_str(&c, &e, "[zram0] ; the swap device\ncompact = never\n"), 0);
+	assert_int_equal(c.n_sections, 1);
 	/* " ;" inside the brackets is part of the name: one error, not two. */
 	check_one_error("[global ;]\n",
 			"1: unknown section [global ;] (expected [global] or [zramN])");
