@@ -20,19 +20,19 @@
 /* One device present under the root, as far as the checks need it. */
 struct check_dev {
 	unsigned id;
-	bool probed;	    /* the fields below were read */
-	bool initialized;   /* disksize set: its secondaries are fixed until a reset */
-	bool writeback;	    /* CONFIG_ZRAM_WRITEBACK */
-	bool backing;	    /* a backing device is set */
-	bool priority;	    /* recompress priority= (6.12+) */
+	bool probed;	  /* the fields below were read */
+	bool initialized; /* disksize set: its secondaries are fixed until a reset */
+	bool writeback;	  /* CONFIG_ZRAM_WRITEBACK */
+	bool backing;	  /* a backing device is set */
+	bool priority;	  /* recompress priority= (6.12+) */
 	unsigned n_secondaries;
 };
 
 struct check_machine {
 	bool known; /* the root lists at least one zram device */
 	unsigned n;
-	struct check_dev *devs; /* ascending ids */
-	bool have_avail;	/* avail holds a probed device's comp_algorithm */
+	struct check_dev *devs;	     /* ascending ids */
+	bool have_avail;	     /* avail holds a probed device's comp_algorithm */
 	struct zram_algo_list avail; /* the backends this kernel offers */
 };
 
@@ -76,7 +76,7 @@ unsigned config_priority_note(const struct dev_config *d, unsigned n_secondaries
  * that are not among present[0 .. n - 1], as "zram5 (devices), zram99 ([zram99])" into buf;
  * returns how many.
  */
-unsigned config_absent_note(const struct config *c, const unsigned *present, unsigned n,
-			    char *buf, size_t size);
+unsigned config_absent_note(const struct config *c, const unsigned *present, unsigned n, char *buf,
+			    size_t size);
 
 #endif

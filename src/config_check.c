@@ -35,8 +35,8 @@ struct check {
 /* One scope: [global], or a [zramN] section's effective settings. */
 struct scope {
 	const struct dev_config *eff;
-	const char *label; /* "global", "zram3" */
-	uint64_t set;	   /* the keys the scope sets itself: every key for [global] */
+	const char *label;	       /* "global", "zram3" */
+	uint64_t set;		       /* the keys the scope sets itself: every key for [global] */
 	const struct dev_section *sec; /* NULL for [global] */
 };
 
@@ -73,8 +73,8 @@ static struct cfg_origin origin_of(const struct dev_config *d, uint64_t bit)
 }
 
 /* The later of the origins of two keys (where the conflict was completed). */
-static struct cfg_origin later(const struct dev_config *d, uint64_t a, uint64_t b,
-			       const char **key, const char *ka, const char *kb)
+static struct cfg_origin later(const struct dev_config *d, uint64_t a, uint64_t b, const char **key,
+			       const char *ka, const char *kb)
 {
 	struct cfg_origin oa = origin_of(d, a), ob = origin_of(d, b);
 	bool b_later = ob.file > oa.file || (ob.file == oa.file && ob.line > oa.line);
@@ -141,17 +141,20 @@ static void check_names(struct check *ck, const struct scope *s)
 	key_what(what, sizeof(what), "recompress-algorithms");
 	for (unsigned i = 0; i < d->n_algos; i++) {
 		const char *name = d->algos[i];
-		bool offered = ck->m && ck->m->have_avail && zram_algo_list_has(&ck->m->avail, name);
+		bool offered =
+			ck->m && ck->m->have_avail && zram_algo_list_has(&ck->m->avail, name);
 
 		if (!backend_known(name) && !offered) {
 			backend_list(list, sizeof(list));
 			backend_suggestion(name, hint, sizeof(hint));
-			report(ck, false, o, what, "'%s' is not a compression backend of zram (%s)%s",
-			       name, list, hint);
+			report(ck, false, o, what,
+			       "'%s' is not a compression backend of zram (%s)%s", name, list,
+			       hint);
 		} else if (ck->m && ck->m->have_avail && !offered) {
 			kernel_list(ck->m, list, sizeof(list));
 			report(ck, false, o, what,
-			       "'%s' is not offered by this kernel (comp_algorithm: %s)", name, list);
+			       "'%s' is not offered by this kernel (comp_algorithm: %s)", name,
+			       list);
 		}
 	}
 }
@@ -193,7 +196,8 @@ static void check_wb_budget(struct check *ck, const struct scope *s)
 	struct cfg_origin o;
 	char what[64];
 
-	if (!(s->set & (CFG_K_WB_DAY | CFG_K_WB_PASS)) || d->wb_bytes_per_pass <= d->wb_bytes_per_day)
+	if (!(s->set & (CFG_K_WB_DAY | CFG_K_WB_PASS)) ||
+	    d->wb_bytes_per_pass <= d->wb_bytes_per_day)
 		return;
 	o = later(d, CFG_K_WB_DAY, CFG_K_WB_PASS, &key, "writeback-bytes-per-day",
 		  "writeback-bytes-per-pass");
@@ -305,7 +309,8 @@ static void check_backing(struct check *ck, const struct scope *s)
 			       s->label, dev->id);
 		else if (!dev->backing)
 			report(ck, true, o, what,
-			       "yes in [%s], but zram%u has no backing device and backing-device is "
+			       "yes in [%s], but zram%u has no backing device and backing-device "
+			       "is "
 			       "not set: nothing can be written back",
 			       s->label, dev->id);
 	}
@@ -428,7 +433,9 @@ void config_check(const struct config *c, const char *const *paths, unsigned n_p
 
 		config_effective(c, c->sections[i].id, &eff);
 		(void)snprintf(label, sizeof(label), "zram%u", c->sections[i].id);
-		s = (struct scope){.eff = &eff, .label = label, .set = c->sections[i].cfg.set,
+		s = (struct scope){.eff = &eff,
+				   .label = label,
+				   .set = c->sections[i].cfg.set,
 				   .sec = &c->sections[i]};
 		check_scope(&ck, &s);
 	}
@@ -584,8 +591,8 @@ static bool is_present(const unsigned *present, unsigned n, unsigned id)
 	return false;
 }
 
-unsigned config_absent_note(const struct config *c, const unsigned *present, unsigned n,
-			    char *buf, size_t size)
+unsigned config_absent_note(const struct config *c, const unsigned *present, unsigned n, char *buf,
+			    size_t size)
 {
 	unsigned count = 0;
 	size_t o = 0;

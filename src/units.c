@@ -20,11 +20,16 @@ struct suffix {
 
 static const struct suffix size_suffixes[] = {
 	{"B", 1},
-	{"K", UINT64_C(1) << 10},   {"KiB", UINT64_C(1) << 10},
-	{"M", UINT64_C(1) << 20},   {"MiB", UINT64_C(1) << 20},
-	{"G", UINT64_C(1) << 30},   {"GiB", UINT64_C(1) << 30},
-	{"T", UINT64_C(1) << 40},   {"TiB", UINT64_C(1) << 40},
-	{"P", UINT64_C(1) << 50},   {"PiB", UINT64_C(1) << 50},
+	{"K", UINT64_C(1) << 10},
+	{"KiB", UINT64_C(1) << 10},
+	{"M", UINT64_C(1) << 20},
+	{"MiB", UINT64_C(1) << 20},
+	{"G", UINT64_C(1) << 30},
+	{"GiB", UINT64_C(1) << 30},
+	{"T", UINT64_C(1) << 40},
+	{"TiB", UINT64_C(1) << 40},
+	{"P", UINT64_C(1) << 50},
+	{"PiB", UINT64_C(1) << 50},
 };
 
 #define USEC_PER_SEC UINT64_C(1000000)
@@ -117,8 +122,7 @@ static int scale(const struct num *n, uint64_t mult, uint64_t *ret, bool *exact)
 }
 
 /* The suffix at s of length len in table t, or NULL. */
-static const struct suffix *find_suffix(const struct suffix *t, size_t n, const char *s,
-					size_t len)
+static const struct suffix *find_suffix(const struct suffix *t, size_t n, const char *s, size_t len)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strlen(t[i].name) == len && strncmp(t[i].name, s, len) == 0)
@@ -181,7 +185,8 @@ static int parse_duration(const char *s, uint64_t base, uint64_t *ret)
 		len = word_len(s);
 		sfx = find_suffix(time_suffixes, ARRAY_SIZE(time_suffixes), s, len);
 		if (!sfx)
-			return -EINVAL; /* a bare number only as the whole value (see units_parse) */
+			return -EINVAL; /* a bare number only as the whole value (see units_parse)
+					 */
 		s += len;
 		while (is_blank(*s))
 			s++;

@@ -89,8 +89,11 @@ static struct check_machine *machine(unsigned n, const char *avail)
 	memset(&m, 0, sizeof(m));
 	memset(devs, 0, sizeof(devs));
 	for (unsigned i = 0; i < n; i++)
-		devs[i] = (struct check_dev){.id = i, .probed = true, .initialized = true,
-					     .writeback = true, .priority = true,
+		devs[i] = (struct check_dev){.id = i,
+					     .probed = true,
+					     .initialized = true,
+					     .writeback = true,
+					     .priority = true,
 					     .n_secondaries = 1};
 	m.known = n > 0;
 	m.n = n;

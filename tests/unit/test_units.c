@@ -129,7 +129,8 @@ static void test_edit_distance(void **state)
 	assert_int_equal(str_edit_distance("abc", ""), 3);
 	assert_int_equal(str_edit_distance("kitten", "sitting"), 3);
 	assert_int_equal(
-		str_edit_distance("x", "0123456789012345678901234567890123456789012345678901234567890123"),
+		str_edit_distance(
+			"x", "0123456789012345678901234567890123456789012345678901234567890123"),
 		UINT_MAX);
 }
 
