@@ -200,7 +200,8 @@ void config_init(struct config *c);
  * the *.conf files of CFG_DROPIN_DIR/ in all of them are merged by name (strcmp order); of
  * the same name only the one in the earliest directory counts. A link to /dev/null or an
  * empty file masks its name (nothing read from it, the later ones of that name are not
- * read either), as systemd's daemons do (systemd.unit(5), "drop-in").
+ * read either), as systemd's daemons do (systemd.unit(5), "drop-in"). A symlink that does
+ * not resolve is ignored (systemd's conf-files logic drops it): it hides nothing.
  */
 struct config_source {
 	const char *file; /* --config FILE: only this file (no drop-ins); NULL: the search path */
@@ -220,6 +221,7 @@ enum config_file_state {
 	CFG_FILE_READ,	     /* parsed */
 	CFG_FILE_MASKED,     /* a link to /dev/null or an empty file: masks its name */
 	CFG_FILE_OVERRIDDEN, /* not read: the same name in an earlier directory counts */
+	CFG_FILE_DANGLING,   /* a symlink that does not resolve: ignored, hides nothing */
 };
 
 struct config_file {

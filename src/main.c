@@ -342,6 +342,8 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok,
 	for (unsigned i = 0; i < files.n; i++)
 		if (files.v[i].state == CFG_FILE_READ)
 			log_debug("configuration file %s", files.v[i].path);
+		else if (files.v[i].state == CFG_FILE_DANGLING && !quiet)
+			log_warning("%s: dangling symlink ignored", files.v[i].path);
 	config_files_free(&files);
 	for (unsigned i = 0; i < errs.n && !quiet; i++)
 		fprintf(stderr, "%s\n", errs.msg[i]);
