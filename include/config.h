@@ -90,6 +90,15 @@ struct cfg_origin {
 };
 
 /*
+ * Largest writeback-batch-size: 6.19+ allocates a page (GFP_KERNEL: reclaim, then the OOM
+ * killer) per request in flight, up to writeback_batch_size of them per writeback write,
+ * and writeback runs when memory is short. 512 is 16 times the kernel's default of 32:
+ * 2 MiB with 4 KiB pages (32 MiB with 64 KiB ones), far more requests than a disk's
+ * queue needs to stay busy with 4 KiB writes.
+ */
+#define CFG_WB_BATCH_MAX 512
+
+/*
  * The settings of one device. The fields of each key are adjacent: a [zramN] section that
  * sets the key replaces them as one block (key_defs in config.c).
  */

@@ -1758,8 +1758,8 @@ static const struct key_case {
 	    "'4095' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
 	KEY("writeback-bytes-per-pass", "1125899906842624", "1125899906842624", "0",
 	    "'0' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
-	KEY("writeback-batch-size", "4294967295", "4294967295", "4294967296",
-	    "'4294967296' is out of range 0-4294967295 (0 = the kernel's default)"),
+	KEY("writeback-batch-size", "512", "512", "513",
+	    "'513' is out of range 0-512 (0 = the kernel's default)"),
 	KEY("backing-device", "/dev/disk/by-partlabel/zram-wb", "/dev/disk/by-partlabel/zram-wb",
 	    "/dev/../etc/passwd",
 	    "'/dev/../etc/passwd' is not a block device path: /dev/NAME, of letters, digits and "
