@@ -689,6 +689,49 @@ t_writeback_crash_reserved() {
 		die "after the pass: $(oneline "$T/d.state/state")"
 }
 
+# SIGTERM with one device's pass running and the other's queued (issue 25, item 1): each
+# pass's writeback budget was reserved when it was queued (state file); the queued one never
+# ran and must give its reservation back, the running one (interrupted before its writeback)
+# too. 16 pages a pass, 24 a day: a reservation shows as wb_day_left=32768. Both devices'
+# recompress writes block 2 s (slow FIFO), so whichever runs first keeps the other queued.
+t_sigterm_queued_released() {
+	local id
+	fr_new "$R" "$VER"
+	for id in 0 1; do
+		fr_dev "$R" "$VER" "$id" wb=1
+		printf '/dev/loop%s\n' "$id" >"$(attr "$id" backing_dev)"
+	done
+	fr_kconfig "$R" boot 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_MEMORY_TRACKING=y' \
+		'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y' 'CONFIG_ZRAM_MULTI_COMP=y' 'CONFIG_ZRAM_WRITEBACK=y'
+	conf "${BASE_CONF[@]}" "passes = huge_idle idle huge" "writeback = yes" \
+		"writeback-types = incompressible" "writeback-bytes-per-pass = 65536" \
+		"writeback-bytes-per-day = 98304"
+	slow_attr 0 recompress 2
+	slow_attr 1 recompress 2
+	dstart
+	wait_for 10000 grep -q '^zram0 .* wb_day_left=32768 ' "$T/d.state/state" ||
+		die "no reservation for zram0: $(oneline "$T/d.state/state")"
+	wait_for 10000 grep -q '^zram1 .* wb_day_left=32768 ' "$T/d.state/state" ||
+		die "no reservation for zram1: $(oneline "$T/d.state/state")"
+	[ "$(passes_logged zram0)" = 0 ] && [ "$(passes_logged zram1)" = 0 ] ||
+		die "a pass ended before SIGTERM: $(oneline "$T/d.err")"
+	dsig TERM
+	dwait $((8000 * SLOW)) || die "still running 8 s after SIGTERM"
+	[ "$DRC" = 0 ] || die "exit code $DRC; stderr: $(oneline "$T/d.err")"
+	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
+	# the day budget is 98304 bytes; it refills, never past it
+	for id in 0 1; do
+		[ "$(state_field "zram$id" wb_day_left)" = 98304 ] ||
+			die "zram$id keeps a reservation after SIGTERM: $(oneline "$T/d.state/state")"
+		[ "$(state_field "zram$id" wb_pages)" = 0 ] ||
+			die "zram$id: wb_pages: $(oneline "$T/d.state/state")"
+	done
+	# exactly one pass ran (interrupted); the other device wrote nothing at all
+	[ "$(passes_logged zram0)$(passes_logged zram1)" = 10 ] ||
+		[ "$(passes_logged zram0)$(passes_logged zram1)" = 01 ] ||
+		die "passes: $(grep ': pass' "$T/d.err" | tr '\n' '|')"
+}
+
 # The Landlock sandbox (issue 11): a reload that moves metrics-file to another directory is
 # warned about, and the daemon's write there fails with EACCES although it may write there
 # otherwise (same user, a directory it could create files in); with --no-sandbox the same
@@ -741,7 +784,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
-	writeback_budget writeback_crash_reserved
+	writeback_budget writeback_crash_reserved sigterm_queued_released
 	sandbox_sighup_metrics ripen_pressure)
 
 selected() {
