@@ -25,8 +25,10 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Write one validated command; a failure is logged here, once. */
 static int wb_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
@@ -436,6 +438,26 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 	}
 }
 
+/*
+ * Whether path a and path b (absolute, under the root) name the same device. The kernel
+ * shows the path it opened, resolved (/dev/sdb1), where the configuration may name a
+ * symlink to it (/dev/disk/by-id/..., /dev/mapper/...): the same block device (major:minor),
+ * or the same file. Only stat()ed, never opened. Unresolvable: only the same text is.
+ */
+static bool same_backing(int root_fd, const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	if (a[0] != '/' || b[0] != '/' || fstatat(root_fd, a + 1, &sa, 0) < 0 ||
+	    fstatat(root_fd, b + 1, &sb, 0) < 0)
+		return false;
+	if (S_ISBLK(sa.st_mode) || S_ISBLK(sb.st_mode))
+		return S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode) && sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 			     const struct dev_config *cfg)
 {
@@ -446,10 +468,14 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 		return 0;
 	if (d->backing_dev[0]) {
 		/* zram-generator's writeback-device= (or the admin, or we) came first: never
-		 * fight it, and leave its compressed_writeback choice alone too */
-		if (cfg->backing_device[0] && strcmp(d->backing_dev, cfg->backing_device) != 0)
+		 * fight it, and leave its compressed_writeback choice alone too. Said once per
+		 * device (the daemon gets here at every rescan until disksize). */
+		if (cfg->backing_device[0] && !d->backing_noted &&
+		    !same_backing(ctx->root_fd, d->backing_dev, cfg->backing_device)) {
 			log_notice("%s: backing_dev is already %s; backing-device = %s not applied",
 				   d->name, d->backing_dev, cfg->backing_device);
+			d->backing_noted = true;
+		}
 		return 0;
 	}
 	if (!d->caps.writeback) {

@@ -127,6 +127,9 @@ type=huge priority=1 max_pages=64" ] || die "first pass wrote $(oneline "$(attr 
 	grep -qxF "zram_recompd_passes_total{device=\"zram0\"} $n" "$T/metrics.prom" ||
 		die "metrics file lacks zram_recompd_passes_total{device=\"zram0\"} $n:" \
 			"$(grep passes_total "$T/metrics.prom" 2>/dev/null | tr '\n' '|')"
+	# no writeback here: no day budget sample (a 0 would read as "spent"; issue 25)
+	! grep -q '^zram_recompd_writeback_day_left_bytes{' "$T/metrics.prom" ||
+		die "metrics: $(grep day_left "$T/metrics.prom" | tr '\n' '|')"
 	grep -q '^zram-recompd: stopping (signal 15)$' "$T/d.err" ||
 		die "no 'stopping (signal 15)' in stderr: $(oneline "$T/d.err")"
 }
@@ -636,6 +639,8 @@ t_writeback_budget() {
 		die "metrics: $(grep writeback "$T/metrics.prom" | tr '\n' '|')"
 	grep -qx 'zram_recompd_backing_dev_writes_pages{device="zram0"} 40' "$T/metrics.prom" ||
 		die "metrics: $(grep backing_dev "$T/metrics.prom" | tr '\n' '|')"
+	grep -qx 'zram_recompd_writeback_day_left_bytes{device="zram0"} [0-9]*' "$T/metrics.prom" ||
+		die "metrics: $(grep day_left "$T/metrics.prom" | tr '\n' '|')"
 
 	mv "$T/d.err" "$T/d.err.1"
 	dstart
@@ -732,6 +737,27 @@ t_sigterm_queued_released() {
 		die "passes: $(grep ': pass' "$T/d.err" | tr '\n' '|')"
 }
 
+# An uninitialized device whose backing_dev another tool set (zram-generator's
+# writeback-device=) to another device than backing-device: the notice comes once, not at
+# every rescan (each timer tick while the device waits for disksize; issue 25, item 6).
+t_backing_noted_once() {
+	fr_new "$R" "$VER"
+	# (its secondary list is set already: nothing else is written, every probe succeeds)
+	fr_dev "$R" "$VER" 0 init=0 wb=1
+	printf '/dev/sdb1\n' >"$(attr 0 backing_dev)"
+	conf "${BASE_CONF[@]}" "backing-device = /dev/loop0"
+	dstart
+	wait_for 5000 grep -q 'backing_dev is already /dev/sdb1' "$T/d.err" ||
+		die "no notice: $(oneline "$T/d.err")"
+	# a few rescans (interval-sec = 1)
+	sleep $((4 * SLOW))
+	dstop
+	[ "$(count "$T/d.err" 'backing_dev is already /dev/sdb1; backing-device = /dev/loop0 not applied')" = 1 ] ||
+		die "notices: $(grep -c 'backing_dev is already' "$T/d.err")"
+	[ "$(cat "$(attr 0 backing_dev)")" = /dev/sdb1 ] ||
+		die "backing_dev written: $(oneline "$(attr 0 backing_dev)")"
+}
+
 # The Landlock sandbox (issue 11): a reload that moves metrics-file to another directory is
 # warned about, and the daemon's write there fails with EACCES although it may write there
 # otherwise (same user, a directory it could create files in); with --no-sandbox the same
@@ -784,7 +810,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
-	writeback_budget writeback_crash_reserved sigterm_queued_released
+	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	sandbox_sighup_metrics ripen_pressure)
 
 selected() {

@@ -1774,6 +1774,16 @@ t_wb_backing_setup() {
 	expect_rc 0
 	expect_has "$T/err" "compressed-writeback ignored: compressed_writeback needs Linux 7.0"
 	expect_content "$(fr_attr "$T/r2" 0 backing_dev)" none /dev/loop0
+	# The kernel shows the device it opened (/dev/sdb1); a configured symlink to it
+	# (/dev/disk/by-id/..., as udev makes them) is the same device: no notice (issue 25).
+	mkdir -p "$R/dev/disk/by-id"
+	: >"$R/dev/sdb1"
+	ln -s ../../sdb1 "$R/dev/disk/by-id/ata-disk-part1"
+	: >"$(attr 0 recomp_algorithm)"
+	conf '[global]' 'backing-device = /dev/disk/by-id/ata-disk-part1'
+	zro --once
+	expect_rc 0
+	expect_not "$T/err" "backing_dev is already"
 }
 run_test writeback-backing-setup t_wb_backing_setup
 
