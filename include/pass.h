@@ -35,6 +35,7 @@ struct pass_ctx {
 	const volatile unsigned *duty_permille;
 	uint64_t mem_total, mem_available; /* for the idle age; 0 = unknown */
 	uint64_t wb_day_left; /* --once: bytes left of the writeback day budget (state file) */
+	int state_fd; /* the state directory (writeback_limit hold, wb_hold.h); -1 none */
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);

@@ -688,6 +688,7 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 	if (r < 0)
 		return r;
 	c.wb_day_left = once_wb_day_left(ctx, oh, cfg, d, &dc);
+	c.state_fd = oh->h.dir_fd;
 	/* the pass's writeback budget leaves the day budget (state file) before any write */
 	if (!ctx->dry_run && dc.writeback && d->initialized && d->caps.writeback &&
 	    d->backing_dev[0])

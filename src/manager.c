@@ -93,6 +93,7 @@ static void *worker_main(void *arg)
 		pass_ctx_init(&ctx, m->root_fd);
 		ctx.stop = &m->stop_job;
 		ctx.duty_permille = &m->duty_permille;
+		ctx.state_fd = m->hist.dir_fd;
 		j->start_ns = now_monotonic_ns();
 		j->r = pass_execute(&ctx, &j->dev, &j->plan, &j->rep);
 		j->end_ns = now_monotonic_ns();

@@ -23,6 +23,7 @@
 #include "policy.h"
 #include "sysfs.h"
 #include "util.h"
+#include "wb_hold.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -337,6 +338,52 @@ static void wb_read_limit(const struct pass_ctx *ctx, const struct zram_dev *d,
 }
 
 /*
+ * A pass that ended without giving the limit back (the daemon crashed or was killed in it)
+ * left its record: what the device had before that pass is what counts, not the limit it
+ * left on. Another writer's limit then gets no more than the kernel shows now (what the
+ * crashed pass wrote is unknown; never raise it). Logged here.
+ */
+static void wb_recover(const struct pass_ctx *ctx, const struct zram_dev *d,
+		       struct wb_pass_report *w)
+{
+	bool limited = false;
+	uint64_t limit = 0;
+
+	if (ctx->dry_run || ctx->state_fd < 0 ||
+	    wb_hold_load(ctx->state_fd, ctx->root_fd, d->name, &limited, &limit) <= 0)
+		return;
+	log_notice("%s: writeback: an earlier pass ended without giving writeback_limit back; "
+		   "%s",
+		   d->name,
+		   limited ? "another writer's limit is kept" : "it is switched off after this pass");
+	if (limited && w->limited && limit > w->limit_pages)
+		limit = w->limit_pages;
+	w->limited = limited;
+	w->limit_pages = limited ? limit : 0;
+}
+
+/* The hold record before the limit goes on; a failure only costs the crash recovery. */
+static void wb_hold(const struct pass_ctx *ctx, const struct zram_dev *d,
+		    const struct wb_pass_report *w)
+{
+	int r;
+
+	if (ctx->dry_run || ctx->state_fd < 0)
+		return;
+	r = wb_hold_save(ctx->state_fd, ctx->root_fd, d->name, w->limited, w->limit_pages);
+	if (r < 0)
+		log_warning("%s: writeback: cannot record the writeback_limit hold in the state "
+			    "directory: %s (a crash in the pass would leave the limit on)",
+			    d->name, strerror(-r));
+}
+
+static void wb_unhold(const struct pass_ctx *ctx, const struct zram_dev *d)
+{
+	if (!ctx->dry_run && ctx->state_fd >= 0)
+		(void)wb_hold_clear(ctx->state_fd, d->name);
+}
+
+/*
  * After the pass: another writer's limit gets what it had less what the pass wrote, which
  * the kernel kept within it (never more than it had: the pass never raises a limit);
  * without one the limit goes off again.
@@ -399,13 +446,16 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 		return;
 	}
 	wb_read_limit(ctx, d, w);
+	wb_recover(ctx, d, w);
 	if (w->limited && w->limit_pages == 0) {
 		log_info("%s: writeback: writeback_limit_enable is 1 with writeback_limit 0 (another "
 			 "writer's limit, kept); skipped",
 			 d->name);
 		w->skip = WB_SKIP_LIMIT;
+		wb_unhold(ctx, d);
 		return;
 	}
+	wb_hold(ctx, d, w);
 	if (!ctx->dry_run && zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
 		d->mm = before;
 	was_batch = wb_batch_size(ctx, d, plan);
@@ -418,11 +468,14 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 		if (!rep->error)
 			rep->error = r;
 		w->skip = WB_SKIP_STOPPED;
+		wb_restore(ctx, d, w);
+		wb_unhold(ctx, d);
 		wb_batch_restore(ctx, d, was_batch);
 		return;
 	}
 	wb_steps(ctx, d, plan, rep);
 	wb_restore(ctx, d, w);
+	wb_unhold(ctx, d);
 	wb_batch_restore(ctx, d, was_batch);
 	if (ctx->dry_run)
 		return;

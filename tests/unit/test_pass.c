@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "blockstate.h"
+#include "wb_hold.h"
 
 int __real_sysfs_write(int root_fd, const char *relpath, const char *data);
 int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data);
@@ -102,6 +103,7 @@ static struct {
 	uint64_t wb_candidates;	    /* pages a writeback write finds (the kernel's limit applies) */
 	uint64_t wb_limit, wb_written;
 	bool wb_reset;		    /* after a writeback write: the device is reset */
+	int wb_hold_seen;	    /* writeback writes made while state/wb-hold.zram0 existed */
 } w;
 
 static void write_mm(void)
@@ -174,6 +176,7 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 		uint64_t n = w.wb_candidates < w.wb_limit ? w.wb_candidates : w.wb_limit;
 		char buf[64];
 
+		w.wb_hold_seen += faccessat(root_fd, "state/wb-hold.zram0", F_OK, 0) == 0;
 		if (strncmp(data, "page_index", 10) == 0) {
 			/* by index: the slots named, every one a candidate */
 			const char *p = data;
@@ -1474,6 +1477,71 @@ static void test_writeback_batch_size_restored(void **state)
 	assert_null(strstr(w.log, "writeback_batch_size"));
 }
 
+/*
+ * A pass that crashed with the limit on left writeback_limit_enable 1 and its own limit in
+ * the kernel; its hold record (state directory) says what the device had before, and the
+ * next pass goes by that, not by the leftover limit (issue 25, item 2: the crash case). The
+ * record exists exactly while the limit is on; one of another boot is void.
+ */
+static void test_writeback_crash_hold(void **state)
+{
+	struct device_report rep = { 0 };
+	bool limited = true;
+	uint64_t limit = 1;
+
+	(void)state;
+	wb_device("/dev/loop0\n");
+	cfg.n_wb_types = 1;
+	fr_write("state/.keep", "");
+	ctx.state_fd = openat(root, "state", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(ctx.state_fd >= 0);
+	ctx.wb_day_left = cfg.wb_bytes_per_day; /* 100 pages */
+	w.wb_candidates = 250;
+
+	/* a normal pass: the record is there during the writes, gone after */
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.pages, 100);
+	assert_int_equal(w.wb_hold_seen, 1);
+	assert_int_equal(faccessat(root, "state/wb-hold.zram0", F_OK, 0), -1);
+
+	/* crashed with 9 of its limit left, the limit off before it: not another writer's */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_limit_enable", "1\n");
+	fr_write("sys/block/zram0/writeback_limit", "9\n");
+	assert_int_equal(wb_hold_save(ctx.state_fd, root, "zram0", false, 0), 0);
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_false(rep.wb.limited);
+	assert_int_equal(rep.wb.pages, 100);
+	assert_non_null(strstr(w.log, "writeback_limit: 100\nwriteback: type=incompressible\n"
+				      "writeback_limit_enable: 0\n"));
+	assert_int_equal(wb_hold_load(ctx.state_fd, root, "zram0", &limited, &limit), 0);
+
+	/* crashed under another writer's limit of 50: no more than the kernel shows now (20) */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_limit_enable", "1\n");
+	fr_write("sys/block/zram0/writeback_limit", "20\n");
+	assert_int_equal(wb_hold_save(ctx.state_fd, root, "zram0", true, 50), 0);
+	assert_int_equal(wb_hold_load(ctx.state_fd, root, "zram0", &limited, &limit), 1);
+	assert_true(limited);
+	assert_int_equal(limit, 50);
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(rep.wb.limited);
+	assert_int_equal(rep.wb.pages, 20);
+	assert_non_null(strstr(w.log, "writeback_limit: 20\nwriteback: type=incompressible\n"
+				      "writeback_limit: 0\n"));
+	assert_null(strstr(w.log, "writeback_limit_enable"));
+
+	/* a record of another boot is void (the kernel's values are new): removed */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_limit", "4\n");
+	fr_write("state/wb-hold.zram0", "zram-recompd-wb-hold 1 boot=0123-other limited=0 limit=0\n");
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(rep.wb.limited);
+	assert_int_equal(rep.wb.pages, 4);
+	close(ctx.state_fd);
+	ctx.state_fd = -1;
+}
+
 static void test_configure_initialized_differs(void **state)
 {
 	struct device_report rep = { 0 };
@@ -1523,6 +1591,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_writeback_admin_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_reset_charged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_batch_size_restored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_crash_hold, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
