@@ -486,9 +486,9 @@ static char *path_join(const char *dir, const char *name)
 
 enum entry_kind {
 	ENTRY_ABSENT,
-	ENTRY_SKIP, /* a drop-in directory's subdirectory, FIFO, socket or device: ignored */
-	ENTRY_FILE, /* to read (a symlink is followed) */
-	ENTRY_MASK, /* a link to /dev/null or an empty file */
+	ENTRY_SKIP,	/* a drop-in directory's subdirectory, FIFO, socket or device: ignored */
+	ENTRY_FILE,	/* to read (a symlink is followed) */
+	ENTRY_MASK,	/* a link to /dev/null or an empty file */
 	ENTRY_DANGLING, /* a symlink that does not resolve: absent, but listed */
 };
 
