@@ -90,6 +90,15 @@ struct cfg_origin {
 };
 
 /*
+ * Largest writeback-batch-size: 6.19+ allocates a page (GFP_KERNEL: reclaim, then the OOM
+ * killer) per request in flight, up to writeback_batch_size of them per writeback write,
+ * and writeback runs when memory is short. 512 is 16 times the kernel's default of 32:
+ * 2 MiB with 4 KiB pages (32 MiB with 64 KiB ones), far more requests than a disk's
+ * queue needs to stay busy with 4 KiB writes.
+ */
+#define CFG_WB_BATCH_MAX 512
+
+/*
  * The settings of one device. The fields of each key are adjacent: a [zramN] section that
  * sets the key replaces them as one block (key_defs in config.c).
  */
@@ -211,7 +220,8 @@ void config_init(struct config *c);
  * the *.conf files of CFG_DROPIN_DIR/ in all of them are merged by name (strcmp order); of
  * the same name only the one in the earliest directory counts. A link to /dev/null or an
  * empty file masks its name (nothing read from it, the later ones of that name are not
- * read either), as systemd's daemons do (systemd.unit(5), "drop-in").
+ * read either), as systemd's daemons do (systemd.unit(5), "drop-in"). A symlink that does
+ * not resolve is ignored (systemd's conf-files logic drops it): it hides nothing.
  */
 struct config_source {
 	const char *file; /* --config FILE: only this file (no drop-ins); NULL: the search path */
@@ -231,6 +241,7 @@ enum config_file_state {
 	CFG_FILE_READ,	     /* parsed */
 	CFG_FILE_MASKED,     /* a link to /dev/null or an empty file: masks its name */
 	CFG_FILE_OVERRIDDEN, /* not read: the same name in an earlier directory counts */
+	CFG_FILE_DANGLING,   /* a symlink that does not resolve: ignored, hides nothing */
 };
 
 struct config_file {

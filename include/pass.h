@@ -35,6 +35,7 @@ struct pass_ctx {
 	const volatile unsigned *duty_permille;
 	uint64_t mem_total, mem_available; /* for the idle age; 0 = unknown */
 	uint64_t wb_day_left; /* --once: bytes left of the writeback day budget (state file) */
+	int state_fd; /* the state directory (writeback_limit hold, wb_hold.h); -1 none */
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);
@@ -81,7 +82,8 @@ struct pass_report {
 /* One writeback step as it ran. */
 struct wb_report {
 	enum wb_type type;
-	uint64_t pages;	    /* bd_stat bd_writes after - before (4 KiB units) */
+	uint64_t pages;	    /* bd_stat bd_writes after - before (4 KiB units); after a
+			     * reset zeroed bd_stat, writeback_limit before - after */
 	uint64_t kernel_ns; /* inside the writeback writes */
 	enum wb_stop {
 		WB_DONE,	 /* the write returned: every candidate within the limit went */
@@ -110,10 +112,15 @@ struct wb_pass_report {
 		WB_SKIP_NO_BACKING, /* backing_dev is "none" */
 		WB_SKIP_BUDGET,	    /* the day's (or the pass's) budget is spent */
 		WB_SKIP_STOPPED,    /* a stop request or a fatal error before it */
+		WB_SKIP_LIMIT,	    /* another writer's writeback_limit is 0 */
 	} skip;
 	unsigned n;
 	struct wb_report steps[WB_NR_TYPES];
 	uint64_t budget_pages; /* what the pass could write (plan.wb_budget_pages) */
+	/* writeback_limit_enable was 1 before the pass: another writer's writeback_limit
+	 * (4 KiB units left then) caps the pass, and gets back what is left of it */
+	bool limited;
+	uint64_t limit_pages;
 	uint64_t pages;	       /* written by this pass's steps, summed */
 	uint64_t kernel_ns;
 	int64_t mem_freed;     /* mem_used_total before - after the writeback steps */

@@ -180,6 +180,8 @@ struct zram_dev {
 	struct write_cost wcost[PASS_NR_TYPES][ZRAM_MAX_PRIO + 1];
 	/* the "idle writeback needs block_state" notice was logged (once per device) */
 	bool wb_no_ages_logged;
+	/* the "backing_dev is already ...; backing-device not applied" notice was logged */
+	bool backing_noted;
 };
 
 /*

@@ -622,7 +622,7 @@ static const struct key_def key_defs[] = {
 	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES),
 	NUM("writeback-bytes-per-pass", "134217728", CFG_K_WB_PASS, wb_bytes_per_pass, 4096,
 	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES),
-	NUM("writeback-batch-size", "0", CFG_K_WB_BATCH, wb_batch_size, 0, UINT32_MAX,
+	NUM("writeback-batch-size", "0", CFG_K_WB_BATCH, wb_batch_size, 0, CFG_WB_BATCH_MAX,
 	    " (0 = the kernel's default)"),
 	KEY("backing-device", "", KIND_BLOCKDEV,
 	    DEV(CFG_K_BACKING_DEV, backing_device, backing_device)),

@@ -408,6 +408,7 @@ void config_files_print(const struct config_files *files, const char *prefix, FI
 		[CFG_FILE_READ] = "read",
 		[CFG_FILE_MASKED] = "masked",
 		[CFG_FILE_OVERRIDDEN] = "overridden",
+		[CFG_FILE_DANGLING] = "dangling",
 	};
 	bool any = false;
 
@@ -447,9 +448,10 @@ static char *path_join(const char *dir, const char *name)
 
 enum entry_kind {
 	ENTRY_ABSENT,
-	ENTRY_SKIP, /* a drop-in directory's subdirectory, FIFO, socket or device: ignored */
-	ENTRY_FILE, /* to read (a symlink is followed) */
-	ENTRY_MASK, /* a link to /dev/null or an empty file */
+	ENTRY_SKIP,	/* a drop-in directory's subdirectory, FIFO, socket or device: ignored */
+	ENTRY_FILE,	/* to read (a symlink is followed) */
+	ENTRY_MASK,	/* a link to /dev/null or an empty file */
+	ENTRY_DANGLING, /* a symlink that does not resolve: absent, but listed */
 };
 
 /*
@@ -464,8 +466,11 @@ static enum entry_kind classify(int dfd, const char *name, bool special)
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? ENTRY_ABSENT : ENTRY_FILE;
 	if (S_ISLNK(st.st_mode)) {
-		if (fstatat(dfd, name, &st, 0) == 0 && S_ISCHR(st.st_mode) &&
-		    st.st_rdev == makedev(1, 3))
+		/* systemd's conf-files logic drops a link that does not resolve: it must not
+		 * hide the file of its name in a later directory */
+		if (fstatat(dfd, name, &st, 0) < 0)
+			return errno == ENOENT ? ENTRY_DANGLING : ENTRY_FILE;
+		if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
 			return ENTRY_MASK;
 		return ENTRY_FILE;
 	}
@@ -646,6 +651,10 @@ static void load_main(struct load *l, const struct config_source *src)
 			free(path);
 			continue;
 		}
+		if (kind == ENTRY_DANGLING) {
+			(void)load_take(l, path, CFG_FILE_DANGLING, true);
+			continue;
+		}
 		(void)load_take(l, path,
 				found		     ? CFG_FILE_OVERRIDDEN
 				: kind == ENTRY_MASK ? CFG_FILE_MASKED
@@ -672,10 +681,17 @@ static void load_dropins(struct load *l, const struct config_source *src)
 	}
 	if (list.n)
 		qsort(list.v, list.n, sizeof(list.v[0]), cmp_dropin);
-	for (unsigned i = 0; i < list.n; i++) {
+	for (unsigned i = 0, counted = 0; i < list.n; i++) {
 		const struct dropin *e = &list.v[i];
-		bool shadowed = i > 0 && strcmp(e->name, list.v[i - 1].name) == 0;
+		/* the first of a name that is not a dangling link counts */
+		bool shadowed = counted > 0 && strcmp(e->name, list.v[counted - 1].name) == 0;
 
+		if (e->kind == ENTRY_DANGLING) {
+			(void)load_take(l, e->path, CFG_FILE_DANGLING, false);
+			continue;
+		}
+		if (!shadowed)
+			counted = i + 1;
 		(void)load_take(l, e->path,
 				shadowed		? CFG_FILE_OVERRIDDEN
 				: e->kind == ENTRY_MASK ? CFG_FILE_MASKED

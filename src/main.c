@@ -343,6 +343,8 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok,
 	for (unsigned i = 0; i < files.n; i++)
 		if (files.v[i].state == CFG_FILE_READ)
 			log_debug("configuration file %s", files.v[i].path);
+		else if (files.v[i].state == CFG_FILE_DANGLING && !quiet)
+			log_warning("%s: dangling symlink ignored", files.v[i].path);
 	for (unsigned i = 0; i < errs.n && !quiet; i++)
 		fprintf(stderr, "%s\n", errs.msg[i]);
 	if (errs.dropped && !quiet)
@@ -690,6 +692,7 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 	if (r < 0)
 		return r;
 	c.wb_day_left = once_wb_day_left(ctx, oh, cfg, d, &dc);
+	c.state_fd = oh->h.dir_fd;
 	/* the pass's writeback budget leaves the day budget (state file) before any write */
 	if (!ctx->dry_run && dc.writeback && d->initialized && d->caps.writeback &&
 	    d->backing_dev[0])

@@ -93,6 +93,7 @@ static void *worker_main(void *arg)
 		pass_ctx_init(&ctx, m->root_fd);
 		ctx.stop = &m->stop_job;
 		ctx.duty_permille = &m->duty_permille;
+		ctx.state_fd = m->hist.dir_fd;
 		j->start_ns = now_monotonic_ns();
 		j->r = pass_execute(&ctx, &j->dev, &j->plan, &j->rep);
 		j->end_ns = now_monotonic_ns();
@@ -717,6 +718,18 @@ static void stop_worker(struct manager *m)
 	for (unsigned i = 0; i < m->ndone; i++)
 		finish_job(m, m->done[i]);
 	m->ndone = 0;
+	/* Queued jobs never ran: their writeback reservations go back to the day budget. */
+	for (unsigned i = 0; i < m->qlen; i++) {
+		struct job *j = m->queue[i];
+
+		if (j->wb_reserved)
+			history_wb_charge(&m->hist, j->dev.name, j->wb_reserved, 0,
+					  j->cfg.wb_bytes_per_day);
+		j->md->busy = false;
+	}
+	if (m->qlen)
+		write_outputs(m);
+	m->qlen = 0;
 }
 
 static void close_fd(int *fd)

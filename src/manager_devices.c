@@ -80,6 +80,7 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
 	} else if (!is_new) {
 		d.memo = md->dev.memo; /* what the last pass learnt (zram.h) */
+		d.backing_noted = md->dev.backing_noted; /* that notice once per device */
 		/* the kernel's cost per page learnt so far (max-write-ms) */
 		memcpy(d.wcost, md->dev.wcost, sizeof(d.wcost));
 	}

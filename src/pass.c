@@ -13,11 +13,8 @@
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd)
 {
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->root_fd = root_fd;
-	ctx->out = stdout;
-	ctx->eagain_retries = 5;
-	ctx->eagain_delay_ms = 100;
+	*ctx = (struct pass_ctx){ .root_fd = root_fd, .out = stdout, .eagain_retries = 5,
+				  .eagain_delay_ms = 100, .state_fd = -1 };
 }
 
 /* ENOMEM is not among them: it is back-pressure (run_one_type). */

@@ -14,7 +14,8 @@ void pass_summarize(const struct device_report *rep, struct pass_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->kernel_ns = sat_add_u64(sat_add_u64(rep->idle_ns, rep->compact_ns), rep->wb.kernel_ns);
-	s->wb_pages = rep->device_lost ? 0 : rep->wb.pages;
+	/* written back before a reset: on the disk all the same (the day budget counts it) */
+	s->wb_pages = rep->wb.pages;
 	if (!rep->device_lost) {
 		s->saved = (int64_t)(rep->saved_own > INT64_MAX ? INT64_MAX : rep->saved_own);
 		s->freed = (int64_t)(rep->freed_own > INT64_MAX ? INT64_MAX : rep->freed_own);
@@ -130,6 +131,8 @@ static const char *wb_skip_name(enum wb_skip s)
 		return "budget spent";
 	case WB_SKIP_STOPPED:
 		return "not reached";
+	case WB_SKIP_LIMIT:
+		return "another writer's writeback_limit is 0";
 	}
 	return "?";
 }
@@ -170,6 +173,9 @@ static void print_writeback(FILE *f, const struct device_report *rep)
 		format_bytes(c, sizeof(c), sat_sub_u64(w->budget_pages, w->pages) * ZRAM_PAGE_SIZE,
 			     BYTES_IEC),
 		format_bytes(d, sizeof(d), w->budget_pages * ZRAM_PAGE_SIZE, BYTES_IEC));
+	if (w->limited)
+		fprintf(f, ", within another writer's writeback_limit of %" PRIu64 " pages",
+			w->limit_pages);
 	if (w->have_bd_stat)
 		fprintf(f, ", bd_stat %" PRIu64 " %" PRIu64 " %" PRIu64, w->bd_stat[0], w->bd_stat[1],
 			w->bd_stat[2]);
@@ -228,7 +234,10 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 	if (rep->skipped || !rep->initialized)
 		return;
 	if (rep->device_lost) {
-		fprintf(f, "%s: reset or removed during the pass; nothing is counted\n", rep->name);
+		fprintf(f,
+			"%s: reset or removed during the pass; nothing is counted but the %" PRIu64
+			" pages written back before\n",
+			rep->name, rep->wb.pages);
 		return;
 	}
 	if (rep->idle_marked) {

@@ -611,8 +611,12 @@ static void print_seconds(struct obuf *b, uint64_t ns)
 	obuf_printf(b, "%" PRIu64 ".%s", ns / NS_PER_SEC, frac);
 }
 
-/* M_LIVE_OPT: UINT64_MAX means unknown and the sample is left out. */
-enum metric_src { M_TOTALS, M_SECONDS, M_LIVE, M_LIVE_OPT, M_LIVE_SECONDS_OPT };
+/*
+ * M_LIVE_OPT: UINT64_MAX means unknown and the sample is left out. M_TOTALS_WB: left out
+ * while the device's day budget was never used (wb_day_at 0: writeback off), where 0 would
+ * read as "budget spent".
+ */
+enum metric_src { M_TOTALS, M_TOTALS_WB, M_SECONDS, M_LIVE, M_LIVE_OPT, M_LIVE_SECONDS_OPT };
 
 static const struct {
 	const char *name;
@@ -647,8 +651,9 @@ static const struct {
 	  "Pages (4 KiB units) written back to the backing device by passes.", M_TOTALS,
 	  offsetof(struct dev_totals, wb_pages) },
 	{ "zram_recompd_writeback_day_left_bytes", "gauge",
-	  "Writeback day budget left at the last pass (refills over 24 h).", M_TOTALS,
-	  offsetof(struct dev_totals, wb_day_left) },
+	  "Writeback day budget left at the last pass (refills over 24 h); no sample for a "
+	  "device without writeback.",
+	  M_TOTALS_WB, offsetof(struct dev_totals, wb_day_left) },
 	{ "zram_recompd_orig_data_bytes", "gauge", "Uncompressed size of stored data (mm_stat).",
 	  M_LIVE, offsetof(struct dev_live, orig_data_size) },
 	{ "zram_recompd_compr_data_bytes", "gauge", "Compressed size of stored data (mm_stat).",
@@ -701,6 +706,8 @@ static int format_metrics(struct obuf *b, const struct state *s, const struct de
 			/* block_state unavailable: no sample rather than a made-up number. */
 			if ((metrics[m].src == M_LIVE_OPT || metrics[m].src == M_LIVE_SECONDS_OPT) &&
 			    v == UINT64_MAX)
+				continue;
+			if (metrics[m].src == M_TOTALS_WB && s->dev[i].wb_day_at == 0)
 				continue;
 			obuf_printf(b, "%s{device=\"%s\"} ", metrics[m].name, name);
 			if (metrics[m].src == M_SECONDS || metrics[m].src == M_LIVE_SECONDS_OPT)

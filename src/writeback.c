@@ -10,6 +10,11 @@
  * bd_writes after minus before (the kernel reports no count of its own). -EIO with the
  * limit at 0 is the kernel saying "budget spent" (it checks the limit per page, so some
  * pages may have gone first): not an error.
+ *
+ * What the device had is put back after the pass: writeback_limit_enable 0, or, when it
+ * was 1, another writer's limit, which also caps the pass (it never writes more than that
+ * limit had left) and gets back exactly what it had less what the pass wrote; and the
+ * previous writeback_batch_size (6.19+) when writeback-batch-size changed it.
  */
 #include "pass.h"
 
@@ -18,10 +23,13 @@
 #include "policy.h"
 #include "sysfs.h"
 #include "util.h"
+#include "wb_hold.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Write one validated command; a failure is logged here, once. */
 static int wb_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
@@ -69,22 +77,43 @@ static enum wb_skip wb_refused(const struct pass_ctx *ctx, const struct zram_dev
 	return WB_RAN;
 }
 
-/* writeback_batch_size when configured (6.19+); before 6.19 the kernel has none. */
-static void wb_batch_size(const struct pass_ctx *ctx, const struct zram_dev *d,
-			  const struct pass_plan *plan)
+/*
+ * writeback_batch_size when configured (6.19+; before 6.19 the kernel has none). Returns
+ * the value it had, to be put back after the pass, or 0 when it was not changed.
+ */
+static uint64_t wb_batch_size(const struct pass_ctx *ctx, const struct zram_dev *d,
+			      const struct pass_plan *plan)
 {
-	char cmd[32];
+	char cmd[32], path[64];
+	uint64_t was = 0;
 	int r;
 
 	if (!plan->wb_batch_size)
-		return;
+		return 0;
 	r = zram_build_writeback_batch_size(d, plan->wb_batch_size, cmd, sizeof(cmd));
 	if (r == -EOPNOTSUPP) {
 		log_notice("%s: writeback-batch-size ignored: writeback_batch_size needs Linux 6.19",
 			   d->name);
-		return;
+		return 0;
 	}
-	if (r == 0)
+	if (r < 0)
+		return 0;
+	if (ctx->dry_run) {
+		(void)wb_write(ctx, d, "writeback_batch_size", cmd, NULL);
+		return 0;
+	}
+	(void)str_printf(path, sizeof(path), "sys/block/%s/writeback_batch_size", d->name);
+	if (sysfs_read_u64(ctx->root_fd, path, &was) < 0 || was == plan->wb_batch_size)
+		return 0; /* unknown before: nothing to put back (nor to change, when equal) */
+	return wb_write(ctx, d, "writeback_batch_size", cmd, NULL) == 0 ? was : 0;
+}
+
+/* writeback_batch_size as it was before the pass (wb_batch_size's return, 0: unchanged). */
+static void wb_batch_restore(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t was)
+{
+	char cmd[32];
+
+	if (was && zram_build_writeback_batch_size(d, was, cmd, sizeof(cmd)) == 0)
 		(void)wb_write(ctx, d, "writeback_batch_size", cmd, NULL);
 }
 
@@ -131,19 +160,31 @@ static int wb_bd_writes(const struct pass_ctx *ctx, const struct zram_dev *d, ui
 	return r;
 }
 
-/* What went between two bd_stat reads (the kernel reports no count of its own). */
+/*
+ * What went between two bd_stat reads (the kernel reports no count of its own), or what
+ * the kernel took off writeback_limit (limit0 written before the step, lowered by each
+ * page written), whichever is more. They agree, except after a reset meanwhile: it zeroes
+ * bd_stat but not writeback_limit (zram-abi.md, pitfall 8), and the pages written before
+ * it are on the disk all the same. (Another writer lowering the limit meanwhile makes it
+ * count more than went: the safe side for a budget that spares flash.)
+ */
 static void wb_count(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t bd0,
-		     struct wb_report *wr)
+		     uint64_t limit0, struct wb_report *wr)
 {
-	uint64_t bd1 = 0;
+	uint64_t bd1 = 0, limit1 = limit0, n;
 
-	if (!ctx->dry_run && zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0)
-		wr->pages = sat_add_u64(wr->pages, sat_sub_u64(bd1, bd0));
+	if (ctx->dry_run)
+		return;
+	n = zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0 ? sat_sub_u64(bd1, bd0) : 0;
+	if (zram_read_writeback_limit(ctx->root_fd, d->id, &limit1) == 0 &&
+	    sat_sub_u64(limit0, limit1) > n)
+		n = limit0 - limit1;
+	wr->pages = sat_add_u64(wr->pages, n);
 }
 
-/* One write between bd_stat reads: wb_write_one() with wr->pages counted. */
+/* One write between bd_stat reads (limit0 set before it): wb_write_one(), wr->pages counted. */
 static int wb_do_write(const struct pass_ctx *ctx, struct zram_dev *d, const char *cmd,
-		       struct wb_report *wr)
+		       uint64_t limit0, struct wb_report *wr)
 {
 	uint64_t bd0;
 	int r = wb_bd_writes(ctx, d, &bd0);
@@ -151,7 +192,7 @@ static int wb_do_write(const struct pass_ctx *ctx, struct zram_dev *d, const cha
 	if (r < 0)
 		return r;
 	r = wb_write_one(ctx, d, cmd, wr);
-	wb_count(ctx, d, bd0, wr);
+	wb_count(ctx, d, bd0, limit0, wr);
 	return r;
 }
 
@@ -184,6 +225,7 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 	size_t pos = 0;
 	uint64_t off = 0, bd0 = 0;
 	char cmd[ZRAM_CMD_MAX];
+	bool limit_set;
 	int r;
 
 	if (!d->caps.block_state) {
@@ -224,6 +266,7 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 	r = write_limit(ctx, d, left);
 	if (r == 0)
 		r = wb_bd_writes(ctx, d, &bd0);
+	limit_set = r == 0;
 	while (r == 0 && !pass_stop_requested(ctx)) {
 		r = zram_build_writeback_index(d, sel.r, sel.n, &pos, &off, cmd, sizeof(cmd));
 		if (r == -ENOENT) {
@@ -237,7 +280,8 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 		}
 		r = wb_write_one(ctx, d, cmd, wr);
 	}
-	wb_count(ctx, d, bd0, wr);
+	if (limit_set)
+		wb_count(ctx, d, bd0, left, wr);
 	policy_wb_select_free(&sel);
 	return wb_end(ctx, wr, r);
 }
@@ -268,20 +312,117 @@ static int wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct 
 	/* The limit before the write: the kernel stops at it whatever happens to us. */
 	r = write_limit(ctx, d, left);
 	if (r == 0)
-		r = wb_do_write(ctx, d, cmd, wr);
+		r = wb_do_write(ctx, d, cmd, left, wr);
 	return wb_end(ctx, wr, r);
 }
 
-/* The limit as it was before the pass: another writer keeps what it had set. */
-static void wb_restore(const struct pass_ctx *ctx, const struct zram_dev *d, bool was_enabled,
-		       uint64_t was_limit)
+/*
+ * Before the pass: whether another writer's limit is on (writeback_limit_enable 1), and
+ * what it has left, into w (limited, limit_pages). The limit is a u64 of 4 KiB units; one
+ * that cannot be read counts as 0 (nothing may be written), one that is off as none.
+ */
+static void wb_read_limit(const struct pass_ctx *ctx, const struct zram_dev *d,
+			  struct wb_pass_report *w)
+{
+	char path[64];
+	uint64_t enabled = 0;
+
+	if (ctx->dry_run)
+		return;
+	(void)str_printf(path, sizeof(path), "sys/block/%s/writeback_limit_enable", d->name);
+	if (sysfs_read_u64(ctx->root_fd, path, &enabled) < 0 || !enabled)
+		return;
+	w->limited = true;
+	if (zram_read_writeback_limit(ctx->root_fd, d->id, &w->limit_pages) < 0)
+		w->limit_pages = 0;
+}
+
+/*
+ * A pass that ended without giving the limit back (the daemon crashed or was killed in it)
+ * left its record: what the device had before that pass is what counts, not the limit it
+ * left on. Another writer's limit then gets no more than the kernel shows now (what the
+ * crashed pass wrote is unknown; never raise it). Logged here.
+ */
+static void wb_recover(const struct pass_ctx *ctx, const struct zram_dev *d,
+		       struct wb_pass_report *w)
+{
+	bool limited = false;
+	uint64_t limit = 0;
+
+	if (ctx->dry_run || ctx->state_fd < 0 ||
+	    wb_hold_load(ctx->state_fd, ctx->root_fd, d->name, &limited, &limit) <= 0)
+		return;
+	log_notice("%s: writeback: an earlier pass ended without giving writeback_limit back; "
+		   "%s",
+		   d->name,
+		   limited ? "another writer's limit is kept" : "it is switched off after this pass");
+	if (limited && w->limited && limit > w->limit_pages)
+		limit = w->limit_pages;
+	w->limited = limited;
+	w->limit_pages = limited ? limit : 0;
+}
+
+/* The hold record before the limit goes on; a failure only costs the crash recovery. */
+static void wb_hold(const struct pass_ctx *ctx, const struct zram_dev *d,
+		    const struct wb_pass_report *w)
+{
+	int r;
+
+	if (ctx->dry_run || ctx->state_fd < 0)
+		return;
+	r = wb_hold_save(ctx->state_fd, ctx->root_fd, d->name, w->limited, w->limit_pages);
+	if (r < 0)
+		log_warning("%s: writeback: cannot record the writeback_limit hold in the state "
+			    "directory: %s (a crash in the pass would leave the limit on)",
+			    d->name, strerror(-r));
+}
+
+static void wb_unhold(const struct pass_ctx *ctx, const struct zram_dev *d)
+{
+	if (!ctx->dry_run && ctx->state_fd >= 0)
+		(void)wb_hold_clear(ctx->state_fd, d->name);
+}
+
+/*
+ * After the pass: another writer's limit gets what it had less what the pass wrote, which
+ * the kernel kept within it (never more than it had: the pass never raises a limit);
+ * without one the limit goes off again.
+ */
+static void wb_restore(const struct pass_ctx *ctx, const struct zram_dev *d,
+		       const struct wb_pass_report *w)
 {
 	if (ctx->dry_run)
 		return;
-	if (was_enabled)
-		(void)write_limit(ctx, d, was_limit);
+	if (w->limited)
+		(void)write_limit(ctx, d, sat_sub_u64(w->limit_pages, w->pages));
 	else
 		(void)wb_write(ctx, d, "writeback_limit_enable", "0", NULL);
+}
+
+/* The steps, each with what is left of the pass's budget and of another writer's limit. */
+static void wb_steps(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		     struct device_report *rep)
+{
+	struct wb_pass_report *w = &rep->wb;
+	int r;
+
+	for (unsigned i = 0; i < plan->n_wb && i < WB_NR_TYPES; i++) {
+		uint64_t left = sat_sub_u64(w->budget_pages, w->pages);
+		struct wb_report *wr = &w->steps[w->n];
+
+		if (w->limited && sat_sub_u64(w->limit_pages, w->pages) < left)
+			left = sat_sub_u64(w->limit_pages, w->pages);
+		if (left == 0 || pass_stop_requested(ctx))
+			break;
+		w->n++;
+		r = wb_step(ctx, d, &plan->wb[i], left, wr);
+		w->pages = sat_add_u64(w->pages, wr->pages);
+		w->kernel_ns = sat_add_u64(w->kernel_ns, wr->kernel_ns);
+		if (r < 0 && !rep->error)
+			rep->error = r;
+		if (r == -ENODEV || wr->stop == WB_BUDGET || wr->stop == WB_SIGNAL)
+			break;
+	}
 }
 
 void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
@@ -289,7 +430,7 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 {
 	struct wb_pass_report *w = &rep->wb;
 	struct zram_mm_stat before = d->mm, after;
-	uint64_t was_enabled = 0, was_limit = 0;
+	uint64_t was_batch;
 	int r;
 
 	memset(w, 0, sizeof(*w));
@@ -304,45 +445,38 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 		w->skip = WB_SKIP_STOPPED;
 		return;
 	}
-	if (!ctx->dry_run) {
-		char path[64];
-
-		(void)str_printf(path, sizeof(path), "sys/block/%s/writeback_limit_enable",
-				 d->name);
-		if (sysfs_read_u64(ctx->root_fd, path, &was_enabled) < 0)
-			was_enabled = 0;
-		if (zram_read_writeback_limit(ctx->root_fd, d->id, &was_limit) < 0)
-			was_limit = 0;
-		if (zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
-			d->mm = before;
+	wb_read_limit(ctx, d, w);
+	wb_recover(ctx, d, w);
+	if (w->limited && w->limit_pages == 0) {
+		log_info("%s: writeback: writeback_limit_enable is 1 with writeback_limit 0 (another "
+			 "writer's limit, kept); skipped",
+			 d->name);
+		w->skip = WB_SKIP_LIMIT;
+		wb_unhold(ctx, d);
+		return;
 	}
-	wb_batch_size(ctx, d, plan);
-	/* limit 0 first, then enable: never a moment with the limit on and a stale value */
-	r = write_limit(ctx, d, 0);
-	if (r == 0)
+	wb_hold(ctx, d, w);
+	if (!ctx->dry_run && zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
+		d->mm = before;
+	was_batch = wb_batch_size(ctx, d, plan);
+	/* limit 0 first, then enable: never a moment with the limit on and a stale value
+	 * (another writer's limit is on already: each step lowers it, never raises it) */
+	r = w->limited ? 0 : write_limit(ctx, d, 0);
+	if (r == 0 && !w->limited)
 		r = wb_write(ctx, d, "writeback_limit_enable", "1", NULL);
 	if (r < 0) {
 		if (!rep->error)
 			rep->error = r;
 		w->skip = WB_SKIP_STOPPED;
+		wb_restore(ctx, d, w);
+		wb_unhold(ctx, d);
+		wb_batch_restore(ctx, d, was_batch);
 		return;
 	}
-	for (unsigned i = 0; i < plan->n_wb && i < WB_NR_TYPES; i++) {
-		uint64_t left = sat_sub_u64(w->budget_pages, w->pages);
-		struct wb_report *wr = &w->steps[w->n];
-
-		if (left == 0 || pass_stop_requested(ctx))
-			break;
-		w->n++;
-		r = wb_step(ctx, d, &plan->wb[i], left, wr);
-		w->pages = sat_add_u64(w->pages, wr->pages);
-		w->kernel_ns = sat_add_u64(w->kernel_ns, wr->kernel_ns);
-		if (r < 0 && !rep->error)
-			rep->error = r;
-		if (r == -ENODEV || wr->stop == WB_BUDGET || wr->stop == WB_SIGNAL)
-			break;
-	}
-	wb_restore(ctx, d, was_enabled != 0, sat_sub_u64(was_limit, w->pages));
+	wb_steps(ctx, d, plan, rep);
+	wb_restore(ctx, d, w);
+	wb_unhold(ctx, d);
+	wb_batch_restore(ctx, d, was_batch);
 	if (ctx->dry_run)
 		return;
 	if (zram_read_mm_stat(ctx->root_fd, d->id, &after) == 0) {
@@ -357,6 +491,26 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 	}
 }
 
+/*
+ * Whether path a and path b (absolute, under the root) name the same device. The kernel
+ * shows the path it opened, resolved (/dev/sdb1), where the configuration may name a
+ * symlink to it (/dev/disk/by-id/..., /dev/mapper/...): the same block device (major:minor),
+ * or the same file. Only stat()ed, never opened. Unresolvable: only the same text is.
+ */
+static bool same_backing(int root_fd, const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	if (a[0] != '/' || b[0] != '/' || fstatat(root_fd, a + 1, &sa, 0) < 0 ||
+	    fstatat(root_fd, b + 1, &sb, 0) < 0)
+		return false;
+	if (S_ISBLK(sa.st_mode) || S_ISBLK(sb.st_mode))
+		return S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode) && sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 			     const struct dev_config *cfg)
 {
@@ -367,10 +521,14 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 		return 0;
 	if (d->backing_dev[0]) {
 		/* zram-generator's writeback-device= (or the admin, or we) came first: never
-		 * fight it, and leave its compressed_writeback choice alone too */
-		if (cfg->backing_device[0] && strcmp(d->backing_dev, cfg->backing_device) != 0)
+		 * fight it, and leave its compressed_writeback choice alone too. Said once per
+		 * device (the daemon gets here at every rescan until disksize). */
+		if (cfg->backing_device[0] && !d->backing_noted &&
+		    !same_backing(ctx->root_fd, d->backing_dev, cfg->backing_device)) {
 			log_notice("%s: backing_dev is already %s; backing-device = %s not applied",
 				   d->name, d->backing_dev, cfg->backing_device);
+			d->backing_noted = true;
+		}
 		return 0;
 	}
 	if (!d->caps.writeback) {

@@ -127,6 +127,9 @@ type=huge priority=1 max_pages=64" ] || die "first pass wrote $(oneline "$(attr 
 	grep -qxF "zram_recompd_passes_total{device=\"zram0\"} $n" "$T/metrics.prom" ||
 		die "metrics file lacks zram_recompd_passes_total{device=\"zram0\"} $n:" \
 			"$(grep passes_total "$T/metrics.prom" 2>/dev/null | tr '\n' '|')"
+	# no writeback here: no day budget sample (a 0 would read as "spent"; issue 25)
+	! grep -q '^zram_recompd_writeback_day_left_bytes{' "$T/metrics.prom" ||
+		die "metrics: $(grep day_left "$T/metrics.prom" | tr '\n' '|')"
 	grep -q '^zram-recompd: stopping (signal 15)$' "$T/d.err" ||
 		die "no 'stopping (signal 15)' in stderr: $(oneline "$T/d.err")"
 }
@@ -636,6 +639,8 @@ t_writeback_budget() {
 		die "metrics: $(grep writeback "$T/metrics.prom" | tr '\n' '|')"
 	grep -qx 'zram_recompd_backing_dev_writes_pages{device="zram0"} 40' "$T/metrics.prom" ||
 		die "metrics: $(grep backing_dev "$T/metrics.prom" | tr '\n' '|')"
+	grep -qx 'zram_recompd_writeback_day_left_bytes{device="zram0"} [0-9]*' "$T/metrics.prom" ||
+		die "metrics: $(grep day_left "$T/metrics.prom" | tr '\n' '|')"
 
 	mv "$T/d.err" "$T/d.err.1"
 	dstart
@@ -687,6 +692,70 @@ t_writeback_crash_reserved() {
 	# nothing was written back (the fake bd_stat does not move): the 8 go back after the pass
 	[ "$(state_field zram0 wb_day_left)" -ge 32768 ] ||
 		die "after the pass: $(oneline "$T/d.state/state")"
+}
+
+# SIGTERM with one device's pass running and the other's queued (issue 25, item 1): each
+# pass's writeback budget was reserved when it was queued (state file); the queued one never
+# ran and must give its reservation back, the running one (interrupted before its writeback)
+# too. 16 pages a pass, 24 a day: a reservation shows as wb_day_left=32768. Both devices'
+# recompress writes block 2 s (slow FIFO), so whichever runs first keeps the other queued.
+t_sigterm_queued_released() {
+	local id
+	fr_new "$R" "$VER"
+	for id in 0 1; do
+		fr_dev "$R" "$VER" "$id" wb=1
+		printf '/dev/loop%s\n' "$id" >"$(attr "$id" backing_dev)"
+	done
+	fr_kconfig "$R" boot 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_MEMORY_TRACKING=y' \
+		'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y' 'CONFIG_ZRAM_MULTI_COMP=y' 'CONFIG_ZRAM_WRITEBACK=y'
+	conf "${BASE_CONF[@]}" "passes = huge_idle idle huge" "writeback = yes" \
+		"writeback-types = incompressible" "writeback-bytes-per-pass = 65536" \
+		"writeback-bytes-per-day = 98304"
+	slow_attr 0 recompress 2
+	slow_attr 1 recompress 2
+	dstart
+	wait_for 10000 grep -q '^zram0 .* wb_day_left=32768 ' "$T/d.state/state" ||
+		die "no reservation for zram0: $(oneline "$T/d.state/state")"
+	wait_for 10000 grep -q '^zram1 .* wb_day_left=32768 ' "$T/d.state/state" ||
+		die "no reservation for zram1: $(oneline "$T/d.state/state")"
+	[ "$(passes_logged zram0)" = 0 ] && [ "$(passes_logged zram1)" = 0 ] ||
+		die "a pass ended before SIGTERM: $(oneline "$T/d.err")"
+	dsig TERM
+	dwait $((8000 * SLOW)) || die "still running 8 s after SIGTERM"
+	[ "$DRC" = 0 ] || die "exit code $DRC; stderr: $(oneline "$T/d.err")"
+	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
+	# the day budget is 98304 bytes; it refills, never past it
+	for id in 0 1; do
+		[ "$(state_field "zram$id" wb_day_left)" = 98304 ] ||
+			die "zram$id keeps a reservation after SIGTERM: $(oneline "$T/d.state/state")"
+		[ "$(state_field "zram$id" wb_pages)" = 0 ] ||
+			die "zram$id: wb_pages: $(oneline "$T/d.state/state")"
+	done
+	# exactly one pass ran (interrupted); the other device wrote nothing at all
+	[ "$(passes_logged zram0)$(passes_logged zram1)" = 10 ] ||
+		[ "$(passes_logged zram0)$(passes_logged zram1)" = 01 ] ||
+		die "passes: $(grep ': pass' "$T/d.err" | tr '\n' '|')"
+}
+
+# An uninitialized device whose backing_dev another tool set (zram-generator's
+# writeback-device=) to another device than backing-device: the notice comes once, not at
+# every rescan (each timer tick while the device waits for disksize; issue 25, item 6).
+t_backing_noted_once() {
+	fr_new "$R" "$VER"
+	# (its secondary list is set already: nothing else is written, every probe succeeds)
+	fr_dev "$R" "$VER" 0 init=0 wb=1
+	printf '/dev/sdb1\n' >"$(attr 0 backing_dev)"
+	conf "${BASE_CONF[@]}" "backing-device = /dev/loop0"
+	dstart
+	wait_for 5000 grep -q 'backing_dev is already /dev/sdb1' "$T/d.err" ||
+		die "no notice: $(oneline "$T/d.err")"
+	# a few rescans (interval-sec = 1)
+	sleep $((4 * SLOW))
+	dstop
+	[ "$(count "$T/d.err" 'backing_dev is already /dev/sdb1; backing-device = /dev/loop0 not applied')" = 1 ] ||
+		die "notices: $(grep -c 'backing_dev is already' "$T/d.err")"
+	[ "$(cat "$(attr 0 backing_dev)")" = /dev/sdb1 ] ||
+		die "backing_dev written: $(oneline "$(attr 0 backing_dev)")"
 }
 
 # The Landlock sandbox (issue 11): a reload that moves metrics-file to another directory is
@@ -766,7 +835,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	metrics_while_other_runs stale_temps_removed device_added
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
-	writeback_budget writeback_crash_reserved
+	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	sandbox_sighup_metrics ripen_pressure config_notes)
 
 selected() {

@@ -1884,13 +1884,13 @@ t_wb_day_budget() {
 }
 run_test writeback-day-budget t_wb_day_budget
 
-# writeback-batch-size: 6.19+ only.
+# writeback-batch-size: 6.19+ only; the device's value is put back after the pass (issue 25).
 t_wb_batch_size() {
 	wb_root 7.3
 	conf '[global]' 'writeback = yes' 'writeback-batch-size = 64' 'writeback-types = idle'
 	zro --once
 	expect_rc 0
-	expect_content "$(attr 0 writeback_batch_size)" 32 64
+	expect_content "$(attr 0 writeback_batch_size)" 32 64 32
 	R=$T/r2 wb_root 6.16
 	zr --sysroot "$T/r2" --config "$T/conf" --once
 	expect_rc 0
@@ -1925,6 +1925,16 @@ t_wb_backing_setup() {
 	expect_rc 0
 	expect_has "$T/err" "compressed-writeback ignored: compressed_writeback needs Linux 7.0"
 	expect_content "$(fr_attr "$T/r2" 0 backing_dev)" none /dev/loop0
+	# The kernel shows the device it opened (/dev/sdb1); a configured symlink to it
+	# (/dev/disk/by-id/..., as udev makes them) is the same device: no notice (issue 25).
+	mkdir -p "$R/dev/disk/by-id"
+	: >"$R/dev/sdb1"
+	ln -s ../../sdb1 "$R/dev/disk/by-id/ata-disk-part1"
+	: >"$(attr 0 recomp_algorithm)"
+	conf '[global]' 'backing-device = /dev/disk/by-id/ata-disk-part1'
+	zro --once
+	expect_rc 0
+	expect_not "$T/err" "backing_dev is already"
 }
 run_test writeback-backing-setup t_wb_backing_setup
 

@@ -1095,6 +1095,33 @@ static void test_search_mask_dev_null(void **state)
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
 }
 
+/*
+ * A dangling symlink hides nothing (issue 25, item 7): systemd's conf-files logic drops a
+ * link that does not resolve, so the file of that name in a later directory counts, for the
+ * main file as for a drop-in. The link is listed as such, for the caller's warning.
+ */
+static void test_search_dangling_link(void **state)
+{
+	struct config c;
+	struct config_errors e;
+	struct config_files f;
+
+	put("usr/lib/zram-recompd.conf", "[global]\nmax-pages-per-batch = 9\n");
+	put("usr/lib/zram-recompd.conf.d/50-x.conf", "[global]\nidle-age-min-sec = 50\n");
+	mkdirs("etc/zram-recompd.conf.d");
+	assert_int_equal(symlink("/nonexistent/main.conf", tpath("etc/zram-recompd.conf")), 0);
+	assert_int_equal(symlink("/nonexistent/50-x.conf", tpath("etc/zram-recompd.conf.d/50-x.conf")),
+			 0);
+	assert_int_equal(load_tree(&c, &f, &e), 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c.global.max_pages_per_batch, 9);
+	assert_int_equal(c.global.idle_age_min_sec, 50);
+	assert_string_equal(files_str(&f), "dangling /etc/zram-recompd.conf\n"
+					   "read /usr/lib/zram-recompd.conf\n"
+					   "dangling /etc/zram-recompd.conf.d/50-x.conf\n"
+					   "read /usr/lib/zram-recompd.conf.d/50-x.conf\n");
+}
+
 /* A broken or unreadable drop-in is an error naming it, with its line. */
 static void test_search_broken_dropin(void **state)
 {
@@ -1805,8 +1832,8 @@ static const struct key_case {
 	    "'4095' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
 	KEY("writeback-bytes-per-pass", "1024T", "1125899906842624", "0",
 	    "'0' is out of range 4096-1125899906842624 (at least one 4 KiB page)"),
-	KEY("writeback-batch-size", "4294967295", "4294967295", "4294967296",
-	    "'4294967296' is out of range 0-4294967295 (0 = the kernel's default)"),
+	KEY("writeback-batch-size", "512", "512", "513",
+	    "'513' is out of range 0-512 (0 = the kernel's default)"),
 	KEY("backing-device", "/dev/disk/by-partlabel/zram-wb", "/dev/disk/by-partlabel/zram-wb",
 	    "/dev/../etc/passwd",
 	    "'/dev/../etc/passwd' is not a block device path: /dev/NAME, of letters, digits and "
@@ -2157,6 +2184,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_search_dropin_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search_mask_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search_mask_dev_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_dangling_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search_broken_dropin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config_file_ignores_search, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_section, setup, teardown),

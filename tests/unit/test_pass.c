@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "blockstate.h"
+#include "wb_hold.h"
 
 int __real_sysfs_write(int root_fd, const char *relpath, const char *data);
 int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data);
@@ -101,6 +102,8 @@ static struct {
 	uint64_t ns_per_page;
 	uint64_t wb_candidates;	    /* pages a writeback write finds (the kernel's limit applies) */
 	uint64_t wb_limit, wb_written;
+	bool wb_reset;		    /* after a writeback write: the device is reset */
+	int wb_hold_seen;	    /* writeback writes made while state/wb-hold.zram0 existed */
 } w;
 
 static void write_mm(void)
@@ -173,6 +176,7 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 		uint64_t n = w.wb_candidates < w.wb_limit ? w.wb_candidates : w.wb_limit;
 		char buf[64];
 
+		w.wb_hold_seen += faccessat(root_fd, "state/wb-hold.zram0", F_OK, 0) == 0;
 		if (strncmp(data, "page_index", 10) == 0) {
 			/* by index: the slots named, every one a candidate */
 			const char *p = data;
@@ -200,6 +204,14 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 		snprintf(buf, sizeof(buf), "%" PRIu64 "\n", w.wb_limit);
 		fr_write("sys/block/zram0/writeback_limit", buf);
 		(void)__real_sysfs_write(root_fd, relpath, data);
+		if (w.wb_reset) {
+			/* what reset clears: bd_stat, the backing device; not writeback_limit */
+			fr_write("sys/block/zram0/initstate", "0\n");
+			fr_write("sys/block/zram0/bd_stat", "0 0 0\n");
+			fr_write("sys/block/zram0/backing_dev", "none\n");
+			w.wb_reset = false;
+			return -ENODEV;
+		}
 		return w.wb_candidates && !w.wb_limit ? -EIO : 0;
 	}
 	if (strcmp(attr, "recompress") == 0 && w.bs_after_prio1 && strstr(data, "priority=1 "))
@@ -1357,6 +1369,179 @@ static void test_writeback_skipped(void **state)
 	assert_int_equal(rep.wb.steps[0].stop, WB_ERROR);
 }
 
+/*
+ * Another writer's limit (writeback_limit_enable 1 before the pass) caps the pass: the
+ * step gets what is less, the budget or that limit, and the limit gets back exactly what
+ * it had less what was written (issue 25, item 2). Its enable is never touched.
+ */
+static void test_writeback_admin_limit(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	wb_device("/dev/loop0\n");
+	cfg.n_wb_types = 1;
+	fr_write("sys/block/zram0/writeback_limit_enable", "1\n");
+	fr_write("sys/block/zram0/writeback_limit", "5\n");
+	w.wb_candidates = 250;
+	ctx.wb_day_left = cfg.wb_bytes_per_day; /* 100 pages */
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.skip, WB_RAN);
+	assert_int_equal(w.wb_written, 5);
+	assert_int_equal(rep.wb.pages, 5);
+	assert_true(rep.wb.limited);
+	assert_int_equal(rep.wb.limit_pages, 5);
+	assert_non_null(strstr(w.log, "writeback_limit: 5\nwriteback: type=incompressible\n"
+				      "writeback_limit: 0\n"));
+	assert_null(strstr(w.log, "writeback_limit_enable"));
+	assert_null(strstr(w.log, "writeback_limit: 100"));
+	assert_string_equal(fr_read("sys/block/zram0/writeback_limit"), "0\n");
+
+	/* spent: nothing written, and the 0 stays */
+	w.log[0] = '\0';
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.skip, WB_SKIP_LIMIT);
+	assert_null(strstr(w.log, "writeback"));
+	assert_int_equal(w.wb_written, 5);
+
+	/* a limit above the budget: the budget caps the step, the limit gets 300 - 100 */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_limit", "300\n");
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.pages, 100);
+	assert_non_null(strstr(w.log, "writeback_limit: 100\nwriteback: type=incompressible\n"
+				      "writeback_limit: 200\n"));
+	assert_null(strstr(w.log, "writeback_limit_enable"));
+	assert_string_equal(fr_read("sys/block/zram0/writeback_limit"), "200\n");
+}
+
+/*
+ * A reset during the writeback (issue 25, item 5): bd_stat is zeroed, but the pages written
+ * before it are on the disk. writeback_limit, which reset leaves alone, tells how many; the
+ * summary charges them although nothing else of the pass counts.
+ */
+static void test_writeback_reset_charged(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_summary s;
+
+	(void)state;
+	wb_device("/dev/loop0\n");
+	cfg.n_wb_types = 1;
+	/* 7 pages written back before (bd_stat); a reset takes it below that */
+	w.wb_written = 7;
+	fr_write("sys/block/zram0/bd_stat", "0 0 7\n");
+	w.wb_candidates = 30;
+	w.wb_reset = true;
+	ctx.wb_day_left = cfg.wb_bytes_per_day;
+	(void)pass_run(&ctx, &dev, &cfg, &rep);
+	assert_true(rep.device_lost);
+	assert_int_equal(rep.wb.pages, 30);
+	pass_summarize(&rep, &s);
+	assert_int_equal(s.wb_pages, 30);
+	assert_int_equal(s.saved, 0);
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "zram0: reset or removed during the pass; nothing is counted "
+				    "but the 30 pages written back before\n"));
+}
+
+/*
+ * writeback-batch-size (6.19+) is set for the pass and the device's previous value put back
+ * after it (issue 25, item 4); the same value as the device's is not written at all.
+ */
+static void test_writeback_batch_size_restored(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	fr_write("sys/block/zram0/writeback_batch_size", "32\n");
+	wb_device("/dev/loop0\n");
+	assert_true(dev.caps.wb_batch_size);
+	cfg.n_wb_types = 1;
+	cfg.wb_batch_size = 64;
+	w.wb_candidates = 10;
+	ctx.wb_day_left = cfg.wb_bytes_per_day;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.pages, 10);
+	assert_non_null(strstr(w.log, "writeback_batch_size: 64\nwriteback_limit: 0\n"));
+	assert_non_null(strstr(w.log, "writeback: type=incompressible\n"
+				      "writeback_limit_enable: 0\nwriteback_batch_size: 32\n"));
+	/* the fake attribute keeps every write after the kernel's value */
+	assert_string_equal(fr_read("sys/block/zram0/writeback_batch_size"), "32\n64\n32\n");
+
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_batch_size", "32\n");
+	cfg.wb_batch_size = 32;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_null(strstr(w.log, "writeback_batch_size"));
+}
+
+/*
+ * A pass that crashed with the limit on left writeback_limit_enable 1 and its own limit in
+ * the kernel; its hold record (state directory) says what the device had before, and the
+ * next pass goes by that, not by the leftover limit (issue 25, item 2: the crash case). The
+ * record exists exactly while the limit is on; one of another boot is void.
+ */
+static void test_writeback_crash_hold(void **state)
+{
+	struct device_report rep = { 0 };
+	bool limited = true;
+	uint64_t limit = 1;
+
+	(void)state;
+	wb_device("/dev/loop0\n");
+	cfg.n_wb_types = 1;
+	fr_write("state/.keep", "");
+	ctx.state_fd = openat(root, "state", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(ctx.state_fd >= 0);
+	ctx.wb_day_left = cfg.wb_bytes_per_day; /* 100 pages */
+	w.wb_candidates = 250;
+
+	/* a normal pass: the record is there during the writes, gone after */
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.wb.pages, 100);
+	assert_int_equal(w.wb_hold_seen, 1);
+	assert_int_equal(faccessat(root, "state/wb-hold.zram0", F_OK, 0), -1);
+
+	/* crashed with 9 of its limit left, the limit off before it: not another writer's */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_limit_enable", "1\n");
+	fr_write("sys/block/zram0/writeback_limit", "9\n");
+	assert_int_equal(wb_hold_save(ctx.state_fd, root, "zram0", false, 0), 0);
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_false(rep.wb.limited);
+	assert_int_equal(rep.wb.pages, 100);
+	assert_non_null(strstr(w.log, "writeback_limit: 100\nwriteback: type=incompressible\n"
+				      "writeback_limit_enable: 0\n"));
+	assert_int_equal(wb_hold_load(ctx.state_fd, root, "zram0", &limited, &limit), 0);
+
+	/* crashed under another writer's limit of 50: no more than the kernel shows now (20) */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_limit_enable", "1\n");
+	fr_write("sys/block/zram0/writeback_limit", "20\n");
+	assert_int_equal(wb_hold_save(ctx.state_fd, root, "zram0", true, 50), 0);
+	assert_int_equal(wb_hold_load(ctx.state_fd, root, "zram0", &limited, &limit), 1);
+	assert_true(limited);
+	assert_int_equal(limit, 50);
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(rep.wb.limited);
+	assert_int_equal(rep.wb.pages, 20);
+	assert_non_null(strstr(w.log, "writeback_limit: 20\nwriteback: type=incompressible\n"
+				      "writeback_limit: 0\n"));
+	assert_null(strstr(w.log, "writeback_limit_enable"));
+
+	/* a record of another boot is void (the kernel's values are new): removed */
+	w.log[0] = '\0';
+	fr_write("sys/block/zram0/writeback_limit", "4\n");
+	fr_write("state/wb-hold.zram0", "zram-recompd-wb-hold 1 boot=0123-other limited=0 limit=0\n");
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(rep.wb.limited);
+	assert_int_equal(rep.wb.pages, 4);
+	close(ctx.state_fd);
+	ctx.state_fd = -1;
+}
+
 static void test_configure_initialized_differs(void **state)
 {
 	struct device_report rep = { 0 };
@@ -1403,6 +1588,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_writeback_budget_eio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_by_age, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_admin_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_reset_charged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_batch_size_restored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writeback_crash_hold, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -886,10 +886,10 @@ static const char metrics_golden[] =
 	"zram_recompd_writeback_pages_total{device=\"zram0\"} 413\n"
 	"zram_recompd_writeback_pages_total{device=\"zram1\"} 0\n"
 	"# HELP zram_recompd_writeback_day_left_bytes Writeback day budget left at the last pass "
-	"(refills over 24 h).\n"
+	"(refills over 24 h); no sample for a device without writeback.\n"
 	"# TYPE zram_recompd_writeback_day_left_bytes gauge\n"
+	/* zram1 never had writeback (wb_day_at 0): no sample, not a 0 that reads as spent */
 	"zram_recompd_writeback_day_left_bytes{device=\"zram0\"} 1071050752\n"
-	"zram_recompd_writeback_day_left_bytes{device=\"zram1\"} 0\n"
 	"# HELP zram_recompd_orig_data_bytes Uncompressed size of stored data (mm_stat).\n"
 	"# TYPE zram_recompd_orig_data_bytes gauge\n"
 	"zram_recompd_orig_data_bytes{device=\"zram0\"} 4194304\n"
