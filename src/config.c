@@ -380,34 +380,49 @@ static int parse_passes(const struct key_def *k, char *v, void *base, char *why)
 static int parse_devices(const struct key_def *k, char *v, void *base, char *why)
 {
 	struct config *c = base;
-	unsigned ids[CFG_MAX_DEVICES];
-	unsigned n = 0;
+	unsigned *ids = NULL, n = 0, cap = 0;
 	bool all = false;
 	char *save = NULL, *tok;
+	int r = 0;
 
-	for (tok = strtok_r(v, SEPS, &save); tok; tok = strtok_r(NULL, SEPS, &save)) {
+	for (tok = strtok_r(v, SEPS, &save); tok && r == 0; tok = strtok_r(NULL, SEPS, &save)) {
 		unsigned id;
 
 		if (strcmp(tok, "all") == 0) {
 			all = true;
 			continue;
 		}
-		if (zram_name_to_id(tok, &id) < 0)
-			return fail(why, -EINVAL, "'%s' is not a zram device name (zramN)", tok);
-		for (unsigned i = 0; i < n; i++)
+		if (zram_name_to_id(tok, &id) < 0) {
+			r = fail(why, -EINVAL, "'%s' is not a zram device name (zramN)", tok);
+			break;
+		}
+		for (unsigned i = 0; i < n && r == 0; i++)
 			if (ids[i] == id)
-				return fail(why, -EINVAL, "'%s' is listed twice", tok);
-		if (n == CFG_MAX_DEVICES)
-			return fail(why, -EINVAL, "more than %d devices", CFG_MAX_DEVICES);
-		ids[n++] = id;
+				r = fail(why, -EINVAL, "'%s' is listed twice", tok);
+		if (r == 0 && n == cap) {
+			/* any number: the list is as long as the line (no device cap) */
+			unsigned *nv = reallocarray(ids, cap ? 2 * cap : 8, sizeof(*ids));
+
+			if (!nv)
+				r = fail(why, -ENOMEM, "out of memory");
+			else
+				ids = nv, cap = cap ? 2 * cap : 8;
+		}
+		if (r == 0)
+			ids[n++] = id;
 	}
-	if (all && n > 0)
-		return fail(why, -EINVAL, "'all' cannot be combined with device names");
-	if (!all && n == 0)
-		return fail(why, -EINVAL, "empty value ('all' or a list of zramN names)");
+	if (r == 0 && all && n > 0)
+		r = fail(why, -EINVAL, "'all' cannot be combined with device names");
+	if (r == 0 && !all && n == 0)
+		r = fail(why, -EINVAL, "empty value ('all' or a list of zramN names)");
+	if (r < 0) {
+		free(ids);
+		return r;
+	}
+	free(c->devices);
 	c->devices_all = all;
 	c->n_devices = n;
-	memcpy(c->devices, ids, n * sizeof(ids[0]));
+	c->devices = ids;
 	return 0;
 }
 
@@ -657,6 +672,39 @@ void config_init(struct config *c)
 	}
 }
 
+void config_free(struct config *c)
+{
+	free(c->sections);
+	free(c->devices);
+	c->sections = NULL;
+	c->devices = NULL;
+	c->n_sections = c->cap_sections = c->n_devices = 0;
+}
+
+int config_copy(struct config *dst, const struct config *src)
+{
+	*dst = *src;
+	dst->sections = NULL;
+	dst->devices = NULL;
+	dst->cap_sections = src->n_sections;
+	if (src->n_sections) {
+		dst->sections = reallocarray(NULL, src->n_sections, sizeof(*dst->sections));
+		if (!dst->sections)
+			goto fail;
+		memcpy(dst->sections, src->sections, src->n_sections * sizeof(*dst->sections));
+	}
+	if (src->n_devices) {
+		dst->devices = reallocarray(NULL, src->n_devices, sizeof(*dst->devices));
+		if (!dst->devices)
+			goto fail;
+		memcpy(dst->devices, src->devices, src->n_devices * sizeof(*dst->devices));
+	}
+	return 0;
+fail:
+	config_free(dst);
+	return -ENOMEM;
+}
+
 int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *v,
 		struct cfg_origin at, char why[CFG_ERR_MAX])
 {
@@ -749,9 +797,9 @@ static int cmp_section(const void *a, const void *b)
 
 void config_print(const struct config *c, FILE *f)
 {
-	const struct dev_section *sorted[CFG_MAX_DEVICES];
+	const struct dev_section **sorted = calloc(c->n_sections + 1, sizeof(*sorted));
 	struct dev_config eff = c->global;
-	unsigned n = c->n_sections < CFG_MAX_DEVICES ? c->n_sections : CFG_MAX_DEVICES;
+	unsigned n = sorted ? c->n_sections : 0;
 
 	resolve_params(&eff);
 	fputs("[global]\n", f);
@@ -781,6 +829,7 @@ void config_print(const struct config *c, FILE *f)
 			if (key_defs[k].scope == SCOPE_DEVICE && (keys & key_defs[k].bit))
 				print_key(&key_defs[k], &eff, f);
 	}
+	free(sorted);
 }
 
 /* ---- cross-key checks, once every file is read ---- */

@@ -249,13 +249,21 @@ static struct dev_config *section_target(struct parse_ctx *ctx, const char *sect
 	found = cfg_find_section(c, id);
 	if (found)
 		return &c->sections[found - c->sections].cfg;
-	if (c->n_sections == CFG_MAX_DEVICES) {
-		if (ctx->section_err_line != ctx->section_line) {
-			ctx->section_err_line = ctx->section_line;
-			line_err(ctx, ctx->section_line, "too many device sections (at most %d)",
-				 CFG_MAX_DEVICES);
+	if (c->n_sections == c->cap_sections) {
+		unsigned cap = c->cap_sections ? 2 * c->cap_sections : 4;
+		struct dev_section *v = cap > c->cap_sections
+						? reallocarray(c->sections, cap, sizeof(*v))
+						: NULL;
+
+		if (!v) {
+			if (ctx->section_err_line != ctx->section_line) {
+				ctx->section_err_line = ctx->section_line;
+				line_err(ctx, ctx->section_line, "[%s]: out of memory", section);
+			}
+			return NULL;
 		}
-		return NULL;
+		c->sections = v;
+		c->cap_sections = cap;
 	}
 	s = &c->sections[c->n_sections++];
 	memset(s, 0, sizeof(*s));

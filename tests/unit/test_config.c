@@ -1236,21 +1236,37 @@ static void test_devices_last_wins(void **state)
 	assert_false(config_device_selected(&c, 3));
 }
 
-static void test_too_many_sections(void **state)
+/* No cap on sections (was 64): 200 [zramN] sections, each with its own value. */
+static void test_many_sections(void **state)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	char want[128];
+	struct config c;
+	struct config_errors e;
+	struct dev_config d;
 
 	assert_non_null(f);
-	for (int i = 0; i <= CFG_MAX_DEVICES; i++)
-		fprintf(f, "[zram%d]\ncompact = never\n", i);
+	for (int i = 0; i < 200; i++)
+		fprintf(f, "[zram%d]\nmax-pages-per-batch = %d\n", i, 1000 + i);
+	/* past the 64 of old, as long as a line may be (199 characters) */
+	fprintf(f, "[global]\ndevices =");
+	for (int i = 64; i < 200; i += 8)
+		fprintf(f, " zram%d", i);
+	fprintf(f, " zram198\n");
 	fclose(f);
-	/* Section 65 ([zram64]) is on line 129. */
-	snprintf(want, sizeof(want), "%d: too many device sections (at most %d)",
-		 2 * CFG_MAX_DEVICES + 1, CFG_MAX_DEVICES);
-	check_one_error(buf, want);
+	assert_int_equal(load_str(&c, &e, buf), 0);
+	assert_int_equal(c.n_sections, 200);
+	assert_int_equal(c.n_devices, 18);
+	config_effective(&c, 199, &d);
+	assert_int_equal(d.max_pages_per_batch, 1199);
+	config_effective(&c, 64, &d);
+	assert_int_equal(d.max_pages_per_batch, 1064);
+	assert_true(config_device_selected(&c, 198));
+	assert_false(config_device_selected(&c, 199));
+	config_free(&c);
+	assert_null(c.sections);
+	assert_int_equal(c.n_sections, 0);
 	free(buf);
 }
 
@@ -2041,7 +2057,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_key_placement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_last_wins, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_too_many_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_comments_indent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
