@@ -270,7 +270,6 @@ static void finish_job(struct manager *m, struct job *j)
 		/* dropped while the job ran */
 		free(j);
 		manager_release_dev(md);
-		write_outputs(m);
 		return;
 	}
 	md->dev = j->dev;
@@ -306,17 +305,34 @@ static void finish_job(struct manager *m, struct job *j)
 		 (double)sum.max_write_ns / 1e9, sum.pages, sum.wb_pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
-	write_outputs(m);
 	free(j);
 	if (!m->stopping)
 		manager_arm(md, md->pol.next_due_ns);
+}
+
+/*
+ * The jobs the worker finished, then the state file, metrics and STATUS once for all of
+ * them: with many devices due together a save per pass would rewrite (and fsync) a state
+ * file of every device once per device.
+ */
+static void finish_jobs(struct manager *m, struct job *done)
+{
+	struct job *next;
+
+	if (!done)
+		return;
+	for (; done; done = next) {
+		next = done->next;
+		finish_job(m, done);
+	}
+	write_outputs(m);
 	notify_status(m);
 }
 
 static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
-	struct job *done, *next;
+	struct job *done;
 	eventfd_t v;
 
 	(void)eventfd_read(fd, &v);
@@ -325,10 +341,7 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	m->done = NULL;
 	m->done_tail = &m->done;
 	pthread_mutex_unlock(&m->mu);
-	for (; done; done = next) {
-		next = done->next;
-		finish_job(m, done);
-	}
+	finish_jobs(m, done);
 	return 0;
 }
 
@@ -369,7 +382,7 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	struct job *j;
 
 	/* the rescan may drop (free) md: look it up again after */
-	manager_rescan(m);
+	manager_rescan_dev(m, id);
 	md = manager_find_dev(m, id);
 	if (!md || !md->timer || md->busy)
 		return 0;
@@ -740,12 +753,8 @@ static void stop_worker(struct manager *m)
 	pthread_cond_signal(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 	pthread_join(m->worker, NULL);
-	while (m->done) {
-		struct job *j = m->done;
-
-		m->done = j->next;
-		finish_job(m, j);
-	}
+	finish_jobs(m, m->done);
+	m->done = NULL;
 	m->done_tail = &m->done;
 }
 

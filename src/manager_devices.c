@@ -281,7 +281,9 @@ static void log_unreadable(unsigned id, int r)
 		log_warning("zram%u: cannot read the device (%s), ignoring", id, strerror(-r));
 }
 
-void manager_rescan(struct manager *m)
+/* The devices now: new ones probed and set up, gone ones dropped, and the existing ones
+ * probed again: all of them, or only the one of id *only. */
+static void rescan(struct manager *m, const unsigned *only)
 {
 	unsigned *ids = NULL;
 	int n = sysfs_list_zram(m->root_fd, &ids);
@@ -315,7 +317,7 @@ void manager_rescan(struct manager *m)
 		 * device lock exclusively and mm_stat, comp_algorithm ... would block the event
 		 * loop (and the watchdog) until it returns. Its figures come with the job.
 		 */
-		if (md->busy)
+		if (md->busy || (!is_new && only && *only != ids[k]))
 			continue;
 		r = refresh_dev(m, md, is_new);
 		if (r < 0 && is_new) {
@@ -328,6 +330,16 @@ void manager_rescan(struct manager *m)
 	}
 	free(ids);
 	arm_rescan(m);
+}
+
+void manager_rescan(struct manager *m)
+{
+	rescan(m, NULL);
+}
+
+void manager_rescan_dev(struct manager *m, unsigned id)
+{
+	rescan(m, &id);
 }
 
 static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)

@@ -120,8 +120,13 @@ struct mdev *manager_find_dev(struct manager *m, unsigned id);
 /* Device md no longer managed: out of the list and freed (its job must be finished). */
 void manager_release_dev(struct mdev *md);
 int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata);
-/* Find the zram devices now: new ones probed and set up, gone ones dropped. */
+/* Find the zram devices now: new ones probed and set up, gone ones dropped, all probed. */
 void manager_rescan(struct manager *m);
+/*
+ * The same, but of the devices managed already only device id is probed again: for its
+ * timer (probing every device at every device's tick costs devices squared).
+ */
+void manager_rescan_dev(struct manager *m, unsigned id);
 /* The uevent socket (NETLINK_KOBJECT_UEVENT), or -errno; its handler rescans. */
 int manager_open_uevent(void);
 int manager_on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata);
