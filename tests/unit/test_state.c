@@ -276,6 +276,7 @@ static void test_get_invalid_names(void **arg)
 	/* The longest valid name fits. */
 	assert_non_null(state_get(&s, "zram999999999"));
 	assert_int_equal(s.n, 1);
+	state_free(&s);
 }
 
 /* ---- save / load ---- */
@@ -1014,6 +1015,7 @@ static void test_metrics_golden(void **arg)
 	assert_int_equal(out[strlen(out) - 1], '\n');
 	assert_int_equal(file_mode("textfile/zram-recompd.prom") & 07777, 0644);
 	assert_dir_exactly("textfile", names);
+	state_free(&s);
 }
 
 /* Replaced by rename, not rewritten in place: a hard link to the old file keeps old bytes. */
@@ -1034,6 +1036,7 @@ static void test_metrics_atomic_replace(void **arg)
 	assert_string_equal(fr_read("m.prom"), metrics_golden);
 	assert_string_equal(fr_read("old-link"), "old\n");
 	assert_dir_exactly(".", names);
+	state_free(&s);
 }
 
 static void test_metrics_seconds_format(void **arg)
@@ -1072,6 +1075,7 @@ static void test_metrics_seconds_format(void **arg)
 		if (!strstr(out, want))
 			fail_msg("missing line: %s", want + 1);
 	}
+	state_free(&s);
 }
 
 /*
@@ -1139,6 +1143,7 @@ static void test_metrics_errors(void **arg)
 
 	assert_string_equal(fr_read("m.prom"), "old\n");
 	assert_dir_exactly(".", names);
+	state_free(&s);
 }
 
 static void test_metrics_readonly_dir(void **arg)
@@ -1157,6 +1162,7 @@ static void test_metrics_readonly_dir(void **arg)
 	assert_int_equal(chmod(dir, 0555), 0);
 	if (!set_dac_override(false)) {
 		assert_int_equal(chmod(dir, 0755), 0);
+		state_free(&s);
 		skip();
 	}
 	r = metrics_write(path, &s, live, 2);
@@ -1165,6 +1171,7 @@ static void test_metrics_readonly_dir(void **arg)
 	assert_int_equal(r, -EACCES);
 	assert_string_equal(fr_read("ro/m.prom"), "old\n");
 	assert_dir_exactly("ro", names);
+	state_free(&s);
 }
 
 
