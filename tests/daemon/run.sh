@@ -737,6 +737,41 @@ t_sandbox_sighup_metrics() {
 
 # ---------------------------------------------------------------------------------------------
 
+# Another tool sets up a device the daemon is configuring (issue 24 #6: the kernel's zram
+# selftest writes disksize between the daemon's probe and its recomp_algorithm write).
+# ebusy_shim.so (LD_PRELOAD) plays that tool: the daemon's first recomp_algorithm write
+# initializes the fake device and fails with EBUSY, as the kernel's does. The daemon gives
+# way: a notice, no error or warning, the device probed again and managed as initialized,
+# recomp_algorithm never written again, nothing else written to it, still running.
+t_another_tool_sets_up() {
+	local shim=${BIN%/zram-recompd}/tests/ebusy_shim.so a
+	[ -r "$shim" ] || die "$shim not built (make unit-bins)"
+	# The sanitizer runtimes must come first in the process: no shim there.
+	[ "$SLOW" = 1 ] || return 0
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0 init=0 recomp=""
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zstd deflate"
+	: >"$T/arm"
+	# --no-sandbox: Landlock would (rightly) stop the shim's writes into the fake tree
+	ZR_SHIM_ARM=$T/arm ZR_SHIM_LOG=$T/shim.log LD_PRELOAD=$shim dstart -a --no-sandbox
+	wait_for 8000 grep -q '^zram-recompd: zram0: managed (initialized)' "$T/d.err" ||
+		die "zram0 not managed as initialized; stderr: $(oneline "$T/d.err")"
+	grep -qxF 'zram-recompd: zram0: set up by another tool while being configured (recomp_algorithm: EBUSY after its disksize); used as that tool set it up, nothing rewritten' "$T/d.err" ||
+		die "no notice of the other tool; stderr: $(oneline "$T/d.err")"
+	[ "$(count "$T/shim.log" 'EBUSY algo=zstd priority=1')" = 1 ] ||
+		die "recomp_algorithm attempts: $(oneline "$T/shim.log")"
+	# a few ticks: nothing is written to the device the other tool set up
+	sleep $((3 * SLOW))
+	dalive || die "daemon died; stderr: $(oneline "$T/d.err")"
+	[ "$(wc -l <"$T/shim.log")" = 1 ] || die "recomp_algorithm retried: $(oneline "$T/shim.log")"
+	for a in recomp_algorithm algorithm_params recompress idle compact; do
+		[ ! -s "$(attr 0 $a)" ] || die "$a written: $(oneline "$(attr 0 $a)")"
+	done
+	grep -qE '^zram-recompd: (error|warning):' "$T/d.err" &&
+		die "errors or warnings: $(grep -E '^zram-recompd: (error|warning):' "$T/d.err" | tr '\n' '|')"
+	dstop
+}
+
 # vm_rss NAME: the daemon's resident set in KiB (/proc/PID/status VmRSS).
 vm_rss() {
 	awk '$1 == "VmRSS:" { print $2 }' "/proc/$(dpid "$1")/status"
@@ -801,7 +836,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved
-	sandbox_sighup_metrics ripen_pressure many_devices)
+	sandbox_sighup_metrics ripen_pressure many_devices another_tool_sets_up)
 
 selected() {
 	local pat
