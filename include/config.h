@@ -202,6 +202,9 @@ void config_free(struct config *c);
 /* dst: a copy of src that owns its own sections and list (dst owns nothing before). -ENOMEM. */
 int config_copy(struct config *dst, const struct config *src);
 
+/* c's sections by device number (free the array), or NULL without memory. */
+const struct dev_section **config_sorted_sections(const struct config *c);
+
 #define CFG_FILE_NAME "zram-recompd.conf"
 #define CFG_DROPIN_DIR CFG_FILE_NAME ".d"
 #define CFG_MAX_DIRS 5 /* SYSCONFDIR (when not /etc), /etc, /run, /usr/local/lib, /usr/lib */

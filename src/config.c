@@ -380,10 +380,11 @@ static int parse_passes(const struct key_def *k, char *v, void *base, char *why)
 static int parse_devices(const struct key_def *k, char *v, void *base, char *why)
 {
 	struct config *c = base;
-	unsigned *ids = NULL, n = 0, cap = 0;
+	/* any number (no device cap): a name takes at least 5 characters and a separator */
+	unsigned *ids = calloc(strlen(v) / 5 + 1, sizeof(*ids)), n = 0;
 	bool all = false;
 	char *save = NULL, *tok;
-	int r = 0;
+	int r = ids ? 0 : fail(why, -ENOMEM, "out of memory");
 
 	for (tok = strtok_r(v, SEPS, &save); tok && r == 0; tok = strtok_r(NULL, SEPS, &save)) {
 		unsigned id;
@@ -392,22 +393,11 @@ static int parse_devices(const struct key_def *k, char *v, void *base, char *why
 			all = true;
 			continue;
 		}
-		if (zram_name_to_id(tok, &id) < 0) {
+		if (zram_name_to_id(tok, &id) < 0)
 			r = fail(why, -EINVAL, "'%s' is not a zram device name (zramN)", tok);
-			break;
-		}
 		for (unsigned i = 0; i < n && r == 0; i++)
 			if (ids[i] == id)
 				r = fail(why, -EINVAL, "'%s' is listed twice", tok);
-		if (r == 0 && n == cap) {
-			/* any number: the list is as long as the line (no device cap) */
-			unsigned *nv = reallocarray(ids, cap ? 2 * cap : 8, sizeof(*ids));
-
-			if (!nv)
-				r = fail(why, -ENOMEM, "out of memory");
-			else
-				ids = nv, cap = cap ? 2 * cap : 8;
-		}
 		if (r == 0)
 			ids[n++] = id;
 	}
@@ -672,39 +662,6 @@ void config_init(struct config *c)
 	}
 }
 
-void config_free(struct config *c)
-{
-	free(c->sections);
-	free(c->devices);
-	c->sections = NULL;
-	c->devices = NULL;
-	c->n_sections = c->cap_sections = c->n_devices = 0;
-}
-
-int config_copy(struct config *dst, const struct config *src)
-{
-	*dst = *src;
-	dst->sections = NULL;
-	dst->devices = NULL;
-	dst->cap_sections = src->n_sections;
-	if (src->n_sections) {
-		dst->sections = reallocarray(NULL, src->n_sections, sizeof(*dst->sections));
-		if (!dst->sections)
-			goto fail;
-		memcpy(dst->sections, src->sections, src->n_sections * sizeof(*dst->sections));
-	}
-	if (src->n_devices) {
-		dst->devices = reallocarray(NULL, src->n_devices, sizeof(*dst->devices));
-		if (!dst->devices)
-			goto fail;
-		memcpy(dst->devices, src->devices, src->n_devices * sizeof(*dst->devices));
-	}
-	return 0;
-fail:
-	config_free(dst);
-	return -ENOMEM;
-}
-
 int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *v,
 		struct cfg_origin at, char why[CFG_ERR_MAX])
 {
@@ -788,16 +745,9 @@ static void print_key(const struct key_def *k, const void *base, FILE *f)
 	fputc('\n', f);
 }
 
-static int cmp_section(const void *a, const void *b)
-{
-	const struct dev_section *const *x = a, *const *y = b;
-
-	return (*x)->id < (*y)->id ? -1 : (*x)->id > (*y)->id;
-}
-
 void config_print(const struct config *c, FILE *f)
 {
-	const struct dev_section **sorted = calloc(c->n_sections + 1, sizeof(*sorted));
+	const struct dev_section **sorted = config_sorted_sections(c);
 	struct dev_config eff = c->global;
 	unsigned n = sorted ? c->n_sections : 0;
 
@@ -809,9 +759,6 @@ void config_print(const struct config *c, FILE *f)
 		print_key(k, k->scope == SCOPE_GLOBAL ? (const void *)c : (const void *)&eff, f);
 	}
 
-	for (unsigned i = 0; i < n; i++)
-		sorted[i] = &c->sections[i];
-	qsort(sorted, n, sizeof(sorted[0]), cmp_section);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t keys = sorted[i]->cfg.set;
 
