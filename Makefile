@@ -188,7 +188,7 @@ check-unit: all $(UNIT_BINS)
 check-fakesys: all $(TOOL_BINS)
 	@tests/check.sh fakesys
 
-check-daemon: all
+check-daemon: all $(BUILDDIR)/tests/ebusy_shim.so
 	@tests/check.sh daemon
 
 check-strace: all
@@ -224,7 +224,12 @@ check-deps:
 check-fuzz: fuzz-bins
 	@FUZZ_BUILDDIR=$(FUZZ_BUILDDIR) tests/check.sh fuzz
 
-unit-bins: $(UNIT_BINS)
+unit-bins: $(UNIT_BINS) $(BUILDDIR)/tests/ebusy_shim.so
+
+# The daemon tier's stand-in for another tool that sets a device up meanwhile (LD_PRELOAD).
+$(BUILDDIR)/tests/ebusy_shim.so: tests/daemon/ebusy_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 deps:
 	@tests/deps.sh

@@ -31,7 +31,6 @@
 #include <stdint.h>
 
 #define ADVICE_FILE "advice"
-#define ADVICE_MAX_DEVICES 64
 
 struct advice_entry {
 	char name[16]; /* zramN */
@@ -47,14 +46,19 @@ struct advice_entry {
 	uint64_t samples; /* compressed pages it was computed from */
 };
 
+/* Entries in the order added; any number (grown as needed). Zeroed = empty. */
 struct advice_set {
-	unsigned n;
-	struct advice_entry dev[ADVICE_MAX_DEVICES];
+	unsigned n, cap;
+	struct advice_entry *dev;
 };
 
+/* Free the entries; s is empty (zeroed) after. */
+void advice_free(struct advice_set *s);
+
 /*
- * Load dir/advice. Missing file: empty set, 0. Corrupt or foreign: empty set, -EBADMSG.
- * Other errors: -errno (set left empty).
+ * Load dir/advice into s, whatever s held (entries loaded before are not freed: advice_free()
+ * it first). Missing file: empty set, 0. Corrupt or foreign: empty set, -EBADMSG. Other
+ * errors: -errno (set left empty). Free the result with advice_free().
  */
 int advice_load(struct advice_set *s, int dir_fd);
 
@@ -64,7 +68,10 @@ int advice_save(const struct advice_set *s, int dir_fd);
 /* The entry for name, or NULL. */
 const struct advice_entry *advice_find(const struct advice_set *s, const char *name);
 
-/* Replace the entry of e->name or add it. -EINVAL invalid entry, -ENOSPC table full. */
+/*
+ * Replace the entry of e->name or add it. -EINVAL invalid entry, -ENOMEM. Adding one moves
+ * the others (pointers from advice_find() are stale).
+ */
 int advice_put(struct advice_set *s, const struct advice_entry *e);
 
 /*

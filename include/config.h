@@ -21,7 +21,6 @@
 #define CFG_AUTO_FALLBACK "zstd" /* recompress-algorithms = auto without usable advice */
 #define CFG_ALGO_NAME_MAX 32 /* longest kernel backend name is 7; keep room */
 #define CFG_MAX_PASSES 8
-#define CFG_MAX_DEVICES 64
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
 #define CFG_N_KEYS 36			     /* number of enum cfg_key bits */
@@ -185,10 +184,14 @@ enum cfg_global_key {
 	CFG_N_GLOBAL_KEYS,
 };
 
+/*
+ * A configuration owns its sections and device list (any number of each, no device cap):
+ * config_free() when done, config_copy() for a second one; a plain struct copy shares them.
+ */
 struct config {
 	struct dev_config global;
-	unsigned n_sections;
-	struct dev_section sections[CFG_MAX_DEVICES];
+	unsigned n_sections, cap_sections;
+	struct dev_section *sections; /* in the order first seen */
 	/* metrics-file = PATH: Prometheus textfile, [global] only; "" = none. */
 	char metrics_file[256];
 	/* sandbox = yes|no: Landlock self-restriction of writes (sandbox.h), [global] only. */
@@ -196,7 +199,7 @@ struct config {
 	/* devices = all | zramN ...: which devices to manage. */
 	bool devices_all;
 	unsigned n_devices;
-	unsigned devices[CFG_MAX_DEVICES];
+	unsigned *devices; /* n_devices ids, as listed */
 	/* Where each [global]-only key was last set (line 0 = never). */
 	struct cfg_origin global_origin[CFG_N_GLOBAL_KEYS];
 };
@@ -207,8 +210,20 @@ struct config_errors {
 	char msg[CFG_MAX_ERRORS][256]; /* "FILE:LINE: message" */
 };
 
-/* Compiled-in defaults (the values etc/zram-recompd.conf shows commented out). */
+/*
+ * Compiled-in defaults (the values etc/zram-recompd.conf shows commented out). c owns nothing
+ * before (what it held is not freed: config_free() it first) nor after.
+ */
 void config_init(struct config *c);
+
+/* Free what c owns (sections, device list); c is then empty but for its global keys. */
+void config_free(struct config *c);
+
+/* dst: a copy of src that owns its own sections and list (dst owns nothing before). -ENOMEM. */
+int config_copy(struct config *dst, const struct config *src);
+
+/* c's sections by device number (free the array), or NULL without memory. */
+const struct dev_section **config_sorted_sections(const struct config *c);
 
 #define CFG_FILE_NAME "zram-recompd.conf"
 #define CFG_DROPIN_DIR CFG_FILE_NAME ".d"
@@ -264,8 +279,9 @@ void config_files_free(struct config_files *f);
 void config_files_print(const struct config_files *files, const char *prefix, FILE *f);
 
 /*
- * Reset c to the defaults, then load what src names. The search path: the main file (a
- * missing one is not an error), then the drop-ins; files there are opened without
+ * Reset c to the defaults (config_init: c owns nothing before), then load what src
+ * names. The search path: the main file (a missing one is not an error), then the
+ * drop-ins; files there are opened without
  * following symlinks (only regular files are read; a symlink other than one to /dev/null
  * is an error naming it; other non-regular drop-in entries are skipped). src->file must
  * exist (-ENOENT, recorded) and may be a symlink. Cross-key checks (algorithm-params

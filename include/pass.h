@@ -206,6 +206,17 @@ int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char 
 	       const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain);
 void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
 			  const char *cmd, int r, uint32_t threshold);
+/*
+ * A write that configures an uninitialized device (before disksize) failed: logged once.
+ * Another tool may be setting the same device up (zram-generator, zramswap, the kernel's
+ * zram selftest): one that wrote disksize after our probe makes the write fail with EBUSY,
+ * and one that hot-removed the device with ENOENT or ENODEV. Both are notices, never
+ * errors; the daemon gives way (no reset, nothing of the other tool's rewritten). Returns
+ * -EBUSY (set up meanwhile: probe it again and use it as it is), -ENODEV (gone), or
+ * another -errno (logged as an error; an EBUSY of another cause becomes -EIO).
+ */
+int pass_log_setup_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+			 const char *cmd, int r);
 
 /* Execute a plan on an initialized device. Returns 0 or the first -errno (logged). */
 int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,

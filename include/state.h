@@ -17,7 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STATE_MAX_DEVICES 64
 #define STATE_DIR_DEFAULT "/var/lib/zram-recompd" /* the units' StateDirectory=zram-recompd */
 #define STATE_DIR_MAX 4096			  /* PATH_MAX */
 
@@ -72,21 +71,31 @@ void state_wb_reserve(struct dev_totals *t, uint64_t pages, uint64_t per_day, ui
 void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, uint64_t per_day,
 		     uint64_t now_unix);
 
+/* Entries in the order added; any number (grown as needed). Zeroed = empty. */
 struct state {
-	unsigned n;
-	struct dev_totals dev[STATE_MAX_DEVICES];
+	unsigned n, cap;
+	struct dev_totals *dev;
 };
+
+/* Free the entries; s is empty (zeroed) after. */
+void state_free(struct state *s);
 
 /* A finished pass added to a device's totals (figures never negative). */
 void state_add_pass(struct dev_totals *t, uint64_t pages, int64_t saved, int64_t freed,
 		    uint64_t new_incompressible, uint64_t kernel_ns, bool error, uint64_t now_unix);
 
-/* Entry for name, created (zeroed) when missing; NULL when the table is full. */
+/*
+ * Entry for name, created (zeroed) when missing; NULL (errno ENOMEM, or EINVAL for an invalid
+ * name) when it cannot be. Creating one moves the others: a pointer is good until the next
+ * state_get(), state_load() or state_free().
+ */
 struct dev_totals *state_get(struct state *s, const char *name);
 
 /*
- * Load dir/state. Missing file: empty state, 0. Corrupt/foreign content: empty state,
- * -EBADMSG. Other errors: -errno (state left empty).
+ * Load dir/state into s, whatever s held (entries of a table loaded before are not freed:
+ * state_free() it first). Missing file: empty state, 0. Corrupt/foreign content: empty
+ * state, -EBADMSG. Other errors: -errno (state left empty). Free the result with
+ * state_free().
  */
 int state_load(struct state *s, int dir_fd);
 

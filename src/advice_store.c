@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,8 @@
 
 #define ADVICE_MAGIC "zram-recompd-advice"
 #define ADVICE_VERSION 1
-/* 64 lines of at most ~250 bytes; anything far larger is not ours. */
-#define ADVICE_MAX_SIZE (64 * 1024)
+/* Lines of at most ~250 bytes: 64,000 devices; anything larger is not ours (state.c). */
+#define ADVICE_MAX_SIZE (16 * 1024 * 1024)
 #define LEVEL_LIMIT 131072 /* as config.c: zstd's lowest level is -131072 */
 
 static bool name_ok(const char *name)
@@ -60,7 +61,7 @@ static int entry_check(const struct advice_entry *e)
 
 static int find_index(const struct advice_set *s, const char *name)
 {
-	for (unsigned i = 0; i < s->n && i < ADVICE_MAX_DEVICES; i++)
+	for (unsigned i = 0; i < s->n; i++)
 		if (strcmp(s->dev[i].name, name) == 0)
 			return (int)i;
 	return -1;
@@ -73,6 +74,31 @@ const struct advice_entry *advice_find(const struct advice_set *s, const char *n
 	return i < 0 ? NULL : &s->dev[i];
 }
 
+/* Room for one more entry. */
+static int set_grow(struct advice_set *s)
+{
+	struct advice_entry *v;
+	unsigned cap;
+
+	if (s->n < s->cap)
+		return 0;
+	cap = s->cap ? 2 * s->cap : 4;
+	if (cap <= s->cap || cap > UINT_MAX / 2)
+		return -ENOMEM;
+	v = reallocarray(s->dev, cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->dev = v;
+	s->cap = cap;
+	return 0;
+}
+
+void advice_free(struct advice_set *s)
+{
+	free(s->dev);
+	memset(s, 0, sizeof(*s));
+}
+
 int advice_put(struct advice_set *s, const struct advice_entry *e)
 {
 	int i = find_index(s, e->name);
@@ -81,8 +107,8 @@ int advice_put(struct advice_set *s, const struct advice_entry *e)
 	if (entry_check(e) < 0)
 		return -EINVAL;
 	if (!slot) {
-		if (s->n >= ADVICE_MAX_DEVICES)
-			return -ENOSPC;
+		if (set_grow(s) < 0)
+			return -ENOMEM;
 		slot = &s->dev[s->n++];
 	}
 	*slot = *e;
@@ -245,9 +271,10 @@ static int parse_file(char *buf, size_t len, struct advice_set *s)
 				return -EBADMSG;
 			first = false;
 		} else {
-			if (parse_line(p, &e) < 0 || advice_find(s, e.name) ||
-			    s->n >= ADVICE_MAX_DEVICES)
+			if (parse_line(p, &e) < 0 || advice_find(s, e.name))
 				return -EBADMSG;
+			if (set_grow(s) < 0)
+				return -ENOMEM;
 			s->dev[s->n++] = e;
 		}
 		p = nl + 1;
@@ -269,7 +296,7 @@ int advice_load(struct advice_set *s, int dir_fd)
 		return r;
 	r = parse_file(buf, len, s);
 	if (r < 0)
-		memset(s, 0, sizeof(*s));
+		advice_free(s);
 	free(buf);
 	return r;
 }
@@ -280,7 +307,7 @@ int advice_save(const struct advice_set *s, int dir_fd)
 	size_t off = 0, cap = 64 + (size_t)s->n * 512;
 	int r = 0;
 
-	if (s->n > ADVICE_MAX_DEVICES)
+	if (s->n > s->cap)
 		return -EINVAL;
 	for (unsigned i = 0; i < s->n; i++) {
 		if (entry_check(&s->dev[i]) < 0)
@@ -316,19 +343,17 @@ int advice_save(const struct advice_set *s, int dir_fd)
 
 int advice_update(int dir_fd, const struct advice_entry *e)
 {
-	struct advice_set *s = malloc(sizeof(*s));
+	struct advice_set s;
 	int r;
 
-	if (!s)
-		return -ENOMEM;
-	r = advice_load(s, dir_fd);
+	r = advice_load(&s, dir_fd);
 	if (r < 0 && r != -EBADMSG)
 		goto out;
-	r = advice_put(s, e);
+	r = advice_put(&s, e);
 	if (r == 0)
-		r = advice_save(s, dir_fd);
+		r = advice_save(&s, dir_fd);
 out:
-	free(s);
+	advice_free(&s);
 	return r;
 }
 
@@ -371,7 +396,7 @@ enum advice_use advice_resolve(const struct dev_config *cfg, int dir_fd, const c
 			       const char *primary, struct dev_config *ret, char *why,
 			       size_t why_size)
 {
-	struct advice_set *s = NULL;
+	struct advice_set s = { 0 };
 	const struct advice_entry *a = NULL;
 	char fb[CFG_MAX_ALGOS * CFG_ALGO_NAME_MAX], chain[CFG_MAX_ALGOS * (CFG_ALGO_NAME_MAX + 12)];
 	enum advice_use u;
@@ -384,10 +409,9 @@ enum advice_use advice_resolve(const struct dev_config *cfg, int dir_fd, const c
 		return ADVICE_NOT_AUTO;
 	}
 	if (dir_fd >= 0) {
-		s = malloc(sizeof(*s));
-		r = s ? advice_load(s, dir_fd) : -ENOMEM;
+		r = advice_load(&s, dir_fd);
 		if (r == 0)
-			a = advice_find(s, name);
+			a = advice_find(&s, name);
 	} else {
 		r = -EBADF;
 	}
@@ -429,7 +453,7 @@ enum advice_use advice_resolve(const struct dev_config *cfg, int dir_fd, const c
 				name, fb);
 		break;
 	}
-	free(s);
+	advice_free(&s);
 	return u;
 }
 

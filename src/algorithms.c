@@ -108,10 +108,8 @@ static int write_levels(const struct pass_ctx *ctx, const struct zram_dev *d,
 		if (r < 0)
 			return r;
 		r = pass_write(ctx, d, "algorithm_params", cmd, NULL, NULL);
-		if (r < 0) {
-			pass_log_write_error(ctx, d, "algorithm_params", cmd, r, 0);
-			return r;
-		}
+		if (r < 0)
+			return pass_log_setup_error(ctx, d, "algorithm_params", cmd, r);
 	}
 	return 0;
 }
@@ -150,10 +148,8 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 	 * (prio_max counts names). Order valid 6.12 to 7.3: every algorithm, then levels. */
 	for (unsigned i = 0; i < cfg->n_algos; i++) {
 		r = pass_write(ctx, d, "recomp_algorithm", cmds[i], NULL, NULL);
-		if (r < 0) {
-			pass_log_write_error(ctx, d, "recomp_algorithm", cmds[i], r, 0);
-			return r;
-		}
+		if (r < 0)
+			return pass_log_setup_error(ctx, d, "recomp_algorithm", cmds[i], r);
 		if (!ctx->dry_run) {
 			memcpy(d->recomp.name[i + 1], cfg->algos[i], ZRAM_ALGO_MAX);
 			d->recomp.count += !d->recomp.set[i + 1];

@@ -107,3 +107,29 @@ void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, 
 			  -r, cmd, strlen(cmd) > 120 ? "..." : "");
 	}
 }
+
+int pass_log_setup_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
+			 const char *cmd, int r)
+{
+	bool init = false;
+
+	if (r == -ENODEV || r == -ENOENT) {
+		log_notice("%s: removed while being configured (%s: %s); not managed", d->name,
+			   attr, strerror(-r));
+		return -ENODEV;
+	}
+	/*
+	 * recomp_algorithm, algorithm_params (7.1+) and compressed_writeback are EBUSY only on
+	 * an initialized device; backing_dev also when the backing device is open elsewhere
+	 * (O_EXCL, 6.10+): that one is an error unless the device is initialized now.
+	 */
+	if (r == -EBUSY && (strcmp(attr, "backing_dev") != 0 ||
+			    (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && init))) {
+		log_notice("%s: set up by another tool while being configured (%s: EBUSY after its "
+			   "disksize); used as that tool set it up, nothing rewritten",
+			   d->name, attr);
+		return -EBUSY;
+	}
+	pass_log_write_error(ctx, d, attr, cmd, r, 0);
+	return r == -EBUSY ? -EIO : r;
+}

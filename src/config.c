@@ -385,12 +385,13 @@ static int parse_passes(const struct key_def *k, char *v, void *base, char *why)
 static int parse_devices(const struct key_def *k, char *v, void *base, char *why)
 {
 	struct config *c = base;
-	unsigned ids[CFG_MAX_DEVICES];
-	unsigned n = 0;
+	/* any number (no device cap): a name takes at least 5 characters and a separator */
+	unsigned *ids = calloc(strlen(v) / 5 + 1, sizeof(*ids)), n = 0;
 	bool all = false;
 	char *save = NULL, *tok;
+	int r = ids ? 0 : fail(why, -ENOMEM, "out of memory");
 
-	for (tok = strtok_r(v, SEPS, &save); tok; tok = strtok_r(NULL, SEPS, &save)) {
+	for (tok = strtok_r(v, SEPS, &save); tok && r == 0; tok = strtok_r(NULL, SEPS, &save)) {
 		unsigned id;
 
 		if (strcmp(tok, "all") == 0) {
@@ -398,21 +399,25 @@ static int parse_devices(const struct key_def *k, char *v, void *base, char *why
 			continue;
 		}
 		if (zram_name_to_id(tok, &id) < 0)
-			return fail(why, -EINVAL, "'%s' is not a zram device name (zramN)", tok);
-		for (unsigned i = 0; i < n; i++)
+			r = fail(why, -EINVAL, "'%s' is not a zram device name (zramN)", tok);
+		for (unsigned i = 0; i < n && r == 0; i++)
 			if (ids[i] == id)
-				return fail(why, -EINVAL, "'%s' is listed twice", tok);
-		if (n == CFG_MAX_DEVICES)
-			return fail(why, -EINVAL, "more than %d devices", CFG_MAX_DEVICES);
-		ids[n++] = id;
+				r = fail(why, -EINVAL, "'%s' is listed twice", tok);
+		if (r == 0)
+			ids[n++] = id;
 	}
-	if (all && n > 0)
-		return fail(why, -EINVAL, "'all' cannot be combined with device names");
-	if (!all && n == 0)
-		return fail(why, -EINVAL, "empty value ('all' or a list of zramN names)");
+	if (r == 0 && all && n > 0)
+		r = fail(why, -EINVAL, "'all' cannot be combined with device names");
+	if (r == 0 && !all && n == 0)
+		r = fail(why, -EINVAL, "empty value ('all' or a list of zramN names)");
+	if (r < 0) {
+		free(ids);
+		return r;
+	}
+	free(c->devices);
 	c->devices_all = all;
 	c->n_devices = n;
-	memcpy(c->devices, ids, n * sizeof(ids[0]));
+	c->devices = ids;
 	return 0;
 }
 
@@ -758,18 +763,11 @@ static void print_key(const struct key_def *k, const void *base, FILE *f)
 	fputc('\n', f);
 }
 
-static int cmp_section(const void *a, const void *b)
-{
-	const struct dev_section *const *x = a, *const *y = b;
-
-	return (*x)->id < (*y)->id ? -1 : (*x)->id > (*y)->id;
-}
-
 void config_print(const struct config *c, FILE *f)
 {
-	const struct dev_section *sorted[CFG_MAX_DEVICES];
+	const struct dev_section **sorted = config_sorted_sections(c);
 	struct dev_config eff = c->global;
-	unsigned n = c->n_sections < CFG_MAX_DEVICES ? c->n_sections : CFG_MAX_DEVICES;
+	unsigned n = sorted ? c->n_sections : 0;
 
 	cfg_resolve_params(&eff);
 	fputs("[global]\n", f);
@@ -779,9 +777,6 @@ void config_print(const struct config *c, FILE *f)
 		print_key(k, k->scope == SCOPE_GLOBAL ? (const void *)c : (const void *)&eff, f);
 	}
 
-	for (unsigned i = 0; i < n; i++)
-		sorted[i] = &c->sections[i];
-	qsort(sorted, n, sizeof(sorted[0]), cmp_section);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t keys = sorted[i]->cfg.set;
 
@@ -799,4 +794,5 @@ void config_print(const struct config *c, FILE *f)
 			if (key_defs[k].scope == SCOPE_DEVICE && (keys & key_defs[k].bit))
 				print_key(&key_defs[k], &eff, f);
 	}
+	free(sorted);
 }

@@ -99,10 +99,18 @@ static struct dev_config *device_section(struct parse_ctx *ctx, unsigned id)
 
 	if (found)
 		return &c->sections[found - c->sections].cfg;
-	if (c->n_sections == CFG_MAX_DEVICES) {
-		line_err(ctx, ctx->section_line, "too many device sections (at most %d)",
-			 CFG_MAX_DEVICES);
-		return NULL;
+	if (c->n_sections == c->cap_sections) {
+		unsigned cap = c->cap_sections ? 2 * c->cap_sections : 4;
+		struct dev_section *v = cap > c->cap_sections
+						? reallocarray(c->sections, cap, sizeof(*v))
+						: NULL;
+
+		if (!v) {
+			line_err(ctx, ctx->section_line, "[zram%u]: out of memory", id);
+			return NULL;
+		}
+		c->sections = v;
+		c->cap_sections = cap;
 	}
 	s = &c->sections[c->n_sections++];
 	memset(s, 0, sizeof(*s));

@@ -125,4 +125,5 @@ void history_close(struct history *h)
 	if (h->dir_fd >= 0)
 		close(h->dir_fd);
 	h->dir_fd = -1;
+	state_free(&h->st);
 }

@@ -45,14 +45,12 @@ enum {
 	EXIT_UNSUPPORTED = 4,
 };
 
-#define MAX_DEVICES CFG_MAX_DEVICES
-
 struct args {
 	const char *config;
 	const char *sysroot;
 	bool once, dry_run, check_config, print_config, status, json, no_sandbox;
 	unsigned n_devices;
-	unsigned devices[MAX_DEVICES];
+	unsigned *devices; /* --device, any number */
 };
 
 static void usage(FILE *f)
@@ -154,20 +152,22 @@ static int find_advise(int argc, char **argv)
 /* --device NAME. Returns -1 to continue, or an exit code. */
 static int add_device(struct args *a, const char *name)
 {
-	unsigned id;
+	unsigned id, *v;
 
 	if (zram_name_to_id(name, &id) < 0) {
 		log_error("--device: '%s' is not a zram device name (zramN)", name);
-		return EXIT_USAGE;
-	}
-	if (a->n_devices >= MAX_DEVICES) {
-		log_error("--device: at most %d devices", MAX_DEVICES);
 		return EXIT_USAGE;
 	}
 	/* the same device twice is one device: one pass each */
 	for (unsigned i = 0; i < a->n_devices; i++)
 		if (a->devices[i] == id)
 			return -1;
+	v = reallocarray(a->devices, a->n_devices + 1, sizeof(*v));
+	if (!v) {
+		log_error("--device: out of memory");
+		return EXIT_RUNTIME;
+	}
+	a->devices = v;
 	a->devices[a->n_devices++] = id;
 	return -1;
 }
@@ -398,16 +398,17 @@ static int open_root(const struct args *a, int *root_fd)
 	return r;
 }
 
-/* Devices to act on: --device wins over the config's `devices`. */
+/* Devices to act on (*ret_ids: free it): --device wins over the config's `devices`. */
 static int select_devices(int root_fd, const struct args *a, const struct config *cfg,
-			  unsigned *ids, unsigned *n)
+			  unsigned **ret_ids, unsigned *n)
 {
-	unsigned *present = NULL, skipped = 0, first_skipped = 0;
+	unsigned *present = NULL, *ids;
 	int np = sysfs_list_zram(root_fd, &present);
 	char why[256];
 	int ret = -1;
 
 	*n = 0;
+	*ret_ids = NULL;
 	if (np == -ENOENT)
 		np = 0;
 	if (np < 0) {
@@ -420,6 +421,9 @@ static int select_devices(int root_fd, const struct args *a, const struct config
 		return EXIT_NO_DEVICE;
 	}
 	if (a->n_devices) {
+		ids = *ret_ids = calloc(a->n_devices, sizeof(*ids));
+		if (!ids)
+			ret = EXIT_RUNTIME;
 		for (unsigned i = 0; i < a->n_devices && ret < 0; i++) {
 			bool found = false;
 
@@ -435,21 +439,13 @@ static int select_devices(int root_fd, const struct args *a, const struct config
 		free(present);
 		return ret;
 	}
-	/* In numeric order; past the documented cap, the rest are named in a warning. */
-	for (int j = 0; j < np; j++) {
-		if (!config_device_selected(cfg, present[j]))
-			continue;
-		if (*n < MAX_DEVICES)
-			ids[(*n)++] = present[j];
-		else if (!skipped++)
-			first_skipped = present[j];
-	}
-	if (skipped)
-		log_warning("at most %d devices are handled: %u more from zram%u up are not",
-			    MAX_DEVICES, skipped, first_skipped);
 	if (config_absent_note(cfg, present, (unsigned)np, why, sizeof(why)))
 		log_warning("%s: no such device", why);
-	free(present);
+	/* All the selected ones, in numeric order (zram2 before zram10): kept in place. */
+	for (int j = 0; j < np; j++)
+		if (config_device_selected(cfg, present[j]))
+			present[(*n)++] = present[j];
+	*ret_ids = present;
 	if (*n == 0) {
 		log_error("none of the zram devices present is selected by 'devices'");
 		return EXIT_NO_DEVICE;
@@ -558,14 +554,14 @@ struct probed {
 	int root_fd;
 	struct kver kv;
 	char release[128];
-	struct zram_dev devs[MAX_DEVICES];
+	struct zram_dev *devs; /* ndev of them */
 	unsigned ndev, unsupported;
 };
 
 /* -1: probed (p->root_fd open); otherwise the exit status (nothing left open). */
 static int probe_all(const struct args *a, const struct config *cfg, struct probed *p, int *ret)
 {
-	unsigned ids[MAX_DEVICES], n = 0;
+	unsigned *ids = NULL, n = 0;
 	enum tri kconf;
 	int r;
 
@@ -578,8 +574,13 @@ static int probe_all(const struct args *a, const struct config *cfg, struct prob
 		close(p->root_fd);
 		return EXIT_RUNTIME;
 	}
-	r = select_devices(p->root_fd, a, cfg, ids, &n);
+	r = select_devices(p->root_fd, a, cfg, &ids, &n);
+	if (r < 0 && !(p->devs = calloc(n, sizeof(*p->devs)))) {
+		log_error("out of memory for %u devices", n);
+		r = EXIT_RUNTIME;
+	}
 	if (r >= 0) {
+		free(ids);
 		close(p->root_fd);
 		return r;
 	}
@@ -596,6 +597,7 @@ static int probe_all(const struct args *a, const struct config *cfg, struct prob
 		p->unsupported += !p->devs[p->ndev].caps.multi_comp;
 		p->ndev++;
 	}
+	free(ids);
 	return -1;
 }
 
@@ -604,11 +606,11 @@ static void run_status(const struct args *a, const struct config *cfg, const str
 {
 	static struct state st;
 	const struct state *stp = NULL;
-	bool wb_configured[MAX_DEVICES] = { false };
+	bool *wb_configured = calloc(p->ndev + 1, sizeof(*wb_configured));
 	const char *dir;
 	int dfd = open_state_dir(false, &dir);
 
-	for (unsigned i = 0; i < p->ndev && i < MAX_DEVICES; i++) {
+	for (unsigned i = 0; i < p->ndev && wb_configured; i++) {
 		struct dev_config dc;
 
 		config_effective(cfg, p->devs[i].id, &dc);
@@ -622,12 +624,14 @@ static void run_status(const struct args *a, const struct config *cfg, const str
 	}
 	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp,
 		     wb_configured);
+	free(wb_configured);
+	state_free(&st);
 }
 
 /* The totals and the textfile a --once run keeps, as a daemon pass does (not --dry-run). */
 struct once_history {
 	struct history h;
-	struct dev_live live[MAX_DEVICES];
+	struct dev_live *live; /* one per device probed (NULL without memory: none) */
 	unsigned n_live; /* devices that had a pass: nothing to keep without one */
 	bool opened;	 /* at the first pass (or writeback budget): none, nothing touched */
 };
@@ -684,13 +688,14 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 			*adv_fd = open_state_dir(false, &adv_dir);
 		resolve_auto(d, &dc, *adv_fd);
 	}
+	/* -EBUSY: another tool set it up meanwhile (a notice): used as it is by the next run */
 	r = pass_configure_algorithms(ctx, d, &dc, &rep);
 	if (r < 0)
-		return r;
+		return r == -EBUSY ? 0 : r;
 	/* the backing device before disksize too, like the algorithms */
 	r = pass_configure_writeback(ctx, d, &dc);
 	if (r < 0)
-		return r;
+		return r == -EBUSY ? 0 : r;
 	c.wb_day_left = once_wb_day_left(ctx, oh, cfg, d, &dc);
 	c.state_fd = oh->h.dir_fd;
 	/* the pass's writeback budget leaves the day budget (state file) before any write */
@@ -729,7 +734,7 @@ static void once_history_add(struct once_history *oh, const struct config *cfg,
 	history_add(&oh->h, d->name, &sum, rep->new_incompressible, r < 0);
 	if (rep->wb.planned || wb_reserved)
 		history_wb_charge(&oh->h, d->name, wb_reserved, sum.wb_pages, dc.wb_bytes_per_day);
-	if (oh->n_live < MAX_DEVICES) {
+	if (oh->live) {
 		dev_live_fill(&oh->live[oh->n_live], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
 		oh->live[oh->n_live++].longest_write_ns = sum.max_write_ns;
@@ -799,6 +804,7 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	if (host_read_meminfo(p->root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
 		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
 	oh.h.dir_fd = -1;
+	oh.live = calloc(p->ndev + 1, sizeof(*oh.live));
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct device_report rep = { 0 };
 		uint64_t wb_reserved = 0;
@@ -813,6 +819,7 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 		history_write(&oh.h, cfg->metrics_file, oh.live, oh.n_live);
 		history_close(&oh.h);
 	}
+	free(oh.live);
 	if (adv_fd >= 0)
 		close(adv_fd);
 	if (p->ndev > 0 && p->unsupported == p->ndev)
@@ -847,6 +854,7 @@ static int run(const struct args *a)
 		log_warning("%s: the configuration is not valid (zram-recompd --check-config "
 			    "lists why); status uses the defaults",
 			    config_label());
+		config_free(&cfg);
 		config_init(&cfg);
 	}
 	r = probe_all(a, &cfg, &p, &ret);
@@ -864,7 +872,7 @@ static int run(const struct args *a)
 
 int main(int argc, char **argv)
 {
-	struct args a = { 0 };
+	static struct args a; /* static: what it points to stays reachable to the end */
 	int advise_at, r;
 
 	log_setup();

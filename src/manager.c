@@ -74,15 +74,17 @@ static void *worker_main(void *arg)
 		struct pass_ctx ctx;
 
 		pthread_mutex_lock(&m->mu);
-		while (m->qlen == 0 && !m->quit)
+		while (!m->queue && !m->quit)
 			pthread_cond_wait(&m->cv, &m->mu);
 		if (m->quit) {
 			pthread_mutex_unlock(&m->mu);
 			break;
 		}
-		j = m->queue[0];
-		memmove(&m->queue[0], &m->queue[1], (m->qlen - 1) * sizeof(m->queue[0]));
-		m->qlen--;
+		j = m->queue;
+		m->queue = j->next;
+		if (!m->queue)
+			m->queue_tail = &m->queue;
+		j->next = NULL;
 		__atomic_store_n(&m->stop_job, 0, __ATOMIC_RELAXED);
 		m->running = j;
 		__atomic_store_n(&m->duty_permille, j->plan.duty_permille ? j->plan.duty_permille : 1000,
@@ -114,7 +116,8 @@ static void *worker_main(void *arg)
 		(void)malloc_trim(0);
 #endif
 		pthread_mutex_lock(&m->mu);
-		m->done[m->ndone++] = j;
+		*m->done_tail = j;
+		m->done_tail = &j->next;
 		m->running = NULL;
 		pthread_mutex_unlock(&m->mu);
 		(void)eventfd_write(m->efd, 1);
@@ -125,7 +128,9 @@ static void *worker_main(void *arg)
 static void enqueue(struct manager *m, struct job *j)
 {
 	pthread_mutex_lock(&m->mu);
-	m->queue[m->qlen++] = j;
+	j->next = NULL;
+	*m->queue_tail = j;
+	m->queue_tail = &j->next;
 	pthread_cond_signal(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 }
@@ -139,11 +144,11 @@ static void notify_status(struct manager *m)
 	uint64_t now = now_monotonic_ns();
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < CFG_MAX_DEVICES && o < sizeof(buf) - 96; i++) {
-		struct mdev *md = &m->devs[i];
+	for (unsigned i = 0; i < m->n_devs && o < sizeof(buf) - 96; i++) {
+		struct mdev *md = m->devs[i];
 		char saved[32];
 
-		if (!mdev_in_use(m, i) || !md->timer)
+		if (!md->timer)
 			continue;
 		n++;
 		if (md->has_last)
@@ -170,13 +175,16 @@ static void notify_status(struct manager *m)
 
 static void write_outputs(struct manager *m)
 {
-	struct dev_live live[CFG_MAX_DEVICES];
+	struct dev_live *live = NULL;
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < CFG_MAX_DEVICES && *m->cfg.metrics_file; i++) {
-		struct mdev *md = &m->devs[i];
+	/* without memory for the live figures, the totals alone */
+	if (*m->cfg.metrics_file)
+		live = calloc(m->n_devs + 1, sizeof(*live));
+	for (unsigned i = 0; i < m->n_devs && live; i++) {
+		struct mdev *md = m->devs[i];
 
-		if (!mdev_in_use(m, i) || !md->timer)
+		if (!md->timer)
 			continue;
 		/* Never md->job: the worker may be filling it right now (queued or running). */
 		dev_live_fill(&live[n], &md->dev,
@@ -186,6 +194,7 @@ static void write_outputs(struct manager *m)
 		n++;
 	}
 	history_write(&m->hist, m->cfg.metrics_file, live, n);
+	free(live);
 }
 
 /* The outcome of an advice refresh (recompress-algorithms = auto). */
@@ -257,10 +266,11 @@ static void finish_job(struct manager *m, struct job *j)
 	if (rep->wb.planned || j->wb_reserved)
 		history_wb_charge(&m->hist, j->dev.name, j->wb_reserved, sum.wb_pages,
 				  j->cfg.wb_bytes_per_day);
+	md->job = NULL;
 	if (!md->timer) {
 		/* dropped while the job ran */
-		mdev_release(md);
-		write_outputs(m);
+		free(j);
+		manager_release_dev(md);
 		return;
 	}
 	md->dev = j->dev;
@@ -296,27 +306,43 @@ static void finish_job(struct manager *m, struct job *j)
 		 (double)sum.max_write_ns / 1e9, sum.pages, sum.wb_pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
-	write_outputs(m);
+	free(j);
 	if (!m->stopping)
 		manager_arm(md, md->pol.next_due_ns);
+}
+
+/*
+ * The jobs the worker finished, then the state file, metrics and STATUS once for all of
+ * them: with many devices due together a save per pass would rewrite (and fsync) a state
+ * file of every device once per device.
+ */
+static void finish_jobs(struct manager *m, struct job *done)
+{
+	struct job *next;
+
+	if (!done)
+		return;
+	for (; done; done = next) {
+		next = done->next;
+		finish_job(m, done);
+	}
+	write_outputs(m);
 	notify_status(m);
 }
 
 static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
-	struct job *done[CFG_MAX_DEVICES];
+	struct job *done;
 	eventfd_t v;
-	unsigned n;
 
 	(void)eventfd_read(fd, &v);
 	pthread_mutex_lock(&m->mu);
-	n = m->ndone;
-	memcpy(done, m->done, n * sizeof(done[0]));
-	m->ndone = 0;
+	done = m->done;
+	m->done = NULL;
+	m->done_tail = &m->done;
 	pthread_mutex_unlock(&m->mu);
-	for (unsigned i = 0; i < n; i++)
-		finish_job(m, done[i]);
+	finish_jobs(m, done);
 	return 0;
 }
 
@@ -351,11 +377,15 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
 	struct mdev *md = userdata;
 	struct manager *m = md->m;
+	unsigned id = md->id;
 	struct policy_snapshot s;
 	struct policy_decision dec;
+	struct job *j;
 
-	manager_rescan(m);
-	if (!md->used || !md->timer || md->busy)
+	/* the rescan may drop (free) md: look it up again after */
+	manager_rescan_dev(m, id);
+	md = manager_find_dev(m, id);
+	if (!md || !md->timer || md->busy)
 		return 0;
 	if (!md->dev.initialized || !md->dev.caps.multi_comp || md->dev.recomp.count == 0) {
 		/* Nothing to do yet; look again an interval later. */
@@ -380,21 +410,30 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 			notify_status(m);
 		return 0;
 	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		log_warning("%s: out of memory for a pass; next look in %" PRIu64 " s", md->dev.name,
+			    md->cfg.interval_sec);
+		md->pol.next_due_ns = sat_add_u64(s.now_ns,
+						  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
+		manager_arm(md, md->pol.next_due_ns);
+		return 0;
+	}
 	md->last_verdict = POLICY_RUN;
-	memset(&md->job, 0, sizeof(md->job));
-	md->job.md = md;
-	md->job.dev = md->dev;
-	md->job.plan = dec.plan;
-	md->job.cfg = md->cfg;
-	md->job.advise = md->cfg.algos_auto && md->cfg.advise_interval_sec > 0 &&
-			 m->hist.dir_fd >= 0 && s.now_ns >= md->advise_retry_ns;
+	j->md = md;
+	j->dev = md->dev;
+	j->plan = dec.plan;
+	j->cfg = md->cfg;
+	j->advise = md->cfg.algos_auto && md->cfg.advise_interval_sec > 0 &&
+		    m->hist.dir_fd >= 0 && s.now_ns >= md->advise_retry_ns;
 	/* the pass's writeback budget leaves the day budget (state file) before any write */
 	if (dec.plan.n_wb && md->dev.caps.writeback && md->dev.backing_dev[0])
-		md->job.wb_reserved = history_wb_reserve(&m->hist, md->dev.name,
-							 dec.plan.wb_budget_pages,
-							 md->cfg.wb_bytes_per_day);
+		j->wb_reserved = history_wb_reserve(&m->hist, md->dev.name,
+						    dec.plan.wb_budget_pages,
+						    md->cfg.wb_bytes_per_day);
+	md->job = j;
 	md->busy = true;
-	enqueue(m, &md->job);
+	enqueue(m, j);
 	return 0;
 }
 
@@ -410,11 +449,11 @@ static int on_memory_pressure(sd_event_source *s, int fd, uint32_t revents, void
 		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	}
 	repace(m, "memory pressure");
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
-		struct mdev *md = &m->devs[i];
+	for (unsigned i = 0; i < m->n_devs; i++) {
+		struct mdev *md = m->devs[i];
 		uint64_t before;
 
-		if (!mdev_in_use(m, i) || !md->timer || md->busy)
+		if (!md->timer || md->busy)
 			continue;
 		before = md->pol.next_due_ns;
 		policy_memory_pressure(&md->pol, now);
@@ -545,7 +584,7 @@ static void sandbox_reload_check(struct manager *m)
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct manager *m = userdata;
-	static struct config next;
+	struct config next;
 	struct config_errors errs = { 0 };
 	int r;
 
@@ -556,14 +595,14 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 		for (unsigned i = 0; i < errs.n; i++)
 			log_error("%s", errs.msg[i]);
 		log_error("reload: configuration invalid; keeping the previous one");
+		config_free(&next);
 	} else {
-		m->cfg = next;
-		for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
-			struct mdev *md = &m->devs[i];
+		config_free(&m->cfg);
+		m->cfg = next; /* takes over what next owns */
+		for (unsigned i = 0; i < m->n_devs; i++) {
+			struct mdev *md = m->devs[i];
 			uint64_t old_interval;
 
-			if (!mdev_in_use(m, i))
-				continue;
 			old_interval = md->cfg.interval_sec;
 			config_effective(&m->cfg, md->id, &md->cfg);
 			if (md->cfg.interval_sec != old_interval && !md->busy && md->timer) {
@@ -715,21 +754,23 @@ static void stop_worker(struct manager *m)
 	pthread_cond_signal(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 	pthread_join(m->worker, NULL);
-	for (unsigned i = 0; i < m->ndone; i++)
-		finish_job(m, m->done[i]);
-	m->ndone = 0;
+	finish_jobs(m, m->done);
+	m->done = NULL;
+	m->done_tail = &m->done;
 	/* Queued jobs never ran: their writeback reservations go back to the day budget. */
-	for (unsigned i = 0; i < m->qlen; i++) {
-		struct job *j = m->queue[i];
-
+	for (struct job *j = m->queue, *next; j; j = next) {
+		next = j->next;
 		if (j->wb_reserved)
 			history_wb_charge(&m->hist, j->dev.name, j->wb_reserved, 0,
 					  j->cfg.wb_bytes_per_day);
 		j->md->busy = false;
+		j->md->job = NULL;
+		free(j);
 	}
-	if (m->qlen)
+	if (m->queue)
 		write_outputs(m);
-	m->qlen = 0;
+	m->queue = NULL;
+	m->queue_tail = &m->queue;
 }
 
 static void close_fd(int *fd)
@@ -746,8 +787,6 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	char note[96] = "";
 	int r, ret = 1;
 
-	/* Static storage is zero already; a memset would make all 64 device slots
-	 * (about 0.5 MiB) resident for nothing (measured: RSS 4.2 MiB). */
 #ifdef __GLIBC__
 	/*
 	 * A fixed mmap threshold: block_state read buffers (256 KiB) and the pass's bitmaps
@@ -767,7 +806,12 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 #endif
 	m->opts = opts;
 	m->root_fd = opts->root_fd;
-	m->cfg = *cfg;
+	m->queue_tail = &m->queue;
+	m->done_tail = &m->done;
+	if (config_copy(&m->cfg, cfg) < 0) {
+		log_error("out of memory");
+		return 1;
+	}
 	m->efd = m->psi_mem_fd = m->psi_cpu_fd = m->uevent_fd = m->hist.dir_fd = -1;
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
@@ -800,9 +844,12 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	ret = r < 0 ? 1 : 0;
 out:
 	stop_worker(m);
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		if (mdev_in_use(m, i))
-			m->devs[i].timer = sd_event_source_disable_unref(m->devs[i].timer);
+	while (m->n_devs)
+		manager_release_dev(m->devs[m->n_devs - 1]);
+	free(m->devs);
+	m->devs = NULL;
+	m->cap_devs = 0;
+	config_free(&m->cfg);
 	m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
 	m->e = sd_event_unref(m->e);
 	close_fd(&m->efd);

@@ -18,12 +18,41 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static struct mdev *find_dev(struct manager *m, unsigned id)
+/* Index of the first managed device whose id is not below id (devs ascend by id). */
+static unsigned dev_index(const struct manager *m, unsigned id)
 {
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		if (mdev_in_use(m, i) && m->devs[i].id == id)
-			return &m->devs[i];
-	return NULL;
+	unsigned lo = 0, hi = m->n_devs;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (m->devs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct mdev *manager_find_dev(struct manager *m, unsigned id)
+{
+	unsigned i = dev_index(m, id);
+
+	return i < m->n_devs && m->devs[i]->id == id ? m->devs[i] : NULL;
+}
+
+void manager_release_dev(struct mdev *md)
+{
+	struct manager *m = md->m;
+	unsigned i = dev_index(m, md->id);
+
+	if (i < m->n_devs && m->devs[i] == md) {
+		memmove(&m->devs[i], &m->devs[i + 1], (m->n_devs - i - 1) * sizeof(m->devs[0]));
+		m->n_devs--;
+	}
+	md->timer = sd_event_source_disable_unref(md->timer);
+	free(md->job);
+	free(md);
 }
 
 void manager_arm(struct mdev *md, uint64_t when_ns)
@@ -51,10 +80,10 @@ static void drop_dev(struct mdev *md, const char *why)
 	log_info("%s: %s; no longer managed", md->dev.name, why);
 	md->timer = sd_event_source_disable_unref(md->timer);
 	if (md->busy) {
-		/* The worker still owns md->job: keep the slot until it reports back. */
+		/* The worker still owns md->job: keep the device until it reports back. */
 		return;
 	}
-	mdev_release(md);
+	manager_release_dev(md);
 }
 
 /* A device whose size, primary or initstate changed was reset and set up anew. */
@@ -64,7 +93,48 @@ static bool same_setup(const struct zram_dev *a, const struct zram_dev *b)
 	       strcmp(zram_primary(a), zram_primary(b)) == 0;
 }
 
-/* Probe one device; configure its secondary list while it is uninitialized. */
+/*
+ * Before disksize, like the algorithms: the backing device (one already set is kept) and the
+ * secondary list, unless the device has one (set by another tool: never re-written). Quick
+ * writes, before zram setup sets disksize: fine on the loop. -EBUSY: another tool set the
+ * device up meanwhile (pass_log_setup_error: a notice); -ENODEV: it is gone.
+ */
+static int configure_dev(struct manager *m, struct mdev *md)
+{
+	const struct zram_dev *d = &md->dev;
+	struct pass_ctx ctx;
+	int r;
+
+	pass_ctx_init(&ctx, m->root_fd);
+	if (md->cfg.backing_device[0] || md->cfg.compressed_writeback) {
+		bool had = d->backing_dev[0];
+
+		r = pass_configure_writeback(&ctx, &md->dev, &md->cfg);
+		if (r == -EBUSY || r == -ENODEV)
+			return r;
+		if (r == 0 && d->backing_dev[0] && !had)
+			log_info("%s: not initialized; backing device %s configured", d->name,
+				 d->backing_dev);
+	}
+	if (d->caps.multi_comp && md->cfg.n_algos && d->recomp.count == 0) {
+		struct device_report rep = {0};
+		struct dev_config dc;
+		char why[256];
+
+		/* recompress-algorithms = auto: the stored advice, or the fallback list. */
+		if (advice_resolve(&md->cfg, m->hist.dir_fd, d->name, zram_primary(d), &dc, why,
+				   sizeof(why)) != ADVICE_NOT_AUTO)
+			log_info("%s: %s", d->name, why);
+		r = pass_configure_algorithms(&ctx, &md->dev, &dc, &rep);
+		if (r == -EBUSY || r == -ENODEV)
+			return r;
+		if (r == 0 && rep.algorithms_written)
+			log_info("%s: not initialized; secondary algorithms configured", d->name);
+	}
+	return 0;
+}
+
+/* Probe one device; configure it while it is uninitialized. */
 static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 {
 	struct zram_dev d;
@@ -85,32 +155,22 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		memcpy(d.wcost, md->dev.wcost, sizeof(d.wcost));
 	}
 	md->dev = d;
-	if (!d.initialized && (md->cfg.backing_device[0] || md->cfg.compressed_writeback)) {
-		struct pass_ctx ctx;
-
-		/* before disksize, like the algorithms; a backing_dev already set is kept */
-		pass_ctx_init(&ctx, m->root_fd);
-		if (pass_configure_writeback(&ctx, &md->dev, &md->cfg) == 0 && md->dev.backing_dev[0] &&
-		    !d.backing_dev[0])
-			log_info("%s: not initialized; backing device %s configured", d.name,
-				 md->dev.backing_dev);
-	}
-	if (!d.initialized && d.caps.multi_comp && md->cfg.n_algos && d.recomp.count == 0) {
-		struct pass_ctx ctx;
-		struct device_report rep = {0};
-		struct dev_config dc;
-		char why[256];
-
-		/* recompress-algorithms = auto: the stored advice, or the fallback list. */
-		if (advice_resolve(&md->cfg, m->hist.dir_fd, d.name, zram_primary(&d), &dc, why,
-				   sizeof(why)) != ADVICE_NOT_AUTO)
-			log_info("%s: %s", d.name, why);
-		/* Quick writes, before zram setup sets disksize: fine on the loop. */
-		pass_ctx_init(&ctx, m->root_fd);
-		if (pass_configure_algorithms(&ctx, &md->dev, &dc, &rep) == 0 &&
-		    rep.algorithms_written)
-			log_info("%s: not initialized; secondary algorithms configured", d.name);
-	}
+	if (d.initialized)
+		return 0;
+	r = configure_dev(m, md);
+	if (r != -EBUSY)
+		return r;
+	/*
+	 * Another tool wrote disksize between the probe and our write: it set the device up,
+	 * and the device is used as that tool left it. Probe it again now (or learn it is
+	 * gone: a tool that tests zram removes its devices quickly).
+	 */
+	r = zram_probe(m->root_fd, &m->kv, m->kconf, md->id, &d, &attr);
+	if (r < 0)
+		return r;
+	md->dev = d;
+	if (!is_new)
+		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
 	return 0;
 }
 
@@ -126,8 +186,8 @@ static void arm_rescan(struct manager *m)
 	uint64_t when;
 	bool any = false;
 
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++)
-		any |= mdev_in_use(m, i) && m->devs[i].timer;
+	for (unsigned i = 0; i < m->n_devs && !any; i++)
+		any = m->devs[i]->timer;
 	if (any || m->stopping) {
 		if (m->rescan_timer)
 			(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
@@ -146,40 +206,56 @@ static void arm_rescan(struct manager *m)
 	(void)sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
 }
 
-/* Drop the managed devices that are gone or no longer selected. */
+static int cmp_id(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Drop the managed devices that are gone or no longer selected (ids: sorted). */
 static void drop_gone(struct manager *m, const unsigned *ids, int n)
 {
-	for (unsigned i = 0; i < CFG_MAX_DEVICES; i++) {
-		struct mdev *md = &m->devs[i];
-		bool present = false;
+	/* downwards: a device dropped leaves the list, the ones below keep their place */
+	for (unsigned i = m->n_devs; i-- > 0;) {
+		struct mdev *md = m->devs[i];
 
-		if (!mdev_in_use(m, i) || !md->timer)
+		if (!md->timer)
 			continue;
-		for (int k = 0; k < n; k++)
-			present |= ids[k] == md->id;
-		if (!present)
+		if (!n || !bsearch(&md->id, ids, (size_t)n, sizeof(*ids), cmp_id))
 			drop_dev(md, "removed");
 		else if (!config_device_selected(&m->cfg, md->id))
 			drop_dev(md, "not selected by 'devices' any more");
 	}
 }
 
-/* A free slot for device id, set up; NULL when all CFG_MAX_DEVICES are in use. */
+/* A new device for id, set up and in the list at its place; NULL without memory. */
 static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
 {
-	struct mdev *md = NULL;
+	struct mdev *md;
+	unsigned i;
 
-	for (unsigned i = 0; i < CFG_MAX_DEVICES && !md; i++)
-		if (!mdev_in_use(m, i))
-			md = &m->devs[i];
+	if (m->n_devs == m->cap_devs) {
+		unsigned cap = m->cap_devs ? 2 * m->cap_devs : 8;
+		struct mdev **v = cap > m->cap_devs ? reallocarray(m->devs, cap, sizeof(*v)) : NULL;
+
+		if (!v)
+			return NULL;
+		m->devs = v;
+		m->cap_devs = cap;
+	}
+	md = calloc(1, sizeof(*md));
 	if (!md)
 		return NULL;
-	memset(md, 0, sizeof(*md));
-	mdev_claim(m, md);
+	md->m = m;
 	md->id = id;
 	(void)snprintf(md->dev.name, sizeof(md->dev.name), "zram%u", id);
 	config_effective(&m->cfg, id, &md->cfg);
 	policy_dev_init(&md->pol, &md->cfg, now);
+	i = dev_index(m, id);
+	memmove(&m->devs[i + 1], &m->devs[i], (m->n_devs - i) * sizeof(m->devs[0]));
+	m->devs[i] = md;
+	m->n_devs++;
 	return md;
 }
 
@@ -215,9 +291,22 @@ static void note_absent(struct manager *m, const unsigned *ids, int n)
 	m->absent_sig = sig;
 }
 
-void manager_rescan(struct manager *m)
+/* Why a device could not be read when found: a notice when it went away meanwhile. */
+static void log_unreadable(unsigned id, int r)
 {
-	unsigned *ids = NULL, skipped = 0, first_skipped = 0;
+	if (r == -ENODEV || r == -ENOENT)
+		log_notice("zram%u: removed while being probed (hot_remove by another tool?); "
+			   "ignoring it",
+			   id);
+	else
+		log_warning("zram%u: cannot read the device (%s), ignoring", id, strerror(-r));
+}
+
+/* The devices now: new ones probed and set up, gone ones dropped, and the existing ones
+ * probed again: all of them, or only the one of id *only. */
+static void rescan(struct manager *m, const unsigned *only)
+{
+	unsigned *ids = NULL;
 	int n = sysfs_list_zram(m->root_fd, &ids);
 	uint64_t now = now_monotonic_ns();
 
@@ -230,9 +319,10 @@ void manager_rescan(struct manager *m)
 		return;
 	}
 	drop_gone(m, ids, n);
+	/* ids ascend (zram2 before zram10): every device is managed, in numeric order */
 	note_absent(m, ids, n);
 	for (int k = 0; k < n; k++) {
-		struct mdev *md = find_dev(m, ids[k]);
+		struct mdev *md = manager_find_dev(m, ids[k]);
 		bool is_new = !md;
 		int r;
 
@@ -241,9 +331,7 @@ void manager_rescan(struct manager *m)
 		if (md && !md->timer)
 			continue; /* dropped, waiting for its job */
 		if (!md && !(md = new_dev(m, ids[k], now))) {
-			/* ids ascend: the lowest CFG_MAX_DEVICES are the ones managed */
-			if (!skipped++)
-				first_skipped = ids[k];
+			log_warning("zram%u: out of memory; not managed", ids[k]);
 			continue;
 		}
 		/*
@@ -251,25 +339,29 @@ void manager_rescan(struct manager *m)
 		 * device lock exclusively and mm_stat, comp_algorithm ... would block the event
 		 * loop (and the watchdog) until it returns. Its figures come with the job.
 		 */
-		if (md->busy)
+		if (md->busy || (!is_new && only && *only != ids[k]))
 			continue;
 		r = refresh_dev(m, md, is_new);
 		if (r < 0 && is_new) {
-			log_warning("zram%u: cannot read the device (%s), ignoring", ids[k],
-				    strerror(-r));
-			mdev_release(md);
+			log_unreadable(ids[k], r);
+			manager_release_dev(md);
 		} else if (r >= 0 && is_new) {
 			announce(md);
 			manager_arm(md, md->pol.next_due_ns);
 		}
 	}
 	free(ids);
-	/* Once per change of the count, not at every rescan. */
-	if (skipped && skipped != m->skipped_warned)
-		log_warning("at most %d devices are managed: %u more from zram%u up are not",
-			    CFG_MAX_DEVICES, skipped, first_skipped);
-	m->skipped_warned = skipped;
 	arm_rescan(m);
+}
+
+void manager_rescan(struct manager *m)
+{
+	rescan(m, NULL);
+}
+
+void manager_rescan_dev(struct manager *m, unsigned id)
+{
+	rescan(m, &id);
 }
 
 static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)

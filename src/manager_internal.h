@@ -18,14 +18,15 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <string.h>
 #include <systemd/sd-event.h>
 
 #define NS_PER_USEC UINT64_C(1000)
 
 struct manager;
 
+/* A pass of one device, allocated when it is queued and freed when it is finished. */
 struct job {
+	struct job *next; /* in the queue or the done list (under mu) */
 	struct mdev *md;
 	struct zram_dev dev;
 	struct pass_plan plan;
@@ -40,10 +41,10 @@ struct job {
 	uint64_t wb_reserved; /* writeback pages taken from the day budget before the pass */
 };
 
-/* One managed device. */
+/* One managed device (allocated when found, freed when dropped and its job is done). */
 struct mdev {
 	struct manager *m;
-	bool used, busy;
+	bool busy; /* job queued or running */
 	unsigned id;
 	struct zram_dev dev;
 	struct dev_config cfg;
@@ -52,9 +53,10 @@ struct mdev {
 	/*
 	 * The single flight: at most one job per device exists. While it is queued or running
 	 * (busy) the worker owns it: the event loop reads nothing of it; what outputs need
-	 * from the last pass is copied below by finish_job().
+	 * from the last pass is copied below by finish_job(), which frees it. Allocated per
+	 * pass, not kept: 8 KiB a device between passes otherwise (docs/performance.md).
 	 */
-	struct job job;
+	struct job *job;
 	bool has_last;
 	int64_t last_saved;
 	uint64_t last_end_ns;
@@ -72,18 +74,17 @@ struct manager {
 	struct kver kv;
 	char release[128];
 	enum tri kconf;
-	struct mdev devs[CFG_MAX_DEVICES];
-	uint64_t used_mask; /* bit i: devs[i].used (mdev_in_use()) */
+	/* the managed devices in numeric order (any number: zram's ids are the only limit) */
+	struct mdev **devs;
+	unsigned n_devs, cap_devs;
 
 	/* worker thread: jobs in, finished jobs out through the eventfd */
 	pthread_t worker;
 	bool worker_started;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct job *queue[CFG_MAX_DEVICES];
-	unsigned qlen;
-	struct job *done[CFG_MAX_DEVICES];
-	unsigned ndone;
+	struct job *queue, **queue_tail; /* FIFO linked by job.next */
+	struct job *done, **done_tail;
 	bool quit;
 	int efd;
 	/* set by SIGTERM (ends the daemon) or by CPU pressure (ends the current pass);
@@ -102,7 +103,6 @@ struct manager {
 
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
-	unsigned skipped_warned;       /* devices past CFG_MAX_DEVICES last warned about */
 	uint64_t absent_sig;	       /* hash of the absent devices last named; 0 none */
 	struct history hist; /* totals and textfile; hist.dir_fd is read by the worker too */
 
@@ -115,40 +115,19 @@ struct manager {
 };
 
 /* Arm (or re-arm) a device's timer for when_ns (monotonic). */
-_Static_assert(CFG_MAX_DEVICES <= 64, "used_mask has a bit per device slot");
-
-/*
- * Whether devs[i] is in use. Loops over the slots test this word instead of each slot's
- * used: a slot is 12 KiB, and the first read of a page of the (zeroed, static) manager made
- * it resident on the kernels measured: 64 pages, 256 KiB of USS for one device
- * (docs/performance.md, section 9).
- */
-static inline bool mdev_in_use(const struct manager *m, unsigned i)
-{
-	return (m->used_mask >> i) & 1;
-}
-
-/* Slot md taken (used set) / given back (zeroed). */
-static inline void mdev_claim(struct manager *m, struct mdev *md)
-{
-	md->m = m;
-	md->used = true;
-	m->used_mask |= UINT64_C(1) << (md - m->devs);
-}
-
-static inline void mdev_release(struct mdev *md)
-{
-	struct manager *m = md->m;
-
-	memset(md, 0, sizeof(*md));
-	if (m)
-		m->used_mask &= ~(UINT64_C(1) << (md - m->devs));
-}
-
 void manager_arm(struct mdev *md, uint64_t when_ns);
+/* The managed device with this id, or NULL. */
+struct mdev *manager_find_dev(struct manager *m, unsigned id);
+/* Device md no longer managed: out of the list and freed (its job must be finished). */
+void manager_release_dev(struct mdev *md);
 int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata);
-/* Find the zram devices now: new ones probed and set up, gone ones dropped. */
+/* Find the zram devices now: new ones probed and set up, gone ones dropped, all probed. */
 void manager_rescan(struct manager *m);
+/*
+ * The same, but of the devices managed already only device id is probed again: for its
+ * timer (probing every device at every device's tick costs devices squared).
+ */
+void manager_rescan_dev(struct manager *m, unsigned id);
 /* The uevent socket (NETLINK_KOBJECT_UEVENT), or -errno; its handler rescans. */
 int manager_open_uevent(void);
 int manager_on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata);

@@ -38,8 +38,11 @@
 #define STATE_FILE "state"
 #define STATE_MAGIC "zram-recompd-state"
 #define STATE_VERSION 2
-/* A full table is ~18 KiB (64 lines of at most 274 bytes); anything far larger is not ours. */
-#define STATE_MAX_SIZE (64 * 1024)
+/*
+ * A line is at most 274 bytes: 16 MiB holds 61,000 devices at that length, far more than
+ * any machine runs (each zram device costs kernel memory); anything larger is not ours.
+ */
+#define STATE_MAX_SIZE (16 * 1024 * 1024)
 #define NS_PER_SEC ((uint64_t)1000000000)
 
 static const struct {
@@ -109,7 +112,7 @@ static bool name_ok(const char *name)
 
 static struct dev_totals *state_find(struct state *s, const char *name)
 {
-	for (unsigned i = 0; i < s->n && i < STATE_MAX_DEVICES; i++)
+	for (unsigned i = 0; i < s->n; i++)
 		if (strcmp(s->dev[i].name, name) == 0)
 			return &s->dev[i];
 	return NULL;
@@ -164,6 +167,31 @@ void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, ui
 		t->wb_day_left = per_day;
 }
 
+/* Room for one more entry; pointers into s->dev are stale after a growth. */
+static int state_grow(struct state *s)
+{
+	struct dev_totals *v;
+	unsigned cap;
+
+	if (s->n < s->cap)
+		return 0;
+	cap = s->cap ? 2 * s->cap : 8;
+	if (cap <= s->cap || cap > UINT_MAX / 2)
+		return -ENOMEM;
+	v = reallocarray(s->dev, cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->dev = v;
+	s->cap = cap;
+	return 0;
+}
+
+void state_free(struct state *s)
+{
+	free(s->dev);
+	memset(s, 0, sizeof(*s));
+}
+
 struct dev_totals *state_get(struct state *s, const char *name)
 {
 	struct dev_totals *d;
@@ -175,8 +203,8 @@ struct dev_totals *state_get(struct state *s, const char *name)
 	d = state_find(s, name);
 	if (d)
 		return d;
-	if (s->n >= STATE_MAX_DEVICES) {
-		errno = ENOSPC;
+	if (state_grow(s) < 0) {
+		errno = ENOMEM;
 		return NULL;
 	}
 	d = &s->dev[s->n++];
@@ -380,7 +408,7 @@ int state_remove_stale_temps(int dir_fd, const char *base)
 
 static int state_check(const struct state *s)
 {
-	if (s->n > STATE_MAX_DEVICES)
+	if (s->n > s->cap)
 		return -EINVAL;
 	for (unsigned i = 0; i < s->n; i++) {
 		if (strnlen(s->dev[i].name, sizeof(s->dev[i].name)) == sizeof(s->dev[i].name) ||
@@ -466,8 +494,10 @@ static int parse_state(char *buf, size_t len, struct state *s)
 			r = parse_dev_line(p, version, &d);
 			if (r < 0)
 				return r;
-			if (state_find(s, d.name) || s->n >= STATE_MAX_DEVICES)
+			if (state_find(s, d.name))
 				return -EBADMSG;
+			if (state_grow(s) < 0)
+				return -ENOMEM;
 			s->dev[s->n++] = d;
 		}
 		p = nl + 1;
@@ -479,7 +509,7 @@ int state_read_file(int dir_fd, const char *name, size_t max, char **ret_buf, si
 {
 	struct stat st;
 	char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, cap;
 	int fd, r = 0;
 
 	*ret_buf = NULL;
@@ -496,15 +526,31 @@ int state_read_file(int dir_fd, const char *name, size_t max, char **ret_buf, si
 		r = S_ISDIR(st.st_mode) ? -EISDIR : -EBADMSG;
 		goto out;
 	}
-	/* One byte more than allowed, to tell "exactly max" from "larger". */
-	buf = malloc(max + 1);
+	/*
+	 * One byte more than allowed, to tell "exactly max" from "larger"; sized by the file
+	 * (max may be large), growing should it grow while read.
+	 */
+	cap = (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1;
+	buf = malloc(cap);
 	if (!buf) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf + len, max + 1 - len);
+		ssize_t n;
 
+		if (len == cap) {
+			size_t ncap = cap > (max + 1) / 2 ? max + 1 : 2 * cap;
+			char *nb = realloc(buf, ncap);
+
+			if (!nb) {
+				r = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -544,7 +590,7 @@ int state_load(struct state *s, int dir_fd)
 		return r;
 	r = parse_state(buf, len, s);
 	if (r < 0)
-		memset(s, 0, sizeof(*s));
+		state_free(s);
 	free(buf);
 	return r;
 }

@@ -549,10 +549,9 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 			return r;
 		} else {
 			r = pass_write(ctx, d, "compressed_writeback", cmd, NULL, NULL);
-			if (r < 0) {
-				pass_log_write_error(ctx, d, "compressed_writeback", cmd, r, 0);
-				return r;
-			}
+			if (r < 0)
+				return pass_log_setup_error(ctx, d, "compressed_writeback", cmd,
+							    r);
 		}
 	}
 	if (!cfg->backing_device[0])
@@ -564,10 +563,8 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 		return r;
 	}
 	r = pass_write(ctx, d, "backing_dev", cmd, NULL, NULL);
-	if (r < 0) {
-		pass_log_write_error(ctx, d, "backing_dev", cmd, r, 0);
-		return r;
-	}
+	if (r < 0)
+		return pass_log_setup_error(ctx, d, "backing_dev", cmd, r);
 	if (!ctx->dry_run)
 		(void)str_printf(d->backing_dev, sizeof(d->backing_dev), "%s", cfg->backing_device);
 	return 0;

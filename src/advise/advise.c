@@ -298,20 +298,17 @@ int advise_device(int root_fd, unsigned id, uint64_t samples, unsigned threads,
 int advise_refresh(int root_fd, int dir_fd, const struct zram_dev *d, const struct dev_config *cfg,
 		   uint64_t now, struct advice_entry *ret)
 {
-	struct advice_set *set;
+	struct advice_set set;
 	uint64_t compressed;
 	bool due;
 	int r;
 
 	if (dir_fd < 0)
 		return -EBADF;
-	set = malloc(sizeof(*set));
-	if (!set)
-		return -ENOMEM;
-	r = advice_load(set, dir_fd);
+	r = advice_load(&set, dir_fd);
 	/* Unreadable or corrupt advice is as good as none: replace it. */
-	due = advice_due(cfg, r == 0 ? advice_find(set, d->name) : NULL, zram_primary(d), now);
-	free(set);
+	due = advice_due(cfg, r == 0 ? advice_find(&set, d->name) : NULL, zram_primary(d), now);
+	advice_free(&set);
 	if (!due)
 		return 0;
 	/* A sample of a nearly empty device (just after boot) would be a poor basis. */

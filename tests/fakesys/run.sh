@@ -910,25 +910,36 @@ t_devices_config_none_present() {
 }
 run_test devices-config-none-present t_devices_config_none_present
 
-# More than 64 devices: the 64 lowest-numbered, whatever order readdir gives, and a warning
-# for the rest (issue 11 #3: of 70, zram6, 43, 48 ... were skipped without a word).
+# No device cap (issue 24 #7; 64 before): 200 devices, created in a shuffled order, are all
+# handled, in numeric order (zram2 before zram10), by --once, --once --dry-run and status;
+# --device still picks one.
 t_many_devices() {
 	local i
 	fr_new "$R" 6.12
-	for i in $(seq 0 69 | shuf --random-source=<(yes)); do
+	for i in $(seq 0 199 | shuf --random-source=<(yes)); do
 		fr_dev "$R" 6.12 "$i"
 	done
 	zro --once --dry-run
 	expect_rc 0
-	expect_has "$T/err" "at most 64 devices are handled: 6 more from zram64 up are not"
-	for i in 0 6 43 48 52 60 61 63; do
-		expect_has "$T/out" "zram$i: "
-	done
-	expect_not "$T/out" "zram64:"
-	expect_not "$T/out" "zram69:"
-	zro --once --dry-run --device zram69
+	expect_not "$T/err" "at most"
+	grep -oE '^zram[0-9]+: ' "$T/out" | uniq >"$T/order"
+	seq 0 199 | sed 's/.*/zram&: /' >"$T/want"
+	cmp -s "$T/order" "$T/want" || die "--dry-run: devices not all in numeric order: $(oneline "$T/order")"
+	zro status
 	expect_rc 0
-	expect_has "$T/out" "zram69: "
+	grep -oE '^zram[0-9]+' "$T/out" >"$T/order"
+	seq 0 199 | sed 's/.*/zram&/' >"$T/want"
+	cmp -s "$T/order" "$T/want" || die "status: devices not all in numeric order: $(oneline "$T/order")"
+	zro --once
+	expect_rc 0
+	expect_not "$T/err" "error"
+	for i in 0 2 10 63 64 65 128 199; do
+		[ -s "$(fr_attr "$R" "$i" recompress)" ] || die "--once wrote no recompress to zram$i"
+	done
+	zro --once --dry-run --device zram199
+	expect_rc 0
+	expect_has "$T/out" "zram199: "
+	expect_not "$T/out" "zram0: "
 }
 run_test many-devices t_many_devices
 

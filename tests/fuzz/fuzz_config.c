@@ -66,7 +66,7 @@ static void lookups(const struct config *cfg)
 {
 	struct dev_config d;
 
-	for (unsigned i = 0; i < cfg->n_sections && i < CFG_MAX_DEVICES; i++) {
+	for (unsigned i = 0; i < cfg->n_sections; i++) {
 		config_effective(cfg, cfg->sections[i].id, &d);
 		(void)config_device_selected(cfg, cfg->sections[i].id);
 	}
@@ -107,8 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		free(text2);
+		config_free(&c2);
 	}
 	free(text);
+	config_free(&c);
 
 	/* The same text as a drop-in after a main file; an empty one masks usr/lib's. */
 	fuzz_write_file(dir_fd, "etc/zram-recompd.conf.d/50-in.conf", data, size);
@@ -119,5 +121,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   files.v[2].state == CFG_FILE_OVERRIDDEN);
 	config_files_free(&files);
 	lookups(&c);
+	config_free(&c);
 	return 0;
 }

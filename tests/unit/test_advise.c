@@ -886,6 +886,7 @@ static void test_save(void **state)
 	assert_int_equal(a->saving, jnum(rec, "mem_saving_bytes"));
 	assert_int_equal(a->samples, 32);
 	assert_true(a->time > 1700000000);
+	advice_free(&set);
 
 	/* --save needs a device; an unusable state directory is an error (exit 1). */
 	assert_int_equal(run_advise(-1, "--input", "x", "--save", NULL), 2);
@@ -943,6 +944,7 @@ static void test_refresh(void **state)
 	assert_int_equal(advice_load(&set, fd), 0);
 	assert_int_equal(set.n, 1);
 	assert_memory_equal(advice_find(&set, "zram0"), &a, sizeof(a));
+	advice_free(&set);
 	/* Fresh: not due (the stored time counts, not the now given before). */
 	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 10, &b), 0);
 	assert_int_equal(advise_refresh(root_fd, fd, &d, &cfg, t + 86400, &b), 1);

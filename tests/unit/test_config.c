@@ -89,13 +89,27 @@ static const char *mkdirs(const char *rel)
 	return p;
 }
 
+/* c emptied of what it owns (zeroed or loaded before): tests reuse one config many times. */
+static struct config *fresh(struct config *c)
+{
+	config_free(c);
+	return c;
+}
+
+/* config_init() of a c that is zeroed or was loaded before (its storage freed first). */
+static void reinit(struct config *c)
+{
+	config_free(c);
+	config_init(c);
+}
+
 /* Load the search path of a tree under tmpdir (as under ZRAM_RECOMPD_CONFIG_ROOT). */
 static int load_tree(struct config *c, struct config_files *f, struct config_errors *e)
 {
 	static struct config_source src;
 
 	assert_int_equal(config_source_search(&src, tmpdir), 0);
-	return config_load(c, &src, f, e);
+	return config_load(fresh(c), &src, f, e);
 }
 
 /* config_files_print() of f with every tmpdir removed from the paths; frees f. */
@@ -125,14 +139,14 @@ static char *files_str(struct config_files *f)
 /* Load content as the single file "t.conf" on top of the defaults. */
 static int load_str(struct config *c, struct config_errors *e, const char *content)
 {
-	config_init(c);
+	reinit(c);
 	return config_load_file(c, write_file("t.conf", content), e);
 }
 
 /* content must produce exactly one error: "<path of t.conf>:<suffix>". */
 static void check_one_error(const char *content, const char *suffix)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
@@ -140,6 +154,7 @@ static void check_one_error(const char *content, const char *suffix)
 	snprintf(want, sizeof(want), "%s:%s", tpath("t.conf"), suffix);
 	assert_int_equal(e.n, 1);
 	assert_string_equal(e.msg[0], want);
+	config_free(&c);
 }
 
 /* Load "[global]\n<key> = <value>\n" and expect success. */
@@ -214,10 +229,10 @@ static char *print_to_string(const struct config *c)
 
 static void test_defaults(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct dev_config d;
 
-	config_init(&c);
+	reinit(&c);
 	assert_true(c.devices_all);
 	assert_int_equal(c.n_devices, 0);
 	assert_int_equal(c.n_sections, 0);
@@ -242,6 +257,7 @@ static void test_defaults(void **state)
 	config_effective(&c, 3, &d);
 	assert_dev_equal(&d, &c.global);
 	assert_int_equal(d.set, 0);
+	config_free(&c);
 }
 
 static void test_names(void **state)
@@ -253,7 +269,7 @@ static void test_names(void **state)
 
 static void test_missing_files_ok(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e = {.n = 5};
 	struct config_files f;
 
@@ -267,25 +283,27 @@ static void test_missing_files_ok(void **state)
 	assert_string_equal(files_str(&f), "no configuration file read: built-in defaults\n");
 	/* NULL files and errs are accepted. */
 	assert_int_equal(load_tree(&c, NULL, NULL), 0);
+	config_free(&c);
 }
 
 static void test_load_file_missing(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
-	config_init(&c);
+	reinit(&c);
 	assert_int_equal(config_load_file(&c, tpath("nope.conf"), &e), -ENOENT);
 	assert_int_equal(e.n, 1);
 	snprintf(want, sizeof(want), "%s: cannot open: No such file or directory",
 		 tpath("nope.conf"));
 	assert_string_equal(e.msg[0], want);
+	config_free(&c);
 }
 
 static void test_every_key_valid(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 
 	assert_int_equal(load_str(&c, &e,
@@ -331,11 +349,12 @@ static void test_every_key_valid(void **state)
 	assert_true(config_device_selected(&c, 0));
 	assert_true(config_device_selected(&c, 1));
 	assert_false(config_device_selected(&c, 2));
+	config_free(&c);
 }
 
 static void test_algorithms_valid(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 
 	load_global_kv(&c, "recompress-algorithms", "zstd zstd");
 	assert_int_equal(c.global.n_algos, 2);
@@ -351,6 +370,7 @@ static void test_algorithms_valid(void **state)
 	/* 31 characters is the longest accepted name. */
 	load_global_kv(&c, "recompress-algorithms", "abcdefghijklmnopqrstuvwxyz01234");
 	assert_string_equal(c.global.algos[0], "abcdefghijklmnopqrstuvwxyz01234");
+	config_free(&c);
 }
 
 static void test_algorithms_invalid(void **state)
@@ -372,7 +392,7 @@ static void test_algorithms_invalid(void **state)
 
 static void test_params_resolution(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 
 	/* A name sets every priority holding it; a later token overrides an earlier one. */
@@ -409,11 +429,12 @@ static void test_params_resolution(void **state)
 	assert_int_equal(c.global.n_params, 1);
 	assert_int_equal(c.global.params[0].prio, 0);
 	assert_string_equal(c.global.params[0].algo, "deflate");
+	config_free(&c);
 }
 
 static void test_params_empty_clears(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct dev_config d;
 
@@ -431,6 +452,7 @@ static void test_params_empty_clears(void **state)
 	config_effective(&c, 1, &d);
 	assert_true(d.has_level[0]);
 	assert_int_equal(d.level[0], 9);
+	config_free(&c);
 }
 
 static void test_params_syntax_errors(void **state)
@@ -485,7 +507,7 @@ static void test_params_unknown_name(void **state)
 
 static void test_params_follow_section_algorithms(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct dev_config d;
 
@@ -534,11 +556,12 @@ static void test_params_follow_section_algorithms(void **state)
 			"algorithm-params = 2:level=1\n",
 			"3: key 'algorithm-params': priority 2 is not configured: "
 			"recompress-algorithms (zstd) of [zram2] has 1 algorithm");
+	config_free(&c);
 }
 
 static void test_passes(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 
 	load_global_kv(&c, "passes", "huge");
 	assert_int_equal(c.global.n_passes, 1);
@@ -556,11 +579,12 @@ static void test_passes(void **state)
 	check_global_kv_error("passes", "idle,huge",
 			      "'idle,huge' is not a pass type (huge_idle, idle, huge)");
 	check_global_kv_error("passes", "all", "'all' is not a pass type (huge_idle, idle, huge)");
+	config_free(&c);
 }
 
 static void test_threshold(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 
 	load_global_kv(&c, "threshold-bytes", "4095");
 	assert_int_equal(c.global.threshold_bytes, 4095);
@@ -597,11 +621,12 @@ static void test_threshold(void **state)
 	load_global_kv(&c, "threshold-bytes", "2048B");
 	assert_int_equal(c.global.threshold_bytes, 2048);
 #undef NOT_SIZE
+	config_free(&c);
 }
 
 static void test_batch_and_pass_pages(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 
 	load_global_kv(&c, "max-pages-per-batch", "1");
 	assert_int_equal(c.global.max_pages_per_batch, 1);
@@ -618,11 +643,12 @@ static void test_batch_and_pass_pages(void **state)
 	check_global_kv_error("max-pages-per-pass", "1099511627777",
 			      "'1099511627777' is out of range 0-1099511627776");
 	check_global_kv_error("max-pages-per-pass", "1e6", "'1e6' is not a decimal number");
+	config_free(&c);
 }
 
 static void test_idle_ages(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 
 	load_global_kv(&c, "idle-age-min-sec", "0");
 	assert_int_equal(c.global.idle_age_min_sec, 0);
@@ -652,11 +678,12 @@ static void test_idle_ages(void **state)
 	/* 31536000 > default max 14400, but max = 0 ("all") disables the check. */
 	load_global_kv(&c, "idle-age-min-sec", "14400");
 	assert_int_equal(c.global.idle_age_min_sec, 14400);
+	config_free(&c);
 }
 
 static void test_compact(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 
 	load_global_kv(&c, "compact", "always");
 	assert_int_equal(c.global.compact, COMPACT_ALWAYS);
@@ -668,11 +695,12 @@ static void test_compact(void **state)
 			      "'sometimes' is not one of auto, always, never");
 	check_global_kv_error("compact", "Always", "'Always' is not one of auto, always, never");
 	check_global_kv_error("compact", "", "empty value (auto, always or never)");
+	config_free(&c);
 }
 
 static void test_age_min_greater_than_max(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 
 	/* The key set last is named. */
@@ -700,11 +728,12 @@ static void test_age_min_greater_than_max(void **state)
 				  "idle-age-min-sec = 90000\n"
 				  "idle-age-max-sec = 0\n"),
 			 0);
+	config_free(&c);
 }
 
 static void test_age_check_after_all_files(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
@@ -725,11 +754,12 @@ static void test_age_check_after_all_files(void **state)
 		 "idle-age-max-sec (10000) in [global]",
 		 tpath("usr/lib/zram-recompd.conf.d/10-max.conf"));
 	assert_string_equal(e.msg[0], want);
+	config_free(&c);
 }
 
 static void test_device_overrides(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct dev_config d;
 
@@ -770,11 +800,12 @@ static void test_device_overrides(void **state)
 	assert_int_equal(d.set, 0);
 	/* Sections do not change the device selection. */
 	assert_true(config_device_selected(&c, 5));
+	config_free(&c);
 }
 
 static void test_invalid_value_keeps_previous(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 
 	assert_int_equal(load_str(&c, &e,
@@ -789,11 +820,12 @@ static void test_invalid_value_keeps_previous(void **state)
 	/* A section whose only key failed overrides nothing. */
 	assert_int_equal(c.n_sections, 1);
 	assert_int_equal(c.sections[0].cfg.set, 0);
+	config_free(&c);
 }
 
 static void test_dropin_order(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_files f;
 	struct dev_config d;
@@ -839,6 +871,7 @@ static void test_dropin_order(void **state)
 					 "'x' is not one of"));
 	assert_int_equal(c.global.threshold_bytes, 0);
 	assert_int_equal(c.global.max_pages_per_batch, 30);
+	config_free(&c);
 }
 
 static void test_dropin_many_sorted(void **state)
@@ -847,7 +880,7 @@ static void test_dropin_many_sorted(void **state)
 					    "B.conf",  "00-x.conf", "1.conf", "zz.conf",
 					    "99.conf", "50.conf",   "Z.conf", "0.conf"};
 	static const char *const dirs[] = {"etc", "run", "usr/local/lib", "usr/lib"};
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char rel[128], body[64];
 
@@ -874,18 +907,19 @@ static void test_dropin_many_sorted(void **state)
 	assert_int_equal(unlink(tpath("etc/zram-recompd.conf.d/99.conf")), 0);
 	assert_int_equal(load_tree(&c, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 4); /* 9.conf */
+	config_free(&c);
 }
 
 static void test_config_load_resets(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_source src = {.file = write_file("r.conf", "[global]\ncompact = never\n")};
 
-	config_init(&c);
+	reinit(&c);
 	c.global.max_pages_per_batch = 5;
 	c.devices_all = false;
-	assert_int_equal(config_load(&c, &src, NULL, &e), 0);
+	assert_int_equal(config_load(fresh(&c), &src, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 2048);
 	assert_true(c.devices_all);
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
@@ -893,11 +927,12 @@ static void test_config_load_resets(void **state)
 	assert_int_equal(load_tree(&c, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 2048);
 	assert_int_equal(c.global.compact, COMPACT_AUTO);
+	config_free(&c);
 }
 
 static void test_unreadable(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
@@ -918,6 +953,7 @@ static void test_unreadable(void **state)
 		 tpath("usr/lib/zram-recompd.conf.d"));
 	assert_string_equal(e.msg[0], want);
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	config_free(&c);
 }
 
 /* The search path: the four directories under the root, SYSCONFDIR first if not /etc. */
@@ -954,7 +990,7 @@ static void test_search_dirs(void **state)
 /* The main file of the first directory that has one counts; the others are not read. */
 static void test_search_first_found_wins(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_files f;
 
@@ -999,12 +1035,13 @@ static void test_search_first_found_wins(void **state)
 					   "overridden /usr/local/lib/zram-recompd.conf\n"
 					   "overridden /usr/lib/zram-recompd.conf\n"
 					   "no configuration file read: built-in defaults\n");
+	config_free(&c);
 }
 
 /* Drop-ins of all four directories merge by name; later names override earlier ones. */
 static void test_search_dropin_merge(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_files f;
 	struct dev_config d;
@@ -1033,12 +1070,13 @@ static void test_search_dropin_merge(void **state)
 	config_effective(&c, 1, &d);
 	assert_int_equal(d.compact, COMPACT_NEVER);
 	assert_int_equal(d.interval_sec, 300);
+	config_free(&c);
 }
 
 /* A drop-in in an earlier directory replaces the one of the same name in a later one. */
 static void test_search_mask_by_name(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_files f;
 
@@ -1061,12 +1099,13 @@ static void test_search_mask_by_name(void **state)
 	assert_int_equal(load_tree(&c, NULL, &e), -EINVAL);
 	assert_int_equal(e.n, 1);
 	assert_non_null(strstr(e.msg[0], "/run/zram-recompd.conf.d/50-x.conf:2: key 'passes'"));
+	config_free(&c);
 }
 
 /* A link to /dev/null or an empty file masks a name: nothing of that name is read. */
 static void test_search_mask_dev_null(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_files f;
 
@@ -1093,6 +1132,7 @@ static void test_search_mask_dev_null(void **state)
 	/* 60 of /etc's 60-y over the mask in /run; /usr/lib's 70-z (70) is not read. */
 	assert_int_equal(c.global.max_pages_per_batch, 60);
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	config_free(&c);
 }
 
 /*
@@ -1102,7 +1142,7 @@ static void test_search_mask_dev_null(void **state)
  */
 static void test_search_dangling_link(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_files f;
 
@@ -1120,12 +1160,14 @@ static void test_search_dangling_link(void **state)
 					   "read /usr/lib/zram-recompd.conf\n"
 					   "dangling /etc/zram-recompd.conf.d/50-x.conf\n"
 					   "read /usr/lib/zram-recompd.conf.d/50-x.conf\n");
+	config_files_free(&f);
+	config_free(&c);
 }
 
 /* A broken or unreadable drop-in is an error naming it, with its line. */
 static void test_search_broken_dropin(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
@@ -1173,12 +1215,13 @@ static void test_search_broken_dropin(void **state)
 		assert_int_equal(e.n, 1);
 		assert_string_equal(e.msg[0], want);
 	}
+	config_free(&c);
 }
 
 /* --config FILE: that file only; neither FILE.d nor the search path. */
 static void test_config_file_ignores_search(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct config_files f;
 	struct config_source src = {0};
@@ -1191,7 +1234,7 @@ static void test_config_file_ignores_search(void **state)
 	/* Even with the search path filled in: file wins. */
 	assert_int_equal(config_source_search(&src, tmpdir), 0);
 	src.file = tpath("only.conf");
-	assert_int_equal(config_load(&c, &src, &f, &e), 0);
+	assert_int_equal(config_load(fresh(&c), &src, &f, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 9);
 	assert_int_equal(c.global.threshold_bytes, 0);
 	assert_int_equal(c.global.compact, COMPACT_AUTO);
@@ -1199,7 +1242,7 @@ static void test_config_file_ignores_search(void **state)
 
 	/* A missing FILE is an error (the daemon keeps its previous configuration). */
 	src.file = tpath("gone.conf");
-	assert_int_equal(config_load(&c, &src, &f, &e), -ENOENT);
+	assert_int_equal(config_load(fresh(&c), &src, &f, &e), -ENOENT);
 	assert_int_equal(f.n, 0);
 	config_files_free(&f);
 	assert_int_equal(e.n, 1);
@@ -1210,13 +1253,14 @@ static void test_config_file_ignores_search(void **state)
 	/* A FILE given on the command line may be a symlink. */
 	assert_int_equal(symlink(tpath("only.conf"), tpath("link.conf")), 0);
 	src.file = tpath("link.conf");
-	assert_int_equal(config_load(&c, &src, NULL, &e), 0);
+	assert_int_equal(config_load(fresh(&c), &src, NULL, &e), 0);
 	assert_int_equal(c.global.max_pages_per_batch, 9);
+	config_free(&c);
 }
 
 static void test_unknown_section(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
@@ -1237,6 +1281,7 @@ static void test_unknown_section(void **state)
 	assert_string_equal(e.msg[0], want);
 	assert_int_equal(c.global.compact, COMPACT_ALWAYS);
 	assert_int_equal(c.n_sections, 0);
+	config_free(&c);
 }
 
 static void test_unknown_key(void **state)
@@ -1269,7 +1314,7 @@ static void test_key_placement(void **state)
 
 static void test_devices(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 
 	load_global_kv(&c, "devices", "zram0 zram2 zram10");
 	assert_false(c.devices_all);
@@ -1289,11 +1334,12 @@ static void test_devices(void **state)
 	check_global_kv_error("devices", "zram0 zram0", "'zram0' is listed twice");
 	check_global_kv_error("devices", "all zram0", "'all' cannot be combined with device names");
 	check_global_kv_error("devices", "", "empty value ('all' or a list of zramN names)");
+	config_free(&c);
 }
 
 static void test_devices_last_wins(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 
 	/* A repeated key replaces the list; it does not add to it. */
@@ -1301,29 +1347,47 @@ static void test_devices_last_wins(void **state)
 	assert_int_equal(c.n_devices, 1);
 	assert_int_equal(c.devices[0], 5);
 	assert_false(config_device_selected(&c, 3));
+	config_free(&c);
 }
 
-static void test_too_many_sections(void **state)
+/* No cap on sections (was 64): 200 [zramN] sections, each with its own value. */
+static void test_many_sections(void **state)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	char want[128];
+	struct config c = { 0 };
+	struct config_errors e;
+	struct dev_config d;
 
 	assert_non_null(f);
-	for (int i = 0; i <= CFG_MAX_DEVICES; i++)
-		fprintf(f, "[zram%d]\ncompact = never\n", i);
+	for (int i = 0; i < 200; i++)
+		fprintf(f, "[zram%d]\nmax-pages-per-batch = %d\n", i, 1000 + i);
+	/* past the 64 of old, as long as a line may be (199 characters) */
+	fprintf(f, "[global]\ndevices =");
+	for (int i = 64; i < 200; i += 8)
+		fprintf(f, " zram%d", i);
+	fprintf(f, " zram198\n");
 	fclose(f);
-	/* Section 65 ([zram64]) is on line 129. */
-	snprintf(want, sizeof(want), "%d: too many device sections (at most %d)",
-		 2 * CFG_MAX_DEVICES + 1, CFG_MAX_DEVICES);
-	check_one_error(buf, want);
+	assert_int_equal(load_str(&c, &e, buf), 0);
+	assert_int_equal(c.n_sections, 200);
+	assert_int_equal(c.n_devices, 18);
+	config_effective(&c, 199, &d);
+	assert_int_equal(d.max_pages_per_batch, 1199);
+	config_effective(&c, 64, &d);
+	assert_int_equal(d.max_pages_per_batch, 1064);
+	assert_true(config_device_selected(&c, 198));
+	assert_false(config_device_selected(&c, 199));
+	config_free(&c);
+	assert_null(c.sections);
+	assert_int_equal(c.n_sections, 0);
 	free(buf);
+	config_free(&c);
 }
 
 static void test_syntax_errors(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
@@ -1361,11 +1425,12 @@ static void test_syntax_errors(void **state)
 		 tpath("t.conf"));
 	assert_string_equal(e.msg[1], want);
 	assert_int_equal(c.global.compact, COMPACT_NEVER);
+	config_free(&c);
 }
 
 static void test_crlf_comments_indent(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct dev_config d;
 
@@ -1391,6 +1456,7 @@ static void test_crlf_comments_indent(void **state)
 	assert_string_equal(c.global.algos[1], "deflate");
 	config_effective(&c, 1, &d);
 	assert_int_equal(d.threshold_bytes, 1024);
+	config_free(&c);
 }
 
 /* A line of 4096 characters with a long path of metrics-file; comment text fills it. */
@@ -1405,7 +1471,7 @@ static void long_line(char *buf, size_t chars, const char *path)
 static void test_line_too_long(void **state)
 {
 	static char buf[8192], line[4200], path[256];
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char want[512];
 
@@ -1436,6 +1502,7 @@ static void test_line_too_long(void **state)
 	assert_int_equal(load_str(&c, &e, buf), -EINVAL);
 	assert_int_equal(e.n, 1);
 	assert_string_equal(e.msg[0], want);
+	config_free(&c);
 }
 
 static void test_error_overflow(void **state)
@@ -1443,7 +1510,7 @@ static void test_error_overflow(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 
 	assert_non_null(f);
@@ -1455,11 +1522,12 @@ static void test_error_overflow(void **state)
 	assert_int_equal(e.n, CFG_MAX_ERRORS);
 	assert_int_equal(e.dropped, 8);
 	free(buf);
+	config_free(&c);
 }
 
 static void test_daemon_keys(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct dev_config eff;
 
@@ -1506,12 +1574,13 @@ static void test_daemon_keys(void **state)
 	assert_non_null(strstr(e.msg[3], ":5: key 'metrics-file': 'relative.prom' is not an absolute"));
 	assert_non_null(strstr(e.msg[4], ":6: key 'cpu-share-max-percent': '101' is out of range"));
 	assert_non_null(strstr(e.msg[5], ":8: key 'metrics-file' is only allowed in [global]"));
+	config_free(&c);
 }
 
 /* Writeback keys: per-device override, the types in order, the backing-device path rules. */
 static void test_writeback_keys(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct dev_config eff;
 
@@ -1562,14 +1631,15 @@ static void test_writeback_keys(void **state)
 	/* the rejected values left the defaults */
 	assert_int_equal(c.global.n_wb_types, 3);
 	assert_string_equal(c.global.backing_device, "");
+	config_free(&c);
 }
 
 static void test_print_defaults(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	char *out;
 
-	config_init(&c);
+	reinit(&c);
 	out = print_to_string(&c);
 	assert_string_equal(out, "[global]\n"
 				 "devices = all\n"
@@ -1612,11 +1682,12 @@ static void test_print_defaults(void **state)
 				 "compressed-writeback = no\n"
 				 "sandbox = yes\n");
 	free(out);
+	config_free(&c);
 }
 
 static void test_print_sections(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char *out;
 
@@ -1681,6 +1752,7 @@ static void test_print_sections(void **state)
 				 "[zram5]\n"
 				 "compact = never\n");
 	free(out);
+	config_free(&c);
 }
 
 static void assert_configs_equal(const struct config *a, const struct config *b)
@@ -1705,7 +1777,7 @@ static void assert_configs_equal(const struct config *a, const struct config *b)
 
 static void test_print_round_trip(void **state)
 {
-	struct config c, c2, c3;
+	struct config c = { 0 }, c2 = { 0 }, c3 = { 0 };
 	struct config_errors e;
 	char *out, *out2;
 
@@ -1732,7 +1804,7 @@ static void test_print_round_trip(void **state)
 				  "max-pages-per-pass = 1099511627776\n"),
 			 0);
 	out = print_to_string(&c);
-	config_init(&c2);
+	reinit(&c2);
 	assert_int_equal(config_load_file(&c2, write_file("printed.conf", out), &e), 0);
 	assert_configs_equal(&c, &c2);
 	/*
@@ -1750,13 +1822,16 @@ static void test_print_round_trip(void **state)
 	out2 = print_to_string(&c2);
 	assert_string_equal(out, out2);
 	/* And the defaults round-trip too. */
-	config_init(&c);
+	reinit(&c);
 	free(out);
 	out = print_to_string(&c);
 	assert_int_equal(load_str(&c3, &e, out), 0);
 	assert_configs_equal(&c, &c3);
 	free(out);
 	free(out2);
+	config_free(&c);
+	config_free(&c2);
+	config_free(&c3);
 }
 
 #define KEY(k, v, p, bad, why)                                                                     \
@@ -1845,20 +1920,22 @@ static const struct key_case {
 /* Load text, print it, load the print and print again: the two prints must be equal. */
 static char *load_print_twice(const char *text)
 {
-	struct config c, c2;
+	struct config c = { 0 }, c2 = { 0 };
 	struct config_errors e;
 	char *out, *out2;
 
 	if (load_str(&c, &e, text) != 0)
 		fail_msg("%s: %s", text, e.n ? e.msg[0] : "?");
 	out = print_to_string(&c);
-	config_init(&c2);
+	reinit(&c2);
 	if (config_load_file(&c2, write_file("printed.conf", out), &e) != 0)
 		fail_msg("printed %s: %s", out, e.n ? e.msg[0] : "?");
 	out2 = print_to_string(&c2);
 	assert_string_equal(out, out2);
 	assert_configs_equal(&c, &c2);
 	free(out2);
+	config_free(&c);
+	config_free(&c2);
 	return out;
 }
 
@@ -1866,13 +1943,13 @@ static char *load_print_twice(const char *text)
 static void test_every_key_row(void **state)
 {
 	char text[512], want[512], *out, *defaults, *p;
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	uint64_t bits = 0;
 	unsigned lines = 0;
 
 	/* The rows are exactly the keys --print-config lists, in its order. */
-	config_init(&c);
+	reinit(&c);
 	defaults = print_to_string(&c);
 	p = strchr(defaults, '\n') + 1;
 	for (; *p; p = strchr(p, '\n') + 1, lines++) {
@@ -1924,7 +2001,7 @@ static void test_every_key_row(void **state)
 			snprintf(text, sizeof(text), "[global]\n%s = %s\n", k->key, k->bad);
 			assert_int_equal(load_str(&c, &e, text), -EINVAL);
 			out = print_to_string(&c);
-			config_init(&c);
+			reinit(&c);
 			defaults = print_to_string(&c);
 			assert_string_equal(out, defaults);
 			free(out);
@@ -1932,6 +2009,7 @@ static void test_every_key_row(void **state)
 		}
 	}
 	assert_int_equal(bits, (UINT64_C(1) << CFG_N_KEYS) - 1);
+	config_free(&c);
 }
 
 /*
@@ -1940,7 +2018,7 @@ static void test_every_key_row(void **state)
  */
 static void test_units_per_key(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	char text[256];
 
@@ -1981,18 +2059,19 @@ static void test_units_per_key(void **state)
 	assert_int_equal(c.global.max_write_ms, 2000);
 	load_global_kv(&c, "memory-stall-us", "2ms");
 	assert_int_equal(c.global.memory_stall_us, 2000);
+	config_free(&c);
 }
 
 /* recompress-algorithms = auto and the advice keys (advice_store.h). */
 static void test_auto_keys(void **state)
 {
-	struct config c;
+	struct config c = { 0 };
 	struct config_errors e;
 	struct dev_config eff;
 	char *out;
 
 	(void)state;
-	config_init(&c);
+	reinit(&c);
 	assert_false(c.global.algos_auto);
 	assert_int_equal(c.global.advise_interval_sec, 86400);
 	assert_int_equal(c.global.advise_samples, 1024);
@@ -2032,11 +2111,12 @@ static void test_auto_keys(void **state)
 	assert_non_null(strstr(out, "advise-interval-sec = 0\nadvise-samples = 1024\n"));
 	assert_non_null(strstr(out, "[zram2]\nrecompress-algorithms = zstd deflate\n"));
 	{
-		struct config c2;
+		struct config c2 = { 0 };
 
-		config_init(&c2);
+		reinit(&c2);
 		assert_int_equal(config_load_file(&c2, write_file("printed.conf", out), &e), 0);
 		assert_configs_equal(&c, &c2);
+		config_free(&c2);
 	}
 	free(out);
 
@@ -2104,20 +2184,23 @@ static void test_auto_keys(void **state)
 				  "recompress-algorithms = auto\n"
 				  "algorithm-params =\n"),
 			 0);
+	config_free(&c);
 }
 
 static void test_shipped_example(void **state)
 {
-	struct config c, def;
+	struct config c = { 0 }, def = { 0 };
 	struct config_errors e;
 
 	/* etc/zram-recompd.conf shows every key at its default, commented out. */
-	config_init(&c);
+	reinit(&c);
 	assert_int_equal(config_load_file(&c, "etc/zram-recompd.conf", &e), 0);
-	config_init(&def);
+	reinit(&def);
 	assert_configs_equal(&c, &def);
 	assert_int_equal(c.global.set, 0);
 	assert_int_equal(c.n_sections, 0);
+	config_free(&c);
+	config_free(&def);
 }
 
 static void test_shipped_example_uncommented(void **state)
@@ -2126,7 +2209,7 @@ static void test_shipped_example_uncommented(void **state)
 	size_t len = 0;
 	FILE *in = fopen("etc/zram-recompd.conf", "re");
 	FILE *out = open_memstream(&buf, &len);
-	struct config c, def;
+	struct config c = { 0 }, def = { 0 };
 	struct config_errors e;
 
 	/* Every "#key = value" line, uncommented, must parse and still equal the defaults. */
@@ -2145,9 +2228,11 @@ static void test_shipped_example_uncommented(void **state)
 	assert_int_equal(load_str(&c, &e, buf), 0);
 	/* every key is in the example, so every bit is set */
 	assert_int_equal(c.global.set, (UINT64_C(1) << CFG_N_KEYS) - 1);
-	config_init(&def);
+	reinit(&def);
 	assert_configs_equal(&c, &def);
 	free(buf);
+	config_free(&c);
+	config_free(&def);
 }
 
 int main(void)
@@ -2192,7 +2277,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_key_placement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_last_wins, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_too_many_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_comments_indent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),

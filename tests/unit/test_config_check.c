@@ -50,6 +50,7 @@ static void check(const char *text, const struct check_machine *m)
 	assert_non_null(f);
 	assert_true(fputs(text, f) >= 0);
 	assert_int_equal(fclose(f), 0);
+	config_free(&c);
 	config_init(&c);
 	if (config_load_file(&c, path, &le) != 0)
 		fail_msg("load: %s", le.n ? le.msg[0] : "?");
@@ -297,6 +298,7 @@ static void test_priority_note(void **state)
 	struct dev_config d;
 	char buf[256];
 
+	config_free(&c);
 	config_init(&c);
 	d = c.global;
 	assert_int_equal(config_priority_note(&d, 1, true, buf, sizeof(buf)), 0);

@@ -1115,6 +1115,100 @@ static void test_gap_refused_on_615(void **state)
 	assert_non_null(strstr(w.log, "recompress: type=idle"));
 }
 
+/* stderr (the log) into a file from here to capture_end(), which returns what was logged. */
+static int capture_fd = -1;
+static char capture_buf[4096];
+
+static void capture_start(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	fflush(stderr);
+	snprintf(path, sizeof(path), "%s/stderr.log", fr_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	capture_fd = dup(2);
+	assert_true(capture_fd >= 0);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+}
+
+static const char *capture_end(void)
+{
+	fflush(stderr);
+	assert_int_equal(dup2(capture_fd, 2), 2);
+	close(capture_fd);
+	capture_fd = -1;
+	snprintf(capture_buf, sizeof(capture_buf), "%s", fr_read("stderr.log"));
+	return capture_buf;
+}
+
+/*
+ * Another tool (the kernel's zram selftest, zram-generator ...) wrote disksize between the
+ * probe and the first setup write: EBUSY is a notice naming it, never an error, -EBUSY for
+ * the caller to probe again, and nothing further is written (the other tool's setup stays).
+ */
+static void test_configure_ebusy_gives_way(void **state)
+{
+	struct device_report rep = { 0 };
+	const char *log;
+
+	(void)state;
+	dev.initialized = false;
+	memset(&dev.recomp, 0, sizeof(dev.recomp));
+	cfg.n_algos = 2;
+	strcpy(cfg.algos[1], "deflate");
+	cfg.has_level[1] = true;
+	cfg.level[1] = 9;
+	w.fail_attr = "recomp_algorithm";
+	w.fail_errno = EBUSY;
+	w.fail_times = -1;
+	capture_start();
+	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), -EBUSY);
+	log = capture_end();
+	assert_string_equal(w.log, "recomp_algorithm: algo=zstd priority=1\n");
+	assert_string_equal(log, "zram-recompd: zram0: set up by another tool while being "
+				 "configured (recomp_algorithm: EBUSY after its disksize); used as "
+				 "that tool set it up, nothing rewritten\n");
+	assert_false(rep.algorithms_written);
+	assert_int_equal(dev.recomp.count, 0);
+
+	/* hot-removed meanwhile: a notice too, -ENODEV */
+	w.log[0] = '\0';
+	w.fail_errno = ENOENT;
+	capture_start();
+	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), -ENODEV);
+	log = capture_end();
+	assert_non_null(strstr(log, "zram-recompd: zram0: removed while being configured "
+				    "(recomp_algorithm: No such device); not managed\n"));
+	assert_null(strstr(log, "error"));
+
+	/* backing_dev: EBUSY on a device still uninitialized is the backing device's (O_EXCL,
+	 * open elsewhere): an error, and not -EBUSY (the caller must not take it for a setup) */
+	cfg.n_algos = 0;
+	strcpy(cfg.backing_device, "/dev/loop7");
+	dev.caps.writeback = true;
+	dev.backing_dev[0] = '\0';
+	fr_write("sys/block/zram0/backing_dev", "none\n");
+	fr_write("sys/block/zram0/initstate", "0\n");
+	w.fail_attr = "backing_dev";
+	w.fail_errno = EBUSY;
+	capture_start();
+	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), -EIO);
+	log = capture_end();
+	assert_non_null(strstr(log, "zram-recompd: error: zram0: backing_dev: device busy (EBUSY)"));
+	/* ... while with the device initialized now, another tool set it up: a notice */
+	fr_write("sys/block/zram0/initstate", "1\n");
+	capture_start();
+	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), -EBUSY);
+	log = capture_end();
+	assert_non_null(strstr(log, "zram0: set up by another tool while being configured "
+				    "(backing_dev: EBUSY after its disksize)"));
+	assert_null(strstr(log, "error"));
+	assert_string_equal(dev.backing_dev, "");
+}
+
 static void test_configure_uninitialized(void **state)
 {
 	struct device_report rep = { 0 };
@@ -1584,6 +1678,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dry_run_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gap_refused_on_615, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_uninitialized, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_configure_ebusy_gives_way, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_initialized_differs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_budget_eio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_by_age, setup, teardown),

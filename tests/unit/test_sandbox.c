@@ -80,7 +80,9 @@ static void test_spec_backing(void **state)
 	assert_int_equal(sandbox_spec_add_backing(&s, &cfg), 0);
 	assert_int_equal(s.n_files, 0);
 	strcpy(cfg.global.backing_device, "/dev/loop0");
-	cfg.n_sections = 3;
+	cfg.n_sections = cfg.cap_sections = 3;
+	cfg.sections = calloc(3, sizeof(*cfg.sections));
+	assert_non_null(cfg.sections);
 	cfg.sections[0].cfg.set = CFG_K_BACKING_DEV;
 	strcpy(cfg.sections[0].cfg.backing_device, "/dev/vdb1");
 	cfg.sections[1].cfg.set = CFG_K_BACKING_DEV;
@@ -91,6 +93,7 @@ static void test_spec_backing(void **state)
 	assert_int_equal(s.n_files, 2);
 	assert_string_equal(s.files[0], "/dev/loop0");
 	assert_string_equal(s.files[1], "/dev/vdb1");
+	config_free(&cfg);
 }
 
 static void test_spec(void **state)

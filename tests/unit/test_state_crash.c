@@ -254,6 +254,7 @@ static void test_kill_at_every_step(void **arg)
 			assert_int_equal(loaded.n, 6);
 			assert_int_equal(loaded.dev[5].passes, 25);
 		}
+		state_free(&loaded);
 	}
 	/* Every step but the one past the last was a kill; a temp file was left between the
 	 * temp file's creation (step 2) and the rename. */
@@ -261,6 +262,8 @@ static void test_kill_at_every_step(void **arg)
 	assert_int_equal(left_temp, rename_at - 2);
 	free(old_text);
 	free(new_text);
+	state_free(&old_s);
+	state_free(&new_s);
 	__real_close(root);
 }
 
@@ -282,6 +285,7 @@ static void test_kill_first_save(void **arg)
 		assert_int_equal(state_load(&loaded, root), 0);
 		assert_int_equal(loaded.n, 0);
 	}
+	state_free(&new_s);
 	__real_close(root);
 }
 

@@ -227,6 +227,10 @@ vm_kernel() {
 		return 1
 	_rel=$(vm_kernel_release "$VM_IMAGE")
 	VM_LABEL=${_rel:-$1}
+	# The source tree build-kernel.sh unpacked (bzImage-<source version>-<fragments sum>):
+	# mkinitramfs.sh takes the kernel's zram selftest scripts from it.
+	_v=${VM_IMAGE##*/bzImage-}
+	VM_KSRC=$(dirname "$VM_IMAGE")/linux-${_v%-*}
 }
 
 # ---- the qemu runner ----

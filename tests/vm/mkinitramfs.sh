@@ -11,6 +11,9 @@
 #     pages.bin   VM_PAGES (default 8192 = 32 MiB) pagegen pages, seed VM_SEED (default 1),
 #                 or the pages of CORPUS=file (plain or .zst, whole 4 KiB pages)
 #     random.bin  256 random pages (pagegen --kind random): already-compressed data
+#   and /vm/kselftest/zram: zram02.sh and zram_lib.sh of the kernel's own selftest, from the
+#   source tree of the kernel booted (VM_KSRC, set by host-lib.sh's vm_kernel), for the
+#   zram_selftest scenario; never copied into the repository.
 #   /vm/mode says which of the two /init runs: the scenarios named in /vm/tests (VM_TESTS,
 #   default every scenario; each limited to VM_SCENARIO_TIMEOUT s, default 120) or the demo.
 #
@@ -116,6 +119,15 @@ busybox_image() {
 		vm_log "warning: strace not found (tests/deps.sh test); strace_allowlist will be skipped"
 	fi
 	cp "$TOP/tests/strace/trace.set" "$STAGE/vm/trace.set"
+	# The kernel's own zram selftest (scenario zram_selftest), from the source tree of the
+	# kernel this image boots (VM_KSRC, set by vm_kernel): packed, never kept in the repository.
+	_kst=${VM_KSRC:-}/tools/testing/selftests/zram
+	if [ -n "${VM_KSRC:-}" ] && [ -r "$_kst/zram02.sh" ] && [ -r "$_kst/zram_lib.sh" ]; then
+		mkdir -p "$STAGE/vm/kselftest/zram"
+		cp "$_kst/zram02.sh" "$_kst/zram_lib.sh" "$STAGE/vm/kselftest/zram/"
+	else
+		vm_log "warning: no zram selftest under '${VM_KSRC:-}' (VM_KSRC); zram_selftest will fail"
+	fi
 	echo "$1" >"$STAGE/vm/mode"
 	echo "${VM_SCENARIO_TIMEOUT:-120}" >"$STAGE/vm/scenario-timeout"
 

@@ -64,7 +64,7 @@ done
 run_guest() {
 	[ -n "$GUEST" ] || return 0
 	INITRD=$OUTDIR/initramfs.cpio.gz
-	if ! VM_TESTS="$GUEST" "$HERE/mkinitramfs.sh" "$INITRD" tests; then
+	if ! VM_TESTS="$GUEST" VM_KSRC="${VM_KSRC:-}" "$HERE/mkinitramfs.sh" "$INITRD" tests; then
 		# shellcheck disable=SC2086 # a word list
 		vm_result_each FAIL "mkinitramfs.sh failed" $GUEST
 		return
