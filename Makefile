@@ -252,10 +252,12 @@ bench:
 # is installed, instead of being skipped. tests/deps/run.sh checks the installed tree.
 MANPAGES := docs/zram-recompd.8 docs/zram-recompd.conf.5
 # Units and drop-ins, installed under $(SYSTEMDUNITDIR) at their path below systemd/, with
-# @SBINDIR@ and @SYSCONFDIR@ replaced. The drop-in makes zram-generator's setup service run
-# `zram-recompd --once --device zramN` before it sets disksize (README, With zram-generator).
+# @SBINDIR@ and @SYSCONFDIR@ replaced. The drop-ins make zram-generator's setup service and
+# zram-tools' zramswap.service run `zram-recompd --once --device zramN` before they set
+# disksize (README, With zram-generator; With zram-tools).
 UNITS := systemd/zram-recompd.service systemd/zram-recompd-once.service \
-	systemd/zram-recompd-once.timer systemd/systemd-zram-setup@.service.d/zram-recompd.conf
+	systemd/zram-recompd-once.timer systemd/systemd-zram-setup@.service.d/zram-recompd.conf \
+	systemd/zramswap.service.d/zram-recompd.conf
 CONFIG := etc/zram-recompd.conf
 COMPLETION := etc/completion/zram-recompd
 
@@ -281,7 +283,8 @@ uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/zram-recompd $(DESTDIR)$(MANDIR)/man8/zram-recompd.8 \
 		$(DESTDIR)$(MANDIR)/man5/zram-recompd.conf.5 $(DESTDIR)$(BASHCOMPDIR)/zram-recompd
 	for u in $(UNITS); do rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; done
-	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" 2>/dev/null || true
+	rmdir "$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-zram-setup@.service.d" \
+		"$(DESTDIR)$(SYSTEMDUNITDIR)/zramswap.service.d" 2>/dev/null || true
 
 # The Debian package (etc/debian/README.source). The packaging lives in etc/debian/, not in a
 # top-level debian/ (the distribution's own would clash with it): the files git tracks are

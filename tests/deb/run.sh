@@ -10,10 +10,10 @@
 #   version      the package's version is the Makefile's VERSION
 #   depends      libsystemd0, liblz4-1, libzstd1 (shlibs), not the test-only liblzo2, cmocka
 #   contents     the program, both man pages, the bash completion, the three units, the
-#                zram-generator drop-in, the configuration and its drop-in directory, at
-#                their Debian paths (dpkg-deb -c)
+#                zram-generator and zram-tools drop-ins, the configuration and its drop-in
+#                directory, at their Debian paths (dpkg-deb -c)
 #   conffiles    the control file conffiles lists /etc/zram-recompd.conf (and nothing else)
-#   units        ExecStart= and the drop-in's ExecStartPre= name /usr/sbin/zram-recompd
+#   units        ExecStart= and the drop-ins' ExecStartPre= name /usr/sbin/zram-recompd
 #                (no @SBINDIR@ left)
 #   enablement   postinst enables and starts zram-recompd.service, never the once timer
 #   hardening    the program is PIE, full RELRO (BIND_NOW), uses fortified functions
@@ -127,6 +127,7 @@ for f in /usr/sbin/zram-recompd /usr/share/man/man8/zram-recompd.8.gz \
 	/lib/systemd/system/zram-recompd.service /lib/systemd/system/zram-recompd-once.service \
 	/lib/systemd/system/zram-recompd-once.timer \
 	/lib/systemd/system/systemd-zram-setup@.service.d/zram-recompd.conf \
+	/lib/systemd/system/zramswap.service.d/zram-recompd.conf \
 	/etc/zram-recompd.conf /etc/zram-recompd.conf.d /usr/share/doc/zram-recompd/copyright; do
 	grep -qxF "$f" "$T/files" || missing="$missing $f"
 done
@@ -150,6 +151,8 @@ if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 	grep -qx 'ExecStart=/usr/sbin/zram-recompd --once' "$U/zram-recompd-once.service" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device %i' \
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
+	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device zram0' \
+		"$U/zramswap.service.d/zram-recompd.conf" &&
 	! grep -rq '@[A-Z]*@' "$U"; then
 	ok "units (/usr/sbin/zram-recompd)"
 else

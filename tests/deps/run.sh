@@ -13,9 +13,9 @@
 #     missing package, and only for the groups it was given;
 #   - `make install DESTDIR=...` for real (with a stub compiler: what is checked is the
 #     install rule, not the build): exactly the expected files, modes and substituted paths,
-#     among them every tracked file under systemd/ (the zram-generator drop-in included); a
-#     second install keeps an edited configuration; without the drop-in it fails, naming
-#     it, and installs nothing;
+#     among them every tracked file under systemd/ (the zram-generator and zram-tools
+#     drop-ins included); a second install keeps an edited configuration; without the
+#     zram-generator drop-in it fails, naming it, and installs nothing;
 #   - `make clean` removes the BUILDDIR it is given; every target that names no file is
 #     .PHONY.
 # Last line: "deps: N passed, N failed".
@@ -163,15 +163,18 @@ else
 	(cd "$DEST" && find . -type f -exec stat -c '%a %n' {} +) | sed 's, \./, ,' |
 		LC_ALL=C sort >"$T/install.got"
 	dropin="${UNITDIR#/}/systemd-zram-setup@.service.d/zram-recompd.conf"
+	zdropin="${UNITDIR#/}/zramswap.service.d/zram-recompd.conf"
 	if ! grep -q " $dropin\$" "$T/install.want"; then
 		bad "install-files" "the zram-generator drop-in is not a tracked file under systemd/"
+	elif ! grep -q " $zdropin\$" "$T/install.want"; then
+		bad "install-files" "the zram-tools drop-in is not a tracked file under systemd/"
 	elif ! cmp -s "$T/install.want" "$T/install.got"; then
 		bad "install-files" "installed (+) vs expected (-): $(diff "$T/install.want" \
 			"$T/install.got" | grep '^[<>]' | tr '\n' '|')"
 	elif [ ! -d "$DEST/etc/zram-recompd.conf.d" ]; then
 		bad "install-files" "no /etc/zram-recompd.conf.d directory"
 	else
-		ok "install-files ($(wc -l <"$T/install.want") files, the drop-in included)"
+		ok "install-files ($(wc -l <"$T/install.want") files, both drop-ins included)"
 	fi
 	# @SBINDIR@ and @SYSCONFDIR@ replaced everywhere; the drop-in runs the installed program
 	# before zram-generator's ExecStart=.
@@ -181,12 +184,16 @@ else
 	elif ! grep -qx 'ExecStartPre=-/usr/local/sbin/zram-recompd --once --device %i' \
 		"$DEST/$dropin"; then
 		bad "install-substituted" "drop-in: $(grep -v '^#' "$DEST/$dropin" | tr '\n' '|')"
+	elif ! grep -qx 'ExecStartPre=-/usr/local/sbin/zram-recompd --once --device zram0' \
+		"$DEST/$zdropin"; then
+		bad "install-substituted" "zramswap drop-in: $(grep -v '^#' "$DEST/$zdropin" |
+			tr '\n' '|')"
 	elif ! grep -qx 'ExecStart=/usr/local/sbin/zram-recompd' \
 		"$DEST/$UNITDIR/zram-recompd.service"; then
 		bad "install-substituted" "zram-recompd.service: $(grep '^ExecStart=' \
 			"$DEST/$UNITDIR/zram-recompd.service")"
 	else
-		ok "install-substituted (drop-in: ExecStartPre=-/usr/local/sbin/zram-recompd --once --device %i)"
+		ok "install-substituted (drop-ins: ExecStartPre=-/usr/local/sbin/zram-recompd --once --device %i, zram0)"
 	fi
 	# An administrator's configuration survives a second install.
 	echo "# edited" >>"$DEST/etc/zram-recompd.conf"

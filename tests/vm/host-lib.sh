@@ -109,30 +109,51 @@ vm_debian_mirror() {
 	echo "$_m"
 }
 
-# vm_fetch_source K DIR: puts KPKG's source tarball (version KPIN, from suite KSUITE) into
-# DIR/linux-source.tar.xz without touching the machine's apt configuration or package
-# database: a private sources list, lists and cache under $VM_CACHE/apt, the machine's Debian
-# mirror and the system's archive keyring, `apt-get download` (no install, no root needed)
-# and only the tarball taken out of the .deb. Call vm_kernel_spec K first.
-vm_fetch_source() {
-	_dir=$2
-	_apt=$VM_CACHE/apt
+# vm_apt DIR ARG...: apt-get ARG... with the private configuration in DIR (vm_apt_update):
+# only DIR/sources.list, its lists and cache in DIR, no translations; as root apt would
+# otherwise drop to the _apt user, which may not write to a cache under /root.
+vm_apt() {
+	_ad=$1
+	shift
+	apt-get -o Dir::Etc::SourceList="$_ad/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$_ad/lists" -o Dir::Cache="$_ad/cache" \
+		-o Acquire::Languages=none -o APT::Sandbox::User="$(id -un)" -q "$@"
+}
+
+# vm_apt_update DIR SUITE...: a private apt configuration in DIR for the machine's Debian
+# mirror (vm_debian_mirror), main, the given suites, verified with the system's archive
+# keyring, and its lists fetched. Touches neither the machine's apt configuration nor its
+# package database; needs no root. Then `vm_apt DIR download PKG=VERSION` fetches .debs
+# into the current directory.
+vm_apt_update() {
+	_ad=$1
+	shift
 	_keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 	[ -r "$_keyring" ] || vm_die "$_keyring missing (apt-get install debian-archive-keyring)"
 	_mirror=$(vm_debian_mirror) || exit 1
-	mkdir -p "$_apt/lists/partial" "$_apt/cache/archives/partial" "$_apt/deb"
-	echo "deb [signed-by=$_keyring] $_mirror $KSUITE main" >"$_apt/sources.list"
-	# Only this list; no translations; as root apt would otherwise drop to the _apt user,
-	# which may not write to a cache under /root.
-	set -- -o Dir::Etc::SourceList="$_apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$_apt/lists" -o Dir::Cache="$_apt/cache" \
-		-o Acquire::Languages=none -o APT::Sandbox::User="$(id -un)" -q
-	vm_log "fetching $KPKG=$KPIN from $_mirror $KSUITE (private apt lists in $_apt)"
-	apt-get "$@" update >&2 || vm_die "apt-get update of $KSUITE from $_mirror failed"
+	mkdir -p "$_ad/lists/partial" "$_ad/cache/archives/partial"
+	for _suite in "$@"; do
+		echo "deb [signed-by=$_keyring] $_mirror $_suite main"
+	done >"$_ad/sources.list"
+	vm_log "apt lists of $* from $_mirror (private, in $_ad)"
+	vm_apt "$_ad" update >&2 || vm_die "apt-get update of $* from $_mirror failed"
+}
+
+# vm_fetch_source K DIR: puts KPKG's source tarball (version KPIN, from suite KSUITE) into
+# DIR/linux-source.tar.xz without touching the machine's apt configuration or package
+# database: private lists and cache under $VM_CACHE/apt (vm_apt_update), `apt-get download`
+# (no install, no root needed) and only the tarball taken out of the .deb. Call
+# vm_kernel_spec K first.
+vm_fetch_source() {
+	_dir=$2
+	_apt=$VM_CACHE/apt
+	vm_apt_update "$_apt" "$KSUITE"
+	mkdir -p "$_apt/deb"
 	rm -f "$_apt/deb"/*.deb
-	if ! (cd "$_apt/deb" && apt-get "$@" download "$KPKG=$KPIN" >&2); then
+	vm_log "fetching $KPKG=$KPIN"
+	if ! (cd "$_apt/deb" && vm_apt "$_apt" download "$KPKG=$KPIN" >&2); then
 		vm_log "versions of $KPKG in $KSUITE:"
-		apt-cache "$@" madison "$KPKG" >&2 || true
+		vm_apt "$_apt" madison "$KPKG" >&2 || true
 		vm_die "cannot download $KPKG=$KPIN (a newer upload? update vm_kernel_spec in tests/vm/host-lib.sh)"
 	fi
 	for _deb in "$_apt/deb"/*.deb; do
@@ -144,6 +165,52 @@ vm_fetch_source() {
 		vm_die "no $_tar in $_deb"
 	mv "$_dir/linux-source.tar.xz.tmp" "$_dir/linux-source.tar.xz"
 	rm -f "$_deb"
+}
+
+# The zram setup tools of the systemd VM's hook boots (run-systemd.sh), as Debian 12 ships
+# them, and udev, which the generator's swap unit needs (systemd waits for dev-zram0.device,
+# which only udev announces): PACKAGE=VERSION from bookworm. udev's version is the one of
+# the host's systemd, which boots in the VM (udevadm links systemd's private library).
+# A newer upload is a change here.
+VM_HOOK_DEBS="systemd-zram-generator=1.1.2-2+b2 zram-tools=0.3.3.1-1.1"
+VM_HOOK_SUITE=bookworm
+
+# vm_hook_debs: prints the paths of the .debs of VM_HOOK_DEBS and udev (at the host's
+# systemd version), fetched once into $VM_CACHE/debs with a private apt configuration
+# (vm_apt_update, lists in $VM_CACHE/apt-bookworm) and kept there: later runs need no
+# network.
+vm_hook_debs() {
+	_sdver=$(dpkg-query -W -f='${Version}' systemd 2>/dev/null) ||
+		vm_die "systemd is not installed (dpkg-query): the systemd VM boots the host's"
+	_want="$VM_HOOK_DEBS udev=$_sdver"
+	_dd=$VM_CACHE/debs
+	mkdir -p "$_dd"
+	_missing=
+	for _pv in $_want; do
+		# apt-get download names the file PACKAGE_VERSION_ARCH.deb, ':' as %3a.
+		_v=$(echo "${_pv#*=}" | sed 's/:/%3a/')
+		set -- "$_dd/${_pv%%=*}_${_v}"_*.deb
+		[ -f "$1" ] || _missing="$_missing $_pv"
+	done
+	if [ -n "$_missing" ]; then
+		_apt=$VM_CACHE/apt-$VM_HOOK_SUITE
+		vm_apt_update "$_apt" "$VM_HOOK_SUITE" "$VM_HOOK_SUITE-updates"
+		vm_log "fetching$_missing into $_dd"
+		# A word list.
+		# shellcheck disable=SC2086
+		if ! (cd "$_dd" && vm_apt "$_apt" download $_missing >&2); then
+			for _pv in $_missing; do
+				vm_apt "$_apt" madison "${_pv%%=*}" >&2 || true
+			done
+			vm_die "cannot download$_missing (a newer upload? update VM_HOOK_DEBS in tests/vm/host-lib.sh; udev must match the host's systemd $_sdver)"
+		fi
+	fi
+	for _pv in $_want; do
+		_v=$(echo "${_pv#*=}" | sed 's/:/%3a/')
+		set -- "$_dd/${_pv%%=*}_${_v}"_*.deb
+		[ -f "$1" ] || vm_die "${_pv%%=*}: no $1 after the download"
+		echo "$1"
+	done
 }
 
 # vm_kernel_release BZIMAGE: the kernel's release (uname -r), read from the bzImage's setup

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the gzip'd cpio initramfs of a test VM.
 #
-# Usage: tests/vm/mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd]
+# Usage: tests/vm/mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|
+#                                              systemd-zram-tools]
 #
 # tests, demo (run.sh, demo.sh, the bench): busybox as PID 1.
 #   Static busybox (applet links are made by /init), $BUILDDIR/zram-recompd and
@@ -31,16 +32,36 @@
 #     man pages), its md5sums as /vm/package.md5sums and "Package Version" as /vm/package (the
 #     driver checks the booted files against them); then tests/vm/systemd's zram-recompd.conf
 #     over /etc/zram-recompd.conf and the drop-in vmtest-watchdog.conf (WatchdogSec=3s);
-#   - the driver: zram-recompd-vmtest.service running /vm/vmtest.sh, the watchdog check's
-#     negative control vmtest-watchdog-control.service, and systemd-zram-setup@.service, a
-#     stand-in for zram-generator's setup unit (the installed drop-in extends it);
+#   - the driver: zram-recompd-vmtest.service running /vm/vmtest.sh and the watchdog check's
+#     negative control vmtest-watchdog-control.service;
 #   - passwd, group, os-release, a fixed machine-id; 16384 pagegen pages (seed VM_SEED) in
 #     /vm/data/pages.bin;
 #   - systemd-sysusers and systemd-tmpfiles-setup{,-dev} masked (their programs are not copied).
 #
+# systemd-zram-generator, systemd-zram-tools (run-systemd.sh's hook boots): the systemd image,
+#   and a zram setup tool as Debian 12 ships it, with what its boot needs (vm_hook_debs in
+#   host-lib.sh fetches the .debs into the cache once):
+#   - the tool's package unpacked (dpkg-deb), its md5sums as /vm/hook.md5sums:
+#     systemd-zram-generator (the generator in /usr/lib/systemd/system-generators, the only
+#     generator in the image, and systemd-zram-setup@.service) with
+#     systemd/zram-generator.conf as /etc/systemd/zram-generator.conf; or zram-tools
+#     (/usr/sbin/zramswap, zramswap.service, enabled with `systemctl --root` from its
+#     [Install] section) with systemd/zramswap.default as /etc/default/zramswap;
+#   - udev (the package at the host's systemd version, and the host's /usr/lib/udev rules):
+#     systemd activates a swap on /dev/zram0 only once udev announced the device;
+#   - kmod (modprobe, for the tools and modprobe@.service), util-linux's mkswap, swapon,
+#     swapoff, bash (zramswap is a bash script), systemd-detect-virt (the generator asks it);
+#     the test kernel has zram built in, so /usr/lib/modules/VM_KERNEL_RELEASE has a
+#     modules.builtin naming it, indexed by the host's depmod: modprobe zram then succeeds
+#     as on a kernel with zram built in;
+#   - zram-recompd.service enabled (`systemctl --root enable`, as the package's postinst
+#     does); /etc/zram-recompd.conf with two secondaries (zstd deflate);
+#   - the driver zram-recompd-hooktest.service (after multi-user.target) running
+#     /vm/hooktest.sh, the tool's name in /vm/hook, and tests/tools/swapload.
+#
 # Every program comes with the shared libraries ldd lists for it, at the same paths (the
 # dynamic loader included). Environment: BUILDDIR (default build), ZRAM_RECOMPD_DEB (the
-# systemd image's package).
+# systemd image's package), VM_KERNEL_RELEASE (the hook images' kernel release, uname -r).
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -49,11 +70,11 @@ VM_DIR=$HERE
 # shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 
-OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd]}
+OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|systemd-zram-tools]}
 MODE=${2:-tests}
 case $MODE in
-tests | demo | systemd) ;;
-*) vm_die "unknown image '$MODE' (tests, demo or systemd)" ;;
+tests | demo | systemd | systemd-zram-generator | systemd-zram-tools) ;;
+*) vm_die "unknown image '$MODE' (tests, demo, systemd, systemd-zram-generator or systemd-zram-tools)" ;;
 esac
 BUILDDIR=${BUILDDIR:-build}
 case $BUILDDIR in
@@ -238,19 +259,99 @@ systemd_image() {
 	cp "$SD/zram-recompd.conf" "$STAGE/etc/zram-recompd.conf"
 
 	# The driver and its units.
-	cp "$SD/zram-recompd-vmtest.service" "$SD/vmtest-watchdog-control.service" \
-		"$SD/systemd-zram-setup@.service" "$U/"
+	cp "$SD/zram-recompd-vmtest.service" "$SD/vmtest-watchdog-control.service" "$U/"
 	install -m 0755 "$SD/vmtest.sh" "$STAGE/vm/vmtest.sh"
 	cp "$SD/zram-recompd.conf" "$STAGE/vm/zram-recompd.conf"
 	"$PAGEGEN" 16384 "${VM_SEED:-1}" >"$STAGE/vm/data/pages.bin"
 	WHAT="systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), $(cat "$STAGE/vm/package")"
 }
 
-if [ "$MODE" = systemd ]; then
+# unpack_deb DEB: a package's files into the image; /lib, /sbin... stay links into /usr.
+unpack_deb() {
+	dpkg-deb --fsys-tarfile "$1" | tar -C "$STAGE" --keep-directory-symlink -xf - ||
+		vm_die "unpacking $1 into the image failed"
+}
+
+# hook_image zram-generator|zram-tools: the systemd image plus the setup tool (see the top).
+hook_image() {
+	tool=$1
+	rel=${VM_KERNEL_RELEASE:?is needed (uname -r of the test kernel, for modules.builtin)}
+	debs=$(vm_hook_debs) || exit 1
+	pkg=$tool
+	[ "$tool" = zram-generator ] && pkg=systemd-zram-generator
+	tooldeb=$(echo "$debs" | grep "/${pkg}_") || vm_die "no .deb of $pkg"
+	udevdeb=$(echo "$debs" | grep '/udev_') || vm_die "no .deb of udev"
+	[ -x "$BUILDDIR/tools/swapload" ] ||
+		vm_die "$BUILDDIR/tools/swapload missing (run: make BUILDDIR=${BUILDDIR#"$TOP"/} tools)"
+
+	# udev: the host's rules (systemd's 99-systemd.rules tags block devices for systemd),
+	# then the package, its helpers and udevadm with their libraries.
+	cp -a /usr/lib/udev "$STAGE/usr/lib/"
+	unpack_deb "$udevdeb"
+	copy_libs "$STAGE/usr/bin/udevadm"
+	find "$STAGE/usr/lib/udev" -maxdepth 1 -type f -perm -u+x | while read -r f; do
+		copy_libs "$f"
+	done
+	# Real tools in place of busybox's applets of the same name.
+	for t in modprobe depmod mkswap swapon swapoff bash; do
+		rm -f "$STAGE/usr/bin/$t" "$STAGE/usr/sbin/$t"
+	done
+	copy_bin "$(readlink -f "$(command -v modprobe || echo /sbin/modprobe)")" /usr/bin/kmod
+	ln -s ../bin/kmod "$STAGE/usr/sbin/modprobe"
+	for t in mkswap swapon swapoff; do
+		copy_bin "$(command -v "$t" || echo "/sbin/$t")" "/usr/sbin/$t"
+	done
+	copy_bin /bin/bash /usr/bin/bash
+	copy_bin "$(command -v systemd-detect-virt)" /usr/bin/systemd-detect-virt
+	copy_bin "$BUILDDIR/tools/swapload" /usr/bin/swapload
+	# zram is built into the test kernel: modules.builtin says so (the path it has in the
+	# kernel tree), and depmod indexes it, so that modprobe zram succeeds.
+	mkdir -p "$STAGE/usr/lib/modules/$rel"
+	echo kernel/drivers/block/zram/zram.ko >"$STAGE/usr/lib/modules/$rel/modules.builtin"
+	: >"$STAGE/usr/lib/modules/$rel/modules.order"
+	depmod -b "$STAGE" "$rel" 2>/dev/null || vm_die "depmod for $rel failed"
+
+	# The tool as Debian ships it, configured like an admin would.
+	unpack_deb "$tooldeb"
+	dpkg-deb --info "$tooldeb" md5sums >"$STAGE/vm/hook.md5sums" || vm_die "$tooldeb has no md5sums"
+	dpkg-deb -f "$tooldeb" Package Version | sed 's/^[A-Za-z]*: //' | tr '\n' ' ' |
+		sed 's/ $/\n/' >"$STAGE/vm/hook.package"
+	echo "$tool" >"$STAGE/vm/hook"
+	units="zram-recompd.service"
+	if [ "$tool" = zram-generator ]; then
+		[ -x "$STAGE/usr/lib/systemd/system-generators/zram-generator" ] ||
+			vm_die "$tooldeb has no zram-generator"
+		copy_libs "$STAGE/usr/lib/systemd/system-generators/zram-generator"
+		cp "$SD/zram-generator.conf" "$STAGE/etc/systemd/zram-generator.conf"
+	else
+		mkdir -p "$STAGE/etc/default"
+		cp "$SD/zramswap.default" "$STAGE/etc/default/zramswap"
+		units="$units zramswap.service"
+	fi
+	# Enabled through their [Install] sections, as deb-systemd-helper does on a real system.
+	# shellcheck disable=SC2086 # a word list
+	systemctl --root="$STAGE" --quiet enable $units || vm_die "systemctl --root enable $units failed"
+	# The daemon's configuration with two secondaries.
+	sed 's/^recompress-algorithms = .*/recompress-algorithms = zstd deflate/' \
+		"$SD/zram-recompd.conf" >"$STAGE/etc/zram-recompd.conf"
+	# Parts of multi-user.target this image cannot run (no D-Bus, no getty): masked.
+	for u in getty.target dbus.service dbus.socket systemd-logind.service; do
+		ln -sf /dev/null "$STAGE/etc/systemd/system/$u"
+	done
+	cp "$SD/zram-recompd-hooktest.service" "$STAGE/usr/lib/systemd/system/"
+	install -m 0755 "$SD/hooktest.sh" "$STAGE/vm/hooktest.sh"
+	udevver=${udevdeb##*/udev_}
+	WHAT="$WHAT, $(cat "$STAGE/vm/hook.package"), udev ${udevver%_*}"
+}
+
+case $MODE in
+systemd) systemd_image ;;
+systemd-zram-generator | systemd-zram-tools)
 	systemd_image
-else
-	busybox_image "$MODE"
-fi
+	hook_image "${MODE#systemd-}"
+	;;
+*) busybox_image "$MODE" ;;
+esac
 
 mkdir -p "$(dirname "$OUT")"
 vm_cpio "$STAGE" >"$OUT.tmp"

@@ -4,8 +4,10 @@
 # test kernel (build-kernel.sh K) under qemu TCG with an initramfs of busybox, zram-recompd and
 # the scenarios (mkinitramfs.sh; all scenarios in one boot), parses the
 # "VMTEST PASS|FAIL|SKIP name" lines from the serial console, runs the systemd VM test
-# (run-systemd.sh K: systemd as PID 1, the installed unit; each of its checks counts as one
-# test, name "systemd" in VM_TESTS selects them all) on the same kernel, and at the end the
+# (run-systemd.sh K: systemd as PID 1, the installed unit, then one boot each with Debian's
+# zram-generator and zram-tools; each of its checks counts as one test; "systemd" in
+# VM_TESTS selects every boot, systemd_base, systemd_zram_generator, systemd_zram_tools one)
+# on the same kernel, and at the end the
 # host scenario host_no_multicomp once. Every result line names its kernel:
 # "vm: PASS|FAIL|SKIP name [release][: reason]". Last line: "vm: N passed, N failed, N skipped".
 # Booting, console logs and the parsing of the VMTEST lines are host-lib.sh's (vm_run), shared
@@ -52,8 +54,21 @@ fi
 GUEST=
 HOST=
 SYSTEMD=
+# "systemd" selects every boot of the systemd VM test; systemd_base, systemd_zram_generator
+# and systemd_zram_tools one of them (run-systemd.sh, VM_SYSTEMD_BOOTS).
+SYSTEMD_BOOTS=
 for t in $WANT; do
-	[ "$t" = systemd ] && SYSTEMD=1 && continue
+	case $t in
+	systemd) SYSTEMD_BOOTS="base zram-generator zram-tools" ;;
+	systemd_base) SYSTEMD_BOOTS="$SYSTEMD_BOOTS base" ;;
+	systemd_zram_generator) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-generator" ;;
+	systemd_zram_tools) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-tools" ;;
+	esac
+	case $t in systemd | systemd_base | systemd_zram_generator | systemd_zram_tools)
+		SYSTEMD=1
+		continue
+		;;
+	esac
 	case " $HOST_TESTS " in
 	*" $t "*) HOST="$HOST $t" ;;
 	*) GUEST="$GUEST $t" ;;
@@ -138,7 +153,7 @@ check_vm_trace() {
 run_systemd() {
 	[ -n "$SYSTEMD" ] || return 0
 	n_sd=0
-	"$HERE/run-systemd.sh" "$1" >"$OUTDIR/systemd-results-$1.txt"
+	VM_SYSTEMD_BOOTS=$SYSTEMD_BOOTS "$HERE/run-systemd.sh" "$1" >"$OUTDIR/systemd-results-$1.txt"
 	while IFS= read -r l; do
 		case $l in
 		"vm: PASS "* | "vm: FAIL "* | "vm: SKIP "*) ;;

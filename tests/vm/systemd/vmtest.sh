@@ -5,8 +5,8 @@
 # package ships it: systemd_package checks the files against the package's md5sums) against the
 # kernel's zram: start/READY/STATUS, the sandbox, writes under it (a pass, configuring a new
 # device), the watchdog (drop-in WatchdogSec=3s), reload with a good and a broken
-# configuration, stop during a pass, and systemd-analyze security; before the daemon runs,
-# the installed zram-generator drop-in on a stand-in setup unit. Prints one
+# configuration, stop during a pass, and systemd-analyze security. (The drop-ins for
+# zram-generator and zram-tools are checked with the real tools: hooktest.sh.) Prints one
 # "VMTEST PASS|FAIL|SKIP systemd_NAME[: detail]" line per check (run-systemd.sh knows the
 # names; a missing line counts as a failure), then "VMTEST DONE", and reboots.
 export PATH=/usr/sbin:/usr/bin
@@ -140,39 +140,6 @@ if [ "$rc" -eq 0 ] && ! echo "$out" | grep -q "zram-recompd.service"; then
 else
 	res FAIL systemd_verify "systemd-analyze verify exit $rc: $(echo "$out" | head -n 1)"
 fi
-
-# ---- the zram-generator drop-in (shipped by the package): the setup unit of a new device
-# runs `zram-recompd --once --device zramN` before its ExecStart= writes disksize (its journal
-# says the device was not initialized yet), so the device ends up initialized with
-# zram-recompd's secondary algorithm. The daemon is not running yet: nothing else writes
-# recomp_algorithm, and after disksize the kernel would refuse it. The device is removed
-# again afterwards. ----
-G=zram$(cat /sys/class/zram-control/hot_add)
-S="systemd-zram-setup@$G.service"
-timeout 60 systemctl start "$S"
-rc=$?
-pre=$(systemctl show -p ExecStartPre --value "$S" | tr -s ' ')
-glog=$(journalctl -q --no-pager -o cat -u "$S" | grep -v '^$')
-alg=$(tr -d '\000' <"/sys/block/$G/recomp_algorithm" | grep '^#1' | sed 's/.*\[\(.*\)\].*/\1/')
-gsize=$(cat "/sys/block/$G/disksize")
-gprim=$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$G/comp_algorithm")
-say "$S: start exit $rc, $(systemctl show -p ActiveState --value "$S");" \
-	"ExecStartPre: $pre; disksize $gsize, primary $gprim, recomp_algorithm #1 '$alg'"
-echo "$glog" | sed 's/^/[systemd] setup journal: /'
-if [ "$rc" -eq 0 ] && [ "$gsize" -gt 0 ] && [ "$gprim" = lzo-rle ] && [ "$alg" = zstd ] &&
-	echo "$pre" | grep -q 'argv\[\]=/usr/sbin/zram-recompd --once --device '"$G"' ;' &&
-	echo "$pre" | grep -q 'code=exited ; status=0 ' &&
-	echo "$glog" | grep -q "^$G: not initialized"; then
-	res PASS systemd_zram_setup "$S: ExecStartPre zram-recompd --once --device $G configured" \
-		"#1 zstd, then ExecStart set disksize $gsize (primary $gprim)"
-else
-	res FAIL systemd_zram_setup "$S: exit $rc, disksize $gsize, primary $gprim," \
-		"recomp_algorithm #1 '$alg', ExecStartPre '$pre', journal: $(echo "$glog" |
-			head -n 3 | tr '\n' '|')"
-fi
-systemctl stop "$S"
-echo 1 >"/sys/block/$G/reset"
-echo "${G#zram}" >/sys/class/zram-control/hot_remove || say "$G: hot_remove failed"
 
 # ---- devices: Z like zram-generator plus the drop-in would set it up; Y left uninitialized
 # for the daemon to configure ----
