@@ -294,11 +294,6 @@ int adopt_main(int argc, char **argv, int root_fd, const struct config *cfg)
 
 	if (r >= 0)
 		return r;
-	if (!o.dry_run && !sysfs_root_is_process_root(root_fd)) {
-		log_error("adopt: swapon(2) and swapoff(2) act on this machine's /dev: another "
-			  "--sysroot only with --dry-run");
-		return RC_USAGE;
-	}
 	memset(&j, 0, sizeof(j));
 	j.root_fd = root_fd;
 	j.dry_run = o.dry_run;
@@ -317,6 +312,12 @@ int adopt_main(int argc, char **argv, int root_fd, const struct config *cfg)
 		return ADOPT_EXIT_REFUSED;
 	}
 	print_plan(&j);
+	if (!o.dry_run && !sysfs_root_is_process_root(root_fd)) {
+		fflush(stdout);
+		log_error("adopt: swapon(2) and swapoff(2) act on this machine's /dev: another "
+			  "--sysroot only with --dry-run; nothing changed");
+		return RC_USAGE;
+	}
 	r = adopt_execute(&j);
 	fflush(stdout);
 	if (r < 0)
