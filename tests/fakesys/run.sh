@@ -1498,6 +1498,9 @@ t_bash_completion() {
 		try zram-recompd advise --primary zs
 		try zram-recompd status --js
 		try zram-recompd --no-s
+		try zram-recompd ado
+		try zram-recompd adopt --v
+		try zram-recompd adopt zr
 	' sh "$HERE/../../etc/completion/zram-recompd" 2>&1)
 	printf '%s\n' "$out" >"$T/out"
 	expect_has "$T/out" "zram-recompd st: status"
@@ -1507,6 +1510,11 @@ t_bash_completion() {
 	expect_has "$T/out" "zram-recompd advise --primary zs: zstd"
 	expect_has "$T/out" "zram-recompd status --js: --json"
 	expect_has "$T/out" "zram-recompd --no-s: --no-sandbox"
+	expect_has "$T/out" "zram-recompd ado: adopt"
+	expect_has "$T/out" "zram-recompd adopt --v: --via-temp"
+	# device names come from /sys/block (the host's: none, or its zram devices)
+	grep -Eq '^zram-recompd adopt zr:( zram[0-9]+)*$' "$T/out" ||
+		die "adopt zr: not device names: $(oneline "$T/out")"
 }
 run_test bash-completion t_bash_completion
 
@@ -1938,6 +1946,25 @@ t_adopt_refused() {
 		"zram-recompd: error: zram0: adopt refused: neither plan leaves the margin free; nothing changed"
 }
 run_test adopt-refused t_adopt_refused
+
+# zram-recompd(8) names what adopt writes beyond a pass (sysfs.c's adopt_allowlist) and its
+# exit status 5.
+t_adopt_man() {
+	local man=$HERE/../../docs/zram-recompd.8 a
+	sed -n '/^\.SH ADOPT/,/^\.SH DAEMON MODE/p' "$man" >"$T/adopt.8"
+	for a in reset comp_algorithm disksize mem_limit 'zram\\-control/hot_remove'; do
+		grep -q "$a" "$T/adopt.8" ||
+			die "zram-recompd(8) ADOPT does not name $a"
+	done
+	for a in '"reset",' '"comp_algorithm",' '"disksize",' '"mem_limit",'; do
+		grep -qF "$a" "$HERE/../../src/sysfs.c" || die "sysfs.c's adopt allowlist lacks $a"
+	done
+	[ "$(grep -c '^[[:space:]]*"' <(sed -n '/adopt_allowlist\[\] = {/,/^};/p' "$HERE/../../src/sysfs.c"))" = 4 ] ||
+		die "sysfs.c's adopt allowlist is not the four attributes zram-recompd(8) names"
+	sed -n '/^\.SH EXIT STATUS/,/^\.SH KERNEL/p' "$man" | grep -A2 '^\.B 5$' | grep -q '^\.B adopt$' ||
+		die "zram-recompd(8) EXIT STATUS does not document adopt's 5"
+}
+run_test adopt-man-page t_adopt_man
 
 t_adopt_refusals() {
 	adopt_root 6.12
