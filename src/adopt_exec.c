@@ -16,7 +16,7 @@
  * allows a real run only on the root "/" (the unit tests wrap both calls, see
  * tests/unit/test_adopt.ldflags). Discard: /proc/swaps does not show whether the device was
  * swapped on with discard, so swapon here passes none; zram frees a slot's memory when swap
- * frees the slot without it.
+ * frees the slot without it (6.12: the block device's swap_slot_free_notify).
  */
 #include "adopt.h"
 
