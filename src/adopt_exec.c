@@ -406,6 +406,14 @@ static int run_via_temp(const struct adopt_job *j)
 		temp_remove(j, &t);
 		return r;
 	}
+	if (!j->dry_run) {
+		struct zram_mm_stat mm;
+
+		if (zram_read_mm_stat(j->root_fd, t.id, &mm) == 0)
+			fprintf(j->out, "%s: holds %" PRIu64 " pages (orig_data_size) after the swapoff "
+					"of %s\n",
+				t.name, mm.v[MM_ORIG_DATA_SIZE] / ZRAM_PAGE_SIZE, j->dev.name);
+	}
 	r = reconfigure(j, &on);
 	if (!on) {
 		log_error("%s: is not in use as swap now; its pages stay on %s, which stays in "

@@ -156,7 +156,10 @@ after_adopt "$WORK/b.out" "plan B"
 expect_eq "recomp_algorithm after plan B" \
 	"$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/' | tr '\n' ' ')" "#1: [zstd] #2: [deflate] "
 kill -0 "$LPID" || fail "the workload died during plan B"
-note "plan B in $(elapsed "$t1" "$(now)") s; used $(swap_used "$Z") KiB"
+held=$(sed -n 's/^zram[0-9]*: holds \([0-9]*\) pages (orig_data_size) after the swapoff.*/\1/p' "$WORK/b.out")
+[ -n "$held" ] || fail "no figure of what the temporary device held"
+note "plan B in $(elapsed "$t1" "$(now)") s; the temporary device held $held pages; used" \
+	"$(swap_used "$Z") KiB"
 
 # 3. squeezed again, then one --once pass over the device
 balloon $EXTRA hold5
