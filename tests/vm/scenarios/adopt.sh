@@ -172,14 +172,16 @@ note "squeezed: $stored slots, mm_stat $(zget "$Z" mm_stat)"
 # every recompress write walks all slots
 conf "$WORK/c.conf" "recompress-algorithms = zstd deflate" "algorithm-params = deflate:level=9" \
 	"idle-age-max-sec = 0" "passes = idle" "max-pages-per-pass = 4096"
-c0=$(mm "$Z" compr_data_size)
 run_recompd "$WORK/once.out" --config "$WORK/c.conf" --once --device "$Z"
 expect_eq "--once exit code" "$RC" 0
 r=$(bs_count "$Z" r)
-c1=$(mm "$Z" compr_data_size)
-note "after --once: $r of $(bs_total "$Z") slots recompressed, compr_data_size $c0 -> $c1"
+# compr_data_size itself moves with the workload's swapping during the pass: the steps' own
+# figures are measured around each write, the other writers' share taken out (pass.h)
+saved=$(sed -n 's/^.*: pass idle #[0-9]*: .*, saved \([0-9.]* [KMG]*i*B\) compressed,.*/\1/p' \
+	"$WORK/once.out" | grep -v '^0 B$' | tr '\n' ' ')
+note "after --once: $r of $(bs_total "$Z") slots recompressed; idle steps saved ${saved:-nothing}"
 [ "$r" -gt 0 ] || fail "no slot has the r flag after --once"
-[ "$c1" -lt "$c0" ] || fail "compr_data_size did not drop ($c0 -> $c1)"
+[ -n "$saved" ] || fail "no idle step of the pass saved anything: $(grep ': pass ' "$WORK/once.out")"
 
 # every page of the workload, through all of it
 kill -USR1 "$LPID"
