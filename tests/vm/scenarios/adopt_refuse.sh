@@ -95,4 +95,4 @@ set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \(
 expect_eq "pages verified" "$1" $((MIB * 256))
 [ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
 dmesg | grep -q 'page allocation failure' && { note "allocation failure(s) under the squeeze (accepted)"; dmesg -c >/dev/null; }
-pass_note "refused with $(sed -n "s/^$Z: stored: //p" "$WORK/a.out" | cut -d, -f1) in swap; $1 pages verified"
+pass_note "refused with $(sed -n "s/^$Z: stored: //p" "$WORK/a.out" | cut -d, -f1); $1 pages verified"
