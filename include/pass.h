@@ -178,6 +178,13 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			      const struct dev_config *cfg, struct device_report *rep);
 
 /*
+ * Whether pass_configure_algorithms would accept cfg's list and levels for d (names this
+ * kernel offers, levels in range), checked before anything is written; errors logged.
+ * adopt checks this while the device still holds its pages.
+ */
+int pass_validate_algorithms(const struct zram_dev *d, const struct dev_config *cfg);
+
+/*
  * Uninitialized device: compressed_writeback (7.0+) and backing_dev from the configuration,
  * before disksize like the secondary algorithms. A backing_dev already set (zram-generator's
  * writeback-device=) is kept. Returns 0 or -errno (logged).

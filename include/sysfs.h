@@ -14,7 +14,8 @@
  * Writes are allowed only to sys/block/zramN/{recomp_algorithm, algorithm_params,
  * recompress, idle, compact} and, for writeback, {backing_dev, compressed_writeback,
  * writeback_limit_enable, writeback_limit, writeback_batch_size, writeback}; anything else
- * is refused with -EPERM before open().
+ * is refused with -EPERM before open(). The adopt command alone may write a few more
+ * (sysfs_write_adopt).
  */
 
 #include <stdbool.h>
@@ -23,6 +24,9 @@
 
 /* Open a root directory (O_PATH|O_DIRECTORY|O_CLOEXEC). */
 int sysfs_open_root(const char *path, int *ret_fd);
+
+/* Whether root_fd is the directory "/" of this process (not a fake tree). */
+bool sysfs_root_is_process_root(int root_fd);
 
 /* Open a file for reading (O_RDONLY|O_CLOEXEC). Caller closes. */
 int sysfs_open_read(int root_fd, const char *relpath, int *ret_fd);
@@ -54,6 +58,21 @@ bool sysfs_write_allowed(const char *relpath);
  * record each command as a line, so tests can check the exact sequence.
  */
 int sysfs_write(int root_fd, const char *relpath, const char *data);
+
+/*
+ * adopt only (src/adopt_run.c): sysfs_write's allowlist plus sys/block/zramN/{reset,
+ * comp_algorithm, disksize, mem_limit} and sys/class/zram-control/hot_remove, the writes
+ * that set a device up again after its swapoff. Anything else is -EPERM before open().
+ */
+bool sysfs_adopt_write_allowed(const char *relpath);
+int sysfs_write_adopt(int root_fd, const char *relpath, const char *data);
+
+/*
+ * Open dev/zramN under the root O_RDWR|O_EXCL|O_CLOEXEC (adopt writes its swap header):
+ * O_EXCL on a block device fails with EBUSY while it is swapped on or mounted, so a header
+ * never lands on a device in use.
+ */
+int sysfs_open_zram_dev_excl(int root_fd, unsigned id, int *ret_fd);
 
 /*
  * List every zram device id present under sys/block (names matching zram[0-9]+), sorted

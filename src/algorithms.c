@@ -89,6 +89,13 @@ static int algorithms_validate(const struct zram_dev *d, const struct dev_config
 	return 0;
 }
 
+int pass_validate_algorithms(const struct zram_dev *d, const struct dev_config *cfg)
+{
+	char cmds[CFG_MAX_ALGOS][128];
+
+	return algorithms_validate(d, cfg, cmds);
+}
+
 /* The levels, per priority, after every algorithm (7.3+: an algorithm write resets them). */
 static int write_levels(const struct pass_ctx *ctx, const struct zram_dev *d,
 			const struct dev_config *cfg)

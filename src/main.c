@@ -3,6 +3,7 @@
  * zram-recompd: argv, configuration, and the one-shot and status commands. The daemon's
  * event loop lives in manager.c; everything here runs once and exits.
  */
+#include "adopt.h"
 #include "advice_store.h"
 #include "advise.h"
 #include "config.h"
@@ -17,16 +18,12 @@
 #include "sysfs.h"
 #include "util.h"
 #include "host.h"
+#include "version.h"
 #include "zram.h"
 
-#include <dlfcn.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <lz4.h>
-#include <systemd/sd-event.h>
-#include <zlib.h>
-#include <zstd.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +57,7 @@ static void usage(FILE *f)
 		"       zram-recompd [OPTIONS] --once [--dry-run] [--device zramN]...\n"
 		"       zram-recompd [OPTIONS] status [--json] [--device zramN]...\n"
 		"       zram-recompd [OPTIONS] advise [ADVISE OPTIONS]  (see zram-recompd(8))\n"
+		"       zram-recompd [OPTIONS] adopt [--dry-run] [--via-temp] zramN  (in-use swap)\n"
 		"       zram-recompd [OPTIONS] --check-config | --print-config\n"
 		"\n"
 		"Drives zram recompression: marks idle pages, recompresses them with the\n"
@@ -136,11 +134,11 @@ static bool takes_next_arg(const char *arg)
 	return matches == 1 && found->has_arg == required_argument;
 }
 
-/* Index of the "advise" subcommand in argv (0: none); it takes the rest of the line. */
+/* Index of the "advise" or "adopt" subcommand in argv (0: none); it takes the rest of the line. */
 static int find_advise(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "advise") == 0)
+		if (strcmp(argv[i], "advise") == 0 || strcmp(argv[i], "adopt") == 0)
 			return i;
 		/* the value of an option is not a subcommand */
 		if (takes_next_arg(argv[i]))
@@ -173,29 +171,6 @@ static int add_device(struct args *a, const char *name)
 }
 
 /* One option of getopt_long(). Returns -1 to continue, or an exit code. */
-/*
- * The version, and the libraries this process runs with (not those it was built
- * against): what a bug report needs. libsystemd has no version call; the file the dynamic
- * linker loaded names it (libsystemd.so.0.35.0 is systemd 252). The LZO1X encoder is this
- * program's own, so no liblzo2.
- */
-static void print_version(FILE *f)
-{
-	char path[PATH_MAX];
-	const char *sd = "unknown";
-	Dl_info info;
-
-	if (dladdr((void *)sd_event_new, &info) && info.dli_fname &&
-	    realpath(info.dli_fname, path)) {
-		const char *base = strrchr(path, '/');
-
-		sd = base ? base + 1 : path;
-	}
-	fprintf(f, "zram-recompd %s\n", VERSION);
-	fprintf(f, "liblz4 %s, libzstd %s, zlib %s, libsystemd %s\n", LZ4_versionString(),
-		ZSTD_versionString(), zlibVersion(), sd);
-}
-
 static int take_option(struct args *a, int c, char **argv)
 {
 	switch (c) {
@@ -232,7 +207,7 @@ static int take_option(struct args *a, int c, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	case OPT_VERSION:
-		print_version(stdout);
+		version_print(stdout);
 		return EXIT_OK;
 	case '?':
 	default:
@@ -870,6 +845,21 @@ static int run(const struct args *a)
 	return ret;
 }
 
+/* adopt (src/adopt_run.c): the configuration's secondaries for an in-use swap device. */
+static int run_adopt(const struct args *a, int argc, char **argv)
+{
+	static struct config cfg;
+	int root_fd, r;
+
+	if (load_config(a, &cfg, false, false, NULL) < 0)
+		return EXIT_USAGE;
+	if (open_root(a, &root_fd) < 0)
+		return EXIT_RUNTIME;
+	r = adopt_main(argc, argv, root_fd, &cfg);
+	close(root_fd);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	static struct args a; /* static: what it points to stays reachable to the end */
@@ -882,6 +872,8 @@ int main(int argc, char **argv)
 	r = check_sysroot(&a);
 	if (r >= 0)
 		return r;
+	if (advise_at && strcmp(argv[advise_at], "adopt") == 0)
+		return run_adopt(&a, argc - advise_at, argv + advise_at);
 	if (advise_at) {
 		int root_fd;
 

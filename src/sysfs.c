@@ -29,6 +29,11 @@ static bool is_process_root(int fd)
 	       a.st_ino == b.st_ino;
 }
 
+bool sysfs_root_is_process_root(int root_fd)
+{
+	return is_process_root(root_fd);
+}
+
 #define OPENAT2_EAGAIN_TRIES 64
 
 static int open_in_root(int root_fd, const char *relpath, int flags, int *ret_fd)
@@ -147,36 +152,71 @@ static const char *const write_allowlist[] = {
 	"writeback_batch_size", "writeback",
 };
 
-bool sysfs_write_allowed(const char *relpath)
+/*
+ * adopt (src/adopt_run.c) only, through sysfs_write_adopt(): setting a device up again after
+ * its swapoff. reset empties it, comp_algorithm restores its primary, disksize and mem_limit
+ * its size and limit; hot_remove (below) removes the temporary device adopt hot-added. The
+ * daemon and --once never write these (sysfs_write refuses them).
+ */
+static const char *const adopt_allowlist[] = {
+	"reset",
+	"comp_algorithm",
+	"disksize",
+	"mem_limit",
+};
+#define HOT_REMOVE_PATH "sys/class/zram-control/hot_remove"
+
+/* The device attribute relpath names ("sys/block/zramN/ATTR"), or NULL. */
+static const char *zram_attr_of(const char *relpath)
 {
 	static const char prefix[] = "sys/block/";
 	const char *dev, *slash;
 	char name[16];
 
 	if (!relpath || strncmp(relpath, prefix, sizeof(prefix) - 1) != 0)
-		return false;
+		return NULL;
 	dev = relpath + sizeof(prefix) - 1;
 	slash = strchr(dev, '/');
 	if (!slash || (size_t)(slash - dev) >= sizeof(name))
-		return false;
+		return NULL;
 	memcpy(name, dev, (size_t)(slash - dev));
 	name[slash - dev] = '\0';
-	if (!zram_name_valid(name))
+	return zram_name_valid(name) ? slash + 1 : NULL;
+}
+
+bool sysfs_adopt_write_allowed(const char *relpath)
+{
+	const char *attr = zram_attr_of(relpath);
+
+	if (relpath && strcmp(relpath, HOT_REMOVE_PATH) == 0)
+		return true;
+	if (!attr)
 		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(write_allowlist); i++)
-		if (strcmp(slash + 1, write_allowlist[i]) == 0)
+	for (size_t i = 0; i < ARRAY_SIZE(adopt_allowlist); i++)
+		if (strcmp(attr, adopt_allowlist[i]) == 0)
 			return true;
 	return false;
 }
 
-int sysfs_write(int root_fd, const char *relpath, const char *data)
+bool sysfs_write_allowed(const char *relpath)
+{
+	const char *attr = zram_attr_of(relpath);
+
+	if (!attr)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(write_allowlist); i++)
+		if (strcmp(attr, write_allowlist[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The write of both, once its path is allowed. */
+static int write_attr(int root_fd, const char *relpath, const char *data)
 {
 	size_t len = strlen(data);
 	ssize_t n;
 	int fd, r;
 
-	if (!sysfs_write_allowed(relpath))
-		return -EPERM;
 	if (len == 0)
 		return -EINVAL;
 	r = open_in_root(root_fd, relpath, O_WRONLY | O_APPEND | O_NOCTTY, &fd);
@@ -189,6 +229,30 @@ int sysfs_write(int root_fd, const char *relpath, const char *data)
 	if (close(fd) < 0 && r == 0 && errno != EINTR)
 		r = -errno;
 	return r;
+}
+
+int sysfs_write(int root_fd, const char *relpath, const char *data)
+{
+	if (!sysfs_write_allowed(relpath))
+		return -EPERM;
+	return write_attr(root_fd, relpath, data);
+}
+
+int sysfs_write_adopt(int root_fd, const char *relpath, const char *data)
+{
+	if (!sysfs_write_allowed(relpath) && !sysfs_adopt_write_allowed(relpath))
+		return -EPERM;
+	return write_attr(root_fd, relpath, data);
+}
+
+int sysfs_open_zram_dev_excl(int root_fd, unsigned id, int *ret_fd)
+{
+	char path[32];
+	int r = str_printf(path, sizeof(path), "dev/zram%u", id);
+
+	if (r < 0)
+		return r;
+	return open_in_root(root_fd, path, O_RDWR | O_EXCL | O_NOCTTY, ret_fd);
 }
 
 static int cmp_unsigned(const void *a, const void *b)

@@ -1660,6 +1660,9 @@ t_bash_completion() {
 		try zram-recompd advise --primary zs
 		try zram-recompd status --js
 		try zram-recompd --no-s
+		try zram-recompd ado
+		try zram-recompd adopt --v
+		try zram-recompd adopt zr
 	' sh "$HERE/../../etc/completion/zram-recompd" 2>&1)
 	printf '%s\n' "$out" >"$T/out"
 	expect_has "$T/out" "zram-recompd st: status"
@@ -1669,6 +1672,11 @@ t_bash_completion() {
 	expect_has "$T/out" "zram-recompd advise --primary zs: zstd"
 	expect_has "$T/out" "zram-recompd status --js: --json"
 	expect_has "$T/out" "zram-recompd --no-s: --no-sandbox"
+	expect_has "$T/out" "zram-recompd ado: adopt"
+	expect_has "$T/out" "zram-recompd adopt --v: --via-temp"
+	# device names come from /sys/block (the host's: none, or its zram devices)
+	grep -Eq '^zram-recompd adopt zr:( zram[0-9]+)*$' "$T/out" ||
+		die "adopt zr: not device names: $(oneline "$T/out")"
 }
 run_test bash-completion t_bash_completion
 
@@ -2006,6 +2014,181 @@ run_test walk-batch-7.0-pressure t_walk_batch_pressure 7.0 480000 2500
 run_test walk-batch-7.0-half-pressure t_walk_batch_pressure 7.0 2000000 2500
 run_test walk-batch-7.0-no-pressure t_walk_batch_pressure 7.0 16000000 2048
 run_test walk-batch-6.12-pressure t_walk_batch_pressure 6.12 480000 2048
+
+# adopt: an in-use zram swap device gets the configured secondaries (src/adopt_run.c). Only
+# --dry-run and the refusals run here (a real run needs swapon(2) on the real /dev: the VM
+# scenarios adopt and adopt_refuse, and test_adopt on a fake root with the calls wrapped).
+
+# adopt_root VER: zram0 in use as swap (100 MiB of 1 GiB used, priority 100), no secondary,
+# with a swap header whose UUID 01234567-89ab-4cde-8f01-23456789abcd and label "mylabel" are
+# kept; hot_add present; 15.56 GiB available.
+adopt_root() {
+	build_version_root "$R" "$1"
+	fr_dev "$R" "$1" 0 recomp="" wb=1 link=none
+	mkdir -p "$R/dev" "$R/sys/class/zram-control"
+	: >"$R/sys/class/zram-control/hot_add"
+	: >"$R/sys/class/zram-control/hot_remove"
+	printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/zram0                              partition\t1048572\t\t102400\t\t100\n' >"$R/proc/swaps"
+	{
+		head -c 1024 /dev/zero
+		printf '\001\000\000\000\377\377\003\000\000\000\000\000'
+		printf '\001\043\105\147\211\253\114\336\217\001\043\105\147\211\253\315'
+		printf 'mylabel'
+		head -c $((4096 - 1052 - 7 - 10)) /dev/zero
+		printf 'SWAPSPACE2'
+	} >"$R/dev/zram0"
+	conf '[global]' 'recompress-algorithms = zstd deflate' 'algorithm-params = zstd:level=9'
+}
+
+t_adopt_dry_run() {
+	adopt_root 6.12
+	snap
+	zro adopt --dry-run zram0
+	expect_rc 0
+	expect_changed
+	expect_content "$T/out" \
+		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total)" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.56 GiB (MemAvailable 15.56 GiB + other swap free 0 B): safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.56 GiB (MemAvailable): safe" \
+		"zram0: plan: direct (swapoff first); keeps primary lzo-rle, disksize 1073741824, mem_limit 0, backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
+		"zram0: would swapoff /dev/zram0 (its pages go back to memory and other swap)" \
+		"zram0: would write '1' to reset" \
+		"zram0: would write 'lzo-rle' to comp_algorithm" \
+		"zram0: would write 'algo=zstd priority=1' to recomp_algorithm" \
+		"zram0: would write 'algo=deflate priority=2' to recomp_algorithm" \
+		"zram0: would write 'priority=1 level=9' to algorithm_params" \
+		"zram0: would write '1073741824' to disksize" \
+		"zram0: would write a swap header to /dev/zram0 (last_page 262143, the old UUID 01234567-89ab-4cde-8f01-23456789abcd)" \
+		"zram0: would swapon /dev/zram0 with priority 100"
+	expect_content "$T/err"
+}
+run_test adopt-dry-run-6.12 t_adopt_dry_run
+
+# 7.3, a backing device with 1 MiB written back, a mem_limit, other swap, --via-temp.
+t_adopt_dry_run_via_temp() {
+	adopt_root 7.3
+	printf '/dev/loop0\n' >"$(attr 0 backing_dev)"
+	printf '%8s %8s %8s\n' 256 0 256 >"$(attr 0 bd_stat)"
+	fr_mm_stat "$(attr 0 mm_stat)" 104857600 30300000 37300000 536870912 43100000 120 0 1037 1037
+	printf '/swapfile                               file\t\t2097148\t\t1024\t\t-2\n' >>"$R/proc/swaps"
+	snap
+	zro adopt --dry-run --via-temp zram0
+	expect_rc 0
+	expect_changed
+	expect_content "$T/out" \
+		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total), 1.0 MiB on the backing device" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 17.56 GiB (MemAvailable 15.56 GiB + other swap free 2.00 GiB): safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 36.6 MiB + margin 73.1 MiB, available 15.56 GiB (MemAvailable): safe" \
+		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824, mem_limit 536870912, backing device /dev/loop0, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
+		"zram0: would read sys/class/zram-control/hot_add: a temporary device, zram(new) below" \
+		"zram(new): would write 'lzo-rle' to comp_algorithm" \
+		"zram(new): would write '1073741824' to disksize" \
+		"zram(new): would write a swap header to /dev/zram(new) (last_page 262143, a new UUID)" \
+		"zram(new): would swapon /dev/zram(new) with priority 100" \
+		"zram0: would swapoff /dev/zram0 (its pages move to the temporary device)" \
+		"zram0: would write '1' to reset" \
+		"zram0: would write 'lzo-rle' to comp_algorithm" \
+		"zram0: would write 'algo=zstd priority=1' to recomp_algorithm" \
+		"zram0: would write 'algo=deflate priority=2' to recomp_algorithm" \
+		"zram0: would write 'priority=1 level=9' to algorithm_params" \
+		"zram0: would write '/dev/loop0' to backing_dev" \
+		"zram0: would write '1073741824' to disksize" \
+		"zram0: would write '536870912' to mem_limit" \
+		"zram0: would write a swap header to /dev/zram0 (last_page 262143, the old UUID 01234567-89ab-4cde-8f01-23456789abcd)" \
+		"zram0: would swapon /dev/zram0 with priority 100" \
+		"zram(new): would swapoff /dev/zram(new) (its pages move back)" \
+		"zram(new): would write its id to sys/class/zram-control/hot_remove"
+}
+run_test adopt-dry-run-via-temp-7.3 t_adopt_dry_run_via_temp
+
+# Too little memory for either plan: exit 5, the figures, nothing changed (--dry-run or not:
+# the refusal comes before the root check of a real run).
+t_adopt_refused() {
+	adopt_root 6.12
+	fr_meminfo "$R" 2000000 100000
+	snap
+	zro adopt zram0
+	expect_rc 5
+	expect_changed
+	expect_content "$T/out" \
+		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total)" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 97.7 MiB (MemAvailable 97.7 MiB + other swap free 0 B): not safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 97.7 MiB (MemAvailable): not safe"
+	expect_content "$T/err" \
+		"zram-recompd: error: zram0: adopt refused: neither plan leaves the margin free; nothing changed"
+}
+run_test adopt-refused t_adopt_refused
+
+# zram-recompd(8) names what adopt writes beyond a pass (sysfs.c's adopt_allowlist) and its
+# exit status 5.
+t_adopt_man() {
+	local man=$HERE/../../docs/zram-recompd.8 a
+	sed -n '/^\.SH ADOPT/,/^\.SH DAEMON MODE/p' "$man" >"$T/adopt.8"
+	for a in reset comp_algorithm disksize mem_limit 'zram\\-control/hot_remove'; do
+		grep -q "$a" "$T/adopt.8" ||
+			die "zram-recompd(8) ADOPT does not name $a"
+	done
+	for a in '"reset",' '"comp_algorithm",' '"disksize",' '"mem_limit",'; do
+		grep -qF "$a" "$HERE/../../src/sysfs.c" || die "sysfs.c's adopt allowlist lacks $a"
+	done
+	[ "$(grep -c '^[[:space:]]*"' <(sed -n '/adopt_allowlist\[\] = {/,/^};/p' "$HERE/../../src/sysfs.c"))" = 4 ] ||
+		die "sysfs.c's adopt allowlist is not the four attributes zram-recompd(8) names"
+	sed -n '/^\.SH EXIT STATUS/,/^\.SH KERNEL/p' "$man" | grep -A2 '^\.B 5$' | grep -q '^\.B adopt$' ||
+		die "zram-recompd(8) EXIT STATUS does not document adopt's 5"
+}
+run_test adopt-man-page t_adopt_man
+
+t_adopt_refusals() {
+	adopt_root 6.12
+	snap
+	# a real run on a fake root: swapon(2) would act on the host (checked after the figures)
+	zro adopt zram0
+	expect_rc 2
+	expect_has "$T/out" "zram0: plan: direct (swapoff first)"
+	expect_content "$T/err" \
+		"zram-recompd: error: adopt: swapon(2) and swapoff(2) act on this machine's /dev: another --sysroot only with --dry-run; nothing changed"
+	zro adopt --dry-run
+	expect_rc 2
+	expect_has "$T/err" "adopt: name one device (adopt zramN)"
+	zro adopt --dry-run sda
+	expect_rc 2
+	expect_has "$T/err" "adopt: 'sda' is not a zram device name (zramN)"
+	zro adopt --dry-run zram7
+	expect_rc 3
+	expect_content "$T/err" "zram-recompd: error: zram7: no such device"
+	expect_changed
+	# not in /proc/swaps
+	printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' >"$R/proc/swaps"
+	snap
+	zro adopt --dry-run zram0
+	expect_rc 1
+	expect_content "$T/err" \
+		"zram-recompd: error: zram0: not in use as swap (/proc/swaps): adopt takes swap devices only"
+	# a name this kernel does not offer: refused before anything else
+	conf '[global]' 'recompress-algorithms = zsdt'
+	zro adopt --dry-run zram0
+	expect_rc 2
+	expect_has "$T/err" "zram0: recomp_algorithm: 'zsdt' is not a compressor this kernel offers"
+	expect_changed
+}
+run_test adopt-refusals t_adopt_refusals
+
+# Already the configured list: nothing to do (--force: set up again, for changed levels).
+t_adopt_nothing() {
+	adopt_root 6.12
+	fr_dev "$R" 6.12 0 recomp="1:zstd" link=none
+	conf '[global]' 'recompress-algorithms = zstd'
+	snap
+	zro adopt --dry-run zram0
+	expect_rc 0
+	expect_content "$T/out" \
+		"zram0: already has the configured secondary algorithms; nothing to do (--force sets it up again, for changed algorithm-params)"
+	zro adopt --dry-run --force zram0
+	expect_rc 0
+	expect_has "$T/out" "zram0: would write 'algo=zstd priority=1' to recomp_algorithm"
+	expect_changed
+}
+run_test adopt-nothing-to-do t_adopt_nothing
 
 echo "fakesys: $NPASS passed, $NFAIL failed"
 [ "$NFAIL" = 0 ]

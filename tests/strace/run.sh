@@ -559,6 +559,35 @@ t_daemon_fault() {
 	no_temps
 }
 
+# adopt --dry-run, and a refused adopt: the figures are read (proc/swaps, meminfo, the device's
+# attributes, dev/zram0's header read-only), nothing is opened for writing anywhere.
+t_adopt_nowrite() {
+	local mode=$1
+	setup 7.3
+	fr_dev "$R" 7.3 0 recomp="" wb=1 link=none
+	mkdir -p "$R/dev" "$R/sys/class/zram-control"
+	: >"$R/sys/class/zram-control/hot_add"
+	head -c 4096 /dev/zero >"$R/dev/zram0"
+	printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/zram0 partition\t1048572\t102400\t100\n' >"$R/proc/swaps"
+	if [ "$mode" = refused ]; then
+		fr_meminfo "$R" 2000000 100000
+	fi
+	ZRAM_RECOMPD_STATE_DIR=$T/st timeout -k 5 60 strace -f -qq -y -e "trace=$TRACE" \
+		-o "$T/trace" -- "$BIN" --sysroot "$R" --config "$T/conf" adopt \
+		$([ "$mode" = dry ] && echo --dry-run) zram0 >"$T/out" 2>"$T/err"
+	RC=$?
+	if [ "$mode" = refused ]; then
+		expect_rc 5
+	else
+		expect_rc 0
+		grep -q "would swapon /dev/zram0" "$T/out" || die "no dry-run steps: $(oneline "$T/out")"
+	fi
+	allowlist
+	[ ! -s "$T/writes" ] || die "adopt opened for writing: $(oneline "$T/writes")"
+	grep -q 'openat2(.*"dev/zram0", {flags=O_RDONLY' "$T/trace" ||
+		die "the old swap header was not read from dev/zram0"
+}
+
 # The message of t_eacces_recompress, as zram-recompd words a refused attribute.
 RECOMPRESS_EACCES_MSG="zram-recompd: error: zram0: recompress: not writable (Permission denied); needs root, and under systemd ProtectKernelTunables= must stay off"
 
@@ -566,6 +595,8 @@ for v in 6.12 7.3; do
 	run_test "allow_once_$v" t_allow_once "$v"
 	run_test "allow_daemon_$v" t_allow_daemon "$v"
 done
+run_test adopt_dry_run t_adopt_nowrite dry
+run_test adopt_refused t_adopt_nowrite refused
 run_test checker_catches t_checker_catches
 run_test checker_real_root t_checker_real_root
 run_test enosys_openat2 t_enosys_openat2

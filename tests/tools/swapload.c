@@ -25,6 +25,12 @@
  *         "SWAPLOAD verify pages N bad M first_bad I"
  *       is printed before waiting for SIGTERM.
  *
+ *   swapload swapon DEVICE PRIORITY
+ *       swapon(2) with SWAP_FLAG_PREFER and PRIORITY (0..32767): busybox's swapon has no -p,
+ *       and the setup tools swap zram on with a priority (zram-tools 100, zram-generator 100).
+ *
+ * A SIGUSR1 during the hot loop ends it early (the adopt scenario verifies while adopting).
+ *
  * Time is CLOCK_MONOTONIC (under qemu -icount: emulated instructions). Same SEED, same
  * sequence of pages. Exit 0, 1 on failure (message on stderr), 2 on bad usage.
  */
@@ -37,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/swap.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,7 +139,7 @@ static uint64_t phase(struct load *l, const char *name, unsigned long long secon
 	uint64_t t0 = now_ns(), end = t0 + seconds * 1000000000ull, win = t0, win_ops = 0;
 	uint64_t ops = 0;
 
-	while (!stop) {
+	while (!stop && !go) {
 		uint64_t t;
 
 		for (unsigned long long k = 0; k < l->cold_every; k++) {
@@ -309,6 +316,13 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, on_usr1);
 	if (argc == 3 && strcmp(argv[1], "hold") == 0 && parse(argv[2], 1ull << 20, &mib) == 0)
 		return hold(mib);
+	if (argc == 4 && strcmp(argv[1], "swapon") == 0 && parse(argv[3], 32767, &hot) == 0) {
+		if (swapon(argv[2], SWAP_FLAG_PREFER | ((int)hot & SWAP_FLAG_PRIO_MASK)) < 0) {
+			perror("swapload: swapon");
+			return 1;
+		}
+		return 0;
+	}
 	if (argc >= 7 && argc <= 10 && strcmp(argv[1], "run") == 0 &&
 	    parse(argv[3], 1ull << 20, &mib) == 0 && parse(argv[4], 99, &hot) == 0 &&
 	    parse(argv[5], 86400, &secs) == 0 && parse(argv[6], UINT64_MAX, &seed) == 0 &&
@@ -317,6 +331,6 @@ int main(int argc, char **argv)
 	    (argc < 10 || parse(argv[9], 1, &check) == 0))
 		return run(argv[2], mib, hot, secs, seed, cold_every, warmup, check);
 	fprintf(stderr, "usage: swapload hold MIB | swapload run FILE MIB HOT_PERCENT SECONDS SEED "
-			"[COLD_EVERY [WARMUP [VERIFY]]]\n");
+			"[COLD_EVERY [WARMUP [VERIFY]]] | swapload swapon DEVICE PRIORITY\n");
 	return 2;
 }
