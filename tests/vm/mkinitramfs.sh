@@ -70,11 +70,11 @@ VM_DIR=$HERE
 # shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 
-OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|systemd-zram-tools]}
+OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|systemd-zram-tools|systemd-zram-tools-adopt]}
 MODE=${2:-tests}
 case $MODE in
-tests | demo | systemd | systemd-zram-generator | systemd-zram-tools) ;;
-*) vm_die "unknown image '$MODE' (tests, demo, systemd, systemd-zram-generator or systemd-zram-tools)" ;;
+tests | demo | systemd | systemd-zram-generator | systemd-zram-tools | systemd-zram-tools-adopt) ;;
+*) vm_die "unknown image '$MODE' (tests, demo, systemd, systemd-zram-generator, systemd-zram-tools or systemd-zram-tools-adopt)" ;;
 esac
 BUILDDIR=${BUILDDIR:-build}
 case $BUILDDIR in
@@ -349,6 +349,20 @@ systemd) systemd_image ;;
 systemd-zram-generator | systemd-zram-tools)
 	systemd_image
 	hook_image "${MODE#systemd-}"
+	;;
+systemd-zram-tools-adopt)
+	# zram-tools set zram0 up at a boot before zram-recompd was installed: its drop-in for
+	# zramswap.service is masked, and the daemon starts after zramswap, as it would when the
+	# package is installed later (systemd/adopttest.sh).
+	systemd_image
+	hook_image zram-tools
+	echo zram-tools-adopt >"$STAGE/vm/hook"
+	mkdir -p "$STAGE/etc/systemd/system/zramswap.service.d" \
+		"$STAGE/etc/systemd/system/zram-recompd.service.d"
+	ln -s /dev/null "$STAGE/etc/systemd/system/zramswap.service.d/zram-recompd.conf"
+	printf '[Unit]\nAfter=zramswap.service\n' \
+		>"$STAGE/etc/systemd/system/zram-recompd.service.d/after-zramswap.conf"
+	install -m 0644 "$SD/adopttest.sh" "$STAGE/vm/adopttest.sh"
 	;;
 *) busybox_image "$MODE" ;;
 esac

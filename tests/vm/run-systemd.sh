@@ -12,7 +12,10 @@
 # secondaries at boot and that the daemon recompresses the swap device:
 #   zram-generator  systemd-zram-generator 1.1.2 (generator, systemd-zram-setup@zram0)
 #   zram-tools      zram-tools 0.3.3.1 (zramswap.service)
-# VM_SYSTEMD_BOOTS selects the boots (default "base zram-generator zram-tools"). Prints one
+#   zram-tools-adopt  zram-tools set zram0 up before zram-recompd was installed (its drop-in
+#                   masked): `zram-recompd adopt zram0` while a workload swaps, then the
+#                   daemon's passes (systemd/adopttest.sh)
+# VM_SYSTEMD_BOOTS selects the boots (default "base zram-generator zram-tools zram-tools-adopt"). Prints one
 # "vm: PASS|FAIL|SKIP systemd_NAME [release][: detail]" line per check; a check without a
 # result line (VM hung, crashed, driver died) is a failure, and so are kernel warnings (as
 # systemd_kernel_log, systemd_zramgen_kernel_log, systemd_zramtools_kernel_log). run.sh runs
@@ -45,13 +48,17 @@ CHECKS="systemd_boot systemd_package systemd_verify systemd_start
 	systemd_reload systemd_reload_invalid systemd_stop systemd_watchdog_long_pass
 	systemd_security"
 
-BOOTS=${VM_SYSTEMD_BOOTS:-base zram-generator zram-tools}
+BOOTS=${VM_SYSTEMD_BOOTS:-base zram-generator zram-tools zram-tools-adopt}
 # hook_checks TOOL: the checks of hooktest.sh for TOOL's boot, in its order.
 hook_checks() {
 	case $1 in
 	zram-generator) _t=zramgen ;;
 	zram-tools) _t=zramtools ;;
-	*) vm_die "unknown boot '$1' in VM_SYSTEMD_BOOTS (base zram-generator zram-tools)" ;;
+	zram-tools-adopt)
+		echo "systemd_zramadopt_before systemd_zramadopt_adopt systemd_zramadopt_pass"
+		return
+		;;
+	*) vm_die "unknown boot '$1' in VM_SYSTEMD_BOOTS (base zram-generator zram-tools zram-tools-adopt)" ;;
 	esac
 	echo "systemd_${_t}_package systemd_${_t}_setup systemd_${_t}_order systemd_${_t}_pass"
 }
@@ -93,7 +100,7 @@ for b in $BOOTS; do
 		klog=systemd_kernel_log
 	else
 		image=systemd-$b name=systemd-$b-console unit=zram-recompd-hooktest.service
-		klog=$(echo "$checks" | sed 's/ .*//; s/_package$/_kernel_log/')
+		klog=$(echo "$checks" | sed 's/ .*//; s/_[a-z]*$/_kernel_log/')
 	fi
 	INITRD=$HERE/out/$image-initramfs.cpio.gz
 	if ! "$HERE/mkinitramfs.sh" "$INITRD" "$image"; then

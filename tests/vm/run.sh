@@ -6,7 +6,8 @@
 # "VMTEST PASS|FAIL|SKIP name" lines from the serial console, runs the systemd VM test
 # (run-systemd.sh K: systemd as PID 1, the installed unit, then one boot each with Debian's
 # zram-generator and zram-tools; each of its checks counts as one test; "systemd" in
-# VM_TESTS selects every boot, systemd_base, systemd_zram_generator, systemd_zram_tools one)
+# VM_TESTS selects every boot, systemd_base, systemd_zram_generator, systemd_zram_tools,
+# systemd_zram_tools_adopt one)
 # on the same kernel, and at the end the
 # host scenario host_no_multicomp once. Every result line names its kernel:
 # "vm: PASS|FAIL|SKIP name [release][: reason]". Last line: "vm: N passed, N failed, N skipped".
@@ -55,16 +56,19 @@ GUEST=
 HOST=
 SYSTEMD=
 # "systemd" selects every boot of the systemd VM test; systemd_base, systemd_zram_generator
-# and systemd_zram_tools one of them (run-systemd.sh, VM_SYSTEMD_BOOTS).
+# systemd_zram_tools and systemd_zram_tools_adopt one of them (run-systemd.sh,
+# VM_SYSTEMD_BOOTS).
 SYSTEMD_BOOTS=
 for t in $WANT; do
 	case $t in
-	systemd) SYSTEMD_BOOTS="base zram-generator zram-tools" ;;
+	systemd) SYSTEMD_BOOTS="base zram-generator zram-tools zram-tools-adopt" ;;
 	systemd_base) SYSTEMD_BOOTS="$SYSTEMD_BOOTS base" ;;
 	systemd_zram_generator) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-generator" ;;
 	systemd_zram_tools) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-tools" ;;
+	systemd_zram_tools_adopt) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-tools-adopt" ;;
 	esac
-	case $t in systemd | systemd_base | systemd_zram_generator | systemd_zram_tools)
+	case $t in systemd | systemd_base | systemd_zram_generator | systemd_zram_tools | \
+		systemd_zram_tools_adopt)
 		SYSTEMD=1
 		continue
 		;;
