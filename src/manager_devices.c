@@ -202,7 +202,9 @@ static void announce(struct mdev *md, bool is_new)
 		log_info("%s: %s (initialized%s), first pass in %" PRIu64 " s", md->dev.name,
 			 is_new ? "managed" : "can be worked on now",
 			 r.recompress ? "" : "; writeback and compaction only",
-			 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
+			 /* rounded up: never "in 0 s" for a pass a second away */
+			 sat_add_u64(sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()),
+				     UINT64_C(999999999)) / UINT64_C(1000000000));
 	else if (r.limit == REACH_NOT_INITIALIZED)
 		log_info("%s: managed (not initialized): passes start once zram setup gives it "
 			 "a disksize", md->dev.name);

@@ -145,7 +145,7 @@ void reach_fix(const struct zram_dev *d, enum reach_limit limit, unsigned tools,
 	if (!(tools & (SETUP_ZRAM_GENERATOR | SETUP_ZRAM_TOOLS | SETUP_ZRAM_CONFIG)))
 		add(buf, size,
 		    "at later boots run zram-recompd --once --device zramN before your setup "
-		    "writes disksize (zram-recompd(8), SETUP TOOLS)");
+		    "writes disksize (zram-recompd(8), WHEN IT CANNOT RECOMPRESS)");
 }
 
 const char *reach_does(const struct reach *r)

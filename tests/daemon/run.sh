@@ -735,6 +735,10 @@ t_sandbox_sighup_metrics() {
 	! grep -q 'warning' "$T/n.err" || die "--no-sandbox warned: $(oneline "$T/n.err")"
 }
 
+# What each kernel shape allows (issue 24): the caps_* tests.
+# shellcheck source=tests/daemon/caps.sh
+. "$HERE/caps.sh"
+
 # ---------------------------------------------------------------------------------------------
 
 TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_removed_mid_pass
@@ -742,7 +746,8 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved
-	sandbox_sighup_metrics ripen_pressure)
+	sandbox_sighup_metrics ripen_pressure
+	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {
 	local pat
