@@ -20,15 +20,16 @@
 /* Why a device is not recompressed (REACH_OK: it is). */
 enum reach_limit {
 	REACH_OK,
-	REACH_NO_MULTI_COMP,	 /* no recomp_algorithm attribute: kernel-wide, until a new kernel */
-	REACH_NOT_INITIALIZED,	 /* no disksize yet: the secondaries are written before it */
-	REACH_NO_SECONDARY,	 /* initialized without one: fixed only by a reset (adopt) */
+	REACH_NO_MULTI_COMP,   /* no recomp_algorithm attribute: kernel-wide, until a new kernel */
+	REACH_NOT_INITIALIZED, /* no disksize yet: the secondaries are written before it */
+	REACH_NO_SECONDARY,    /* initialized without one: fixed only by a reset (adopt) */
 };
 
 struct reach {
 	enum reach_limit limit;
 	bool recompress; /* a pass recompresses (limit == REACH_OK) */
-	/* a pass writes back: writeback = yes, CONFIG_ZRAM_WRITEBACK, backing_dev set, initialized */
+	/* a pass writes back: writeback = yes, CONFIG_ZRAM_WRITEBACK, backing_dev set, initialized
+	 */
 	bool writeback;
 	bool wb_configured; /* writeback = yes for the device */
 };
@@ -50,8 +51,8 @@ bool reach_workable(const struct config *cfg, const struct zram_dev *d);
 /* The setup tools found under the root (unit files and generators; read-only). */
 enum {
 	SETUP_ZRAM_GENERATOR = 1u << 0,
-	SETUP_ZRAM_TOOLS = 1u << 1,     /* Debian's zramswap.service */
-	SETUP_ZRAM_CONFIG = 1u << 2,    /* Ubuntu's zram-config.service */
+	SETUP_ZRAM_TOOLS = 1u << 1,	  /* Debian's zramswap.service */
+	SETUP_ZRAM_CONFIG = 1u << 2,	  /* Ubuntu's zram-config.service */
 	SETUP_GENERATOR_DROPIN = 1u << 3, /* systemd-zram-setup@.service.d/zram-recompd.conf */
 	SETUP_ZRAMSWAP_DROPIN = 1u << 4,  /* zramswap.service.d/zram-recompd.conf */
 };

@@ -200,7 +200,7 @@ static void announce(struct mdev *md, bool is_new)
 	reach_log(md->m->root_fd, &md->dev, &r);
 	if (reach_pass(&r))
 		log_info("%s: %s (initialized%s), first pass in %" PRIu64 " s", md->dev.name,
-			 is_new ? "managed" : "can be worked on now",
+			 is_new ? "managed" : "ready",
 			 r.recompress ? "" : "; writeback and compaction only",
 			 /* rounded up: never "in 0 s" for a pass a second away */
 			 sat_add_u64(sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()),

@@ -51,8 +51,8 @@ bool reach_workable(const struct config *cfg, const struct zram_dev *d)
 }
 
 /* Unit files: an admin's copy (/etc), the package's (/usr/lib; /lib before merged /usr). */
-static const char *const unit_dirs[] = { "etc/systemd/system", "usr/lib/systemd/system",
-					 "lib/systemd/system" };
+static const char *const unit_dirs[] = {"etc/systemd/system", "usr/lib/systemd/system",
+					"lib/systemd/system"};
 
 static bool unit_present(int root_fd, const char *name)
 {
@@ -177,9 +177,9 @@ void reach_tag(const struct reach *r, const char *name, char *buf, size_t size)
 				 mc);
 		break;
 	case REACH_NO_SECONDARY:
-		(void)str_printf(buf, size, "%s: no secondary algorithm (zram-recompd adopt %s)",
-				 r->writeback ? "writeback and compaction only" : "cannot recompress",
-				 name);
+		(void)str_printf(
+			buf, size, "%s: no secondary algorithm (zram-recompd adopt %s)",
+			r->writeback ? "writeback and compaction only" : "cannot recompress", name);
 		break;
 	}
 }
@@ -209,7 +209,10 @@ void reach_log(int root_fd, const struct zram_dev *d, const struct reach *r)
 	if (r->limit == REACH_OK || r->limit == REACH_NOT_INITIALIZED)
 		return;
 	reach_fix(d, r->limit, reach_setup_tools(root_fd), fix, sizeof(fix));
-	log_msg(r->writeback ? LOG_LVL_NOTICE : LOG_LVL_WARNING,
+	/* a warning only where nothing will run, now or once the device is set up */
+	log_msg(r->writeback || (!d->initialized && r->wb_configured && d->caps.writeback)
+			? LOG_LVL_NOTICE
+			: LOG_LVL_WARNING,
 		"%s: cannot recompress: %s%s%s; %s", d->name, reach_why(r->limit),
 		*fix ? "; fix: " : "", fix, reach_rest(d, r));
 }
@@ -231,7 +234,8 @@ static int can_run_without_device(int root_fd, const struct config *cfg)
 	if (mc == TRI_NO && (!wb_wanted || wb == TRI_NO)) {
 		log_notice("can-run: no: no zram device yet, and this kernel lacks "
 			   "CONFIG_ZRAM_MULTI_COMP (kernel config)%s",
-			   wb_wanted ? " and CONFIG_ZRAM_WRITEBACK" : "; writeback is not configured");
+			   wb_wanted ? " and CONFIG_ZRAM_WRITEBACK"
+				     : "; writeback is not configured");
 		return 1;
 	}
 	log_info("can-run: yes: no zram device yet; the daemon picks them up when they come");
@@ -239,8 +243,8 @@ static int can_run_without_device(int root_fd, const struct config *cfg)
 }
 
 /* One device's verdict: 1 it has work, 0 not, -errno unreadable (skipped). */
-static int device_can(int root_fd, const struct kver *kv, enum tri kconf,
-		      const struct config *cfg, unsigned id, struct zram_dev *d)
+static int device_can(int root_fd, const struct kver *kv, enum tri kconf, const struct config *cfg,
+		      unsigned id, struct zram_dev *d)
 {
 	struct dev_config dc;
 	struct reach r;
@@ -257,8 +261,8 @@ static int device_can(int root_fd, const struct kver *kv, enum tri kconf,
 		return 1;
 	}
 	if (d->caps.multi_comp) {
-		log_info("can-run: yes: %s: no pass until it is adopted (zram-recompd adopt %s); the "
-			 "kernel has CONFIG_ZRAM_MULTI_COMP",
+		log_info("can-run: yes: %s: no pass until it is adopted (zram-recompd adopt %s); "
+			 "the kernel has CONFIG_ZRAM_MULTI_COMP",
 			 d->name, d->name);
 		return 1;
 	}
@@ -281,7 +285,9 @@ int reach_can_run(int root_fd, const struct config *cfg)
 	if (!d || n < 0 || host_read_kver(root_fd, &kv, release, sizeof(release)) < 0) {
 		/* The check itself failed: the daemon starts and says what is wrong. */
 		log_warning("can-run: yes: cannot look at the zram devices (%s)",
-			    strerror(!d ? ENOMEM : n < 0 ? -n : EIO));
+			    strerror(!d	     ? ENOMEM
+				     : n < 0 ? -n
+					     : EIO));
 		ret = 0;
 		goto out;
 	}

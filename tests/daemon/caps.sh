@@ -121,7 +121,7 @@ t_caps_adopted() {
 	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
 		die "no pass after adopt; stderr: $(oneline "$T/d.err")"
 	dstop
-	grep -q '^zram-recompd: zram0: can be worked on now (initialized), first pass in' "$T/d.err" ||
+	grep -q '^zram-recompd: zram0: ready (initialized), first pass in' "$T/d.err" ||
 		die "no announcement after adopt: $(oneline "$T/d.err")"
 	grep -q '^type=idle priority=1 ' "$(attr 0 recompress)" ||
 		die "recompress: $(oneline "$(attr 0 recompress)")"

@@ -117,11 +117,13 @@ static void test_reach_tag(void **state)
 	d = dev(true, true, 0, false, "");
 	reach_of(&d, false, &r);
 	reach_tag(&r, d.name, b, sizeof(b));
-	assert_string_equal(b, "cannot recompress: no secondary algorithm (zram-recompd adopt zram3)");
+	assert_string_equal(b,
+			    "cannot recompress: no secondary algorithm (zram-recompd adopt zram3)");
 	d = dev(false, true, 0, true, "/dev/loop0");
 	reach_of(&d, true, &r);
 	reach_tag(&r, d.name, b, sizeof(b));
-	assert_string_equal(b, "writeback and compaction only: kernel lacks CONFIG_ZRAM_MULTI_COMP");
+	assert_string_equal(b,
+			    "writeback and compaction only: kernel lacks CONFIG_ZRAM_MULTI_COMP");
 	reach_of(&d, false, &r);
 	reach_tag(&r, d.name, b, sizeof(b));
 	assert_string_equal(b, "nothing to do: kernel lacks CONFIG_ZRAM_MULTI_COMP");
@@ -180,8 +182,9 @@ static void test_reach_fix(void **state)
 	assert_int_equal(t, SETUP_ZRAM_TOOLS | SETUP_ZRAM_GENERATOR | SETUP_GENERATOR_DROPIN);
 	reach_fix(&d, REACH_NO_SECONDARY, t, fix, sizeof(fix));
 	assert_non_null(strstr(fix, "the installed drop-in systemd-zram-setup@.service.d/"));
-	assert_non_null(strstr(fix, "the drop-in zramswap.service.d/zram-recompd.conf for zram-tools "
-				    "(install it)"));
+	assert_non_null(strstr(fix,
+			       "the drop-in zramswap.service.d/zram-recompd.conf for zram-tools "
+			       "(install it)"));
 	assert_null(strstr(fix, "--once --device"));
 	touch("usr/lib/systemd/system/zram-config.service");
 	assert_true(reach_setup_tools(fd) & SETUP_ZRAM_CONFIG);
