@@ -148,12 +148,14 @@ fi
 U=$T/root/lib/systemd/system
 if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 	grep -qx 'ExecStart=/usr/sbin/zram-recompd --once' "$U/zram-recompd-once.service" &&
+	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd.service" &&
+	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd-once.service" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device %i' \
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
 	! grep -rq '@[A-Z]*@' "$U"; then
 	ok "units (/usr/sbin/zram-recompd)"
 else
-	bad units "$(grep -rh 'ExecStart\|@[A-Z]*@' "$U" | tr '\n' '|')"
+	bad units "$(grep -rh 'Exec\|@[A-Z]*@' "$U" | tr '\n' '|')"
 fi
 
 pi=$T/ctl/postinst
