@@ -13,7 +13,8 @@
 #                zram-generator drop-in, the configuration and its drop-in directory, at
 #                their Debian paths (dpkg-deb -c)
 #   conffiles    the control file conffiles lists /etc/zram-recompd.conf (and nothing else)
-#   units        ExecStart= and the drop-in's ExecStartPre= name /usr/sbin/zram-recompd
+#   units        ExecStart=, ExecCondition= (can-run) and the drop-in's ExecStartPre= name
+#                /usr/sbin/zram-recompd
 #                (no @SBINDIR@ left)
 #   enablement   postinst enables and starts zram-recompd.service, never the once timer
 #   hardening    the program is PIE, full RELRO (BIND_NOW), uses fortified functions
