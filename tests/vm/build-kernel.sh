@@ -91,6 +91,13 @@ if [ -n "$KVARIANT" ] && [ ! -f "$OBJ/.config" ] && [ -f "$BASE_OBJ/vmlinux" ]; 
 	vm_log "copying the build tree of $KBASE for $K (incremental build)"
 	rm -rf "$OBJ.tmp"
 	cp -a "$BASE_OBJ" "$OBJ.tmp"
+	# The tools' builds (objtool) record the tree's absolute path in their dependency files:
+	# left as they are, objtool is rebuilt, and after it every object it checks (measured:
+	# the whole kernel again). Point them at the copy; timestamps stay as copied.
+	grep -rlF --include='*.cmd' --include='*.d' "$BASE_OBJ/" "$OBJ.tmp" |
+		while IFS= read -r f; do
+			sed -i "s|$BASE_OBJ/|$OBJ/|g" "$f" && touch -r "$BASE_OBJ/${f#"$OBJ.tmp/"}" "$f"
+		done
 	mv "$OBJ.tmp" "$OBJ"
 fi
 
