@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds (or fetches from the cache) the bzImage of one kernel of the VM test tier.
 #
-# Usage: build-kernel.sh [6.12|7.3] (default: the newest; the list is vm_kernel_spec in
-# host-lib.sh). tinyconfig + tests/vm/kernel.fragment (+ kernel-K.fragment when it exists), from
+# Usage: build-kernel.sh [6.12|7.3|6.12-nomc] (default: the newest; the list is vm_kernel_spec
+# in host-lib.sh; K-VARIANT adds kernel-VARIANT.fragment and is built from a copy of K's tree). tinyconfig + tests/vm/kernel.fragment (+ kernel-K.fragment when it exists), from
 # Debian's linux-source-K package: 6.12 installed with apt, 7.3 (not in Debian 12) downloaded
 # from trixie-backports into the cache by vm_fetch_source without installing it. The result is
 # cached as $VM_CACHE/bzImage-<source version>-<fragments sha256 prefix>, so a second run with
