@@ -48,9 +48,9 @@ enum pass_scope pass_scope(const struct zram_dev *d, const struct pass_plan *pla
 		rep->skipped = false;
 		return PASS_WB_ONLY;
 	}
+	/* Not an error: what the device cannot do was said (reach_log), and a device that is
+	 * not initialized is configured before disksize (backing device, secondaries). */
 	if (!d->initialized)
 		log_info("%s: not initialized (no disksize yet): nothing to recompress", d->name);
-	if (r.limit == REACH_NO_MULTI_COMP)
-		rep->error = -EOPNOTSUPP;
 	return PASS_NONE;
 }

@@ -78,6 +78,30 @@ t_ubuntu_once_no_backing() {
 }
 run_test ubuntu-once-no-backing t_ubuntu_once_no_backing
 
+# Ubuntu, a device not set up yet (zram-config's modprobe, before its disksize), writeback and
+# a backing device configured: --once writes backing_dev (before disksize, as for the
+# secondaries), says what the device will get, and exits 0: nothing wrong, nothing to pass.
+t_ubuntu_once_uninitialized() {
+	fr_new "$R" ubuntu
+	fr_dev "$R" 6.8 0 multi=0 wb=1 init=0
+	conf '[global]' 'writeback = yes' 'backing-device = /dev/loop7'
+	snap
+	zro --once
+	expect_rc 0
+	expect_has "$T/err" "zram0: $CAPS_NOMC; writeback and compaction only, once it is set up"
+	expect_not "$T/err" "warning"
+	expect_changed "$(dp 0 backing_dev)"
+	expect_content "$(attr 0 backing_dev)" none /dev/loop7
+	zro can-run
+	expect_rc 0
+	# without a backing device configured (or set): nothing will be possible
+	printf 'none\n' >"$(attr 0 backing_dev)"
+	conf '[global]' 'writeback = yes'
+	zro --once
+	expect_rc 4
+}
+run_test ubuntu-once-uninitialized t_ubuntu_once_uninitialized
+
 # can-run (ExecCondition=): 1 with the reason where nothing is possible, 0 where writeback
 # is; it never writes anything.
 t_ubuntu_can_run() {

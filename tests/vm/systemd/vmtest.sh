@@ -150,13 +150,15 @@ if [ ! -e /sys/block/zram0/recomp_algorithm ]; then
 	for u in "$U" zram-recompd-once.service; do
 		timeout 60 systemctl start "$u"
 		rc=$?
-		st=$(systemctl show -p ActiveState --value "$u")/$(systemctl show -p Result --value "$u")
+		st=$(systemctl show -p ActiveState --value "$u")
 		why=$(journalctl -q --no-pager -o cat -u "$u" | grep 'can-run: no' | head -n 1)
+		skipped=$(journalctl -q --no-pager -o cat -u "$u" | grep -c "Skipped due to 'exec-condition'")
 		journalctl -q --no-pager -o cat -u "$u" | sed "s/^/[systemd] $u: /"
 		systemctl status --no-pager "$u" | sed "s/^/[systemd] status: /"
 		say "$u: start exit $rc, $st; is-failed: $(systemctl is-failed "$u")"
-		det="$det $u: $st, '$why';"
-		[ "$rc" -eq 0 ] && [ "$st" = inactive/exec-condition ] && [ -n "$why" ] &&
+		det="$det $u: $st, skipped $skipped, '$why';"
+		# systemd 252: inactive (dead), Result=success, and "Skipped due to 'exec-condition'"
+		[ "$rc" -eq 0 ] && [ "$st" = inactive ] && [ "$skipped" -ge 1 ] && [ -n "$why" ] &&
 			! systemctl is-failed -q "$u" || ok=0
 	done
 	if [ "$ok" = 1 ]; then
