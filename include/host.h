@@ -37,6 +37,8 @@ int host_read_kver(int root_fd, struct kver *ret, char *release, size_t size);
  * /boot/config-<release>: TRI_YES/TRI_NO, TRI_UNKNOWN when neither is readable.
  */
 enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *release);
+/* One zram option (e.g. "CONFIG_ZRAM_MULTI_COMP") from the same kernel config, the same way. */
+enum tri host_kconfig(int root_fd, const char *release, const char *opt);
 
 /* MemTotal and MemAvailable (bytes) from <root>/proc/meminfo. */
 int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available);

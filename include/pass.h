@@ -165,8 +165,14 @@ struct device_report {
 	uint64_t recompressed_before, recompressed_after;
 };
 
-/* Whether d's kernel can recompress at all (CONFIG_ZRAM_MULTI_COMP); logs why not. */
-bool pass_supported(const struct zram_dev *d);
+/*
+ * How far pass_execute goes on d (src/pass_scope.c): PASS_NONE (rep->skipped; rep->error
+ * when it is one), PASS_WB_ONLY (no recompression possible, reach.h: the plan's writeback
+ * and compaction), PASS_FULL. The device's own limits are logged by the caller (reach_log).
+ */
+enum pass_scope { PASS_NONE, PASS_WB_ONLY, PASS_FULL };
+enum pass_scope pass_scope(const struct zram_dev *d, const struct pass_plan *plan,
+			   struct device_report *rep);
 
 /*
  * Uninitialized device: write the configured secondary list ("algo=NAME priority=I",

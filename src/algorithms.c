@@ -128,9 +128,12 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 	bool differs = algorithms_differ(d, cfg, want, sizeof(want), have, sizeof(have));
 	int r;
 
+	if (!d->caps.multi_comp)
+		return 0; /* no recomp_algorithm: said with its fix by the caller (reach_log) */
 	if (d->initialized) {
-		/* The list is fixed once disksize is set (-EBUSY); use what the kernel has. */
-		if (differs && cfg->n_algos > 0)
+		/* The list is fixed once disksize is set (-EBUSY); use what the kernel has.
+		 * None at all is said with its fix by the caller (reach_log). */
+		if (differs && cfg->n_algos > 0 && d->recomp.count > 0)
 			log_warning("%s: kernel secondary algorithms [%s] differ from the "
 				    "configuration [%s]; using the kernel's (they can only be set "
 				    "before disksize: run zram-recompd --once before zram setup)",

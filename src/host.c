@@ -170,8 +170,13 @@ static int read_kconfig(int root_fd, const char *relpath, bool gz, char **ret)
 enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *release)
 {
 	/* 6.8 split ac-time tracking out of MEMORY_TRACKING (which still selects it). */
-	const char *opt = kver_ge(kv, 6, 8, 0) ? "CONFIG_ZRAM_TRACK_ENTRY_ACTIME"
-					       : "CONFIG_ZRAM_MEMORY_TRACKING";
+	return host_kconfig(root_fd, release,
+			    kver_ge(kv, 6, 8, 0) ? "CONFIG_ZRAM_TRACK_ENTRY_ACTIME"
+						 : "CONFIG_ZRAM_MEMORY_TRACKING");
+}
+
+enum tri host_kconfig(int root_fd, const char *release, const char *opt)
+{
 	char path[160];
 	char *text = NULL;
 	enum tri t;

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager.h"
 #include "pass.h"
+#include "reach.h"
 #include "sandbox.h"
 #include "state.h"
 #include "status_report.h"
@@ -45,7 +46,7 @@ enum {
 struct args {
 	const char *config;
 	const char *sysroot;
-	bool once, dry_run, check_config, print_config, status, json, no_sandbox;
+	bool once, dry_run, check_config, print_config, status, json, no_sandbox, can_run;
 	unsigned n_devices;
 	unsigned *devices; /* --device, any number */
 };
@@ -58,7 +59,7 @@ static void usage(FILE *f)
 		"       zram-recompd [OPTIONS] status [--json] [--device zramN]...\n"
 		"       zram-recompd [OPTIONS] advise [ADVISE OPTIONS]  (see zram-recompd(8))\n"
 		"       zram-recompd [OPTIONS] adopt [--dry-run] [--via-temp] zramN  (in-use swap)\n"
-		"       zram-recompd [OPTIONS] --check-config | --print-config\n"
+		"       zram-recompd [OPTIONS] --check-config | --print-config | can-run\n"
 		"\n"
 		"Drives zram recompression: marks idle pages, recompresses them with the\n"
 		"secondary algorithms in bounded batches, compacts, and reports the savings.\n"
@@ -69,6 +70,7 @@ static void usage(FILE *f)
 		"  status            show devices, savings, capabilities (--json for JSON)\n"
 		"  --check-config    validate the configuration and exit\n"
 		"  --print-config    print the effective configuration and exit\n"
+		"  can-run           exit 0 if there is work for the daemon, 1 if not (ExecCondition=)\n"
 		"  --config FILE     only this configuration file, no drop-ins (default:\n"
 		"                    %s/zram-recompd.conf, /run, /usr/local/lib, /usr/lib\n"
 		"                    and zram-recompd.conf.d/*.conf there; see zram-recompd.conf(5))\n"
@@ -225,10 +227,11 @@ static int take_option(struct args *a, int c, char **argv)
 /* Options that do not go together. Returns -1 when they do, or EXIT_USAGE. */
 static int check_modes(const struct args *a, bool advise)
 {
-	int modes = a->once + a->status + a->check_config + a->print_config + advise;
+	int modes = a->once + a->status + a->check_config + a->print_config + advise + a->can_run;
 
 	if (modes > 1) {
-		log_error("choose one of --once, status, advise, --check-config, --print-config");
+		log_error("choose one of --once, status, advise, can-run, --check-config, "
+			  "--print-config");
 		return EXIT_USAGE;
 	}
 	if (a->dry_run && !a->once) {
@@ -239,7 +242,7 @@ static int check_modes(const struct args *a, bool advise)
 		log_error("--json goes with status");
 		return EXIT_USAGE;
 	}
-	if (a->n_devices && (modes == 0 || a->check_config || a->print_config)) {
+	if (a->n_devices && (modes == 0 || a->check_config || a->print_config || a->can_run)) {
 		log_error("--device goes with --once or status (the daemon uses 'devices')");
 		return EXIT_USAGE;
 	}
@@ -264,6 +267,10 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 	for (int i = optind; i < argc; i++) {
 		if (strcmp(argv[i], "status") == 0 && !a->status) {
 			a->status = true;
+			continue;
+		}
+		if (strcmp(argv[i], "can-run") == 0 && !a->can_run) {
+			a->can_run = true;
 			continue;
 		}
 		log_error("unexpected argument '%s'; see --help", argv[i]);
@@ -569,7 +576,7 @@ static int probe_all(const struct args *a, const struct config *cfg, struct prob
 			*ret = EXIT_RUNTIME;
 			continue;
 		}
-		p->unsupported += !p->devs[p->ndev].caps.multi_comp;
+		p->unsupported += !reach_workable(cfg, &p->devs[p->ndev]);
 		p->ndev++;
 	}
 	free(ids);
@@ -651,13 +658,16 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 	struct pass_ctx c = *ctx0, *ctx = &c;
 	struct device_report rep;
 	struct dev_config dc;
+	struct reach reach;
 	const char *adv_dir = NULL;
 	int r;
 
 	memset(&rep, 0, sizeof(rep));
 	config_effective(cfg, d->id, &dc);
-	if (!pass_supported(d))
-		return 0; /* counted by run_once: exit 4 when no device supports it */
+	reach_of(d, dc.writeback, &reach);
+	reach_log(ctx->root_fd, d, &reach); /* what it cannot do, with the fix */
+	if (!reach_workable(cfg, d))
+		return 0; /* counted by run_once: exit 4 */
 	if (dc.algos_auto) {
 		if (*adv_fd < 0 && !d->initialized)
 			*adv_fd = open_state_dir(false, &adv_dir);
@@ -735,7 +745,7 @@ static void once_sandbox(const struct args *a, const struct config *cfg, const s
 		return;
 	}
 	for (unsigned i = 0; i < p->ndev; i++)
-		pass_can_run |= p->devs[i].initialized && p->devs[i].caps.multi_comp;
+		pass_can_run |= p->devs[i].initialized && reach_workable(cfg, &p->devs[i]);
 	if (a->dry_run) {
 		sandbox_spec_init(&spec, p->root_fd, false, NULL, NULL, metrics_dir);
 	} else {
@@ -797,8 +807,8 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 	free(oh.live);
 	if (adv_fd >= 0)
 		close(adv_fd);
-	if (p->ndev > 0 && p->unsupported == p->ndev)
-		return EXIT_UNSUPPORTED;
+	if (p->unsupported)
+		return EXIT_UNSUPPORTED; /* a device it can do nothing with: named, with the fix */
 	return ret;
 }
 
@@ -808,8 +818,14 @@ static int run(const struct args *a)
 	static struct probed p;
 	int r, ret = EXIT_OK;
 
-	if (!a->check_config && !a->print_config && !a->once && !a->status)
+	if (!a->check_config && !a->print_config && !a->once && !a->status && !a->can_run)
 		return run_daemon(a, &cfg);
+	if (a->can_run) {
+		/* ExecCondition=: a configuration error or a missing root is the daemon's to say */
+		if (load_config(a, &cfg, false, true, NULL) < 0 || open_root(a, &r) < 0)
+			return EXIT_OK;
+		return reach_can_run(r, &cfg);
+	}
 	if (a->check_config || a->print_config || a->once) {
 		r = load_config(a, &cfg, a->check_config, false,
 				a->check_config	  ? ""

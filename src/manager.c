@@ -7,6 +7,7 @@
 #include "blockstate.h"
 #include "host.h"
 #include "log.h"
+#include "reach.h"
 #include "pass.h"
 #include "policy.h"
 #include "sandbox.h"
@@ -146,12 +147,19 @@ static void notify_status(struct manager *m)
 
 	for (unsigned i = 0; i < m->n_devs && o < sizeof(buf) - 96; i++) {
 		struct mdev *md = m->devs[i];
-		char saved[32];
+		char saved[32], tag[128];
+		struct reach r;
 
 		if (!md->timer)
 			continue;
 		n++;
-		if (md->has_last)
+		/* Never a pass that will not run (reach.h): what it cannot do instead. */
+		reach_of(&md->dev, md->cfg.writeback, &r);
+		reach_tag(&r, md->dev.name, tag, sizeof(tag));
+		if (!reach_pass(&r))
+			(void)snprintf(buf + o, sizeof(buf) - o, "%s%s: %s", o ? "; " : "",
+				       md->dev.name, tag);
+		else if (md->has_last)
 			(void)snprintf(buf + o, sizeof(buf) - o,
 				       "%s%s: last pass %" PRIu64 " s ago saved %s (longest write %"
 				       PRIu64 " ms), next in %" PRIu64 " s",
@@ -166,6 +174,9 @@ static void notify_status(struct manager *m)
 				       "%s%s: first pass in %" PRIu64 " s", o ? "; " : "",
 				       md->dev.name,
 				       sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
+		o = strlen(buf);
+		if (reach_pass(&r) && !r.recompress)
+			(void)snprintf(buf + o, sizeof(buf) - o, " (%s)", tag);
 		o = strlen(buf);
 	}
 	if (n == 0)
@@ -381,14 +392,16 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	struct policy_snapshot s;
 	struct policy_decision dec;
 	struct job *j;
+	struct reach r;
 
 	/* the rescan may drop (free) md: look it up again after */
 	manager_rescan_dev(m, id);
 	md = manager_find_dev(m, id);
 	if (!md || !md->timer || md->busy)
 		return 0;
-	if (!md->dev.initialized || !md->dev.caps.multi_comp || md->dev.recomp.count == 0) {
-		/* Nothing to do yet; look again an interval later. */
+	reach_of(&md->dev, md->cfg.writeback, &r);
+	if (!reach_pass(&r)) {
+		/* Nothing to do (said once: announce); look again an interval later. */
 		md->pol.next_due_ns = sat_add_u64(now_monotonic_ns(),
 						  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
 		manager_arm(md, md->pol.next_due_ns);

@@ -7,6 +7,7 @@
 #include "config_check.h"
 
 #include "log.h"
+#include "reach.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -259,14 +260,38 @@ static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
 	return md;
 }
 
-/* A device just managed: say so, and when its cold tier cannot run. */
-static void announce(struct mdev *md)
+/*
+ * A device just managed, or whose reach changed (reach.h; adopt re-initialized it): what
+ * passes it gets, what it cannot do with the fix, and when its cold tier cannot run. Only
+ * a pass that will run is promised.
+ */
+static void announce(struct mdev *md, bool is_new)
 {
 	char note[256];
+	struct reach r;
+	unsigned said;
 
-	log_info("%s: managed (%s%s), first pass in %" PRIu64 " s", md->dev.name,
-		 md->dev.initialized ? "initialized" : "not initialized",
-		 md->dev.caps.multi_comp ? "" : ", no MULTI_COMP", md->cfg.interval_sec);
+	reach_of(&md->dev, md->cfg.writeback, &r);
+	said = 1 + (unsigned)r.limit * 2 + r.writeback;
+	if (!is_new && said == md->reach_said)
+		return;
+	md->reach_said = said;
+	reach_log(md->m->root_fd, &md->dev, &r);
+	if (reach_pass(&r))
+		log_info("%s: %s (initialized%s), first pass in %" PRIu64 " s", md->dev.name,
+			 is_new ? "managed" : "ready",
+			 r.recompress ? "" : "; writeback and compaction only",
+			 /* rounded up: never "in 0 s" for a pass a second away */
+			 sat_add_u64(sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()),
+				     UINT64_C(999999999)) / UINT64_C(1000000000));
+	else if (r.limit == REACH_NOT_INITIALIZED)
+		log_info("%s: managed (not initialized): passes start once zram setup gives it "
+			 "a disksize", md->dev.name);
+	else
+		log_info("%s: managed (%s): no pass; watched for a new setup", md->dev.name,
+			 md->dev.initialized ? "initialized" : "not initialized");
+	if (!r.recompress)
+		return;
 	if (md->cfg.cold_idle_age_sec &&
 	    (!md->dev.caps.priority || md->dev.recomp.count < md->cfg.cold_priority))
 		log_notice("%s: cold tier off: it needs recompress priority= (Linux 6.12+) and at "
@@ -346,8 +371,10 @@ static void rescan(struct manager *m, const unsigned *only)
 			log_unreadable(ids[k], r);
 			manager_release_dev(md);
 		} else if (r >= 0 && is_new) {
-			announce(md);
+			announce(md, true);
 			manager_arm(md, md->pol.next_due_ns);
+		} else if (r >= 0) {
+			announce(md, false);
 		}
 	}
 	free(ids);

@@ -64,6 +64,7 @@ struct mdev {
 	uint64_t last_longest_write_ns; /* its longest recompress write */
 	enum policy_verdict last_verdict;
 	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
+	unsigned reach_said; /* what announce() said it can do (reach.h), + 1; 0: nothing yet */
 };
 
 struct manager {

@@ -547,54 +547,6 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 	return pass_execute(ctx, d, &plan, rep);
 }
 
-/* Why a device gets no pass at all (rep->skipped, and the error if it is one); 0: it does. */
-bool pass_supported(const struct zram_dev *d)
-{
-	if (!d->caps.multi_comp)
-		log_error("%s: recompression unsupported: kernel built without "
-			  "CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute)",
-			  d->name);
-	return d->caps.multi_comp;
-}
-
-static bool pass_refused(const struct zram_dev *d, struct device_report *rep)
-{
-	rep->skipped = true;
-	if (!pass_supported(d)) {
-		rep->error = -EOPNOTSUPP;
-		return true;
-	}
-	if (!d->initialized) {
-		log_info("%s: not initialized (no disksize yet): nothing to recompress", d->name);
-		return true;
-	}
-	if (d->recomp.count == 0) {
-		log_warning("%s: no secondary algorithm configured in the kernel; it can only be "
-			    "set before disksize (recompress-algorithms, zram-recompd --once "
-			    "before zram setup); skipping",
-			    d->name);
-		return true;
-	}
-	if (d->recomp.gap && d->caps.prio_max_active) {
-		/* 6.15+: prio_max counts names, so the top priority is never tried and every
-		 * scanned slot would be marked incompressible. */
-		log_error("%s: recomp_algorithm has a priority gap (highest #%u, %u set): on "
-			  "6.15+ every scanned page would be marked incompressible; "
-			  "refusing to recompress (reset the device and configure "
-			  "priorities contiguously from 1)",
-			  d->name, d->recomp.highest, d->recomp.count);
-		rep->error = -EINVAL;
-		return true;
-	}
-	if (d->recomp.gap)
-		log_warning("%s: recomp_algorithm has a priority gap (highest #%u, %u set); "
-			    "harmless before 6.15 but breaks recompression on 6.15+",
-			    d->name, d->recomp.highest, d->recomp.count);
-	rep->skipped = false;
-	return false;
-}
-
-
 /* Before the first step: bd_stat and the write signature as they are. */
 static void pass_run_begin(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st)
 {
@@ -916,6 +868,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		.priority = d->caps.priority,
 		.clears_idle = d->caps.clears_idle,
 	};
+	enum pass_scope scope;
 	struct pass_plan xp;
 	struct pass_run st;
 	int r = 0;
@@ -925,7 +878,8 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	memcpy(rep->name, d->name, sizeof(rep->name));
 	rep->initialized = d->initialized;
 	rep->before = rep->after = d->mm;
-	if (pass_refused(d, rep))
+	scope = pass_scope(d, plan, rep);
+	if (scope == PASS_NONE)
 		return rep->error;
 
 	pass_run_begin(ctx, d, &st);
@@ -934,6 +888,8 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 			kern.prio_set |= 1u << p;
 	/* One priority per write (6.12+): "every secondary" becomes a step per priority. */
 	policy_expand_plan(plan, &kern, &xp);
+	if (scope == PASS_WB_ONLY)
+		xp.n_steps = 0; /* no recompression here (reach.h): writeback and compaction */
 	for (unsigned i = 0; i < xp.n_steps && i < PASS_MAX_STEPS && r == STEP_NEXT; i++)
 		r = pass_step(ctx, d, &xp, i, &st, rep);
 	if (r == STEP_NEXT || r == STEP_LAST) {

@@ -4,6 +4,7 @@
 
 #include "blockstate.h"
 #include "pass.h"
+#include "reach.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -113,8 +114,37 @@ static void json_writeback(FILE *f, const struct zram_dev *d)
 	fputc('}', f);
 }
 
+/* What zram-recompd does with the device, why it cannot recompress, the fix (reach.h). */
+static void json_reach(FILE *f, const struct zram_dev *d, const struct reach *r, unsigned tools)
+{
+	static const char *const limit[] = {
+		[REACH_OK] = "none",
+		[REACH_NO_MULTI_COMP] = "no_multi_comp",
+		[REACH_NOT_INITIALIZED] = "not_initialized",
+		[REACH_NO_SECONDARY] = "no_secondary",
+	};
+	char fix[512];
+
+	reach_fix(d, r->limit, tools, fix, sizeof(fix));
+	fprintf(f, ",\"reach\":{\"recompress\":%s,\"writeback\":%s,\"limit\":\"%s\",\"why\":",
+		r->recompress ? "true" : "false", r->writeback ? "true" : "false",
+		limit[r->limit]);
+	if (r->limit == REACH_OK)
+		fputs("null", f);
+	else
+		json_print_string(f, reach_why(r->limit));
+	fputs(",\"fix\":", f);
+	if (*fix)
+		json_print_string(f, fix);
+	else
+		fputs("null", f);
+	fputs(",\"passes\":", f);
+	json_print_string(f, reach_does(r));
+	fputc('}', f);
+}
+
 static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
-			   const struct dev_totals *t)
+			   const struct dev_totals *t, const struct reach *r, unsigned tools)
 {
 	const struct zram_caps *c = &d->caps;
 	char why[8][256], sem[8][256];
@@ -154,6 +184,7 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	json_strings(f, sem, nsem);
 	fputc(']', f);
 	json_totals(f, t);
+	json_reach(f, d, r, tools);
 	fputs("}", f);
 }
 
@@ -174,8 +205,24 @@ static void print_text_writeback(FILE *f, const struct zram_dev *d)
 			   "writeback are skipped\n");
 }
 
+/* A device that is not recompressed: why, the fix, and what its passes do (reach.h). */
+static void print_text_reach(FILE *f, const struct zram_dev *d, const struct reach *r,
+			     unsigned tools)
+{
+	char fix[512];
+
+	if (r->limit == REACH_OK || r->limit == REACH_NOT_INITIALIZED)
+		return;
+	reach_fix(d, r->limit, tools, fix, sizeof(fix));
+	fprintf(f, "  recompression:  no: %s\n", reach_why(r->limit));
+	if (*fix)
+		fprintf(f, "  fix:            %s\n", fix);
+	fprintf(f, "  passes:         %s\n", reach_rest(d, r));
+}
+
 static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
-			   const struct dev_totals *t, bool wb_shown)
+			   const struct dev_totals *t, bool wb_shown, const struct reach *r,
+			   unsigned tools)
 {
 	const struct zram_caps *c = &d->caps;
 	char why[8][256], sem[8][256], a[32], b[32], e[32];
@@ -186,20 +233,20 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	fprintf(f, "%s: %s, disksize %s\n", d->name,
 		d->initialized ? "initialized" : "not initialized",
 		format_bytes(a, sizeof(a), d->disksize, BYTES_IEC));
-	if (!c->multi_comp) {
-		for (unsigned i = 0; i < nwhy; i++)
-			fprintf(f, "%s: %s\n", d->name, why[i]);
-		fprintf(f, "  primary:        %s\n", *zram_primary(d) ? zram_primary(d) : "?");
-		return;
-	}
+	/* Without MULTI_COMP the recompression line says it (and before 6.2, zram_caps_explain). */
+	if (!c->multi_comp && kver_ge(kv, 6, 2, 0))
+		nwhy = 0;
+	print_text_reach(f, d, r, tools);
 	fprintf(f, "  primary:        %s\n", *zram_primary(d) ? zram_primary(d) : "?");
-	fprintf(f, "  secondary:     ");
-	if (d->recomp.count == 0)
-		fprintf(f, " none");
-	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
-		if (d->recomp.set[p])
-			fprintf(f, " #%u %s", p, d->recomp.name[p]);
-	fprintf(f, "%s\n", d->recomp.gap ? " (priority gap!)" : "");
+	if (c->multi_comp) {
+		fprintf(f, "  secondary:     ");
+		if (d->recomp.count == 0)
+			fprintf(f, " none");
+		for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
+			if (d->recomp.set[p])
+				fprintf(f, " #%u %s", p, d->recomp.name[p]);
+		fprintf(f, "%s\n", d->recomp.gap ? " (priority gap!)" : "");
+	}
 	if (d->initialized) {
 		fprintf(f, "  data:           orig %s, compr %s, mem_used %s, ratio %.2f\n",
 			format_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE], BYTES_IEC),
@@ -228,7 +275,7 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 				d->mm.v[MM_HUGE_PAGES]);
 		}
 	}
-	fprintf(f, "  capabilities:  %s%s%s%s%s%s%s\n", " multi_comp",
+	fprintf(f, "  capabilities:  %s%s%s%s%s%s%s\n", c->multi_comp ? " multi_comp" : "",
 		c->max_pages ? " max_pages" : "", c->priority ? " priority" : "",
 		c->algorithm_params ? " algorithm_params" : "",
 		c->idle_age == TRI_YES ? " idle_age" : "", c->block_state ? " block_state" : "",
@@ -254,6 +301,17 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st,
 		  const bool *wb_configured)
 {
+	unsigned tools = 0;
+	struct reach r;
+
+	/* The setup tools only matter for a fix, and are looked up only then. */
+	for (unsigned i = 0; i < n; i++) {
+		reach_of(&devs[i], wb_configured && wb_configured[i], &r);
+		if (r.limit == REACH_NO_SECONDARY) {
+			tools = reach_setup_tools(root_fd);
+			break;
+		}
+	}
 	if (json) {
 		fputs("{\"version\":", f);
 		json_print_string(f, VERSION);
@@ -263,13 +321,18 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
 				fputc(',', f);
-			print_json_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name));
+			reach_of(&devs[i], wb_configured && wb_configured[i], &r);
+			print_json_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name), &r,
+				       tools);
 		}
 		fputs("]}\n", f);
 		return;
 	}
 	fprintf(f, "kernel %s\n", release);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		reach_of(&devs[i], wb_configured && wb_configured[i], &r);
 		print_text_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name),
-			       devs[i].backing_dev[0] || (wb_configured && wb_configured[i]));
+			       devs[i].backing_dev[0] || (wb_configured && wb_configured[i]), &r,
+			       tools);
+	}
 }

@@ -804,6 +804,10 @@ t_sandbox_sighup_metrics() {
 	! grep -q 'warning' "$T/n.err" || die "--no-sandbox warned: $(oneline "$T/n.err")"
 }
 
+# What each kernel shape allows (issue 24): the caps_* tests.
+# shellcheck source=tests/daemon/caps.sh
+. "$HERE/caps.sh"
+
 # ---------------------------------------------------------------------------------------------
 
 # The configuration names a device that is not there yet, and a priority zram0 (one
@@ -930,7 +934,8 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
-	sandbox_sighup_metrics ripen_pressure config_notes many_devices another_tool_sets_up)
+	sandbox_sighup_metrics ripen_pressure config_notes many_devices another_tool_sets_up
+	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {
 	local pat

@@ -13,7 +13,8 @@
 #                zram-generator and zram-tools drop-ins, the configuration and its drop-in
 #                directory, at their Debian paths (dpkg-deb -c)
 #   conffiles    the control file conffiles lists /etc/zram-recompd.conf (and nothing else)
-#   units        ExecStart= and the drop-ins' ExecStartPre= name /usr/sbin/zram-recompd
+#   units        ExecStart=, ExecCondition= (can-run) and the drop-ins' ExecStartPre= name
+#                /usr/sbin/zram-recompd
 #                (no @SBINDIR@ left)
 #   enablement   postinst enables and starts zram-recompd.service, never the once timer
 #   hardening    the program is PIE, full RELRO (BIND_NOW), uses fortified functions
@@ -149,6 +150,8 @@ fi
 U=$T/root/lib/systemd/system
 if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 	grep -qx 'ExecStart=/usr/sbin/zram-recompd --once' "$U/zram-recompd-once.service" &&
+	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd.service" &&
+	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd-once.service" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device %i' \
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device zram0' \
@@ -156,7 +159,7 @@ if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 	! grep -rq '@[A-Z]*@' "$U"; then
 	ok "units (/usr/sbin/zram-recompd)"
 else
-	bad units "$(grep -rh 'ExecStart\|@[A-Z]*@' "$U" | tr '\n' '|')"
+	bad units "$(grep -rh 'Exec\|@[A-Z]*@' "$U" | tr '\n' '|')"
 fi
 
 pi=$T/ctl/postinst

@@ -40,6 +40,9 @@ fr_release() {
 	6.15) echo 6.15.11 ;;
 	7.0) echo 7.0.0 ;;
 	7.3) echo 7.3.4 ;;
+	# distribution kernels (build_version_root profiles ubuntu, fedora)
+	ubuntu) echo 6.8.0-60-generic ;;
+	fedora) echo 6.14.5-300.fc42.x86_64 ;;
 	*) echo "$1.0" ;;
 	esac
 }
@@ -300,6 +303,13 @@ fr_changed() {
 
 # build_version_root ROOT VER: a reference root of kernel VER (6.2, 6.10, 6.12, 6.15, 7.0, 7.3):
 # one initialized zram0 with a secondary algorithm, like a distro kernel of that version.
+# Two profiles of distribution kernels' zram options (issue 24) instead of a version:
+#   ubuntu  Ubuntu 24.04's 6.8: no CONFIG_ZRAM_MULTI_COMP; WRITEBACK, TRACK_ENTRY_ACTIME and
+#           MEMORY_TRACKING on (block_state with ages). zram0 as zram-config leaves it:
+#           initialized, no backing device, no recomp_algorithm attribute.
+#   fedora  Fedora 42's 6.14: MULTI_COMP on; WRITEBACK, ACTIME and MEMORY_TRACKING off (no
+#           backing_dev, no block_state). zram0 set up by zram-generator with our drop-in
+#           (primary lz4, secondary zstd); the generator's files are under usr/lib.
 build_version_root() {
 	local r=$1 ver=$2
 
@@ -333,6 +343,26 @@ build_version_root() {
 		# recomp_algorithm with the NUL padding of 6.17+ (fr_dev), two secondaries.
 		fr_dev "$r" 7.3 0 wb=1 recomp="1:zstd 2:deflate"
 		fr_blockstate "$r" 7.3 0
+		;;
+	ubuntu)
+		fr_dev "$r" 6.8 0 multi=0 wb=1
+		fr_blockstate "$r" 6.8 0
+		fr_kconfig "$r" boot 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_WRITEBACK=y' \
+			'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y' 'CONFIG_ZRAM_MEMORY_TRACKING=y' \
+			'# CONFIG_ZRAM_MULTI_COMP is not set'
+		mkdir -p "$r/usr/lib/systemd/system"
+		: >"$r/usr/lib/systemd/system/zram-config.service"
+		;;
+	fedora)
+		fr_dev "$r" 6.14 0 primary=lz4
+		fr_kconfig "$r" boot 'CONFIG_ZRAM=m' '# CONFIG_ZRAM_WRITEBACK is not set' \
+			'# CONFIG_ZRAM_TRACK_ENTRY_ACTIME is not set' \
+			'# CONFIG_ZRAM_MEMORY_TRACKING is not set' 'CONFIG_ZRAM_MULTI_COMP=y'
+		mkdir -p "$r/usr/lib/systemd/system-generators" \
+			"$r/usr/lib/systemd/system/systemd-zram-setup@.service.d"
+		: >"$r/usr/lib/systemd/system-generators/zram-generator"
+		: >"$r/usr/lib/systemd/system/systemd-zram-setup@.service"
+		: >"$r/usr/lib/systemd/system/systemd-zram-setup@.service.d/zram-recompd.conf"
 		;;
 	esac
 }

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds (or fetches from the cache) the bzImage of one kernel of the VM test tier.
 #
-# Usage: build-kernel.sh [6.12|7.3] (default: the newest; the list is vm_kernel_spec in
-# host-lib.sh). tinyconfig + tests/vm/kernel.fragment (+ kernel-K.fragment when it exists), from
+# Usage: build-kernel.sh [6.12|7.3|6.12-nomc] (default: the newest; the list is vm_kernel_spec
+# in host-lib.sh; K-VARIANT adds kernel-VARIANT.fragment and is built from a copy of K's tree). tinyconfig + tests/vm/kernel.fragment (+ kernel-K.fragment when it exists), from
 # Debian's linux-source-K package: 6.12 installed with apt, 7.3 (not in Debian 12) downloaded
 # from trixie-backports into the cache by vm_fetch_source without installing it. The result is
 # cached as $VM_CACHE/bzImage-<source version>-<fragments sha256 prefix>, so a second run with
@@ -31,8 +31,14 @@ K=${1:-$VM_KERNEL_NEWEST}
 vm_kernel_spec "$K"
 FRAGMENT=$HERE/kernel.fragment
 # Options only one kernel series has (or needs under another name).
-FRAGMENT_K=$HERE/kernel-$K.fragment
+FRAGMENT_K=$HERE/kernel-$KBASE.fragment
 [ -f "$FRAGMENT_K" ] || FRAGMENT_K=
+# A variant (6.12-nomc): its fragment last; FRAGMENT_K stands for both from here on.
+if [ -n "$KVARIANT" ]; then
+	FRAGMENT_V=$HERE/kernel-$KVARIANT.fragment
+	[ -f "$FRAGMENT_V" ] || vm_die "$FRAGMENT_V missing"
+	FRAGMENT_K="${FRAGMENT_K:+$FRAGMENT_K }$FRAGMENT_V"
+fi
 
 # shellcheck disable=SC2086 # a word list
 vm_apt_install $VM_KERNEL_BUILD_PKGS
@@ -52,9 +58,10 @@ fi
 # hash. With kernel.fragment alone the hash is the one of that file, as before per-kernel
 # fragments existed.
 src_ver=$(echo "$src_ver" | tr -c 'A-Za-z0-9.+\n-' '_')
-frag_sum=$(cat "$FRAGMENT" ${FRAGMENT_K:+"$FRAGMENT_K"} | sha256sum | cut -c1-12)
+# shellcheck disable=SC2086 # FRAGMENT_K: a word list (paths without spaces)
+frag_sum=$(cat "$FRAGMENT" $FRAGMENT_K | sha256sum | cut -c1-12)
 mkdir -p "$VM_CACHE"
-IMAGE=$VM_CACHE/bzImage-$src_ver-$frag_sum
+IMAGE=$VM_CACHE/bzImage-$src_ver${KVARIANT:+-$KVARIANT}-$frag_sum
 
 if [ -s "$IMAGE" ]; then
 	vm_log "cached kernel: $IMAGE"
@@ -73,9 +80,26 @@ if [ -s "$IMAGE" ]; then
 fi
 
 SRC=$VM_CACHE/linux-$src_ver
-OBJ=$VM_CACHE/kbuild-$src_ver
-LOG=$VM_CACHE/kbuild-$src_ver.log
+OBJ=$VM_CACHE/kbuild-$src_ver${KVARIANT:+-$KVARIANT}
+LOG=$VM_CACHE/kbuild-$src_ver${KVARIANT:+-$KVARIANT}.log
 start=$(vm_now)
+# A variant starts from a copy of its base kernel's build tree when there is one: kbuild
+# then recompiles only what depends on the options that differ (for nomc: zram), not the
+# whole kernel. A copy, not hard links: the compiler rewrites object files in place.
+BASE_OBJ=$VM_CACHE/kbuild-$src_ver
+if [ -n "$KVARIANT" ] && [ ! -f "$OBJ/.config" ] && [ -f "$BASE_OBJ/vmlinux" ]; then
+	vm_log "copying the build tree of $KBASE for $K (incremental build)"
+	rm -rf "$OBJ.tmp"
+	cp -a "$BASE_OBJ" "$OBJ.tmp"
+	# The tools' builds (objtool) record the tree's absolute path in their dependency files:
+	# left as they are, objtool is rebuilt, and after it every object it checks (measured:
+	# the whole kernel again). Point them at the copy; timestamps stay as copied.
+	grep -rlF --include='*.cmd' --include='*.d' "$BASE_OBJ/" "$OBJ.tmp" |
+		while IFS= read -r f; do
+			sed -i "s|$BASE_OBJ/|$OBJ/|g" "$f" && touch -r "$BASE_OBJ/${f#"$OBJ.tmp/"}" "$f"
+		done
+	mv "$OBJ.tmp" "$OBJ"
+fi
 
 if [ ! -f "$SRC/Makefile" ]; then
 	if [ -n "$KSUITE" ]; then
@@ -100,12 +124,21 @@ kmake() {
 
 mkdir -p "$OBJ"
 : >"$LOG"
-vm_log "configuring $K (tinyconfig + kernel.fragment${FRAGMENT_K:+ + ${FRAGMENT_K##*/}}), log: $LOG"
+FRAG_NAMES=$(for f in $FRAGMENT_K; do printf ' + %s' "${f##*/}"; done)
+vm_log "configuring $K (tinyconfig + kernel.fragment$FRAG_NAMES), log: $LOG"
 kmake tinyconfig >>"$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; vm_die "make tinyconfig failed"; }
-cat "$FRAGMENT" ${FRAGMENT_K:+"$FRAGMENT_K"} >>"$OBJ/.config"
+# shellcheck disable=SC2086 # a word list
+cat "$FRAGMENT" $FRAGMENT_K >>"$OBJ/.config"
 kmake olddefconfig >>"$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; vm_die "make olddefconfig failed"; }
 
-# Every option the fragment asks for must have survived olddefconfig.
+# Every option the fragments ask for must have survived olddefconfig; an option set again
+# by a later fragment (a variant's "# CONFIG_X is not set") counts with its last value.
+# shellcheck disable=SC2086 # a word list
+wanted=$(cat "$FRAGMENT" $FRAGMENT_K | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set/ { o = $2 }
+	o != "" { if (!(o in last)) ord[++n] = o; last[o] = $0; o = "" }
+	END { for (i = 1; i <= n; i++) print last[ord[i]] }')
 bad=
 while IFS= read -r line; do
 	case $line in
@@ -119,7 +152,7 @@ while IFS= read -r line; do
 		;;
 	esac
 done <<EOF
-$(cat "$FRAGMENT" ${FRAGMENT_K:+"$FRAGMENT_K"})
+$wanted
 EOF
 if [ -n "$bad" ]; then
 	for b in $bad; do
@@ -127,7 +160,7 @@ if [ -n "$bad" ]; then
 		got=$(grep -E "^(# )?${opt}[= ]" "$OBJ/.config" || echo 'absent')
 		vm_log "requested $b, got: $got"
 	done
-	vm_die "kernel config does not match kernel.fragment${FRAGMENT_K:+ + ${FRAGMENT_K##*/}} (missing dependency?)"
+	vm_die "kernel config does not match kernel.fragment$FRAG_NAMES (missing dependency?)"
 fi
 
 vm_log "building bzImage with -j$(nproc) (several minutes on 2 cores)"
@@ -135,15 +168,28 @@ kmake -j"$(nproc)" bzImage >>"$LOG" 2>&1 || { tail -n 40 "$LOG" >&2; vm_die "ker
 cp "$OBJ/arch/x86/boot/bzImage" "$IMAGE.tmp"
 cp "$OBJ/.config" "$IMAGE.config"
 mv "$IMAGE.tmp" "$IMAGE"
-# Keep the two newest images of this kernel series (other fragments, other uploads); the
-# version in the name starts with the series ("bzImage-6.12.118-..."; no spaces).
+# Keep the two newest images of this kernel series and variant (other fragments, other
+# uploads); the version in the name starts with the series ("bzImage-6.12.118-..."; no
+# spaces), a variant's name has "-VARIANT-" after the version.
 # shellcheck disable=SC2010
-ls -1t "$VM_CACHE"/bzImage-"$K".* 2>/dev/null | grep -v '\.config$' | tail -n +3 |
+ls -1t "$VM_CACHE"/bzImage-"$KBASE".* 2>/dev/null | grep -v '\.config$' |
+	if [ -n "$KVARIANT" ]; then grep -- "-$KVARIANT-"; else grep -v -- '-nomc-'; fi |
+	tail -n +3 |
 	while read -r old; do
 		rm -f "$old" "$old.config"
 	done
 if [ "${ZRAM_RECOMPD_VM_KEEP_TREE:-1}" = 0 ]; then
-	rm -rf "$SRC" "$OBJ"
+	case " ${VM_KERNELS:-$VM_KERNELS_KNOWN} " in
+	*" $K-nomc "*)
+		# its variant is built next from this tree (incremental): it removes it
+		vm_log "keeping the tree of $K for $K-nomc"
+		;;
+	*)
+		rm -rf "$OBJ"
+		[ -z "$KVARIANT" ] || rm -rf "$BASE_OBJ"
+		rm -rf "$SRC"
+		;;
+	esac
 fi
 vm_log "built $IMAGE in $(($(vm_now) - start)) s"
 echo "$IMAGE"

@@ -12,7 +12,9 @@ VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/zram-recompd
 VM_KERNEL_BUILD_PKGS="bc bison flex libelf-dev libssl-dev cpio xz-utils build-essential"
 
 # The kernels of the VM tier, oldest first; VM_KERNELS selects some of them (default: all).
-VM_KERNELS_KNOWN="6.12 7.3"
+# 6.12-nomc is 6.12 without CONFIG_ZRAM_MULTI_COMP (kernel-nomc.fragment), like Ubuntu's
+# kernels: built incrementally from 6.12's tree; it runs only the nomc_* scenarios.
+VM_KERNELS_KNOWN="6.12 7.3 6.12-nomc"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 VM_KERNEL_NEWEST=7.3
 
@@ -22,7 +24,15 @@ VM_KERNEL_NEWEST=7.3
 # cache, without installing it, see vm_fetch_source). A newer upload or kernel is a change of
 # this table only.
 vm_kernel_spec() {
-	case $1 in
+	# K-VARIANT: kernel K with kernel-VARIANT.fragment after its own (KBASE, KVARIANT)
+	KBASE=${1%%-*}
+	KVARIANT=
+	[ "$KBASE" = "$1" ] || KVARIANT=${1#*-}
+	case $KVARIANT in
+	'' | nomc) ;;
+	*) vm_die "unknown kernel variant '$KVARIANT' of $KBASE (known: nomc)" ;;
+	esac
+	case $KBASE in
 	6.12)
 		# Debian 12's own kernel series: installed like any build dependency.
 		KPKG=linux-source-6.12 KPIN='' KSUITE=''

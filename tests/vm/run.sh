@@ -14,7 +14,9 @@
 # Booting, console logs and the parsing of the VMTEST lines are host-lib.sh's (vm_run), shared
 # with run-systemd.sh.
 #
-# Environment: BUILDDIR (default build), VM_KERNELS="6.12 7.3" (kernels to run on),
+# Environment: BUILDDIR (default build), VM_KERNELS="6.12 7.3 6.12-nomc" (kernels to run on;
+# 6.12-nomc, without CONFIG_ZRAM_MULTI_COMP, runs only the nomc_* scenarios and, of the systemd
+# VM, the check that the units are skipped),
 # VM_TESTS="name ..." (default: all; host_no_multicomp is a valid name too),
 # ZRAM_RECOMPD_VM_KERNEL (one given bzImage instead, run once unless VM_KERNELS is set), CORPUS,
 # VM_PAGES, VM_TIMEOUT (whole VM, s, default 480), VM_SCENARIO_TIMEOUT (each scenario, s,
@@ -183,9 +185,22 @@ if [ -n "$GUEST$SYSTEMD" ]; then
 	vm_need_tools "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd
 fi
 
+# The nomc_* scenarios need a kernel without CONFIG_ZRAM_MULTI_COMP (6.12-nomc), which runs
+# only them (the others need recompression); its systemd VM checks only that the units are
+# skipped (run-systemd.sh).
+ALL_SEL=$GUEST
+ALL_SYSTEMD=$SYSTEMD
 for K in $KERNELS; do
 	VM_LABEL=$K
-	[ -n "$GUEST$SYSTEMD" ] || break
+	GUEST=
+	SYSTEMD=$ALL_SYSTEMD
+	for t in $ALL_SEL; do
+		case $K in
+		*-nomc) case $t in nomc_*) GUEST="$GUEST $t" ;; esac ;;
+		*) case $t in nomc_*) ;; *) GUEST="$GUEST $t" ;; esac ;;
+		esac
+	done
+	[ -n "$GUEST$SYSTEMD" ] || continue
 	if [ -n "$VM_MISSING" ]; then
 		fail_kernel "missing:$VM_MISSING"
 		continue

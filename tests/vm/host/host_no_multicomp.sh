@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs on the HOST (not in the VM): on a kernel whose zram lacks CONFIG_ZRAM_MULTI_COMP (no
-# recomp_algorithm attribute), `status` says so and `--once` exits 4, and neither writes
+# recomp_algorithm attribute), `status` says so, `--once` exits 4, `can-run` exits 1, and none writes
 # anything to the device (checked with strace when present, else by comparing every readable
 # attribute before and after). Skipped when the host has no such zram device.
 # Prints one "VMTEST PASS|FAIL|SKIP host_no_multicomp[: reason]" line.
@@ -97,6 +97,13 @@ grep -q "CONFIG_ZRAM_MULTI_COMP" "$W/once.out" ||
 	fail "--once does not say the kernel lacks CONFIG_ZRAM_MULTI_COMP"
 w=$(trace_writes once)
 [ -z "$w" ] || fail "--once wrote: $w"
+
+# ExecCondition= of the units: nothing possible without MULTI_COMP and writeback (issue 24).
+run canrun --config "$W/empty.conf" can-run
+[ "$RC" -eq 1 ] || fail "can-run exit code $RC, expected 1"
+grep -q "can-run: no" "$W/canrun.out" || fail "can-run gives no reason"
+w=$(trace_writes canrun)
+[ -z "$w" ] || fail "can-run wrote: $w"
 
 snapshot >"$W/after"
 cmp -s "$W/before" "$W/after" ||

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Daemon tests of what each kernel shape allows (issue 24, src/reach.c): the Ubuntu profile
+# (no CONFIG_ZRAM_MULTI_COMP) with and without writeback, the Fedora profile, and a device
+# without a secondary algorithm that is adopted while the daemon runs. The daemon says once
+# what a device cannot do, with the fix, and never promises a pass it will not run: not in
+# its log, not in sd_notify STATUS (notifysock.py plays the service manager). Sourced by
+# run.sh (TESTS there lists the caps_* names).
+# Tests run in subshells that set T and R on purpose.
+# shellcheck disable=SC2030,SC2031
+
+# notify_start: a notification socket for the next dstart ($T/notify.log gets the messages).
+notify_start() {
+	python3 "$HERE/notifysock.py" "$T/notify.sock" "$T/notify.log" "$T/notify.ready" \
+		2>>"$T/notify.err" &
+	echo $! >>"$T/pids"
+	wait_for 20000 test -e "$T/notify.ready" ||
+		die "notifysock.py did not start: $(oneline "$T/notify.err")"
+	export NOTIFY_SOCKET=$T/notify.sock
+}
+
+# Ubuntu, writeback configured: a pass every interval with writeback and compaction only,
+# the reason said once; STATUS says so too.
+t_caps_ubuntu_writeback() {
+	build_version_root "$R" ubuntu
+	printf '/dev/loop0\n' >"$(attr 0 backing_dev)"
+	conf "${BASE_CONF[@]}" "writeback = yes" "writeback-types = huge"
+	notify_start
+	dstart
+	wait_for 8000 at_least 2 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "fewer than 2 passes in 8 s; stderr: $(oneline "$T/d.err")"
+	dstop
+	grep -qx 'zram-recompd: zram0: managed (initialized; writeback and compaction only), first pass in 1 s' \
+		"$T/d.err" || die "no honest announcement: $(oneline "$T/d.err")"
+	[ "$(count "$T/d.err" 'cannot recompress: this kernel lacks CONFIG_ZRAM_MULTI_COMP .*; writeback and compaction only$')" = 1 ] ||
+		die "the reason not said exactly once: $(oneline "$T/d.err")"
+	local n
+	n=$(passes_logged zram0)
+	[ "$(count "$(attr 0 writeback)" '^huge$')" = "$n" ] ||
+		die "$n passes, writeback: $(oneline "$(attr 0 writeback)")"
+	[ "$(count "$(attr 0 compact)" '^1$')" = "$n" ] ||
+		die "$n passes, compact: $(oneline "$(attr 0 compact)")"
+	[ ! -e "$(attr 0 recompress)" ] && [ ! -s "$(attr 0 idle)" ] ||
+		die "idle marked: $(oneline "$(attr 0 idle)")"
+	grep -q '^STATUS=zram0: .*(writeback and compaction only: kernel lacks CONFIG_ZRAM_MULTI_COMP)' \
+		"$T/notify.log" || die "STATUS: $(grep STATUS "$T/notify.log" | tail -n 3 | tr '\n' '|')"
+}
+
+# Ubuntu as installed: no pass, no promise of one, the reason once (not at every tick).
+t_caps_ubuntu_nothing() {
+	build_version_root "$R" ubuntu
+	conf "${BASE_CONF[@]}"
+	snap_root
+	notify_start
+	dstart
+	wait_for 5000 grep -q 'zram0: managed (initialized): no pass' "$T/d.err" ||
+		die "no announcement: $(oneline "$T/d.err")"
+	# several ticks of interval-sec = 1
+	sleep $((4 * SLOW))
+	dalive || die "daemon died; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ "$(count "$T/d.err" 'warning: zram0: cannot recompress: this kernel lacks CONFIG_ZRAM_MULTI_COMP .*; nothing to do \(writeback = yes')" = 1 ] ||
+		die "the reason not said exactly once: $(oneline "$T/d.err")"
+	! grep -q 'first pass\|: pass:' "$T/d.err" || die "a pass promised or run: $(oneline "$T/d.err")"
+	! grep -q 'first pass' "$T/notify.log" || die "STATUS promised a pass: $(oneline "$T/notify.log")"
+	[ "$(count "$T/notify.log" '^STATUS=zram0: nothing to do: kernel lacks CONFIG_ZRAM_MULTI_COMP$')" -ge 2 ] ||
+		die "STATUS: $(grep STATUS "$T/notify.log" | tail -n 3 | tr '\n' '|')"
+	root_unchanged
+}
+
+# snap_root / root_unchanged: no file of the root changed.
+snap_root() {
+	fr_snapshot "$R" >"$T/before.snap"
+}
+root_unchanged() {
+	fr_snapshot "$R" >"$T/after.snap"
+	cmp -s "$T/before.snap" "$T/after.snap" ||
+		die "changed: $(fr_changed "$T/before.snap" "$T/after.snap" | tr '\n' ' ')"
+}
+
+# Fedora: recompression and compaction, nothing of writeback.
+t_caps_fedora() {
+	build_version_root "$R" fedora
+	conf "${BASE_CONF[@]}"
+	dstart
+	wait_for 8000 at_least 2 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "fewer than 2 passes in 8 s; stderr: $(oneline "$T/d.err")"
+	dstop
+	grep -q '^zram-recompd: zram0: managed (initialized), first pass in' "$T/d.err" ||
+		die "announcement: $(oneline "$T/d.err")"
+	! grep -q 'cannot recompress' "$T/d.err" || die "$(oneline "$T/d.err")"
+	[ "$(head -n 1 "$(attr 0 recompress)")" = "type=huge_idle priority=1 max_pages=2048" ] ||
+		die "recompress: $(oneline "$(attr 0 recompress)")"
+	grep -qx all "$(attr 0 idle)" || die "idle: $(oneline "$(attr 0 idle)")"
+}
+
+# A device without a secondary (zram-tools found, its drop-in not): the fix once, STATUS
+# says it, no pass; then adopt gives it one (here: the fake kernel's list changes) and the
+# daemon says so and recompresses, without a restart.
+t_caps_adopted() {
+	local ra
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0 recomp=""
+	mkdir -p "$R/lib/systemd/system"
+	: >"$R/lib/systemd/system/zramswap.service"
+	ra=$(attr 0 recomp_algorithm)
+	conf "${BASE_CONF[@]}"
+	notify_start
+	dstart
+	wait_for 5000 grep -q 'zram0: managed (initialized): no pass' "$T/d.err" ||
+		die "no announcement: $(oneline "$T/d.err")"
+	sleep $((3 * SLOW))
+	[ "$(count "$T/d.err" 'warning: zram0: cannot recompress: initialized without a secondary algorithm .*; fix: zram-recompd adopt zram0 \(now, no reboot needed\); at later boots the drop-in zramswap.service.d/zram-recompd.conf for zram-tools \(install it\); nothing to do$')" = 1 ] ||
+		die "the fix not said exactly once: $(oneline "$T/d.err")"
+	[ ! -s "$(attr 0 recompress)" ] && [ ! -s "$ra" ] || die "written before adopt"
+	grep -q '^STATUS=zram0: cannot recompress: no secondary algorithm (zram-recompd adopt zram0)$' \
+		"$T/notify.log" || die "STATUS: $(grep STATUS "$T/notify.log" | tail -n 2 | tr '\n' '|')"
+	put "$ra" "#1: $(fr_algo_list "$VER" zstd)
+"
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass after adopt; stderr: $(oneline "$T/d.err")"
+	dstop
+	grep -q '^zram-recompd: zram0: ready (initialized), first pass in' "$T/d.err" ||
+		die "no announcement after adopt: $(oneline "$T/d.err")"
+	grep -q '^type=idle priority=1 ' "$(attr 0 recompress)" ||
+		die "recompress: $(oneline "$(attr 0 recompress)")"
+	grep -q '^STATUS=zram0: last pass' "$T/notify.log" ||
+		die "STATUS after the pass: $(grep STATUS "$T/notify.log" | tail -n 2 | tr '\n' '|')"
+}
