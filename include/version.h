@@ -6,5 +6,7 @@
 
 /* --version: this program's version and the libraries it runs with (src/version.c). */
 void version_print(FILE *f);
+/* --help: usage and options. */
+void help_print(FILE *f);
 
 #endif

@@ -51,37 +51,6 @@ struct args {
 	unsigned *devices; /* --device, any number */
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: zram-recompd [OPTIONS]                 run the daemon (foreground)\n"
-		"       zram-recompd [OPTIONS] --once [--dry-run] [--device zramN]...\n"
-		"       zram-recompd [OPTIONS] status [--json] [--device zramN]...\n"
-		"       zram-recompd [OPTIONS] advise [ADVISE OPTIONS]  (see zram-recompd(8))\n"
-		"       zram-recompd [OPTIONS] adopt [--dry-run] [--via-temp] zramN  (in-use swap)\n"
-		"       zram-recompd [OPTIONS] --check-config | --print-config | can-run\n"
-		"\n"
-		"Drives zram recompression: marks idle pages, recompresses them with the\n"
-		"secondary algorithms in bounded batches, compacts, and reports the savings.\n"
-		"\n"
-		"  --once            run one pass over each selected device and exit\n"
-		"  --dry-run         with --once: print the commands, write nothing\n"
-		"  --device zramN    only this device (repeatable; default: config 'devices')\n"
-		"  status            show devices, savings, capabilities (--json for JSON)\n"
-		"  --check-config    validate the configuration and exit\n"
-		"  --print-config    print the effective configuration and exit\n"
-		"  can-run           exit 0 if there is work for the daemon, 1 if not (ExecCondition=)\n"
-		"  --config FILE     only this configuration file, no drop-ins (default:\n"
-		"                    %s/zram-recompd.conf, /run, /usr/local/lib, /usr/lib\n"
-		"                    and zram-recompd.conf.d/*.conf there; see zram-recompd.conf(5))\n"
-		"  --sysroot DIR     root for /sys, /proc and /dev (env ZRAM_RECOMPD_SYSROOT)\n"
-		"  --no-sandbox      daemon and --once: no Landlock restriction of writes\n"
-		"  -v, --verbose     debug messages\n"
-		"  -h, --help        this text\n"
-		"      --version     print the version\n",
-		SYSCONFDIR);
-}
-
 enum {
 	OPT_ONCE = 0x100,
 	OPT_DRY_RUN,
@@ -206,7 +175,7 @@ static int take_option(struct args *a, int c, char **argv)
 		log_set_max_level(LOG_LVL_DEBUG);
 		break;
 	case 'h':
-		usage(stdout);
+		help_print(stdout);
 		return EXIT_OK;
 	case OPT_VERSION:
 		version_print(stdout);
