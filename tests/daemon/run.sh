@@ -865,7 +865,11 @@ t_another_tool_sets_up() {
 	for a in recomp_algorithm algorithm_params recompress idle compact; do
 		[ ! -s "$(attr 0 $a)" ] || die "$a written: $(oneline "$(attr 0 $a)")"
 	done
-	grep -qE '^zram-recompd: (error|warning):' "$T/d.err" &&
+	# The other tool set zram0 up without secondaries: said once, as a warning with the fix
+	# (reach.c); nothing else is an error or a warning.
+	[ "$(count "$T/d.err" '^zram-recompd: warning: zram0: cannot recompress: initialized without a secondary algorithm')" = 1 ] ||
+		die "no single 'cannot recompress' warning: $(oneline "$T/d.err")"
+	grep -E '^zram-recompd: (error|warning):' "$T/d.err" | grep -qv 'cannot recompress' &&
 		die "errors or warnings: $(grep -E '^zram-recompd: (error|warning):' "$T/d.err" | tr '\n' '|')"
 	dstop
 }
