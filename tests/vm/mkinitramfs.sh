@@ -352,16 +352,13 @@ systemd-zram-generator | systemd-zram-tools)
 	;;
 systemd-zram-tools-adopt)
 	# zram-tools set zram0 up at a boot before zram-recompd was installed: its drop-in for
-	# zramswap.service is masked, and the daemon starts after zramswap, as it would when the
-	# package is installed later (systemd/adopttest.sh).
+	# zramswap.service is masked (systemd/adopttest.sh). The daemon's own unit orders it
+	# after zramswap.service.
 	systemd_image
 	hook_image zram-tools
 	echo zram-tools-adopt >"$STAGE/vm/hook"
-	mkdir -p "$STAGE/etc/systemd/system/zramswap.service.d" \
-		"$STAGE/etc/systemd/system/zram-recompd.service.d"
+	mkdir -p "$STAGE/etc/systemd/system/zramswap.service.d"
 	ln -s /dev/null "$STAGE/etc/systemd/system/zramswap.service.d/zram-recompd.conf"
-	printf '[Unit]\nAfter=zramswap.service\n' \
-		>"$STAGE/etc/systemd/system/zram-recompd.service.d/after-zramswap.conf"
 	install -m 0644 "$SD/adopttest.sh" "$STAGE/vm/adopttest.sh"
 	;;
 *) busybox_image "$MODE" ;;
