@@ -12,6 +12,13 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Saturating arithmetic: budgets and clocks never wrap (ChromeOS's unsigned max(a - b, 0) did). */
+/*
+ * Room for one more element in a growing array *v of *cap elements of size bytes, n of
+ * them in use: doubled (first when empty) when full. -ENOMEM leaves *v and *cap as they
+ * were. Pointers into the array are stale after a growth.
+ */
+int array_reserve(void **v, unsigned *cap, unsigned n, size_t size, unsigned first);
+
 static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
 {
 	uint64_t r;

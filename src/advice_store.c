@@ -77,20 +77,11 @@ const struct advice_entry *advice_find(const struct advice_set *s, const char *n
 /* Room for one more entry. */
 static int set_grow(struct advice_set *s)
 {
-	struct advice_entry *v;
-	unsigned cap;
+	void *v = s->dev;
+	int r = array_reserve(&v, &s->cap, s->n, sizeof(*s->dev), 4);
 
-	if (s->n < s->cap)
-		return 0;
-	cap = s->cap ? 2 * s->cap : 4;
-	if (cap <= s->cap || cap > UINT_MAX / 2)
-		return -ENOMEM;
-	v = reallocarray(s->dev, cap, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
 	s->dev = v;
-	s->cap = cap;
-	return 0;
+	return r;
 }
 
 void advice_free(struct advice_set *s)

@@ -96,22 +96,16 @@ static struct dev_config *device_section(struct parse_ctx *ctx, unsigned id)
 	struct config *c = ctx->c;
 	const struct dev_section *found = cfg_find_section(c, id);
 	struct dev_section *s;
+	void *v;
 
 	if (found)
 		return &c->sections[found - c->sections].cfg;
-	if (c->n_sections == c->cap_sections) {
-		unsigned cap = c->cap_sections ? 2 * c->cap_sections : 4;
-		struct dev_section *v = cap > c->cap_sections
-						? reallocarray(c->sections, cap, sizeof(*v))
-						: NULL;
-
-		if (!v) {
-			line_err(ctx, ctx->section_line, "[zram%u]: out of memory", id);
-			return NULL;
-		}
-		c->sections = v;
-		c->cap_sections = cap;
+	v = c->sections;
+	if (array_reserve(&v, &c->cap_sections, c->n_sections, sizeof(*c->sections), 4) < 0) {
+		line_err(ctx, ctx->section_line, "[zram%u]: out of memory", id);
+		return NULL;
 	}
+	c->sections = v;
 	s = &c->sections[c->n_sections++];
 	memset(s, 0, sizeof(*s));
 	s->id = id;

@@ -233,18 +233,13 @@ static void drop_gone(struct manager *m, const unsigned *ids, int n)
 /* A new device for id, set up and in the list at its place; NULL without memory. */
 static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
 {
+	void *v = m->devs;
 	struct mdev *md;
 	unsigned i;
 
-	if (m->n_devs == m->cap_devs) {
-		unsigned cap = m->cap_devs ? 2 * m->cap_devs : 8;
-		struct mdev **v = cap > m->cap_devs ? reallocarray(m->devs, cap, sizeof(*v)) : NULL;
-
-		if (!v)
-			return NULL;
-		m->devs = v;
-		m->cap_devs = cap;
-	}
+	if (array_reserve(&v, &m->cap_devs, m->n_devs, sizeof(*m->devs), 8) < 0)
+		return NULL;
+	m->devs = v;
 	md = calloc(1, sizeof(*md));
 	if (!md)
 		return NULL;

@@ -170,20 +170,11 @@ void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, ui
 /* Room for one more entry; pointers into s->dev are stale after a growth. */
 static int state_grow(struct state *s)
 {
-	struct dev_totals *v;
-	unsigned cap;
+	void *v = s->dev;
+	int r = array_reserve(&v, &s->cap, s->n, sizeof(*s->dev), 8);
 
-	if (s->n < s->cap)
-		return 0;
-	cap = s->cap ? 2 * s->cap : 8;
-	if (cap <= s->cap || cap > UINT_MAX / 2)
-		return -ENOMEM;
-	v = reallocarray(s->dev, cap, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
 	s->dev = v;
-	s->cap = cap;
-	return 0;
+	return r;
 }
 
 void state_free(struct state *s)

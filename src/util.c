@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -253,4 +254,22 @@ int dir_next(DIR *d, struct dirent **ret)
 	if (*ret)
 		return 1;
 	return errno ? -errno : 0;
+}
+
+int array_reserve(void **v, unsigned *cap, unsigned n, size_t size, unsigned first)
+{
+	unsigned want;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	want = *cap ? 2 * *cap : first;
+	if (want <= *cap || want > UINT_MAX / 2)
+		return -ENOMEM;
+	p = reallocarray(*v, want, size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = want;
+	return 0;
 }

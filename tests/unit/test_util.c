@@ -13,6 +13,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,33 @@ static void test_json_print_string(void **state)
 	}
 }
 
+/* array_reserve: room for one more, first size when empty, doubled when full. */
+static void test_array_reserve(void **state)
+{
+	void *v = NULL;
+	unsigned cap = 0, n;
+
+	(void)state;
+	assert_int_equal(array_reserve(&v, &cap, 0, sizeof(int), 4), 0);
+	assert_non_null(v);
+	assert_int_equal(cap, 4);
+	for (n = 0; n < 4; n++)
+		((int *)v)[n] = (int)n;
+	/* not full: nothing changes */
+	assert_int_equal(array_reserve(&v, &cap, 3, sizeof(int), 4), 0);
+	assert_int_equal(cap, 4);
+	/* full: doubled, the contents kept */
+	assert_int_equal(array_reserve(&v, &cap, 4, sizeof(int), 4), 0);
+	assert_int_equal(cap, 8);
+	for (n = 0; n < 4; n++)
+		assert_int_equal(((int *)v)[n], (int)n);
+	/* past what an unsigned count can double to: refused, array kept */
+	cap = UINT_MAX / 2 + 1;
+	assert_int_equal(array_reserve(&v, &cap, cap, sizeof(int), 4), -ENOMEM);
+	assert_int_equal(cap, UINT_MAX / 2 + 1);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_read_full_pieces),
 		cmocka_unit_test(test_pread_full),
 		cmocka_unit_test(test_json_print_string),
+		cmocka_unit_test(test_array_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
