@@ -410,10 +410,13 @@ static int parse_devices(const struct key_def *k, char *v, void *base, char *why
 		r = fail(why, -EINVAL, "'all' cannot be combined with device names");
 	if (r == 0 && !all && n == 0)
 		r = fail(why, -EINVAL, "empty value ('all' or a list of zramN names)");
-	if (r < 0) {
+	/* nothing kept for 'all': config_init() (the default) then owns nothing */
+	if (r < 0 || n == 0) {
 		free(ids);
-		return r;
+		ids = NULL;
 	}
+	if (r < 0)
+		return r;
 	free(c->devices);
 	c->devices_all = all;
 	c->n_devices = n;

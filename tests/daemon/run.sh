@@ -506,14 +506,16 @@ t_ripen_pressure() {
 		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
 	now_ms
 	t1=$NOW
-	grep -qE "zram0: memory pressure: 3000 pages are younger than the idle age of 20 s, 90% of them old enough in [3-7] s" "$T/d.err" ||
+	grep -qE "zram0: memory pressure: 3000 pages are younger than the idle age of 20 s, 90% of them old enough in [1-7] s" "$T/d.err" ||
 		die "no ripening line: $(oneline "$T/d.err")"
 	wait_for 9000 at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "no second pass within 9 s of the first; stderr: $(oneline "$T/d.err")"
 	now_ms
 	t2=$NOW
 	gap=$((t2 - t1))
-	[ "$gap" -ge 2500 ] || die "second pass ${gap} ms after the first (expected about 5 s)"
+	# about 5 s; less when the first pass started late on a loaded host (the pages' ages
+	# are fixed before the daemon starts), never at once
+	[ "$gap" -ge 1000 ] || die "second pass ${gap} ms after the first (expected about 5 s)"
 	[ "$(grep -c "pages are younger" "$T/d.err")" = 1 ] ||
 		die "the second pass found young pages again: $(oneline "$T/d.err")"
 	[ "$(cat "$(attr 0 idle)")" = "20
