@@ -41,16 +41,6 @@ out swap.ram_mib "$RAM"
 out swap.cold_every "$COLD_EVERY"
 out swap.warmup_seconds "$WARMUP"
 
-# wait_line FILE REGEX SECONDS
-wait_line() {
-	_i=0
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && return 1
-		usleep 100000
-	done
-}
-
 avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 [ "$avail" -gt $((RAM + 64)) ] || skip "only $avail MiB available"
 start_bg HOLDPID "$SWAPLOAD" hold $((avail - RAM)) >"$WORK/hold.out"

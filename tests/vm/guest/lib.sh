@@ -269,6 +269,16 @@ log_count() {
 	grep -cE "$1" "$DLOG"
 }
 
+# wait_line FILE REGEX SECONDS: until a line of FILE matches REGEX (1 when SECONDS pass).
+wait_line() {
+	_i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ "$_i" -gt $(($3 * 10)) ] && return 1
+		usleep 100000
+	done
+}
+
 # wait_log REGEX [N [SECONDS]]: waits until the daemon log has at least N (default 1) lines
 # matching REGEX; returns 1 after SECONDS (default 30). Fails the scenario if the daemon died.
 wait_log() {

@@ -43,16 +43,6 @@ _adopt_end() {
 }
 trap '_adopt_end; _cleanup' EXIT
 
-# wait_line FILE REGEX SECONDS
-wait_line() {
-	_i=0
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && return 1
-		usleep 100000
-	done
-}
-
 # balloon MIB NAME: an mlocked balloon; its pid in $BPID (and in HOLDS, for the cleanup).
 balloon() {
 	"$SWAPLOAD" hold "$1" >"$WORK/$2.out" 2>&1 &

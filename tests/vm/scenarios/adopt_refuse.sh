@@ -33,15 +33,6 @@ _refuse_end() {
 }
 trap '_refuse_end; _cleanup' EXIT
 
-wait_line() {
-	_i=0
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && return 1
-		usleep 100000
-	done
-}
-
 swap_line() {
 	awk -v d="/dev/$1" '$1 == d { print $3, $5 }' /proc/swaps
 }

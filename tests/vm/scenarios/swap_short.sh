@@ -52,16 +52,6 @@ _swap_end() {
 }
 trap '_daemon_end; _swap_end; _cleanup' EXIT
 
-# wait_line FILE REGEX SECONDS
-wait_line() {
-	_i=0
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && return 1
-		usleep 100000
-	done
-}
-
 t0=$(now)
 avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 [ "$avail" -gt $((RAM + 64)) ] || skip "only $avail MiB available"
