@@ -177,13 +177,27 @@ dstop() {
 		die "daemon $name exited $DRC after SIGTERM; stderr: $(oneline "$T/$name.err")"
 }
 
-# slow_attr ID ATTR DELAY: make the attribute a slow FIFO (tests/daemon/slowattr.py); the
-# commands land in $T/slow.ID.ATTR ("<us> <command>" lines).
+# blocked_in_fifo [NAME]: true when a thread of the daemon waits in a FIFO open (the slow
+# attribute holding its write). Where the kernel hides wchan ("0"), true after 0.5 s instead.
+blocked_in_fifo() {
+	local w any=
+	for w in /proc/"$(dpid "${1:-d}")"/task/*/wchan; do
+		w=$(cat "$w" 2>/dev/null) || continue
+		[ "$w" = wait_for_partner ] && return 0
+		[ "$w" = 0 ] || any=1
+	done
+	[ -z "$any" ] && sleep 0.5
+	[ -z "$any" ]
+}
+
+# slow_attr ID ATTR DELAY [GATE]: make the attribute a slow FIFO (tests/daemon/slowattr.py); the
+# commands land in $T/slow.ID.ATTR ("<us> <command>" lines). With GATE, writes after the first
+# stay blocked until the file GATE exists.
 slow_attr() {
 	local id=$1 a=$2 delay=$3 priv=$T/fifo.$1.$2
 	mkdir -p "$priv"
 	python3 "$HERE/slowattr.py" "$(attr "$id" "$a")" "$priv" "$T/slow.$id.$a" "$delay" \
-		"$priv/ready" 2>>"$T/slowattr.err" &
+		"$priv/ready" ${4:+"$4"} 2>>"$T/slowattr.err" &
 	echo $! >>"$T/pids"
 	# generous: a pyenv shim plus interpreter start-up on a loaded 2-core machine
 	wait_for 20000 test -e "$priv/ready" ||

@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A write-only zram attribute whose writes take DELAY seconds, like a real recompress batch.
 
-Usage: slowattr.py ATTR PRIVDIR LOG DELAY READY
+Usage: slowattr.py ATTR PRIVDIR LOG DELAY READY [GATE]
 
 ATTR (e.g. ROOT/sys/devices/virtual/block/zram0/recompress) is replaced by a FIFO. Every
 command the daemon writes is appended to LOG as "<unix time in us> <command>", the time being
 when the write completed. READY is created once ATTR is a FIFO. The helper exits when ATTR's
 directory disappears (device hot-removed), after releasing a write that was blocked then.
+With GATE, only the first command is released on time: every later one stays blocked until the
+file GATE exists, so that a test can signal the daemon while a write is certainly in progress
+(a fixed DELAY raced a loaded host's scheduling: the signal could land after the next write).
 
 Why Python and why the FIFO is swapped each round (a shell loop reopening one FIFO is racy):
 the daemon writes each command with its own open()+write()+close(), and the open of a FIFO
@@ -29,6 +32,8 @@ import time
 
 def main():
     attr, privdir, log, delay, ready = sys.argv[1:6]
+    gate = sys.argv[6] if len(sys.argv) > 6 else None
+    released = 0
     delay = float(delay)
     seq = 0
 
@@ -72,8 +77,10 @@ def main():
             os.close(fd)
 
     def record(data):
+        nonlocal released
         if not data:
             return
+        released += 1
         stamp = int(time.time() * 1000000)
         with open(log, "ab") as f:
             for line in data.split(b"\n"):
@@ -87,6 +94,10 @@ def main():
     old = []  # FIFOs already drained, checked again for a writer that raced the rename
     while True:
         time.sleep(delay)
+        while gate and released and not os.path.exists(gate):
+            if not os.path.isdir(os.path.dirname(attr)):
+                break
+            time.sleep(0.01)
         nxt = arm()
         # A writer whose path walk found cur just before the rename reaches fifo_open()
         # within microseconds; give it that time before looking for writers on cur.
