@@ -98,7 +98,9 @@ static struct {
 	uint64_t orig;		    /* orig_data_size (0: 100 MiB) */
 	uint64_t other_pages;	    /* another writer stores this many pages per recompress */
 	/* a recompress write that finds pages to try takes this long per max_pages; once
-	 * none are left (no progress or failing batch) it returns at once, as the kernel's */
+	 * none are left (no progress or failing batch) it returns at once, as the kernel's.
+	 * The time passes on the clock the pass reads (skew_ns), not in a sleep: a
+	 * loaded host's oversleeping made the bounded-write tests flaky. */
 	uint64_t ns_per_page;
 	uint64_t wb_candidates;	    /* pages a writeback write finds (the kernel's limit applies) */
 	uint64_t wb_limit, wb_written;
@@ -113,6 +115,16 @@ static void write_mm(void)
 	snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64 " %" PRIu64 " 0 0 0 0 %" PRIu64 " 0\n",
 		 w.orig ? w.orig : (uint64_t)104857600, w.compr, w.used, w.huge);
 	fr_write("sys/block/zram0/mm_stat", buf);
+}
+
+/* simulated kernel time, added to the real monotonic clock (never reset: it stays monotonic) */
+static uint64_t skew_ns;
+
+uint64_t __real_now_monotonic_ns(void);
+uint64_t __wrap_now_monotonic_ns(void);
+uint64_t __wrap_now_monotonic_ns(void)
+{
+	return __real_now_monotonic_ns() + skew_ns;
 }
 
 int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
@@ -134,10 +146,8 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 	    (w.progress_batches > 0 || w.failing_batches > 0)) {
 		const char *mp = strstr(data, "max_pages=");
 		uint64_t ns = mp ? strtoull(mp + 10, NULL, 10) * w.ns_per_page : 0;
-		struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
 
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
+		skew_ns += ns;
 	}
 	if (strcmp(attr, "recompress") == 0 && w.other_pages) {
 		/* swap-out during the write: pages at the device's ratio (4:1 here) */
