@@ -112,6 +112,20 @@ copy_bin() {
 	copy_libs "$1"
 }
 
+# copy_dlopened SONAME: a library a program loads with dlopen() (so ldd of the program does
+# not list it), at the path the host's loader cache gives it, with its own ldd dependencies.
+# zram-recompd's `backing setup` loads libcryptsetup.so.12 (the backing_file_* scenarios, the
+# systemd VM); a host without it gets a warning, and those scenarios report the daemon's
+# error for the missing library.
+copy_dlopened() {
+	_lib=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ { print $NF; exit }')
+	if [ -z "$_lib" ] || [ ! -e "$_lib" ]; then
+		vm_log "warning: $1 not found on this machine (apt-get install libcryptsetup12)"
+		return 0
+	fi
+	copy_bin "$_lib"
+}
+
 # busybox_image tests|demo: the image of run.sh, demo.sh and the bench.
 busybox_image() {
 	copy_bin "$BUSYBOX" /bin/busybox
@@ -120,6 +134,15 @@ busybox_image() {
 		copy_bin "$RECOMPD" /usr/sbin/zram-recompd
 	else
 		vm_log "warning: $RECOMPD not built; scenarios that need it will be skipped"
+	fi
+	# the encrypted backing file: libcryptsetup (dlopen'd by `backing setup`) and mke2fs,
+	# which formats the ext4 image holding the backing file (backing_file_* scenarios)
+	copy_dlopened libcryptsetup.so.12
+	MKE2FS=$(command -v mke2fs || echo /sbin/mke2fs)
+	if [ -x "$MKE2FS" ]; then
+		copy_bin "$MKE2FS" /usr/sbin/mke2fs
+	else
+		vm_log "warning: mke2fs not found (tests/deps.sh vm: e2fsprogs); backing_file_* will be skipped"
 	fi
 	# the swap workload of swap_short (the bench copies its own as well)
 	if [ -x "$BUILDDIR/tools/swapload" ]; then
@@ -253,6 +276,8 @@ systemd_image() {
 		sed 's/ $/\n/' >"$STAGE/vm/package"
 	[ -x "$STAGE/usr/sbin/zram-recompd" ] || vm_die "$DEB has no /usr/sbin/zram-recompd"
 	copy_libs "$STAGE/usr/sbin/zram-recompd"
+	# the unit's ExecStartPre=+ `backing setup` dlopens it (the package Recommends it)
+	copy_dlopened libcryptsetup.so.12
 	U=$STAGE/usr/lib/systemd/system
 	mkdir -p "$STAGE/etc/systemd/system/zram-recompd.service.d"
 	cp "$SD/vmtest-watchdog.conf" "$STAGE/etc/systemd/system/zram-recompd.service.d/"
