@@ -59,6 +59,13 @@
 #   - the driver zram-recompd-hooktest.service (after multi-user.target) running
 #     /vm/hooktest.sh, the tool's name in /vm/hook, and tests/tools/swapload.
 #
+# systemd-backing (run-systemd.sh's backing boot): the systemd image with mke2fs, swapload,
+#   systemd/backing.conf appended to /etc/zram-recompd.conf (writeback, and a [zram0] with an
+#   encrypted backing file on the ext4 the driver mounts), and the driver
+#   zram-recompd-backingtest.service running /vm/backingtest.sh; zram-recompd.service is
+#   started by the driver, not enabled. libcryptsetup.so.12 (which `backing setup` dlopens) is
+#   in every systemd image.
+#
 # Every program comes with the shared libraries ldd lists for it, at the same paths (the
 # dynamic loader included). Environment: BUILDDIR (default build), ZRAM_RECOMPD_DEB (the
 # systemd image's package), VM_KERNEL_RELEASE (the hook images' kernel release, uname -r).
@@ -70,11 +77,12 @@ VM_DIR=$HERE
 # shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 
-OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|systemd-zram-tools|systemd-zram-tools-adopt]}
+OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|systemd-zram-tools|systemd-zram-tools-adopt|systemd-backing]}
 MODE=${2:-tests}
 case $MODE in
-tests | demo | systemd | systemd-zram-generator | systemd-zram-tools | systemd-zram-tools-adopt) ;;
-*) vm_die "unknown image '$MODE' (tests, demo, systemd, systemd-zram-generator, systemd-zram-tools or systemd-zram-tools-adopt)" ;;
+tests | demo | systemd | systemd-zram-generator | systemd-zram-tools | systemd-zram-tools-adopt | \
+	systemd-backing) ;;
+*) vm_die "unknown image '$MODE' (tests, demo, systemd, systemd-zram-generator, systemd-zram-tools, systemd-zram-tools-adopt or systemd-backing)" ;;
 esac
 BUILDDIR=${BUILDDIR:-build}
 case $BUILDDIR in
@@ -385,6 +393,23 @@ systemd-zram-tools-adopt)
 	mkdir -p "$STAGE/etc/systemd/system/zramswap.service.d"
 	ln -s /dev/null "$STAGE/etc/systemd/system/zramswap.service.d/zram-recompd.conf"
 	install -m 0644 "$SD/adopttest.sh" "$STAGE/vm/adopttest.sh"
+	;;
+systemd-backing)
+	# The packaged unit sets up an encrypted backing file for zram0 (ExecStartPre=+ backing
+	# setup; systemd/backingtest.sh). Not enabled: the driver mounts the ext4 for the file
+	# first, then starts it. mke2fs and swapload (the swap workload) from the host and the
+	# build; /etc/zram-recompd.conf gets systemd/backing.conf's writeback and [zram0].
+	systemd_image
+	MKE2FS=$(command -v mke2fs || echo /sbin/mke2fs)
+	[ -x "$MKE2FS" ] || vm_die "mke2fs not found (tests/deps.sh vm: e2fsprogs)"
+	copy_bin "$MKE2FS" /usr/sbin/mke2fs
+	[ -x "$BUILDDIR/tools/swapload" ] ||
+		vm_die "$BUILDDIR/tools/swapload missing (run: make BUILDDIR=${BUILDDIR#"$TOP"/} tools)"
+	copy_bin "$BUILDDIR/tools/swapload" /usr/bin/swapload
+	cat "$SD/zram-recompd.conf" "$SD/backing.conf" >"$STAGE/etc/zram-recompd.conf"
+	cp "$SD/zram-recompd-backingtest.service" "$STAGE/usr/lib/systemd/system/"
+	install -m 0755 "$SD/backingtest.sh" "$STAGE/vm/backingtest.sh"
+	WHAT="$WHAT, backing file"
 	;;
 *) busybox_image "$MODE" ;;
 esac
