@@ -19,6 +19,7 @@
 #    no file; the file system has its space back.
 . /vm/lib.sh
 need_recompd
+export ZRAM_RECOMPD_STATE_DIR=$WORK/state
 
 ext4_mount 256M
 BDIR=$MNT/zram-recompd
@@ -81,9 +82,18 @@ NM=64
 NR=$(pages_of "$DATA/random.bin")
 TOT=$((NM + NR))
 expect_eq "marked pages" "$(pages_of "$WORK/mk.bin")" "$NM"
+# grep reads lines as C strings: a NUL byte before a string on its line would hide it, so
+# every grep here reads with the NUL bytes taken out (no string has one: nothing is hidden)
 expect_eq "strings found in the pages written" \
-	"$(grep -o -F -f "$WORK/marks" "$WORK/mk.bin" | sort -u | wc -l)" "$NM"
+	"$(tr -d '\000' <"$WORK/mk.bin" | grep -o -F -f "$WORK/marks" | sort -u | wc -l)" "$NM"
 
+# the secondary algorithm before disksize (the setup tools' hook): --once on the device,
+# whose backing device is in place already, so it changes nothing there
+run_recompd "$WORK/once0.out" --config "$WORK/c.conf" --once --device "$Z"
+expect_eq "setup --once exit code" "$RC" 0
+expect_eq "backing_dev after the setup --once" "$(zget "$Z" backing_dev)" "$bd"
+expect_eq "dm devices after the setup --once" "$(dm_devices)" "$DM "
+recomp_list "$Z" | grep -q zstd || fail "no zstd in recomp_algorithm after the setup --once"
 zset "$Z" disksize 64M
 load "$Z" "$WORK/mk.bin"
 load "$Z" "$DATA/random.bin" 0 "$NR" "$NM"
@@ -106,11 +116,10 @@ cmp -s "$WORK/sum0" "$WORK/sum1" || fail "data read back differs after writeback
 # The raw file holds none of the strings; the dm device (plain text above dm-crypt) all.
 sync
 echo 3 >/proc/sys/vm/drop_caches
-# (NUL bytes taken out first: the unwritten rest of the file would be one 128 MiB "line"
-# for grep; no string has a NUL, so none can be hidden by that)
+# (NUL bytes out, as above; also, the unwritten rest of the file would be one 128 MiB line)
 raw=$(tr -d '\000' <"$FILE" | grep -c -F -f "$WORK/marks")
 expect_eq "lines of the raw backing file holding a known string" "$raw" 0
-plain=$(dd if="/dev/$DM" bs=1M count=16 iflag=direct 2>/dev/null |
+plain=$(dd if="/dev/$DM" bs=1M count=16 iflag=direct 2>/dev/null | tr -d '\000' |
 	grep -o -F -f "$WORK/marks" | sort -u | wc -l)
 expect_eq "known strings on the dm device (the control)" "$plain" "$NM"
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The free-space guard of the backing file (issue 25; ChromeOS: no writeback below 15% free
-# disk) on a real file system: an ext4 of 160 MiB cannot hold a 128 MiB backing file and keep
+# disk) on a real file system: an ext4 of 192 MiB cannot hold a 128 MiB backing file and keep
 # half of itself free (backing-file-min-free = 50%).
 #  - `backing setup zramN` refuses: exit 6, one line naming the device and the figures (the
 #    file's size and the free space), and nothing is left behind: no dm device, no loop
@@ -13,7 +13,7 @@
 . /vm/lib.sh
 need_recompd
 
-ext4_mount 160M
+ext4_mount 192M
 BDIR=$MNT/zram-recompd
 mkdir -p "$BDIR"
 chmod 0700 "$BDIR"

@@ -105,7 +105,8 @@ say "driver started; kernel $(uname -r)"
 # ---- the file system for the backing file (a real one: zram-recompd refuses tmpfs) ----
 mkdir -p "$MNT"
 truncate -s 320M /tmp/ext4.img
-if ! mke2fs -q -F -t ext4 -m 0 /tmp/ext4.img >/tmp/mke2fs.out 2>&1 ||
+# mke2fs by its path: busybox's sh would run its own applet (no -t) for the bare name
+if ! /usr/sbin/mke2fs -q -F -t ext4 -m 0 /tmp/ext4.img >/tmp/mke2fs.out 2>&1 ||
 	! EXT4LOOP=$(losetup -f) || ! losetup "$EXT4LOOP" /tmp/ext4.img ||
 	! mount -t ext4 "$EXT4LOOP" "$MNT"; then
 	for c in setup writeback teardown; do
