@@ -69,7 +69,9 @@ override CPPFLAGS += -Iinclude -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
 CFLAGS ?= $(OPT)
 override CFLAGS += -std=gnu11 $(WARN) $(HARDEN) $(SAN_FLAGS) -pthread -MMD -MP
 override LDFLAGS += -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_FLAGS) -pthread
-override LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+# libcryptsetup: only its header (dmcrypt.c loads the library with dlopen at setup time,
+# so the daemon never maps it; -ldl for glibc before 2.34).
+override LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -ldl
 
 # src/*.c, plus src/advise/ (the advisor, split by concern); objects mirror the tree under
 # $(BUILDDIR)/obj (build/obj/advise/engine.o), each with its -MMD dependency file beside it.

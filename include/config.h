@@ -23,7 +23,7 @@
 #define CFG_MAX_PASSES 8
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 36			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 40			     /* number of enum cfg_key bits */
 #define CFG_PATH_MAX 128		     /* backing-device */
 
 enum compact_mode {
@@ -73,6 +73,27 @@ enum cfg_key {
 	CFG_K_BACKING_DEV = 1ull << 33,
 	CFG_K_COMPRESSED_WB = 1ull << 34,
 	CFG_K_MAX_WRITE_MS = 1ull << 35,
+	/* the backing file or encrypted backing device (`backing setup`, backing.h) */
+	CFG_K_BACKING_FILE = 1ull << 36,
+	CFG_K_BACKING_FILE_SIZE = 1ull << 37,
+	CFG_K_BACKING_MIN_FREE = 1ull << 38,
+	CFG_K_BACKING_ENC = 1ull << 39,
+};
+
+/*
+ * A size given as bytes or as a share of a filesystem: backing-file-size (of its free
+ * space), backing-file-min-free (of its size). percent 0: bytes counts.
+ */
+struct cfg_share {
+	uint64_t bytes;
+	uint32_t percent;
+};
+
+/* backing-encryption: auto is yes with backing-file, no with backing-device. */
+enum backing_enc {
+	BACKING_ENC_AUTO = 0,
+	BACKING_ENC_YES = 1,
+	BACKING_ENC_NO = 2,
 };
 
 /* One algorithm-params token as written: "NAME:level=N" (prio 0) or "P:level=N". */
@@ -164,11 +185,35 @@ struct dev_config {
 	/* Uninitialized devices only, before disksize (never replaces a backing_dev set). */
 	char backing_device[CFG_PATH_MAX];  /* "" = none */
 	bool compressed_writeback;	    /* 7.0+ */
+	/*
+	 * A file zram-recompd creates, allocates and attaches through a loop device (and
+	 * dm-crypt) as the backing device: [zramN] only, never with backing_device.
+	 */
+	char backing_file[CFG_PATH_MAX];      /* "" = none */
+	struct cfg_share backing_file_size;   /* bytes, or percent of the free space */
+	struct cfg_share backing_min_free;    /* bytes, or percent of the filesystem's size */
+	enum backing_enc backing_encryption;
 
 	uint64_t set; /* enum cfg_key bits */
 	/* Indexed by bit number of enum cfg_key; for errors found after all files are read. */
 	struct cfg_origin origin[CFG_N_KEYS];
 };
+
+/* Whether d's backing device is wrapped in dm-crypt (backing-encryption, auto by kind). */
+static inline bool config_backing_encrypted(const struct dev_config *d)
+{
+	return d->backing_encryption == BACKING_ENC_YES ||
+	       (d->backing_encryption == BACKING_ENC_AUTO && d->backing_file[0]);
+}
+
+/*
+ * Whether d's backing device is made by `zram-recompd backing setup` (a loop device over
+ * backing-file, or dm-crypt over either) rather than written to backing_dev as it is.
+ */
+static inline bool config_backing_by_setup(const struct dev_config *d)
+{
+	return d->backing_file[0] || (d->backing_device[0] && config_backing_encrypted(d));
+}
 
 struct dev_section {
 	unsigned id; /* N of [zramN] */

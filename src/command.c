@@ -94,9 +94,21 @@ void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, 
 	case EBUSY:
 		log_error("%s: %s: device busy (EBUSY): '%s'", d->name, attr, cmd);
 		return;
+	case EPERM:
+		/* the kernel opens the backing device as the writing process: the device
+		 * cgroup (DevicePolicy=closed, DeviceAllow=block-zram r) refuses it */
+		if (strcmp(attr, "backing_dev") == 0) {
+			log_error("%s: backing_dev: the kernel may not open '%s' for this process "
+				  "(EPERM): under zram-recompd.service the device policy "
+				  "(DevicePolicy=closed) forbids it; 'zram-recompd backing setup' "
+				  "(the unit's ExecStartPre=+) or the setup tool's hook (--once) "
+				  "sets backing_dev instead",
+				  d->name, cmd);
+			return;
+		}
+		/* fall through */
 	case EROFS:
 	case EACCES:
-	case EPERM:
 		log_error("%s: %s: not writable (%s); needs root, and under systemd "
 			  "ProtectKernelTunables= must stay off",
 			  d->name, attr, strerror(-r));

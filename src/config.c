@@ -27,6 +27,7 @@
 #define PASS_PAGES_MAX (UINT64_C(1) << 40)
 #define AGE_LIMIT_SEC UINT64_C(31536000) /* one year */
 #define WB_BYTES_MAX (UINT64_C(1) << 50)
+#define BACKING_FILE_MIN (UINT64_C(16) << 20) /* an absolute backing-file-size */
 /* zstd's lowest level is -131072 (ZSTD_minCLevel()); lz4's level is its acceleration. */
 #define LEVEL_LIMIT 131072
 #define SEPS " \t"
@@ -58,6 +59,9 @@ enum key_kind {
 	KIND_DEVICES, /* devices */
 	KIND_WB_TYPES, /* writeback-types */
 	KIND_BLOCKDEV, /* backing-device: a /dev path or "" */
+	KIND_FILE,     /* backing-file: an absolute path without . or .. components, or "" */
+	KIND_SHARE,    /* a size, or N% of a filesystem (struct cfg_share) */
+	KIND_ENC,      /* auto, or yes/no as KIND_BOOL (enum backing_enc) */
 };
 
 enum key_scope {
@@ -78,6 +82,8 @@ struct key_def {
 	enum unit unit;		  /* KIND_NUMBER: what a plain number counts; suffixes allowed */
 	const char *note;	  /* KIND_NUMBER: said after the range when a value is outside */
 	const char *const *names; /* KIND_ENUM: NULL-terminated, in enum order */
+	uint32_t pct_min, pct_max; /* KIND_SHARE: bounds of N% (min, max: of the bytes) */
+	bool section_only;	  /* SCOPE_DEVICE, but not in [global]: one value per device */
 };
 
 static int fail(char *why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -456,6 +462,85 @@ static int parse_blockdev(const struct key_def *k, char *v, void *base, char *wh
 	return 0;
 }
 
+/*
+ * backing-file: a file zram-recompd creates as root, so no component may be "." or ".."
+ * or empty (backing_file.c also opens it without following symlinks).
+ */
+static int parse_file(const struct key_def *k, char *v, void *base, char *why)
+{
+	size_t len = strlen(v);
+	const char *c = v;
+
+	if (len >= k->size)
+		return fail(why, -ENAMETOOLONG, "path longer than %zu bytes", k->size - 1);
+	while (*v && *c == '/') {
+		size_t n = strcspn(c + 1, "/");
+
+		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			break;
+		c += n + 1;
+	}
+	if (*v && *c)
+		return fail(why, -EINVAL,
+			    "'%s' is not an absolute file path without '.', '..' or empty "
+			    "components",
+			    v);
+	for (c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return fail(why, -EINVAL, "control character in path");
+	memset(field_of(k, base), 0, k->size);
+	memcpy(field_of(k, base), v, len + 1);
+	return 0;
+}
+
+/* A size in bytes (units as KIND_NUMBER's) or "N%". */
+static int parse_share(const struct key_def *k, char *v, void *base, char *why)
+{
+	struct cfg_share sh = { 0 };
+	size_t len = strlen(v);
+	uint64_t n;
+	int r;
+
+	if (len > 1 && v[len - 1] == '%') {
+		v[len - 1] = '\0';
+		if (parse_u64(v, &n) < 0)
+			return fail(why, -EINVAL, "'%s%%' is not a whole percentage", v);
+		if (n < k->pct_min || n > k->pct_max)
+			return fail(why, -ERANGE, "'%s%%' is out of range %u%%-%u%%", v,
+				    k->pct_min, k->pct_max);
+		sh.percent = (uint32_t)n;
+	} else {
+		struct key_def num = *k;
+
+		num.offset = 0;
+		num.size = sizeof(sh.bytes);
+		r = parse_number(&num, v, &sh.bytes, why);
+		if (r < 0)
+			return r;
+	}
+	memcpy(field_of(k, base), &sh, sizeof(sh));
+	return 0;
+}
+
+static int parse_enc(const struct key_def *k, char *v, void *base, char *why)
+{
+	enum backing_enc *field = field_of(k, base);
+	bool b;
+	struct key_def bk = *k;
+	int r;
+
+	if (strcmp(v, "auto") == 0) {
+		*field = BACKING_ENC_AUTO;
+		return 0;
+	}
+	bk.offset = 0;
+	r = parse_bool(&bk, v, &b, why);
+	if (r < 0)
+		return fail(why, r, "'%s' is not one of auto, yes, no", v);
+	*field = b ? BACKING_ENC_YES : BACKING_ENC_NO;
+	return 0;
+}
+
 /* ---- printers: the value after "NAME =", each token with its leading space ---- */
 
 static void print_number(const struct key_def *k, const void *base, FILE *f)
@@ -535,6 +620,25 @@ static void print_wb_types(const struct key_def *k, const void *base, FILE *f)
 		fprintf(f, " %s", wb_type_name(d->wb_types[i]));
 }
 
+static void print_share(const struct key_def *k, const void *base, FILE *f)
+{
+	struct cfg_share sh;
+
+	memcpy(&sh, cfield_of(k, base), sizeof(sh));
+	if (sh.percent)
+		fprintf(f, " %" PRIu32 "%%", sh.percent);
+	else
+		fprintf(f, " %" PRIu64, sh.bytes);
+}
+
+static void print_enc(const struct key_def *k, const void *base, FILE *f)
+{
+	static const char *const names[] = { "auto", "yes", "no" };
+	enum backing_enc e = *(const enum backing_enc *)cfield_of(k, base);
+
+	fprintf(f, " %s", (unsigned)e < ARRAY_SIZE(names) ? names[e] : "auto");
+}
+
 static const struct {
 	int (*parse)(const struct key_def *k, char *v, void *base, char *why);
 	void (*print)(const struct key_def *k, const void *base, FILE *f);
@@ -549,6 +653,9 @@ static const struct {
 	[KIND_DEVICES] = {parse_devices, print_devices},
 	[KIND_WB_TYPES] = {parse_wb_types, print_wb_types},
 	[KIND_BLOCKDEV] = {parse_blockdev, print_path},
+	[KIND_FILE] = {parse_file, print_path},
+	[KIND_SHARE] = {parse_share, print_share},
+	[KIND_ENC] = {parse_enc, print_enc},
 };
 
 /* ---- the table ---- */
@@ -636,6 +743,18 @@ static const struct key_def key_defs[] = {
 	    DEV(CFG_K_BACKING_DEV, backing_device, backing_device)),
 	KEY("compressed-writeback", "no", KIND_BOOL,
 	    DEV(CFG_K_COMPRESSED_WB, compressed_writeback, compressed_writeback)),
+	/* backing.h: ChromeOS's rule (zram-recompd.conf(5) says why these defaults) */
+	KEY("backing-file", "", KIND_FILE, DEV(CFG_K_BACKING_FILE, backing_file, backing_file),
+	    .section_only = true),
+	KEY("backing-file-size", "15%", KIND_SHARE,
+	    DEV(CFG_K_BACKING_FILE_SIZE, backing_file_size, backing_file_size),
+	    .min = BACKING_FILE_MIN, .max = WB_BYTES_MAX, .unit = UNIT_BYTES, .pct_min = 1,
+	    .pct_max = 100, .note = " (at least 16 MiB)"),
+	KEY("backing-file-min-free", "15%", KIND_SHARE,
+	    DEV(CFG_K_BACKING_MIN_FREE, backing_min_free, backing_min_free), .min = 0,
+	    .max = WB_BYTES_MAX, .unit = UNIT_BYTES, .pct_min = 0, .pct_max = 100),
+	KEY("backing-encryption", "auto", KIND_ENC,
+	    DEV(CFG_K_BACKING_ENC, backing_encryption, backing_encryption)),
 	KEY("sandbox", "yes", KIND_BOOL, GLOBAL(CFG_G_SANDBOX, sandbox, sandbox)),
 };
 
@@ -690,6 +809,9 @@ int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *
 		return -ENOENT;
 	if (k->scope == SCOPE_GLOBAL && d != &c->global)
 		return -EPERM;
+	/* empty is its default there: --print-config's [global] loads again */
+	if (k->section_only && d == &c->global && *v)
+		return -EXDEV;
 	r = kinds[k->kind].parse(k, v, key_base(k, c, d), why);
 	if (r < 0)
 		return r;

@@ -288,7 +288,8 @@ static void check_backing(struct check *ck, const struct scope *s)
 	struct cfg_origin o = origin_of(d, CFG_K_WB);
 	char what[64];
 
-	if (!(s->set & (CFG_K_WB | CFG_K_BACKING_DEV)) || !d->writeback || d->backing_device[0])
+	if (!(s->set & (CFG_K_WB | CFG_K_BACKING_DEV)) || !d->writeback || d->backing_device[0] ||
+	    d->backing_file[0])
 		return;
 	key_what(what, sizeof(what), "writeback");
 	if (!ck->m || !ck->m->known) {
@@ -314,6 +315,32 @@ static void check_backing(struct check *ck, const struct scope *s)
 			       "not set: nothing can be written back",
 			       s->label, dev->id);
 	}
+}
+
+/*
+ * Swapped memory in clear text on a disk, where it outlives the process and the boot: a
+ * plain backing-device (backing-encryption is no for one unless set), or backing-file with
+ * backing-encryption = no. One warning per scope that sets either key.
+ */
+static void check_backing_plain(struct check *ck, const struct scope *s)
+{
+	const struct dev_config *d = s->eff;
+	const char *key;
+	struct cfg_origin o;
+	char what[64];
+
+	if (!(s->set & (CFG_K_BACKING_DEV | CFG_K_BACKING_FILE | CFG_K_BACKING_ENC)) ||
+	    config_backing_encrypted(d) || (!d->backing_device[0] && !d->backing_file[0]))
+		return;
+	o = later(d, d->backing_file[0] ? CFG_K_BACKING_FILE : CFG_K_BACKING_DEV,
+		  CFG_K_BACKING_ENC, &key, d->backing_file[0] ? "backing-file" : "backing-device",
+		  "backing-encryption");
+	key_what(what, sizeof(what), key);
+	report(ck, true, o, what,
+	       "%s in [%s] is not encrypted: swapped memory stays on it in clear text across "
+	       "reboots; backing-encryption = yes wraps it in dm-crypt%s",
+	       d->backing_file[0] ? d->backing_file : d->backing_device, s->label,
+	       d->backing_file[0] ? "" : " (destroying its content)");
 }
 
 /* Initialized devices keep the kernel's secondaries: a priority above their count. */
@@ -413,6 +440,7 @@ static void check_scope(struct check *ck, const struct scope *s)
 	check_wb_budget(ck, s);
 	check_priorities(ck, s);
 	check_backing(ck, s);
+	check_backing_plain(ck, s);
 }
 
 void config_check(const struct config *c, const char *const *paths, unsigned n_paths,

@@ -206,6 +206,11 @@ static void set_key(struct parse_ctx *ctx, const char *name, char *v)
 		line_err(ctx, ctx->line, "unknown key '%s' in section [%s]", name, ctx->section);
 	else if (r == -EPERM)
 		line_err(ctx, ctx->line, "key '%s' is only allowed in [global]", name);
+	else if (r == -EXDEV)
+		line_err(ctx, ctx->line,
+			 "key '%s' is only allowed in a device section ([zramN]): each device "
+			 "needs its own file",
+			 name);
 	else if (r < 0)
 		key_err(ctx, name, "%s", why);
 }

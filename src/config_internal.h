@@ -26,7 +26,7 @@ void cfg_sink_add(struct cfg_sink *s, const char *fmt, ...) __attribute__((forma
  * Set key name from value v (without comment and trailing blanks; parsed in place) in d,
  * which is c->global or the dev_config of a [zramN] section; at is where the line is.
  * Returns 0; -ENOENT for an unknown key; -EPERM for a [global]-only key in a device
- * section; another -errno with the reason in why (nothing is changed then).
+ * section; -EXDEV for a [zramN]-only key in [global]; another -errno with the reason in why (nothing is changed then).
  */
 int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *v,
 		struct cfg_origin at, char why[CFG_ERR_MAX]);

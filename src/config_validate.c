@@ -150,6 +150,29 @@ static void validate_effective(const struct dev_config *eff, const char *label,
 	}
 }
 
+/* One backing device per zram device: a file, or a block device, never both. */
+static void validate_backing(const struct config *c, const struct dev_section *s,
+			     const char *const *paths, struct cfg_sink *sink)
+{
+	struct dev_config eff;
+	struct cfg_origin fo, bo;
+	bool file_last;
+
+	if (!(s->cfg.set & (CFG_K_BACKING_FILE | CFG_K_BACKING_DEV)))
+		return;
+	config_effective(c, s->id, &eff);
+	if (!eff.backing_file[0] || !eff.backing_device[0])
+		return;
+	fo = eff.origin[cfg_key_index(CFG_K_BACKING_FILE)];
+	bo = eff.origin[cfg_key_index(CFG_K_BACKING_DEV)];
+	/* [global]'s backing-device has no origin in the section: the file's line is named */
+	file_last = !(s->cfg.set & CFG_K_BACKING_DEV) || origin_after(fo, bo);
+	origin_err(sink, paths, file_last ? fo : bo, file_last ? "backing-file" : "backing-device",
+		   "backing-file and backing-device cannot both be set for zram%u (one backing "
+		   "device each; an empty backing-device = in [zram%u] drops [global]'s)",
+		   s->id, s->id);
+}
+
 void cfg_validate(struct config *c, const char *const *paths, struct cfg_sink *sink)
 {
 	validate_effective(&c->global, "global", paths, sink);
@@ -159,6 +182,7 @@ void cfg_validate(struct config *c, const char *const *paths, struct cfg_sink *s
 		struct dev_config eff;
 		char label[24];
 
+		validate_backing(c, s, paths, sink);
 		/* A section that changes none of the related keys repeats [global]'s result. */
 		if (!(s->cfg.set & (CFG_K_ALGOS | CFG_K_PARAMS | CFG_K_AGE_MIN | CFG_K_AGE_MAX)))
 			continue;

@@ -6,6 +6,7 @@
 #include "adopt.h"
 #include "advice_store.h"
 #include "advise.h"
+#include "backing.h"
 #include "config.h"
 #include "config_check.h"
 #include "history.h"
@@ -105,11 +106,12 @@ static bool takes_next_arg(const char *arg)
 	return matches == 1 && found->has_arg == required_argument;
 }
 
-/* Index of the "advise" or "adopt" subcommand in argv (0: none); it takes the rest of the line. */
+/* Index of the advise, adopt or backing subcommand in argv (0: none); it takes the rest. */
 static int find_advise(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "advise") == 0 || strcmp(argv[i], "adopt") == 0)
+		if (strcmp(argv[i], "advise") == 0 || strcmp(argv[i], "adopt") == 0 ||
+		    strcmp(argv[i], "backing") == 0)
 			return i;
 		/* the value of an option is not a subcommand */
 		if (takes_next_arg(argv[i]))
@@ -823,6 +825,8 @@ static int run(const struct args *a)
 	if (a->status) {
 		run_status(a, &cfg, &p);
 	} else {
+		/* before the sandbox: /dev/loop-control, dm-crypt and the file are outside it */
+		ret = backing_once(p.root_fd, &cfg, p.devs, p.ndev, a->dry_run, ret);
 		once_sandbox(a, &cfg, &p);
 		ret = run_once(a, &cfg, &p, ret);
 	}
@@ -830,7 +834,10 @@ static int run(const struct args *a)
 	return ret;
 }
 
-/* adopt (src/adopt_run.c): the configuration's secondaries for an in-use swap device. */
+/*
+ * adopt (src/adopt_run.c): the configuration's secondaries for an in-use swap device;
+ * backing (src/backing_cmd.c): the backing file and dm-crypt, outside any sandbox.
+ */
 static int run_adopt(const struct args *a, int argc, char **argv)
 {
 	static struct config cfg;
@@ -840,7 +847,8 @@ static int run_adopt(const struct args *a, int argc, char **argv)
 		return EXIT_USAGE;
 	if (open_root(a, &root_fd) < 0)
 		return EXIT_RUNTIME;
-	r = adopt_main(argc, argv, root_fd, &cfg);
+	r = strcmp(argv[0], "backing") == 0 ? backing_main(argc, argv, root_fd, &cfg)
+					    : adopt_main(argc, argv, root_fd, &cfg);
 	close(root_fd);
 	return r;
 }
@@ -857,7 +865,7 @@ int main(int argc, char **argv)
 	r = check_sysroot(&a);
 	if (r >= 0)
 		return r;
-	if (advise_at && strcmp(argv[advise_at], "adopt") == 0)
+	if (advise_at && strcmp(argv[advise_at], "advise") != 0)
 		return run_adopt(&a, argc - advise_at, argv + advise_at);
 	if (advise_at) {
 		int root_fd;

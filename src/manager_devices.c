@@ -107,7 +107,8 @@ static int configure_dev(struct manager *m, struct mdev *md)
 	int r;
 
 	pass_ctx_init(&ctx, m->root_fd);
-	if (md->cfg.backing_device[0] || md->cfg.compressed_writeback) {
+	if (md->cfg.backing_device[0] || md->cfg.backing_file[0] ||
+	    md->cfg.compressed_writeback) {
 		bool had = d->backing_dev[0];
 
 		r = pass_configure_writeback(&ctx, &md->dev, &md->cfg);

@@ -47,7 +47,8 @@ bool reach_workable(const struct config *cfg, const struct zram_dev *d)
 		return false;
 	/* before disksize: the secondaries, or the backing device, are written then */
 	return d->caps.multi_comp ||
-	       (dc.writeback && d->caps.writeback && (dc.backing_device[0] || d->backing_dev[0]));
+	       (dc.writeback && d->caps.writeback &&
+		(dc.backing_device[0] || dc.backing_file[0] || d->backing_dev[0]));
 }
 
 /* Unit files: an admin's copy (/etc), the package's (/usr/lib; /lib before merged /usr). */

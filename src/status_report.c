@@ -2,6 +2,7 @@
 /* The `status` command's report (text or JSON); the totals it shows come from state.c. */
 #include "status_report.h"
 
+#include "backing.h"
 #include "blockstate.h"
 #include "pass.h"
 #include "reach.h"
@@ -91,8 +92,10 @@ static void json_totals(FILE *f, const struct dev_totals *t)
 }
 
 /* Writeback: the backing device and bd_stat (null without CONFIG_ZRAM_WRITEBACK). */
-static void json_writeback(FILE *f, const struct zram_dev *d)
+static void json_writeback(FILE *f, int root_fd, const struct zram_dev *d)
 {
+	char what[CFG_PATH_MAX + 128];
+
 	fputs(",\"writeback\":", f);
 	if (!d->caps.writeback) {
 		fputs("null", f);
@@ -101,6 +104,13 @@ static void json_writeback(FILE *f, const struct zram_dev *d)
 	fputs("{\"backing_dev\":", f);
 	if (d->backing_dev[0])
 		json_print_string(f, d->backing_dev);
+	else
+		fputs("null", f);
+	/* what backs it: our file and dm-crypt, or a plain device (backing.h) */
+	backing_describe(root_fd, d, what, sizeof(what));
+	fputs(",\"backing\":", f);
+	if (what[0])
+		json_print_string(f, what);
 	else
 		fputs("null", f);
 	if (d->has_bd_stat)
@@ -176,7 +186,7 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			bs.incompressible);
 	else
 		fputs("null", f);
-	json_writeback(f, d);
+	json_writeback(f, root_fd, d);
 	json_caps(f, c);
 	fputs(",\"missing\":[", f);
 	json_strings(f, why, nwhy);
@@ -274,6 +284,12 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 				   " huge pages are candidates)\n",
 				d->mm.v[MM_HUGE_PAGES]);
 		}
+	}
+	if (d->backing_dev[0]) {
+		char what[CFG_PATH_MAX + 128];
+
+		backing_describe(root_fd, d, what, sizeof(what));
+		fprintf(f, "  backing:        %s\n", what);
 	}
 	fprintf(f, "  capabilities:  %s%s%s%s%s%s%s\n", c->multi_comp ? " multi_comp" : "",
 		c->max_pages ? " max_pages" : "", c->priority ? " priority" : "",

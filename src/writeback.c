@@ -517,8 +517,22 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 	char cmd[160];
 	int r;
 
-	if (d->initialized || (!cfg->backing_device[0] && !cfg->compressed_writeback))
+	if (d->initialized || (!cfg->backing_device[0] && !cfg->compressed_writeback &&
+				!cfg->backing_file[0]))
 		return 0;
+	if (config_backing_by_setup(cfg)) {
+		/* a loop device or dm-crypt: `backing setup` (as root, outside the daemon's
+		 * sandbox and device policy) makes it and writes compressed_writeback too;
+		 * --once ran it before its sandbox (backing.h) */
+		if (!d->backing_dev[0] && !d->backing_noted)
+			log_notice("%s: not initialized; its %s is set up by 'zram-recompd backing "
+				   "setup' (zram-recompd.service's ExecStartPre=+) or the setup "
+				   "tool's hook (--once), not by the daemon",
+				   d->name,
+				   cfg->backing_file[0] ? "backing-file" : "encrypted backing-device");
+		d->backing_noted = true;
+		return 0;
+	}
 	if (d->backing_dev[0]) {
 		/* zram-generator's writeback-device= (or the admin, or we) came first: never
 		 * fight it, and leave its compressed_writeback choice alone too. Said once per
@@ -565,7 +579,12 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 	r = pass_write(ctx, d, "backing_dev", cmd, NULL, NULL);
 	if (r < 0)
 		return pass_log_setup_error(ctx, d, "backing_dev", cmd, r);
-	if (!ctx->dry_run)
+	if (!ctx->dry_run) {
 		(void)str_printf(d->backing_dev, sizeof(d->backing_dev), "%s", cfg->backing_device);
+		log_warning("%s: backing device %s is not encrypted: swapped memory is written to "
+			    "it in clear text and stays there across reboots (backing-encryption "
+			    "= yes: dm-crypt, which destroys its content)",
+			    d->name, cfg->backing_device);
+	}
 	return 0;
 }

@@ -39,13 +39,15 @@ account() {
 	TOTAL_S=$((TOTAL_S + ${s:-0}))
 }
 
-# cmocka binaries: count "[       OK ]" per test and the run total; a binary that dies
-# before its summary counts as one failure.
+# cmocka binaries: count "[       OK ]" per test, the skipped ones (a test that cannot run
+# here says why and calls skip(): not a pass) and the run total; a binary that dies before
+# its summary counts as one failure.
 run_unit() {
 	dir=$1
 	tier=$2
 	p=0
 	f=0
+	s=0
 	for t in "$dir"/tests/test_*; do
 		[ -x "$t" ] || continue
 		out="$LOGDIR/$(basename "$t").out"
@@ -59,13 +61,17 @@ run_unit() {
 			f=$((f + 1))
 			continue
 		fi
+		sk=$(sed -nE 's/^\[  SKIPPED \] ([0-9]+) test\(s\), listed below:/\1/p' "$out" | tail -n 1)
+		sk=${sk:-0}
 		p=$((p + ok))
-		f=$((f + run - ok))
-		if [ "$rc" -ne 0 ] || [ "$ok" -ne "$run" ]; then
+		f=$((f + run - ok - sk))
+		s=$((s + sk))
+		if [ "$rc" -ne 0 ] || [ "$((ok + sk))" -ne "$run" ]; then
 			grep -E 'FAILED|error|Error|ERROR' "$out" | head -n 40
 		fi
+		grep -E '^skipped: ' "$out" | sed "s|^|$(basename "$t"): |"
 	done
-	echo "$tier: $p passed, $f failed"
+	echo "$tier: $p passed, $f failed, $s skipped"
 }
 
 tier() {

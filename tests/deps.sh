@@ -5,7 +5,8 @@
 # command on a fresh machine (as root, or with sudo). Plain `make` and `make install` never
 # call it (packagers build without network).
 # Usage: tests/deps.sh [GROUP...]   groups: build, vm, test, fuzz, deb (default: all = make deps)
-#   build  compiler and the libraries zram-recompd links
+#   build  compiler and the libraries zram-recompd links (libcryptsetup-dev: its header;
+#          the library is loaded with dlopen when a backing file is set up)
 #   vm     qemu, busybox and what building a test kernel takes (tests/vm)
 #   test   cmocka, man, python3 and strace for the test tiers; Debian's 6.12 kernel source
 #   fuzz   clang and libFuzzer (tests/fuzz: make fuzz, the fuzz tier of make check). On
@@ -25,9 +26,10 @@
 # and 2.40).
 set -eu
 
-BUILD="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev"
+BUILD="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev
+libcryptsetup-dev"
 VM="qemu-system-x86 busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
-debian-archive-keyring"
+debian-archive-keyring e2fsprogs libcryptsetup12"
 TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"
 FUZZ="clang libclang-rt-dev"
 DEB="dpkg-dev debhelper lintian git"

@@ -135,6 +135,24 @@ function derive_writeback(pre,    p, freed, w)
 	}
 }
 
+# Writeback through dm-crypt against a plain loop device (bench_wbcrypt): kernel time per MiB
+# written and pool freed per byte written, per variant, and crypt's time against plain's.
+function derive_wbcrypt(    i, v, w, c, p)
+{
+	for (i = 1; i <= 2; i++) {
+		v = i == 1 ? "wbcrypt.plain" : "wbcrypt.crypt"
+		w = num(v ".written_bytes")
+		if (!has(v ".writeback_kernel_s") || w <= 0)
+			continue
+		put(v ".kernel_s_per_mib_written", fmt(num(v ".writeback_kernel_s") / mib(w), 4))
+		put(v ".freed_per_written", fmt(num(v ".freed_bytes") / w, 3))
+	}
+	c = num("wbcrypt.crypt.kernel_s_per_mib_written")
+	p = num("wbcrypt.plain.kernel_s_per_mib_written")
+	if (p > 0 && has("wbcrypt.crypt.kernel_s_per_mib_written"))
+		put("wbcrypt.crypt_vs_plain_kernel_s", fmt(c / p, 3))
+}
+
 # Ratios of the static scenario of one kernel (key prefix pre): each policy against the
 # zstd limit, the cold tier against the zstd level 9 limit.
 function derive_static(pre,    i, p, n, L) {
@@ -185,6 +203,9 @@ END {
 	derive_writeback("")
 	for (j = 1; j <= nk; j++)
 		derive_writeback(KP[j])
+
+	# ---- writeback through dm-crypt (first kernel) ----
+	derive_wbcrypt()
 
 	# ---- 2. churn ----
 	for (i = 1; i <= 2; i++) {

@@ -8,7 +8,7 @@
 #    page file.
 # 2. In the VM of the real-kernel tier (tests/vm: the cached kernels, busybox initramfs, qemu
 #    TCG): the guest scenarios in tests/bench/guest (static, latency, advise, churn,
-#    overhead, swap, writeback, large), each printing "BENCH key value" lines on the console. Every scenario runs on
+#    overhead, swap, writeback, wbcrypt, large), each printing "BENCH key value" lines on the console. Every scenario runs on
 #    the first kernel of BENCH_KERNELS (keys as they are); BENCH_OTHER_SCENARIOS (default
 #    "static latency swap writeback") run on the others too, their keys prefixed with the kernel
 #    ("k7_3.static.once.mem_used_total").
@@ -45,7 +45,7 @@ KV=$OUT/kv.txt
 : >"$KV"
 QEMU=${QEMU:-qemu-system-x86_64}
 SLOTS=${BENCH_PARSE_SLOTS:-8000000}
-SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap writeback large}
+SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap writeback wbcrypt large}
 KERNELS=${BENCH_KERNELS:-6.12 7.3}
 OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap writeback}
 # qemu -icount: the guest's clock counts instructions (shift=0: one per ns), so timings in the
@@ -234,7 +234,7 @@ run_vm() {
 	cp -L "$BD/tools/vmbench" "$st/usr/bin/vmbench"
 	cp -L "$BD/tools/swapload" "$st/usr/bin/swapload"
 	# Knobs of the guest scenarios (README, Variables), passed on as shell assignments.
-	env | grep -E '^BENCH_(CHURN_[A-Z_]+|SWAP_[A-Z_]+|LARGE_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
+	env | grep -E '^BENCH_(CHURN_[A-Z_]+|WBCRYPT_[A-Z_]+|SWAP_[A-Z_]+|LARGE_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
 		sed 's/^/export /' >"$st/vm/bench.env"
 	# vmbench needs only libc, which the image already has for zram-recompd.
 	vm_cpio "$st" >>"$INITRD"

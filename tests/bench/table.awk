@@ -143,6 +143,26 @@ END {
 		failed("writeback")
 	}
 
+	if (has("wbcrypt.plain.written_pages") || has("wbcrypt.crypt.written_pages")) {
+		print "\n## Writeback through dm-crypt: " g("wbcrypt.pages") " random pages written back " \
+		      "to a backing file on ext4, on a plain loop device and behind dm-crypt " \
+		      "(aes-xts-plain64), each set up by `zram-recompd backing setup`\n"
+		row("backing", "backing_dev", "written back (pages)", "kernel: writeback",
+		    "s / MiB written", "pool freed", "freed / written", "data intact")
+		row("---", "---", "---:", "---:", "---:", "---:", "---:", "---")
+		for (i = 1; i <= 2; i++) {
+			v = i == 1 ? "wbcrypt.plain" : "wbcrypt.crypt"
+			row(i == 1 ? "loop (backing-encryption = no)" : "dm-crypt on loop",
+			    g(v ".backing_dev"), g(v ".written_pages") " (" mib(v ".written_bytes") ")",
+			    s(v ".writeback_kernel_s", 3), f(v ".kernel_s_per_mib_written", 4),
+			    mib(v ".freed_bytes"), f(v ".freed_per_written", 3), g(v ".data_intact"))
+		}
+		if (has("wbcrypt.crypt_vs_plain_kernel_s"))
+			print "\ndm-crypt's kernel time per MiB written: " g("wbcrypt.crypt_vs_plain_kernel_s") \
+			      "x the plain loop device's."
+		failed("wbcrypt")
+	}
+
 	print "\n## 2. Churn: hot set (" g("churn.hot_pages") " pages, every " g("churn.hot_stride") \
 	      "th) rewritten every " g("churn.interval_s") " s, " g("churn.intervals") " intervals\n"
 	row("policy", "kernel writes", "saved at end", "CPU s / MiB saved", "cumulative saved",

@@ -119,6 +119,14 @@ if echo "$dep" | grep -q 'libsystemd0' && echo "$dep" | grep -q 'liblz4-1' &&
 else
 	bad depends "'$dep'"
 fi
+# libcryptsetup is loaded with dlopen for dm-crypt (backing-encryption): recommended, never
+# a dependency (the daemon does not link it).
+rec=$(dpkg-deb -f "$DEB" Recommends)
+if echo "$rec" | grep -q 'libcryptsetup12' && ! echo "$dep" | grep -q 'libcryptsetup'; then
+	ok "recommends ($rec)"
+else
+	bad recommends "'$rec' (depends '$dep')"
+fi
 
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' >"$T/files"
 missing=
@@ -155,6 +163,12 @@ if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device %i' \
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device zram0' \
+		"$U/zramswap.service.d/zram-recompd.conf" &&
+	grep -qx 'ExecStartPre=+/usr/sbin/zram-recompd backing setup' "$U/zram-recompd.service" &&
+	grep -qx 'ExecStopPost=+/usr/sbin/zram-recompd backing teardown' "$U/zram-recompd.service" &&
+	grep -qx 'ExecStopPost=-/usr/sbin/zram-recompd backing teardown %i' \
+		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
+	grep -qx 'ExecStopPost=-/usr/sbin/zram-recompd backing teardown zram0' \
 		"$U/zramswap.service.d/zram-recompd.conf" &&
 	! grep -rq '@[A-Z]*@' "$U"; then
 	ok "units (/usr/sbin/zram-recompd)"

@@ -188,8 +188,13 @@ else
 		"$DEST/$zdropin"; then
 		bad "install-substituted" "zramswap drop-in: $(grep -v '^#' "$DEST/$zdropin" |
 			tr '\n' '|')"
+	elif ! grep -qx 'ExecStopPost=-/usr/local/sbin/zram-recompd backing teardown %i' \
+		"$DEST/$dropin"; then
+		bad "install-substituted" "drop-in without backing teardown"
 	elif ! grep -qx 'ExecStart=/usr/local/sbin/zram-recompd' \
-		"$DEST/$UNITDIR/zram-recompd.service"; then
+		"$DEST/$UNITDIR/zram-recompd.service" ||
+		! grep -qx 'ExecStartPre=+/usr/local/sbin/zram-recompd backing setup' \
+			"$DEST/$UNITDIR/zram-recompd.service"; then
 		bad "install-substituted" "zram-recompd.service: $(grep '^ExecStart=' \
 			"$DEST/$UNITDIR/zram-recompd.service")"
 	else

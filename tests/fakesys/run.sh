@@ -2191,6 +2191,73 @@ t_adopt_nothing() {
 }
 run_test adopt-nothing-to-do t_adopt_nothing
 
+# backing-file (issue 25): --once --dry-run names the stack it would build; a real run on a
+# fake root refuses it (loop devices and dm-crypt are this machine's) and writes nothing;
+# `backing` refuses --sysroot and bad usage. The real setup runs in tests/unit/test_backing
+# (file, loop) and the VM tier (dm-crypt, zram).
+t_backing_file_once() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 init=0 recomp="" wb=1
+	snap
+	conf '[global]' 'writeback = yes' '[zram0]' 'backing-file = /var/lib/zram-recompd/zram0.swap'
+	zro --once --dry-run --device zram0
+	expect_rc 0
+	expect_has "$T/out" "zram0: would set up backing-file /var/lib/zram-recompd/zram0.swap as /dev/mapper/zram-recompd-zram0, then write backing_dev"
+	# plain (backing-encryption = no): a loop device only
+	conf '[zram0]' 'backing-file = /var/lib/zram-recompd/zram0.swap' 'backing-encryption = no'
+	zro --once --dry-run --device zram0
+	expect_has "$T/out" "zram0: would set up backing-file /var/lib/zram-recompd/zram0.swap on a loop device, then write backing_dev"
+	# an encrypted backing-device: never written as it is
+	conf '[zram0]' 'backing-device = /dev/sdb2' 'backing-encryption = yes'
+	zro --once --dry-run --device zram0
+	expect_has "$T/out" "zram0: would set up dm-crypt over /dev/sdb2 as /dev/mapper/zram-recompd-zram0, then write backing_dev"
+	expect_not "$T/out" "to backing_dev"
+	expect_changed
+	conf '[global]' 'writeback = yes' '[zram0]' 'backing-file = /var/lib/zram-recompd/zram0.swap'
+	zro --once --device zram0
+	expect_rc 1
+	expect_has "$T/err" "zram0: backing setup: loop devices and dm-crypt act on this machine's /dev: not with --sysroot; skipped"
+	expect_changed "$(dp 0 recomp_algorithm)"
+	expect_content "$(attr 0 backing_dev)" none
+}
+run_test backing-file-once t_backing_file_once
+
+t_backing_usage() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 init=0 wb=1
+	conf '[zram0]' 'backing-file = /var/lib/zram-recompd/zram0.swap'
+	snap
+	zro backing setup
+	expect_rc 2
+	expect_content "$T/err" "zram-recompd: error: backing: loop devices and dm-crypt act on this machine's /dev: not with --sysroot; nothing changed"
+	zro backing teardown zram0
+	expect_rc 2
+	zro backing
+	expect_rc 2
+	expect_has "$T/err" "Usage: zram-recompd backing setup [zramN...]"
+	zro backing --help
+	expect_rc 0
+	expect_has "$T/out" "zram-recompd backing teardown [zramN...]"
+	# a bad configuration: exit 2 before anything
+	conf '[global]' 'backing-file = /x'
+	zro backing setup
+	expect_rc 2
+	expect_has "$T/err" "key 'backing-file' is only allowed in a device section ([zramN])"
+	expect_changed
+}
+run_test backing-usage t_backing_usage
+
+# zram-recompd(8) documents the subcommand and its exit status 6.
+t_backing_man() {
+	local man=$HERE/../../docs/zram-recompd.8
+	sed -n '/^\.SH EXIT STATUS/,/^\.SH KERNEL/p' "$man" | grep -A2 '^\.B 6$' | grep -q '^\.B backing setup$' ||
+		die "zram-recompd(8) EXIT STATUS does not document backing setup's 6"
+	grep -q '^#define BACKING_EXIT_GUARD 6$' "$HERE/../../include/backing.h" ||
+		die "backing.h's guard exit status is not the 6 zram-recompd(8) documents"
+	grep -q '^\.SH BACKING FILE$' "$man" || die "zram-recompd(8) has no BACKING FILE section"
+}
+run_test backing-man-page t_backing_man
+
 # What each kernel shape allows, what a device cannot do and the fix, can-run (issue 24).
 # shellcheck source=tests/fakesys/caps.sh
 . "$HERE/caps.sh"

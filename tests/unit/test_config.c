@@ -1680,6 +1680,10 @@ static void test_print_defaults(void **state)
 				 "writeback-batch-size = 0\n"
 				 "backing-device =\n"
 				 "compressed-writeback = no\n"
+				 "backing-file =\n"
+				 "backing-file-size = 15%\n"
+				 "backing-file-min-free = 15%\n"
+				 "backing-encryption = auto\n"
 				 "sandbox = yes\n");
 	free(out);
 	config_free(&c);
@@ -1742,6 +1746,10 @@ static void test_print_sections(void **state)
 				 "writeback-batch-size = 0\n"
 				 "backing-device =\n"
 				 "compressed-writeback = no\n"
+				 "backing-file =\n"
+				 "backing-file-size = 15%\n"
+				 "backing-file-min-free = 15%\n"
+				 "backing-encryption = auto\n"
 				 "sandbox = yes\n"
 				 "\n"
 				 "[zram1]\n"
@@ -1836,11 +1844,15 @@ static void test_print_round_trip(void **state)
 
 #define KEY(k, v, p, bad, why)                                                                     \
 	{                                                                                          \
-		k, v, p, bad, why, false                                                           \
+		k, v, p, bad, why, false, false                                                    \
 	}
 #define GLOBAL_KEY(k, v, p, bad, why)                                                              \
 	{                                                                                          \
-		k, v, p, bad, why, true                                                            \
+		k, v, p, bad, why, true, false                                                     \
+	}
+#define SECTION_KEY(k, v, p, bad, why)                                                             \
+	{                                                                                          \
+		k, v, p, bad, why, false, true                                                     \
 	}
 /*
  * One row per key, in --print-config order: a value other than the default, how it prints,
@@ -1850,6 +1862,7 @@ static const struct key_case {
 	const char *key, *value, *printed;
 	const char *bad, *reason;
 	bool global_only;
+	bool section_only; /* [zramN] only: refused in [global] */
 } key_cases[] = {
 	GLOBAL_KEY("devices", "zram2 zram0", "zram2 zram0", "zram",
 		   "'zram' is not a zram device name (zramN)"),
@@ -1914,6 +1927,14 @@ static const struct key_case {
 	    "'/dev/../etc/passwd' is not a block device path: /dev/NAME, of letters, digits and "
 	    "/_-.:+, without '.' or '..' components"),
 	KEY("compressed-writeback", "yes", "yes", "2", "'2' is not one of yes, no"),
+	SECTION_KEY("backing-file", "/var/lib/zram-recompd/zram1.swap",
+		    "/var/lib/zram-recompd/zram1.swap", "/var/lib/../x",
+		    "'/var/lib/../x' is not an absolute file path without '.', '..' or empty "
+		    "components"),
+	KEY("backing-file-size", "1G", "1073741824", "15M",
+	    "'15M' is out of range 16777216-1125899906842624 (at least 16 MiB)"),
+	KEY("backing-file-min-free", "20%", "20%", "101%", "'101%' is out of range 0%-100%"),
+	KEY("backing-encryption", "no", "no", "maybe", "'maybe' is not one of auto, yes, no"),
 	GLOBAL_KEY("sandbox", "no", "no", "maybe", "'maybe' is not one of yes, no"),
 };
 
@@ -1964,6 +1985,14 @@ static void test_every_key_row(void **state)
 		const struct key_case *k = &key_cases[i];
 
 		snprintf(text, sizeof(text), "[global]\n%s = %s\n", k->key, k->value);
+		if (k->section_only) {
+			snprintf(want, sizeof(want),
+				 "2: key '%s' is only allowed in a device section ([zramN]): each "
+				 "device needs its own file",
+				 k->key);
+			check_one_error(text, want);
+			snprintf(text, sizeof(text), "[zram0]\n%s = %s\n", k->key, k->value);
+		}
 		out = load_print_twice(text);
 		snprintf(want, sizeof(want), "\n%s = %s\n", k->key, k->printed);
 		if (!strstr(out, want))
@@ -1971,7 +2000,11 @@ static void test_every_key_row(void **state)
 		free(out);
 		/* A device key sets its own bit, [global] or [zramN]; a global key none. */
 		assert_int_equal(load_str(&c, &e, text), 0);
-		if (k->global_only) {
+		if (k->section_only) {
+			assert_int_equal(c.global.set, 0);
+			assert_int_equal(__builtin_popcountll(c.sections[0].cfg.set), 1);
+			bits |= c.sections[0].cfg.set;
+		} else if (k->global_only) {
 			assert_int_equal(c.global.set, 0);
 		} else {
 			assert_int_equal(__builtin_popcountll(c.global.set), 1);
@@ -1995,7 +2028,13 @@ static void test_every_key_row(void **state)
 			assert_int_equal(c.sections[0].cfg.set & bits, c.sections[0].cfg.set);
 		}
 
-		if (k->bad) {
+		if (k->bad && k->section_only) {
+			char bad[256];
+
+			snprintf(bad, sizeof(bad), "[zram1]\n%s = %s\n", k->key, k->bad);
+			snprintf(want, sizeof(want), "2: key '%s': %s", k->key, k->reason);
+			check_one_error(bad, want);
+		} else if (k->bad) {
 			check_global_kv_error(k->key, k->bad, k->reason);
 			/* The rejected value leaves the default: the print is the defaults'. */
 			snprintf(text, sizeof(text), "[global]\n%s = %s\n", k->key, k->bad);

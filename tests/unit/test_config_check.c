@@ -248,8 +248,25 @@ static void test_backing(void **state)
 	       "runs only on a device whose zram setup gives it a backing device (zram-generator: "
 	       "writeback-device=)",
 	       NULL);
+	/* a plain backing device: the data stays in clear text (backing-encryption auto = no) */
 	check("[global]\nwriteback = yes\nbacking-device = /dev/sdb2\n", NULL);
+	expect(&warns,
+	       ":3: warning: key 'backing-device': /dev/sdb2 in [global] is not encrypted: "
+	       "swapped memory stays on it in clear text across reboots; backing-encryption = yes "
+	       "wraps it in dm-crypt (destroying its content)",
+	       NULL);
+	check("[global]\nwriteback = yes\nbacking-device = /dev/sdb2\nbacking-encryption = yes\n",
+	      NULL);
 	expect(&warns, NULL);
+	/* a backing file is a backing device (encrypted by default); without encryption: said */
+	check("[zram0]\nwriteback = yes\nbacking-file = /var/lib/zram0.swap\n", NULL);
+	expect(&warns, NULL);
+	check("[zram0]\nbacking-file = /var/lib/zram0.swap\nbacking-encryption = no\n", NULL);
+	expect(&warns,
+	       ":3: warning: key 'backing-encryption': /var/lib/zram0.swap in [zram0] is not "
+	       "encrypted: swapped memory stays on it in clear text across reboots; "
+	       "backing-encryption = yes wraps it in dm-crypt",
+	       NULL);
 	m = machine(3, NULL);
 	m->devs[1].backing = true;
 	m->devs[2].writeback = false;

@@ -59,6 +59,13 @@
 #   - the driver zram-recompd-hooktest.service (after multi-user.target) running
 #     /vm/hooktest.sh, the tool's name in /vm/hook, and tests/tools/swapload.
 #
+# systemd-backing (run-systemd.sh's backing boot): the systemd image with mke2fs, swapload,
+#   systemd/backing.conf appended to /etc/zram-recompd.conf (writeback, and a [zram0] with an
+#   encrypted backing file on the ext4 the driver mounts), and the driver
+#   zram-recompd-backingtest.service running /vm/backingtest.sh; zram-recompd.service is
+#   started by the driver, not enabled. libcryptsetup.so.12 (which `backing setup` dlopens) is
+#   in every systemd image.
+#
 # Every program comes with the shared libraries ldd lists for it, at the same paths (the
 # dynamic loader included). Environment: BUILDDIR (default build), ZRAM_RECOMPD_DEB (the
 # systemd image's package), VM_KERNEL_RELEASE (the hook images' kernel release, uname -r).
@@ -70,11 +77,12 @@ VM_DIR=$HERE
 # shellcheck source=tests/vm/host-lib.sh
 . "$HERE/host-lib.sh"
 
-OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|systemd-zram-tools|systemd-zram-tools-adopt]}
+OUT=${1:?usage: mkinitramfs.sh OUT.cpio.gz [tests|demo|systemd|systemd-zram-generator|systemd-zram-tools|systemd-zram-tools-adopt|systemd-backing]}
 MODE=${2:-tests}
 case $MODE in
-tests | demo | systemd | systemd-zram-generator | systemd-zram-tools | systemd-zram-tools-adopt) ;;
-*) vm_die "unknown image '$MODE' (tests, demo, systemd, systemd-zram-generator, systemd-zram-tools or systemd-zram-tools-adopt)" ;;
+tests | demo | systemd | systemd-zram-generator | systemd-zram-tools | systemd-zram-tools-adopt | \
+	systemd-backing) ;;
+*) vm_die "unknown image '$MODE' (tests, demo, systemd, systemd-zram-generator, systemd-zram-tools, systemd-zram-tools-adopt or systemd-backing)" ;;
 esac
 BUILDDIR=${BUILDDIR:-build}
 case $BUILDDIR in
@@ -112,6 +120,20 @@ copy_bin() {
 	copy_libs "$1"
 }
 
+# copy_dlopened SONAME: a library a program loads with dlopen() (so ldd of the program does
+# not list it), at the path the host's loader cache gives it, with its own ldd dependencies.
+# zram-recompd's `backing setup` loads libcryptsetup.so.12 (the backing_file_* scenarios, the
+# systemd VM); a host without it gets a warning, and those scenarios report the daemon's
+# error for the missing library.
+copy_dlopened() {
+	_lib=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ { print $NF; exit }')
+	if [ -z "$_lib" ] || [ ! -e "$_lib" ]; then
+		vm_log "warning: $1 not found on this machine (apt-get install libcryptsetup12)"
+		return 0
+	fi
+	copy_bin "$_lib"
+}
+
 # busybox_image tests|demo: the image of run.sh, demo.sh and the bench.
 busybox_image() {
 	copy_bin "$BUSYBOX" /bin/busybox
@@ -120,6 +142,15 @@ busybox_image() {
 		copy_bin "$RECOMPD" /usr/sbin/zram-recompd
 	else
 		vm_log "warning: $RECOMPD not built; scenarios that need it will be skipped"
+	fi
+	# the encrypted backing file: libcryptsetup (dlopen'd by `backing setup`) and mke2fs,
+	# which formats the ext4 image holding the backing file (backing_file_* scenarios)
+	copy_dlopened libcryptsetup.so.12
+	MKE2FS=$(command -v mke2fs || echo /sbin/mke2fs)
+	if [ -x "$MKE2FS" ]; then
+		copy_bin "$MKE2FS" /usr/sbin/mke2fs
+	else
+		vm_log "warning: mke2fs not found (tests/deps.sh vm: e2fsprogs); backing_file_* will be skipped"
 	fi
 	# the swap workload of swap_short (the bench copies its own as well)
 	if [ -x "$BUILDDIR/tools/swapload" ]; then
@@ -253,6 +284,8 @@ systemd_image() {
 		sed 's/ $/\n/' >"$STAGE/vm/package"
 	[ -x "$STAGE/usr/sbin/zram-recompd" ] || vm_die "$DEB has no /usr/sbin/zram-recompd"
 	copy_libs "$STAGE/usr/sbin/zram-recompd"
+	# the unit's ExecStartPre=+ `backing setup` dlopens it (the package Recommends it)
+	copy_dlopened libcryptsetup.so.12
 	U=$STAGE/usr/lib/systemd/system
 	mkdir -p "$STAGE/etc/systemd/system/zram-recompd.service.d"
 	cp "$SD/vmtest-watchdog.conf" "$STAGE/etc/systemd/system/zram-recompd.service.d/"
@@ -360,6 +393,23 @@ systemd-zram-tools-adopt)
 	mkdir -p "$STAGE/etc/systemd/system/zramswap.service.d"
 	ln -s /dev/null "$STAGE/etc/systemd/system/zramswap.service.d/zram-recompd.conf"
 	install -m 0644 "$SD/adopttest.sh" "$STAGE/vm/adopttest.sh"
+	;;
+systemd-backing)
+	# The packaged unit sets up an encrypted backing file for zram0 (ExecStartPre=+ backing
+	# setup; systemd/backingtest.sh). Not enabled: the driver mounts the ext4 for the file
+	# first, then starts it. mke2fs and swapload (the swap workload) from the host and the
+	# build; /etc/zram-recompd.conf gets systemd/backing.conf's writeback and [zram0].
+	systemd_image
+	MKE2FS=$(command -v mke2fs || echo /sbin/mke2fs)
+	[ -x "$MKE2FS" ] || vm_die "mke2fs not found (tests/deps.sh vm: e2fsprogs)"
+	copy_bin "$MKE2FS" /usr/sbin/mke2fs
+	[ -x "$BUILDDIR/tools/swapload" ] ||
+		vm_die "$BUILDDIR/tools/swapload missing (run: make BUILDDIR=${BUILDDIR#"$TOP"/} tools)"
+	copy_bin "$BUILDDIR/tools/swapload" /usr/bin/swapload
+	cat "$SD/zram-recompd.conf" "$SD/backing.conf" >"$STAGE/etc/zram-recompd.conf"
+	cp "$SD/zram-recompd-backingtest.service" "$STAGE/usr/lib/systemd/system/"
+	install -m 0755 "$SD/backingtest.sh" "$STAGE/vm/backingtest.sh"
+	WHAT="$WHAT, backing file"
 	;;
 *) busybox_image "$MODE" ;;
 esac

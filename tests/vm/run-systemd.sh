@@ -15,7 +15,11 @@
 #   zram-tools-adopt  zram-tools set zram0 up before zram-recompd was installed (its drop-in
 #                   masked): `zram-recompd adopt zram0` while a workload swaps, then the
 #                   daemon's passes (systemd/adopttest.sh)
-# VM_SYSTEMD_BOOTS selects the boots (default "base zram-generator zram-tools zram-tools-adopt"). Prints one
+#   backing         the packaged unit's ExecStartPre=+ sets up an encrypted backing file for
+#                   zram0; swap on it, the daemon writes back; stop, swapoff, reset, teardown
+#                   (systemd/backingtest.sh)
+# VM_SYSTEMD_BOOTS selects the boots (default "base zram-generator zram-tools zram-tools-adopt
+# backing"). Prints one
 # "vm: PASS|FAIL|SKIP systemd_NAME [release][: detail]" line per check; a check without a
 # result line (VM hung, crashed, driver died) is a failure, and so are kernel warnings (as
 # systemd_kernel_log, systemd_zramgen_kernel_log, systemd_zramtools_kernel_log). run.sh runs
@@ -52,7 +56,7 @@ case $K in
 *-nomc) CHECKS="systemd_boot systemd_package systemd_verify systemd_condition" ;;
 esac
 
-BOOTS=${VM_SYSTEMD_BOOTS:-base zram-generator zram-tools zram-tools-adopt}
+BOOTS=${VM_SYSTEMD_BOOTS:-base zram-generator zram-tools zram-tools-adopt backing}
 # The hook boots need recompression (the drop-ins write secondaries): not on a -nomc kernel.
 case $K in
 *-nomc) case " $BOOTS " in *" base "*) BOOTS=base ;; *) BOOTS= ;; esac ;;
@@ -66,7 +70,11 @@ hook_checks() {
 		echo "systemd_zramadopt_before systemd_zramadopt_adopt systemd_zramadopt_pass"
 		return
 		;;
-	*) vm_die "unknown boot '$1' in VM_SYSTEMD_BOOTS (base zram-generator zram-tools zram-tools-adopt)" ;;
+	backing)
+		echo "systemd_backing_setup systemd_backing_writeback systemd_backing_teardown"
+		return
+		;;
+	*) vm_die "unknown boot '$1' in VM_SYSTEMD_BOOTS (base zram-generator zram-tools zram-tools-adopt backing)" ;;
 	esac
 	echo "systemd_${_t}_package systemd_${_t}_setup systemd_${_t}_order systemd_${_t}_pass"
 }
@@ -106,6 +114,9 @@ for b in $BOOTS; do
 	if [ "$b" = base ]; then
 		image=systemd name=systemd-console unit=zram-recompd-vmtest.service
 		klog=systemd_kernel_log
+	elif [ "$b" = backing ]; then
+		image=systemd-backing name=systemd-backing-console unit=zram-recompd-backingtest.service
+		klog=systemd_backing_kernel_log
 	else
 		image=systemd-$b name=systemd-$b-console unit=zram-recompd-hooktest.service
 		klog=$(echo "$checks" | sed 's/ .*//; s/_[a-z]*$/_kernel_log/')

@@ -7,7 +7,7 @@
 # (run-systemd.sh K: systemd as PID 1, the installed unit, then one boot each with Debian's
 # zram-generator and zram-tools; each of its checks counts as one test; "systemd" in
 # VM_TESTS selects every boot, systemd_base, systemd_zram_generator, systemd_zram_tools,
-# systemd_zram_tools_adopt one)
+# systemd_zram_tools_adopt, systemd_backing one)
 # on the same kernel, and at the end the
 # host scenario host_no_multicomp once. Every result line names its kernel:
 # "vm: PASS|FAIL|SKIP name [release][: reason]". Last line: "vm: N passed, N failed, N skipped".
@@ -58,19 +58,20 @@ GUEST=
 HOST=
 SYSTEMD=
 # "systemd" selects every boot of the systemd VM test; systemd_base, systemd_zram_generator
-# systemd_zram_tools and systemd_zram_tools_adopt one of them (run-systemd.sh,
+# systemd_zram_tools, systemd_zram_tools_adopt and systemd_backing one of them (run-systemd.sh,
 # VM_SYSTEMD_BOOTS).
 SYSTEMD_BOOTS=
 for t in $WANT; do
 	case $t in
-	systemd) SYSTEMD_BOOTS="base zram-generator zram-tools zram-tools-adopt" ;;
+	systemd) SYSTEMD_BOOTS="base zram-generator zram-tools zram-tools-adopt backing" ;;
 	systemd_base) SYSTEMD_BOOTS="$SYSTEMD_BOOTS base" ;;
 	systemd_zram_generator) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-generator" ;;
 	systemd_zram_tools) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-tools" ;;
 	systemd_zram_tools_adopt) SYSTEMD_BOOTS="$SYSTEMD_BOOTS zram-tools-adopt" ;;
+	systemd_backing) SYSTEMD_BOOTS="$SYSTEMD_BOOTS backing" ;;
 	esac
 	case $t in systemd | systemd_base | systemd_zram_generator | systemd_zram_tools | \
-		systemd_zram_tools_adopt)
+		systemd_zram_tools_adopt | systemd_backing)
 		SYSTEMD=1
 		continue
 		;;

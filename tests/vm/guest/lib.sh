@@ -50,11 +50,75 @@ backing_loop() {
 	LOOPS="$LOOPS $L"
 }
 
+# ext4_mount SIZE: an ext4 file system of SIZE (truncate's units) in an image in $WORK (the
+# guest's tmpfs), formatted with the host's mke2fs, on a loop device, mounted at $MNT
+# (= $WORK/mnt); unmounted and detached at the end. A real file system for a backing file
+# (fallocate, no holes; zram-recompd refuses tmpfs).
+MNT=
+MOUNTS=
+ext4_mount() {
+	# by its path: busybox's sh runs its own mke2fs applet (no -t) for a bare name
+	[ -x /usr/sbin/mke2fs ] || skip "mke2fs is not in the initramfs (e2fsprogs on the host)"
+	grep -qw ext4 /proc/filesystems || fail "the kernel has no ext4 (kernel.fragment)"
+	truncate -s "$1" "$WORK/ext4.img" || fail "cannot create the ext4 image"
+	/usr/sbin/mke2fs -q -F -t ext4 -m 0 "$WORK/ext4.img" >"$WORK/mke2fs.out" 2>&1 ||
+		fail "mke2fs failed: $(cat "$WORK/mke2fs.out")"
+	_l=$(losetup -f) || fail "no free loop device"
+	losetup "$_l" "$WORK/ext4.img" || fail "losetup $_l failed"
+	LOOPS="$LOOPS $_l"
+	MNT=$WORK/mnt
+	mkdir -p "$MNT"
+	mount -t ext4 "$_l" "$MNT" || fail "mount -t ext4 $_l $MNT failed"
+	MOUNTS="$MNT $MOUNTS"
+}
+
+# free_bytes DIR: bytes available to root on DIR's file system (df -P, 1 KiB blocks, column 4
+# is "available": with -m 0 the same as free).
+free_bytes() {
+	df -Pk "$1" | awk 'NR == 2 { print $4 * 1024 }'
+}
+
+# dm_of NAME: the dm-N block device named NAME (/sys/block/dm-*/dm/name), empty if none.
+dm_of() {
+	for _d in /sys/block/dm-*; do
+		[ -r "$_d/dm/name" ] && [ "$(cat "$_d/dm/name")" = "$1" ] && echo "${_d##*/}"
+	done
+	return 0
+}
+
+# dm_devices: every dm-N the kernel has (space-separated; empty if none).
+dm_devices() {
+	for _d in /sys/block/dm-*; do
+		[ -e "$_d" ] && printf '%s ' "${_d##*/}"
+	done
+	return 0
+}
+
+# loops_on FILE: loop devices whose backing file is FILE (/sys/block/loopN/loop/backing_file).
+loops_on() {
+	for _d in /sys/block/loop*; do
+		[ -r "$_d/loop/backing_file" ] && [ "$(cat "$_d/loop/backing_file")" = "$1" ] &&
+			printf '%s ' "${_d##*/}"
+	done
+	return 0
+}
+
+# BACKING_CONF: a configuration whose backing files the cleanup tears down (after the zram
+# devices are removed, before the file systems are unmounted).
+BACKING_CONF=
+
 _cleanup() {
 	for d in $ZDEVS; do
 		# hot_remove resets the device; it fails (EBUSY) while someone holds it open.
 		echo "${d#zram}" >/sys/class/zram-control/hot_remove 2>/dev/null ||
 			note "cleanup: hot_remove $d failed"
+	done
+	if [ -n "$BACKING_CONF" ]; then
+		"$RECOMPD" --config "$BACKING_CONF" backing teardown >/dev/null 2>&1 ||
+			note "cleanup: backing teardown failed"
+	fi
+	for m in $MOUNTS; do
+		umount "$m" 2>/dev/null || note "cleanup: umount $m failed"
 	done
 	for l in $LOOPS; do
 		losetup -d "$l" 2>/dev/null

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The backing file (backing_size.c, backing_file.c, loopdev.c, dmcrypt.c). The size rule
+ * and the guard are pure. The file is created for real in a directory on a disk
+ * filesystem (/var/tmp, or BACKING_TEST_DIR; skipped with the reason when that is tmpfs or
+ * this is not root, which the checks require), and refused on /dev/shm (tmpfs). The loop
+ * device is attached for real where /dev/loop-control works, and dm-crypt where
+ * /dev/mapper/control exists and libcryptsetup.so.12 loads: otherwise those tests say why
+ * and are skipped. Nothing is faked: a skipped step is not a passed one.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "backing.h"
+#include "config.h"
+#include "sysfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+
+static const struct cfg_share pct15 = {.percent = 15};
+
+static void test_size_rule_share(void **state)
+{
+	struct backing_fs fs = {.total = 100 * GiB, .avail = 10 * GiB};
+	struct backing_size bs;
+
+	/* 15% of 10 GiB free = 1.5 GiB; 15 GiB must stay free of 100: 8.5 GiB left is less */
+	assert_int_equal(backing_size_rule(&pct15, &pct15, &fs, 0, &bs), -ENOSPC);
+	assert_int_equal(bs.size, 1536 * MiB);
+	assert_int_equal(bs.min_free, 15 * GiB);
+	assert_int_equal(bs.free_after, 10 * GiB - 1536 * MiB);
+	/* 60 GiB free: 9 GiB, capped at 6 GiB; 54 GiB stays free */
+	fs.avail = 60 * GiB;
+	assert_int_equal(backing_size_rule(&pct15, &pct15, &fs, 0, &bs), 0);
+	assert_int_equal(bs.size, 6 * GiB);
+	assert_int_equal(bs.free_after, 54 * GiB);
+	/* 500 MiB free on a 1 GiB disk: 75 MiB, raised to 128 MiB; 372 MiB >= 153.6 MiB */
+	fs = (struct backing_fs){.total = GiB, .avail = 500 * MiB};
+	assert_int_equal(backing_size_rule(&pct15, &pct15, &fs, 0, &bs), 0);
+	assert_int_equal(bs.size, 128 * MiB);
+	/* the disksize caps it (never more than can be written back), whole MiB */
+	fs.avail = 60 * GiB;
+	fs.total = 100 * GiB;
+	assert_int_equal(backing_size_rule(&pct15, &pct15, &fs, 300 * MiB + 4096, &bs), 0);
+	assert_int_equal(bs.size, 300 * MiB);
+}
+
+static void test_size_rule_bytes(void **state)
+{
+	struct cfg_share size = {.bytes = 64 * MiB + 123}, free0 = {.bytes = 0};
+	struct cfg_share free_b = {.bytes = 10 * GiB};
+	struct backing_fs fs = {.total = 100 * GiB, .avail = 10 * GiB};
+	struct backing_size bs;
+
+	/* an absolute size is the admin's: no 128 MiB floor, rounded down to whole MiB */
+	assert_int_equal(backing_size_rule(&size, &free0, &fs, 0, &bs), 0);
+	assert_int_equal(bs.size, 64 * MiB);
+	/* min-free in bytes: 10 GiB - 64 MiB left is below 10 GiB */
+	assert_int_equal(backing_size_rule(&size, &free_b, &fs, 0, &bs), -ENOSPC);
+	assert_int_equal(bs.min_free, 10 * GiB);
+	/* more than is free: refused, free_after saturates at 0 */
+	size.bytes = 20 * GiB;
+	assert_int_equal(backing_size_rule(&size, &free0, &fs, 0, &bs), -ENOSPC);
+	assert_int_equal(bs.free_after, 0);
+	/* a disksize below 1 MiB leaves nothing */
+	assert_int_equal(backing_size_rule(&size, &free0, &fs, 4096, &bs), -EINVAL);
+}
+
+/* Figures of a huge filesystem must not wrap (percent of UINT64_MAX). */
+static void test_size_rule_saturating(void **state)
+{
+	struct backing_fs fs = {.total = UINT64_MAX, .avail = UINT64_MAX};
+	struct cfg_share all = {.percent = 100}, half = {.percent = 50};
+	struct backing_size bs;
+
+	assert_int_equal(backing_size_rule(&pct15, &half, &fs, 0, &bs), 0);
+	assert_int_equal(bs.size, 6 * GiB);
+	assert_true(bs.min_free > UINT64_MAX / 2 - 100 && bs.min_free <= UINT64_MAX / 2 + 1);
+	assert_int_equal(bs.free_after, UINT64_MAX - 6 * GiB);
+	/* 100% of the size must stay free: never possible */
+	assert_int_equal(backing_size_rule(&pct15, &all, &fs, 0, &bs), -ENOSPC);
+	assert_int_equal(bs.min_free, UINT64_MAX);
+}
+
+static void test_dm_name(void **state)
+{
+	char buf[64];
+
+	assert_int_equal(backing_dm_name(12, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "zram-recompd-zram12");
+	assert_int_equal(backing_dm_name(0, buf, 8), -ENOBUFS);
+}
+
+static char dir[256];
+
+/* A root-owned 0755 directory on a disk filesystem, or skip with the reason. */
+static int file_setup(void **state)
+{
+	const char *base = getenv("BACKING_TEST_DIR");
+	struct statfs sf;
+
+	if (!base)
+		base = "/var/tmp";
+	snprintf(dir, sizeof(dir), "%s/zram-recompd-backing.XXXXXX", base);
+	if (geteuid() != 0 || !mkdtemp(dir) || statfs(dir, &sf) < 0 || sf.f_type == TMPFS_MAGIC ||
+	    sf.f_type == RAMFS_MAGIC) {
+		if (dir[0] && strstr(dir, "XXXXXX") == NULL)
+			rmdir(dir);
+		dir[0] = '\0';
+		return 0;
+	}
+	chmod(dir, 0755);
+	return 0;
+}
+
+static int file_teardown(void **state)
+{
+	char cmd[300];
+
+	if (!dir[0])
+		return 0;
+	/* the test's own directory only (its name came from mkdtemp) */
+	snprintf(cmd, sizeof(cmd), "%s/f", dir);
+	unlink(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/link", dir);
+	unlink(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/sub/f", dir);
+	unlink(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/sub", dir);
+	rmdir(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/sublink", dir);
+	unlink(cmd);
+	rmdir(dir);
+	return 0;
+}
+
+#define NEED_DIR()                                                                                 \
+	do {                                                                                       \
+		if (!dir[0]) {                                                                     \
+			print_message("skipped: needs root and a disk filesystem under "        \
+				      "/var/tmp (or BACKING_TEST_DIR)\n");                       \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+
+static void dev_cfg(struct dev_config *dc, const char *path, uint64_t size)
+{
+	memset(dc, 0, sizeof(*dc));
+	snprintf(dc->backing_file, sizeof(dc->backing_file), "%.127s", path);
+	dc->backing_file_size.bytes = size;
+	dc->backing_min_free.bytes = 0;
+}
+
+static void test_file_created(void **state)
+{
+	char path[300], why[BACKING_WHY_MAX];
+	struct backing_size bs;
+	struct dev_config dc;
+	struct stat st;
+	int fd;
+
+	NEED_DIR();
+	snprintf(path, sizeof(path), "%s/f", dir);
+	dev_cfg(&dc, path, 16 * MiB);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), 0);
+	assert_int_equal(bs.size, 16 * MiB);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_size, 16 * MiB);
+	/* no holes: every byte has its block */
+	assert_true((uint64_t)st.st_blocks * 512 >= 16 * MiB);
+
+	/* ours: replaced by the next setup (a new inode, the new size) */
+	dc.backing_file_size.bytes = 17 * MiB;
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), 0);
+	close(fd);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 17 * MiB);
+
+	/* not ours (0644): refused, left alone; removal refuses it too */
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -EPERM);
+	assert_non_null(strstr(why, "is not ours (owner 0, mode 0644, 1 links"));
+	assert_int_equal(backing_file_remove(path, why), -EPERM);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(backing_file_remove(path, why), 0);
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(backing_file_remove(path, why), -ENOENT);
+}
+
+static void test_file_refusals(void **state)
+{
+	char path[300], link[300], why[BACKING_WHY_MAX];
+	struct backing_size bs;
+	struct dev_config dc;
+	struct stat st;
+	int fd = -1;
+
+	NEED_DIR();
+	/* a symlink at the path: never followed, nothing created behind it */
+	snprintf(path, sizeof(path), "%s/f", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(symlink(path, link), 0);
+	dev_cfg(&dc, link, 16 * MiB);
+	assert_int_equal(backing_file_create(link, &dc, 0, &fd, &bs, why), -ELOOP);
+	assert_non_null(strstr(why, "is a symlink (not followed)"));
+	assert_int_equal(stat(path, &st), -1);
+
+	/* a symlink among the directories */
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(link, sizeof(link), "%s/sublink", dir);
+	assert_int_equal(symlink(path, link), 0);
+	snprintf(path, sizeof(path), "%s/sublink/f", dir);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -ELOOP);
+	assert_non_null(strstr(why, "a component is a symlink"));
+
+	/* a group-writable directory */
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(chmod(path, 0775), 0);
+	snprintf(path, sizeof(path), "%s/sub/f", dir);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -EPERM);
+	assert_non_null(strstr(why, "must be root's and not group- or world-writable"));
+	assert_int_equal(stat(path, &st), -1);
+
+	/* a missing directory */
+	snprintf(path, sizeof(path), "%s/none/f", dir);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -ENOENT);
+
+	/* the guard: all of the filesystem must stay free */
+	snprintf(path, sizeof(path), "%s/f", dir);
+	dc.backing_min_free.percent = 100;
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -ENOSPC);
+	assert_non_null(strstr(why, "free-space guard: a 16.0 MiB file would leave "));
+	assert_non_null(strstr(why, "below backing-file-min-free"));
+	assert_int_equal(stat(path, &st), -1);
+
+	/* the filesystem on "a zram device": its major given as ours */
+	dc.backing_min_free.percent = 0;
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(backing_file_create(path, &dc, major(st.st_dev), &fd, &bs, why),
+			 major(st.st_dev) ? -EXDEV : 0);
+	if (fd >= 0)
+		close(fd);
+	(void)unlink(path);
+}
+
+static void test_file_tmpfs(void **state)
+{
+	char d[] = "/dev/shm/zram-recompd-backing.XXXXXX", path[64], why[BACKING_WHY_MAX];
+	struct backing_size bs;
+	struct dev_config dc;
+	struct statfs sf;
+	int fd;
+
+	if (geteuid() != 0 || statfs("/dev/shm", &sf) < 0 || sf.f_type != TMPFS_MAGIC ||
+	    !mkdtemp(d)) {
+		print_message("skipped: needs root and /dev/shm on tmpfs\n");
+		skip();
+	}
+	/* a directory that passes the owner and mode checks: only the filesystem refuses */
+	assert_int_equal(chmod(d, 0755), 0);
+	snprintf(path, sizeof(path), "%s/f", d);
+	dev_cfg(&dc, path, 16 * MiB);
+	assert_int_equal(backing_file_create(dc.backing_file, &dc, 0, &fd, &bs, why), -EXDEV);
+	assert_string_equal(why, "on tmpfs: that is memory, not disk");
+	assert_int_equal(access(dc.backing_file, F_OK), -1);
+	rmdir(d);
+}
+
+static void test_zram_major(void **state)
+{
+	char root[] = "/tmp/zram-recompd-major.XXXXXX", p[300];
+	FILE *f;
+	int fd;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(p, sizeof(p), "%s/proc", root);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/proc/devices", root);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("Character devices:\n  1 mem\n253 zram\n\nBlock devices:\n  7 loop\n251 zram\n"
+	      "253 device-mapper\n",
+	      f);
+	fclose(f);
+	assert_int_equal(sysfs_open_root(root, &fd), 0);
+	/* the block major, not a character device of the same name */
+	assert_int_equal(backing_zram_major(fd), 251);
+	close(fd);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/proc", root);
+	rmdir(p);
+	rmdir(root);
+}
+
+/* The sysfs attribute of loop device name, without its newline ("" when unreadable). */
+static const char *loop_attr(const char *name, const char *attr)
+{
+	static char buf[512];
+	char path[128];
+	size_t len = 0;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "sys/block/%s/loop/%s", name, attr);
+	if (sysfs_open_root("/", &fd) == 0) {
+		if (sysfs_read(fd, path, buf, sizeof(buf), &len) < 0)
+			buf[0] = '\0';
+		close(fd);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static void test_loop_attach(void **state)
+{
+	char path[300], why[BACKING_WHY_MAX], name[32], found[32];
+	struct backing_size bs;
+	struct dev_config dc;
+	bool dio = false;
+	int fd, lfd, root;
+
+	NEED_DIR();
+	if (access("/dev/loop-control", W_OK) < 0) {
+		print_message("skipped: /dev/loop-control: %s\n", strerror(errno));
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/f", dir);
+	dev_cfg(&dc, path, 16 * MiB);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), 0);
+	if (loopdev_attach(fd, path, name, &lfd, &dio, why) < 0) {
+		close(fd);
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	close(fd);
+	assert_string_equal(loop_attr(name, "backing_file"), path);
+	assert_string_equal(loop_attr(name, "autoclear"), "1");
+	assert_string_equal(loop_attr(name, "dio"), dio ? "1" : "0");
+	print_message("%s: direct I/O %s\n", name, dio ? "on" : "refused by the filesystem");
+	assert_int_equal(sysfs_open_root("/", &root), 0);
+	assert_int_equal(loopdev_find(root, path, found), 0);
+	assert_string_equal(found, name);
+	/* what teardown does: detach (the kernel marks it; autoclear at the last close) */
+	assert_int_equal(loopdev_detach(name), 0);
+	close(lfd);
+	for (int i = 0; i < 100 && loopdev_find(root, path, found) == 0; i++)
+		usleep(10000);
+	assert_int_equal(loopdev_find(root, path, found), -ENOENT);
+	close(root);
+	assert_int_equal(backing_file_remove(path, why), 0);
+}
+
+static void test_dmcrypt(void **state)
+{
+	char why[BACKING_WHY_MAX];
+
+	if (access("/dev/mapper/control", W_OK) < 0) {
+		print_message("skipped: /dev/mapper/control: %s (no device-mapper here; the VM "
+			      "tier runs dm-crypt)\n",
+			      strerror(errno));
+		skip();
+	}
+	/* a name that cannot exist: closing it is -ENOENT, not an error */
+	assert_int_equal(dmcrypt_close("zram-recompd-test-none", why), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_rule_share),
+		cmocka_unit_test(test_size_rule_bytes),
+		cmocka_unit_test(test_size_rule_saturating),
+		cmocka_unit_test(test_dm_name),
+		cmocka_unit_test_setup_teardown(test_file_created, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(test_file_refusals, file_setup, file_teardown),
+		cmocka_unit_test(test_file_tmpfs),
+		cmocka_unit_test(test_zram_major),
+		cmocka_unit_test_setup_teardown(test_loop_attach, file_setup, file_teardown),
+		cmocka_unit_test(test_dmcrypt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
