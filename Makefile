@@ -257,7 +257,7 @@ MANPAGES := docs/zram-recompd.8 docs/zram-recompd.conf.5
 # @SBINDIR@ and @SYSCONFDIR@ replaced. The drop-ins make zram-generator's setup service and
 # zram-tools' zramswap.service run `zram-recompd --once --device zramN` before they set
 # disksize (README, With zram-generator; With zram-tools).
-UNITS := systemd/zram-recompd.service systemd/zram-recompd-once.service \
+UNITS := systemd/zram-recompd.service systemd/zram-recompd-backing.service systemd/zram-recompd-once.service \
 	systemd/zram-recompd-once.timer systemd/systemd-zram-setup@.service.d/zram-recompd.conf \
 	systemd/zramswap.service.d/zram-recompd.conf
 CONFIG := etc/zram-recompd.conf

@@ -11,7 +11,7 @@
  *   PATH  ->  /dev/loopM  ->  /dev/mapper/zram-recompd-zramN  ->  zramN's backing_dev
  *
  * `zram-recompd backing setup|teardown [zramN...]` (backing_cmd.c) runs it as root outside
- * the daemon's sandbox (the unit's ExecStartPre=+ and ExecStopPost=+); `--once` on a device
+ * the daemon's sandbox (zram-recompd-backing.service); `--once` on a device
  * not initialized yet (the setup tools' hooks) runs the same setup. The long-running daemon
  * never does (no CAP_SYS_ADMIN, DevicePolicy=closed): it says so once per device.
  *

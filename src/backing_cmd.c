@@ -2,7 +2,7 @@
 /*
  * `zram-recompd backing setup|teardown [zramN...]`, the --once hook's setup and the
  * `status` line of a backing device (include/backing.h). These run as root outside any
- * sandbox: the unit's ExecStartPre=+ and ExecStopPost=+, the setup tools' drop-ins, or by
+ * sandbox: zram-recompd-backing.service, the setup tools' drop-ins, or by
  * hand. Loop devices and dm-crypt act on this machine's /dev, so a --sysroot other than /
  * is refused (a fake tree cannot hold them).
  *

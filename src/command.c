@@ -101,7 +101,7 @@ void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, 
 			log_error("%s: backing_dev: the kernel may not open '%s' for this process "
 				  "(EPERM): under zram-recompd.service the device policy "
 				  "(DevicePolicy=closed) forbids it; 'zram-recompd backing setup' "
-				  "(the unit's ExecStartPre=+) or the setup tool's hook (--once) "
+				  "(zram-recompd-backing.service) or the setup tool's hook (--once) "
 				  "sets backing_dev instead",
 				  d->name, cmd);
 			return;

@@ -526,7 +526,7 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 		 * --once ran it before its sandbox (backing.h) */
 		if (!d->backing_dev[0] && !d->backing_noted)
 			log_notice("%s: not initialized; its %s is set up by 'zram-recompd backing "
-				   "setup' (zram-recompd.service's ExecStartPre=+) or the setup "
+				   "setup' (zram-recompd-backing.service) or the setup "
 				   "tool's hook (--once), not by the daemon",
 				   d->name,
 				   cfg->backing_file[0] ? "backing-file" : "encrypted backing-device");

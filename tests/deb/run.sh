@@ -134,6 +134,7 @@ for f in /usr/sbin/zram-recompd /usr/share/man/man8/zram-recompd.8.gz \
 	/usr/share/man/man5/zram-recompd.conf.5.gz \
 	/usr/share/bash-completion/completions/zram-recompd \
 	/lib/systemd/system/zram-recompd.service /lib/systemd/system/zram-recompd-once.service \
+	/lib/systemd/system/zram-recompd-backing.service \
 	/lib/systemd/system/zram-recompd-once.timer \
 	/lib/systemd/system/systemd-zram-setup@.service.d/zram-recompd.conf \
 	/lib/systemd/system/zramswap.service.d/zram-recompd.conf \
@@ -164,8 +165,12 @@ if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device zram0' \
 		"$U/zramswap.service.d/zram-recompd.conf" &&
-	grep -qx 'ExecStartPre=+/usr/sbin/zram-recompd backing setup' "$U/zram-recompd.service" &&
-	grep -qx 'ExecStopPost=+/usr/sbin/zram-recompd backing teardown' "$U/zram-recompd.service" &&
+	grep -qx 'ExecStart=/usr/sbin/zram-recompd backing setup' \
+		"$U/zram-recompd-backing.service" &&
+	grep -qx 'ExecStop=/usr/sbin/zram-recompd backing teardown' \
+		"$U/zram-recompd-backing.service" &&
+	grep -qx 'Wants=zram-recompd-backing.service' "$U/zram-recompd.service" &&
+	! grep -q 'zram-recompd backing\|^DeviceAllow=.*loop' "$U/zram-recompd.service" &&
 	grep -qx 'ExecStopPost=-/usr/sbin/zram-recompd backing teardown %i' \
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
 	grep -qx 'ExecStopPost=-/usr/sbin/zram-recompd backing teardown zram0' \

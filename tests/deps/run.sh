@@ -193,8 +193,8 @@ else
 		bad "install-substituted" "drop-in without backing teardown"
 	elif ! grep -qx 'ExecStart=/usr/local/sbin/zram-recompd' \
 		"$DEST/$UNITDIR/zram-recompd.service" ||
-		! grep -qx 'ExecStartPre=+/usr/local/sbin/zram-recompd backing setup' \
-			"$DEST/$UNITDIR/zram-recompd.service"; then
+		! grep -qx 'ExecStart=/usr/local/sbin/zram-recompd backing setup' \
+			"$DEST/$UNITDIR/zram-recompd-backing.service"; then
 		bad "install-substituted" "zram-recompd.service: $(grep '^ExecStart=' \
 			"$DEST/$UNITDIR/zram-recompd.service")"
 	else

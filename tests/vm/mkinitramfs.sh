@@ -284,7 +284,7 @@ systemd_image() {
 		sed 's/ $/\n/' >"$STAGE/vm/package"
 	[ -x "$STAGE/usr/sbin/zram-recompd" ] || vm_die "$DEB has no /usr/sbin/zram-recompd"
 	copy_libs "$STAGE/usr/sbin/zram-recompd"
-	# the unit's ExecStartPre=+ `backing setup` dlopens it (the package Recommends it)
+	# zram-recompd-backing.service's `backing setup` dlopens it (the package Recommends it)
 	copy_dlopened libcryptsetup.so.12
 	U=$STAGE/usr/lib/systemd/system
 	mkdir -p "$STAGE/etc/systemd/system/zram-recompd.service.d"
@@ -395,8 +395,8 @@ systemd-zram-tools-adopt)
 	install -m 0644 "$SD/adopttest.sh" "$STAGE/vm/adopttest.sh"
 	;;
 systemd-backing)
-	# The packaged unit sets up an encrypted backing file for zram0 (ExecStartPre=+ backing
-	# setup; systemd/backingtest.sh). Not enabled: the driver mounts the ext4 for the file
+	# The packaged units set up an encrypted backing file for zram0 (zram-recompd-backing.service,
+	# pulled in by zram-recompd.service; systemd/backingtest.sh). Not enabled: the driver mounts the ext4 for the file
 	# first, then starts it. mke2fs and swapload (the swap workload) from the host and the
 	# build; /etc/zram-recompd.conf gets systemd/backing.conf's writeback and [zram0].
 	systemd_image

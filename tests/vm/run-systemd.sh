@@ -15,8 +15,9 @@
 #   zram-tools-adopt  zram-tools set zram0 up before zram-recompd was installed (its drop-in
 #                   masked): `zram-recompd adopt zram0` while a workload swaps, then the
 #                   daemon's passes (systemd/adopttest.sh)
-#   backing         the packaged unit's ExecStartPre=+ sets up an encrypted backing file for
-#                   zram0; swap on it, the daemon writes back; stop, swapoff, reset, teardown
+#   backing         the packaged zram-recompd-backing.service (pulled in by the daemon's unit)
+#                   sets up an encrypted backing file for zram0; swap on it, the daemon writes
+#                   back; stop, swapoff, reset, the backing unit's stop tears it down
 #                   (systemd/backingtest.sh)
 # VM_SYSTEMD_BOOTS selects the boots (default "base zram-generator zram-tools zram-tools-adopt
 # backing"). Prints one

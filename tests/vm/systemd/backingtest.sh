@@ -1,24 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Driver of the systemd VM's backing boot (run-systemd.sh; mkinitramfs.sh systemd-backing),
-# run by zram-recompd-backingtest.service with systemd as PID 1: the packaged
-# zram-recompd.service sets up an encrypted backing file for an uninitialized zram0 through
-# its ExecStartPre=+ (`zram-recompd backing setup`, outside the unit's sandbox: the sandboxed
-# daemon has neither CAP_SYS_ADMIN nor the device access the kernel's O_EXCL open of the
-# backing device needs; issue 25, item 3). /etc/zram-recompd.conf (systemd/zram-recompd.conf
+# run by zram-recompd-backingtest.service with systemd as PID 1: starting the packaged
+# zram-recompd.service pulls in zram-recompd-backing.service, which sets up an encrypted
+# backing file for an uninitialized zram0 (`zram-recompd backing setup`, in its own sandbox:
+# the daemon's has neither CAP_SYS_ADMIN nor the device access the kernel's O_EXCL open of
+# the backing device needs; issue 25, item 3). /etc/zram-recompd.conf (systemd/zram-recompd.conf
 # and systemd/backing.conf) names the file, on an ext4 this driver mounts first.
-#   systemd_backing_setup      after `systemctl start` the unit is active and zram0's
+#   systemd_backing_setup      after `systemctl start` both units are active and zram0's
 #                              backing_dev is the dm device zram-recompd-zram0 (by its dm-N or
 #                              mapper name; zram holds it), dm-crypt in cryptsetup's plain mode
 #                              (uuid CRYPT-PLAIN-*), on a loop
 #                              device on the file (mode 0600, fully allocated); the unit's
-#                              journal has the ExecStartPre's line, no error
+#                              backing unit's journal has the setup's line, no error in
+#                              either unit's
 #   systemd_backing_writeback  zram0 initialized and swapped on, filled by tests/tools/swapload
 #                              under a balloon: the daemon's passes write idle pages back
 #                              (bd_stat writes > 0, a pass line "written back"), the workload's
 #                              pages verified intact (swapload verify) after that
-#   systemd_backing_teardown   `systemctl stop`: its ExecStopPost=+ teardown leaves the stack
-#                              (zram0 still holds it, initialized) and says so; then swapoff,
+#   systemd_backing_teardown   `systemctl stop` of both: the backing unit's ExecStop= teardown
+#                              leaves the stack (zram0 still holds it, initialized) and says
+#                              so; the daemon's unit has no device access beyond zram; then swapoff,
 #                              reset and `zram-recompd backing teardown`: no dm device, no
 #                              loop device on the file, no file
 # Prints "VMTEST PASS|FAIL|SKIP systemd_backing_NAME[: detail]" per check (run-systemd.sh knows
@@ -26,6 +28,7 @@
 export PATH=/usr/sbin:/usr/bin
 export SYSTEMD_PAGER='' SYSTEMD_COLORS=0 SYSTEMD_LOG_COLOR=0 LC_ALL=C
 U=zram-recompd.service
+UB=zram-recompd-backing.service
 D=zram0
 DATA=/vm/data/pages.bin
 MNT=/srv/zram-backing
@@ -51,6 +54,14 @@ res() { # PASS|FAIL|SKIP name [detail...]
 
 jlog() {
 	journalctl -q --no-pager -o cat -u "$U"
+}
+
+jlogb() {
+	journalctl -q --no-pager -o cat -u "$UB"
+}
+
+errors() {
+	journalctl -q --no-pager -o cat -u "$U" -u "$UB" -p err | grep -v '^$'
 }
 
 dm_of() {
@@ -102,8 +113,9 @@ finish() {
 	[ -n "${HOLDPID:-}" ] && kill "$HOLDPID" 2>/dev/null
 	dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|hung_task|soft lockup' |
 		grep -v 'page allocation failure' | sed 's/^/VMKERNEL /'
-	say "journal of $U:"
-	journalctl -q --no-pager -o short-monotonic -u "$U" | tail -n 60 | sed 's/^/[journal] /'
+	say "journal of $U and $UB:"
+	journalctl -q --no-pager -o short-monotonic -u "$U" -u "$UB" | tail -n 60 |
+		sed 's/^/[journal] /'
 	echo "VMTEST DONE"
 	sync
 	busybox reboot -f
@@ -127,9 +139,12 @@ chmod 0700 "$MNT/zram-recompd"
 say "ext4 on $EXT4LOOP at $MNT; zram0 initstate $(cat /sys/block/$D/initstate)," \
 	"backing_dev $(cat /sys/block/$D/backing_dev)"
 
-# ---- setup by the unit's ExecStartPre=+ ----
+# ---- setup by zram-recompd-backing.service, pulled in by the daemon's unit ----
 systemctl start "$U"
 st=$(systemctl show -p ActiveState --value "$U")/$(systemctl show -p SubState --value "$U")
+stb=$(systemctl show -p ActiveState --value "$UB")/$(systemctl show -p SubState --value "$UB")
+# the daemon's unit gained no device access for it
+dallow=$(systemctl show -p DeviceAllow --value "$U")
 bd=$(cat "/sys/block/$D/backing_dev")
 DM=$(dm_of zram-recompd-$D)
 LP=$(loops_on "$FILE")
@@ -149,19 +164,20 @@ if [ -n "$DM" ] && [ -b "$node" ] && [ "${bd%mapper/zram-recompd-"$D"}" != "$bd"
 		"$(cat "/sys/block/$DM/dev")" ]; then
 	held=yes
 fi
-pre=$(jlog | grep -c "$D" || true)
-errs=$(journalctl -q --no-pager -o cat -u "$U" -p err | grep -v '^$')
-say "unit $st; backing_dev $bd (the node of $DM: $held); dm $DM ($uuid, slaves $slaves); loop $LP;" \
+pre=$(jlogb | grep -c "$D" || true)
+errs=$(errors)
+say "units $st, $UB $stb; DeviceAllow of $U: $dallow; backing_dev $bd (the node of $DM: $held); dm $DM ($uuid, slaves $slaves); loop $LP;" \
 	"file mode $fmode size $fsize allocated $falloc"
-jlog | sed 's/^/[backing]   | /'
-if [ "$st" = active/running ] && [ -n "$DM" ] && [ "$held" = yes ] &&
+jlogb | sed 's/^/[backing]   | /'
+if [ "$st" = active/running ] && [ "$stb" = active/exited ] && [ -n "$DM" ] &&
+	[ "$held" = yes ] && ! echo "$dallow" | grep -q 'loop\|mapper' &&
 	[ "${uuid#CRYPT-PLAIN-}" != "$uuid" ] &&
 	[ -n "$LP" ] && [ "$slaves" = "$LP " ] && [ "$fmode" = 600 ] && [ "$fsize" -gt 0 ] &&
 	[ "$falloc" -ge "$fsize" ] && [ "$(cat /sys/block/$D/initstate)" = 0 ] &&
 	[ "$pre" -gt 0 ] && [ -z "$errs" ]; then
-	res PASS setup "unit $st, $D backing_dev $bd = $DM ($uuid) on $LP on $FILE ($fsize bytes, mode 0600)"
+	res PASS setup "units $st, $stb, $D backing_dev $bd = $DM ($uuid) on $LP on $FILE ($fsize bytes, mode 0600)"
 else
-	res FAIL setup "unit $st, backing_dev '$bd' (the node of $DM: $held), dm '$DM' ($uuid, slaves $slaves)," \
+	res FAIL setup "units $st, $stb (daemon's DeviceAllow $dallow), backing_dev '$bd' (the node of $DM: $held), dm '$DM' ($uuid, slaves $slaves)," \
 		"loop '$LP', file mode '$fmode' size $fsize allocated $falloc, journal lines on $D" \
 		"$pre, errors: $(echo "$errs" | head -n 2 | tr '\n' ' ')"
 fi
@@ -209,7 +225,7 @@ if wait_file /tmp/load.out "^SWAPLOAD hotslots" 180; then
 	kill -USR1 "$LPID"
 	wait_file /tmp/load.out "^SWAPLOAD verify" 180
 	ver=$(grep "^SWAPLOAD verify" /tmp/load.out)
-	errs=$(journalctl -q --no-pager -o cat -u "$U" -p err | grep -v '^$')
+	errs=$(errors)
 	say "bd_stat $(cat "/sys/block/$D/bd_stat"); $ver; last writeback pass: $line"
 	if [ "$wb" -gt 0 ] && [ "$dmw" -ge "$wb" ] && [ -n "$line" ] &&
 		echo "$ver" | grep -q " bad 0 " &&
@@ -230,34 +246,39 @@ kill $LPID $HOLDPID 2>/dev/null
 wait $LPID $HOLDPID 2>/dev/null
 LPID= HOLDPID=
 
-# ---- stop (ExecStopPost=+ teardown leaves what zram0 still holds), swapoff, reset,
-# teardown ----
+# ---- the daemon stops; a teardown while zram0 is initialized leaves the stack (pages may
+# be on it) and says so; swapoff, reset; then the backing unit's stop (ExecStop=, where
+# shutdown stops it: after the setup tools) takes it all down ----
 systemctl stop "$U"
 res1=$(systemctl show -p Result --value "$U")
+zram-recompd backing teardown "$D" >/tmp/td0.out 2>&1
+rc0=$?
+sed 's/^/[backing]   | /' /tmp/td0.out
 kept_dm=$(dm_of zram-recompd-$D)
 kept_loop=$(loops_on "$FILE")
 kept_file=no
 [ -f "$FILE" ] && kept_file=yes
-# the ExecStopPost's teardown, in the journal: "zram0: initialized with its backing device
-# on /dev/dm-N: left in place ..."
-said=$(jlog | grep -c "^$D: initialized with its backing device.*left in place" || true)
+# "zram0: initialized with its backing device on /dev/dm-N: left in place ..."
+said=$(grep -c "^$D: initialized with its backing device.*left in place" /tmp/td0.out || true)
+[ "$rc0" = 0 ] || said=0
 swapoff "/dev/$D"
 echo 1 >"/sys/block/$D/reset"
-zram-recompd backing teardown "$D" >/tmp/td.out 2>&1
-rc=$?
-sed 's/^/[backing]   | /' /tmp/td.out
+systemctl stop "$UB"
+rc=$(systemctl show -p Result --value "$UB")
+[ "$rc" = success ] && rc=0
+jlogb | tail -n 4 | sed 's/^/[backing]   | /'
 left_dm=$(dm_devices)
 left_loop=$(loops_on "$FILE")
 left_file=no
 [ -e "$FILE" ] && left_file=yes
 say "after stop: Result=$res1, dm '$kept_dm', loop '$kept_loop', file $kept_file, journal" \
-	"lines saying why: $said; after swapoff, reset, teardown (exit $rc): dm '$left_dm'," \
+	"lines saying why: $said; after swapoff, reset, stop of $UB ($rc): dm '$left_dm'," \
 	"loop '$left_loop', file $left_file"
 if [ "$res1" = success ] && [ "$kept_dm" = "$DM" ] && [ -n "$kept_loop" ] &&
 	[ "$kept_file" = yes ] && [ "$said" -gt 0 ] && [ "$rc" = 0 ] && [ -z "$left_dm" ] &&
 	[ -z "$left_loop" ] && [ "$left_file" = no ]; then
-	res PASS teardown "stop left $DM in place ($D initialized: said so in the journal);" \
-		"after swapoff, reset and backing teardown nothing is attached, the file is gone"
+	res PASS teardown "teardown left $DM in place ($D initialized: said so);" \
+		"after swapoff, reset and $UB's stop nothing is attached, the file is gone"
 else
 	res FAIL teardown "stop: Result=$res1, dm '$kept_dm', loop '$kept_loop', file $kept_file," \
 		"said $said; teardown exit $rc: dm '$left_dm', loop '$left_loop', file $left_file"
