@@ -271,8 +271,7 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 		return 0;
 	}
 	if (held < 0 && (rr = release_uninit(root_fd, id)) < 0)
-		log_warning("zram%u: reset (to release its backing device): %s", id,
-			    strerror(-rr));
+		log_warning("zram%u: reset (to release its backing device): %s", id, strerror(-rr));
 	if (dmdev[0] && (rr = dmcrypt_close(dm, why)) < 0 && rr != -ENOENT) {
 		log_error("zram%u: %s", id, why);
 		r = rr;
@@ -291,6 +290,9 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 	}
 	if (r == 0 && (dmdev[0] || loop[0]))
 		log_info("zram%u: backing stack taken down (%s%s%s)", id, dmdev[0] ? dm : "",
-			 dmdev[0] && loop[0] ? ", /dev/" : loop[0] ? "/dev/" : "", loop);
+			 dmdev[0] && loop[0] ? ", /dev/"
+			 : loop[0]	     ? "/dev/"
+					     : "",
+			 loop);
 	return r;
 }
