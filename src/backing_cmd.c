@@ -219,12 +219,14 @@ int backing_once(int root_fd, const struct config *cfg, struct zram_dev *devs, u
 			printf("%s: would set up %s %s%s%s, then write backing_dev\n", d->name,
 			       dc.backing_file[0] ? "backing-file" : "dm-crypt over",
 			       dc.backing_file[0] ? dc.backing_file : dc.backing_device,
-			       config_backing_encrypted(&dc) ? " as /dev/mapper/" : " on a loop device",
+			       config_backing_encrypted(&dc) ? " as /dev/mapper/"
+							     : " on a loop device",
 			       config_backing_encrypted(&dc) ? dm : "");
 			continue;
 		}
 		if (!sysfs_root_is_process_root(root_fd)) {
-			log_error("%s: backing setup: loop devices and dm-crypt act on this machine's "
+			log_error("%s: backing setup: loop devices and dm-crypt act on this "
+				  "machine's "
 				  "/dev: not with --sysroot; skipped",
 				  d->name);
 			ret = worse(ret, -EXDEV);
@@ -259,8 +261,7 @@ static int dev_name(int root_fd, dev_t rdev, char name[32])
 
 	(void)str_printf(attr, sizeof(attr), "sys/dev/block/%u:%u/uevent", major(rdev),
 			 minor(rdev));
-	if (sysfs_read(root_fd, attr, buf, sizeof(buf), &len) < 0 ||
-	    !(p = strstr(buf, "DEVNAME=")))
+	if (sysfs_read(root_fd, attr, buf, sizeof(buf), &len) < 0 || !(p = strstr(buf, "DEVNAME=")))
 		return -ENOENT;
 	p += 8;
 	p[strcspn(p, "\n")] = '\0';

@@ -75,8 +75,10 @@ static int open_parent(const char *path, int *ret_fd, const char **ret_base,
 		int e = errno;
 
 		if (e == ELOOP)
-			return why_set(why, -ELOOP, "directory %s: a component is a symlink (not "
-						    "followed)", dir);
+			return why_set(why, -ELOOP,
+				       "directory %s: a component is a symlink (not "
+				       "followed)",
+				       dir);
 		return why_set(why, -e, "directory %s: %s", dir, strerror(e));
 	}
 	if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
@@ -92,8 +94,7 @@ static int open_parent(const char *path, int *ret_fd, const char **ret_base,
 }
 
 /* A disk filesystem, with its figures. */
-static int check_fs(int dfd, unsigned zram_major, struct backing_fs *fs,
-		    char why[BACKING_WHY_MAX])
+static int check_fs(int dfd, unsigned zram_major, struct backing_fs *fs, char why[BACKING_WHY_MAX])
 {
 	struct statfs sf;
 	struct stat st;
@@ -104,8 +105,9 @@ static int check_fs(int dfd, unsigned zram_major, struct backing_fs *fs,
 		return why_set(why, -EXDEV, "on %s: that is memory, not disk",
 			       sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
 	if (zram_major && major(st.st_dev) == zram_major)
-		return why_set(why, -EXDEV, "on a filesystem on a zram device (zram%u): that is "
-					    "memory, not disk",
+		return why_set(why, -EXDEV,
+			       "on a filesystem on a zram device (zram%u): that is "
+			       "memory, not disk",
 			       minor(st.st_dev));
 	fs->total = sat_mul_u64((uint64_t)sf.f_blocks, (uint64_t)sf.f_frsize);
 	fs->avail = sat_mul_u64((uint64_t)sf.f_bavail, (uint64_t)sf.f_frsize);
@@ -127,8 +129,8 @@ static int ours(const struct stat *st, const char *path, char why[BACKING_WHY_MA
 }
 
 /* The existing entry base in dfd: ours, open (caller closes), or -ENOENT. */
-static int open_existing(int dfd, const char *base, const char *path, int *ret_fd,
-			 struct stat *st, char why[BACKING_WHY_MAX])
+static int open_existing(int dfd, const char *base, const char *path, int *ret_fd, struct stat *st,
+			 char why[BACKING_WHY_MAX])
 {
 	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	int r;
@@ -247,8 +249,7 @@ int backing_file_create(const char *path, const struct dev_config *dc, unsigned 
 		close(dfd);
 		return r;
 	}
-	fd = openat(dfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-		    0600);
+	fd = openat(dfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		r = why_set(why, -errno, "%s: cannot create: %s", path, strerror(errno));
 		close(dfd);

@@ -36,8 +36,8 @@ int backing_size_rule(const struct cfg_share *size, const struct cfg_share *min_
 		want = disksize;
 	want -= want % BACKING_ALIGN;
 	ret->size = want;
-	ret->min_free = min_free->percent ? percent_of(fs->total, min_free->percent)
-					  : min_free->bytes;
+	ret->min_free =
+		min_free->percent ? percent_of(fs->total, min_free->percent) : min_free->bytes;
 	ret->free_after = sat_sub_u64(fs->avail, want);
 	if (want == 0)
 		return -EINVAL;

@@ -271,8 +271,7 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 		return 0;
 	}
 	if (held < 0 && (rr = release_uninit(root_fd, id)) < 0)
-		log_warning("zram%u: reset (to release its backing device): %s", id,
-			    strerror(-rr));
+		log_warning("zram%u: reset (to release its backing device): %s", id, strerror(-rr));
 	if (dmdev[0] && (rr = dmcrypt_close(dm, why)) < 0 && rr != -ENOENT) {
 		log_error("zram%u: %s", id, why);
 		r = rr;
@@ -283,14 +282,20 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 		log_error("zram%u: /dev/%s: cannot detach: %s", id, loop, strerror(-rr));
 		r = rr;
 	}
-	if (file[0] && r == 0 && (rr = backing_file_remove(file, why)) < 0 && rr != -ENOENT) {
-		log_error("zram%u: backing-file %s: %s", id, file, why);
-		r = rr;
-	} else if (file[0] && r == 0 && rr == 0) {
-		log_info("zram%u: backing-file %s removed", id, file);
+	if (file[0] && r == 0) {
+		rr = backing_file_remove(file, why);
+		if (rr == 0)
+			log_info("zram%u: backing-file %s removed", id, file);
+		else if (rr != -ENOENT)
+			log_error("zram%u: backing-file %s: %s", id, file, why);
+		if (rr != -ENOENT)
+			r = rr;
 	}
 	if (r == 0 && (dmdev[0] || loop[0]))
 		log_info("zram%u: backing stack taken down (%s%s%s)", id, dmdev[0] ? dm : "",
-			 dmdev[0] && loop[0] ? ", /dev/" : loop[0] ? "/dev/" : "", loop);
+			 dmdev[0] && loop[0] ? ", /dev/"
+			 : loop[0]	     ? "/dev/"
+					     : "",
+			 loop);
 	return r;
 }

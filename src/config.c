@@ -462,83 +462,22 @@ static int parse_blockdev(const struct key_def *k, char *v, void *base, char *wh
 	return 0;
 }
 
-/*
- * backing-file: a file zram-recompd creates as root, so no component may be "." or ".."
- * or empty (backing_file.c also opens it without following symlinks).
- */
+/* The backing file's kinds (config_backing.c), in the table's signature. */
 static int parse_file(const struct key_def *k, char *v, void *base, char *why)
 {
-	size_t len = strlen(v);
-	const char *c = v;
-
-	if (len >= k->size)
-		return fail(why, -ENAMETOOLONG, "path longer than %zu bytes", k->size - 1);
-	while (*v && *c == '/') {
-		size_t n = strcspn(c + 1, "/");
-
-		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
-			break;
-		c += n + 1;
-	}
-	if (*v && *c)
-		return fail(why, -EINVAL,
-			    "'%s' is not an absolute file path without '.', '..' or empty "
-			    "components",
-			    v);
-	for (c = v; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			return fail(why, -EINVAL, "control character in path");
-	memset(field_of(k, base), 0, k->size);
-	memcpy(field_of(k, base), v, len + 1);
-	return 0;
+	return cfg_parse_file(v, field_of(k, base), k->size, why);
 }
 
-/* A size in bytes (units as KIND_NUMBER's) or "N%". */
 static int parse_share(const struct key_def *k, char *v, void *base, char *why)
 {
-	struct cfg_share sh = { 0 };
-	size_t len = strlen(v);
-	uint64_t n;
-	int r;
+	const struct cfg_share_bounds b = {k->min, k->max, k->note, k->pct_min, k->pct_max};
 
-	if (len > 1 && v[len - 1] == '%') {
-		v[len - 1] = '\0';
-		if (parse_u64(v, &n) < 0)
-			return fail(why, -EINVAL, "'%s%%' is not a whole percentage", v);
-		if (n < k->pct_min || n > k->pct_max)
-			return fail(why, -ERANGE, "'%s%%' is out of range %u%%-%u%%", v,
-				    k->pct_min, k->pct_max);
-		sh.percent = (uint32_t)n;
-	} else {
-		struct key_def num = *k;
-
-		num.offset = 0;
-		num.size = sizeof(sh.bytes);
-		r = parse_number(&num, v, &sh.bytes, why);
-		if (r < 0)
-			return r;
-	}
-	memcpy(field_of(k, base), &sh, sizeof(sh));
-	return 0;
+	return cfg_parse_share(v, field_of(k, base), &b, why);
 }
 
 static int parse_enc(const struct key_def *k, char *v, void *base, char *why)
 {
-	enum backing_enc *field = field_of(k, base);
-	bool b;
-	struct key_def bk = *k;
-	int r;
-
-	if (strcmp(v, "auto") == 0) {
-		*field = BACKING_ENC_AUTO;
-		return 0;
-	}
-	bk.offset = 0;
-	r = parse_bool(&bk, v, &b, why);
-	if (r < 0)
-		return fail(why, r, "'%s' is not one of auto, yes, no", v);
-	*field = b ? BACKING_ENC_YES : BACKING_ENC_NO;
-	return 0;
+	return cfg_parse_enc(v, field_of(k, base), why);
 }
 
 /* ---- printers: the value after "NAME =", each token with its leading space ---- */
@@ -622,21 +561,12 @@ static void print_wb_types(const struct key_def *k, const void *base, FILE *f)
 
 static void print_share(const struct key_def *k, const void *base, FILE *f)
 {
-	struct cfg_share sh;
-
-	memcpy(&sh, cfield_of(k, base), sizeof(sh));
-	if (sh.percent)
-		fprintf(f, " %" PRIu32 "%%", sh.percent);
-	else
-		fprintf(f, " %" PRIu64, sh.bytes);
+	cfg_print_share(cfield_of(k, base), f);
 }
 
 static void print_enc(const struct key_def *k, const void *base, FILE *f)
 {
-	static const char *const names[] = { "auto", "yes", "no" };
-	enum backing_enc e = *(const enum backing_enc *)cfield_of(k, base);
-
-	fprintf(f, " %s", (unsigned)e < ARRAY_SIZE(names) ? names[e] : "auto");
+	cfg_print_enc(cfield_of(k, base), f);
 }
 
 static const struct {

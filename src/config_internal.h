@@ -5,8 +5,9 @@
 /*
  * Between the parts of the configuration module (include/config.h is its interface):
  * config_file.c reads files, lines and sections; config.c knows the keys; config_validate.c
- * holds the error sink and the cross-key checks run after the last file. Calls go one way:
- * config_file.c -> config_validate.c -> config.c. Not for other modules.
+ * holds the error sink and the cross-key checks run after the last file; config_backing.c
+ * parses the backing file's values. Calls go one way: config_file.c -> config_validate.c
+ * -> config.c -> config_backing.c. Not for other modules.
  */
 
 #include "config.h"
@@ -49,6 +50,23 @@ const char *cfg_key_name(size_t i);
 
 /* The known key nearest to name (a typo, a missing "s"), or NULL when none is close. */
 const char *cfg_nearest_key(const char *name);
+
+/* The backing file's value kinds (config_backing.c): 0 or -errno with the reason in why. */
+struct cfg_share_bounds {
+	uint64_t min, max; /* of a size in bytes */
+	const char *note;  /* said after the range of a size out of it, or NULL */
+	uint32_t pct_min, pct_max;
+};
+/* An absolute path without ".", ".." or empty components (or ""), into field[size]. */
+int cfg_parse_file(const char *v, char *field, size_t size, char why[CFG_ERR_MAX]);
+/* A size (units.h) or "N%" into *field. */
+int cfg_parse_share(char *v, struct cfg_share *field, const struct cfg_share_bounds *b,
+		    char why[CFG_ERR_MAX]);
+/* auto, or yes/true/1, no/false/0. */
+int cfg_parse_enc(const char *v, enum backing_enc *field, char why[CFG_ERR_MAX]);
+/* The value after "NAME =", with its leading space. */
+void cfg_print_share(const struct cfg_share *sh, FILE *f);
+void cfg_print_enc(const enum backing_enc *e, FILE *f);
 
 /* origin[] index of an enum cfg_key bit. */
 static inline unsigned cfg_key_index(uint64_t bit)

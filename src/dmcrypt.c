@@ -73,8 +73,9 @@ static int lib_open(struct lib *l, char *last, char why[BACKING_WHY_MAX])
 	*(void **)&l->set_log = dlsym(l->h, "crypt_set_log_callback");
 	if (!l->init || !l->init_by_name || !l->format || !l->activate || !l->deactivate ||
 	    !l->free || !l->set_log) {
-		(void)snprintf(why, BACKING_WHY_MAX, LIBCRYPTSETUP " lacks a function it has had "
-						     "since 2.0");
+		(void)snprintf(why, BACKING_WHY_MAX,
+			       LIBCRYPTSETUP " lacks a function it has had "
+					     "since 2.0");
 		dlclose(l->h);
 		return -ENOPKG;
 	}
@@ -114,8 +115,7 @@ static int activate(const struct lib *l, const char *device, const char *name,
 	int r = l->init(&cd, device);
 
 	if (r == 0)
-		r = l->format(cd, CRYPT_PLAIN, "aes", "xts-plain64", NULL, key, KEY_BYTES,
-			      &params);
+		r = l->format(cd, CRYPT_PLAIN, "aes", "xts-plain64", NULL, key, KEY_BYTES, &params);
 	if (r == 0)
 		r = l->activate(cd, name, key, KEY_BYTES, 0);
 	if (cd)
@@ -174,7 +174,7 @@ int dmcrypt_close(const char *name, char why[BACKING_WHY_MAX])
 
 int dmcrypt_find(int root_fd, const char *name, char dm[32])
 {
-	char (*names)[64] = calloc(4096, sizeof(*names));
+	char(*names)[64] = calloc(4096, sizeof(*names));
 	int n, r = -ENOENT;
 
 	if (!names)

@@ -82,8 +82,7 @@ static int configure(int lfd, int fd, const char *path)
 	cfg.fd = (__u32)fd;
 	cfg.block_size = LOOP_BLOCK;
 	cfg.info.lo_flags = LO_FLAGS_DIRECT_IO | LO_FLAGS_AUTOCLEAR;
-	(void)str_printf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s",
-			 path);
+	(void)str_printf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", path);
 	r = ioctl_retry(lfd, LOOP_CONFIGURE, (unsigned long)&cfg);
 	/* ENOTTY/EINVAL: a kernel before 5.8 */
 	if (r == -ENOTTY || r == -EINVAL)
@@ -177,7 +176,7 @@ static bool backs(int root_fd, const char *name, const char *path)
 
 int loopdev_find(int root_fd, const char *path, char name[32])
 {
-	char (*names)[64] = calloc(4096, sizeof(*names));
+	char(*names)[64] = calloc(4096, sizeof(*names));
 	int n, r = -ENOENT;
 
 	if (!names)

@@ -152,8 +152,8 @@ static int file_teardown(void **state)
 #define NEED_DIR()                                                                                 \
 	do {                                                                                       \
 		if (!dir[0]) {                                                                     \
-			print_message("skipped: needs root and a disk filesystem under "        \
-				      "/var/tmp (or BACKING_TEST_DIR)\n");                       \
+			print_message("skipped: needs root and a disk filesystem under "           \
+				      "/var/tmp (or BACKING_TEST_DIR)\n");                         \
 			skip();                                                                    \
 		}                                                                                  \
 	} while (0)

@@ -1217,6 +1217,47 @@ static void test_configure_ebusy_gives_way(void **state)
 				    "(backing_dev: EBUSY after its disksize)"));
 	assert_null(strstr(log, "error"));
 	assert_string_equal(dev.backing_dev, "");
+
+	/* EPERM: the device cgroup of the unit refuses the kernel's open of the backing
+	 * device (issue 25, item 3): the message names the device policy and who sets it */
+	fr_write("sys/block/zram0/initstate", "0\n");
+	w.fail_errno = EPERM;
+	capture_start();
+	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), -EPERM);
+	log = capture_end();
+	assert_non_null(strstr(log, "zram-recompd: error: zram0: backing_dev: the kernel may not "
+				    "open '/dev/loop7' for this process (EPERM): under "
+				    "zram-recompd.service the device policy (DevicePolicy=closed) "
+				    "forbids it; 'zram-recompd backing setup'"));
+	assert_null(strstr(log, "ProtectKernelTunables"));
+	assert_string_equal(dev.backing_dev, "");
+
+	/* backing-file: never written by this path (the daemon has no loop or dm-crypt); said
+	 * once per device, nothing written */
+	w.fail_attr = NULL;
+	w.log[0] = '\0';
+	cfg.backing_device[0] = '\0';
+	strcpy(cfg.backing_file, "/var/lib/zram-recompd/zram0.swap");
+	dev.backing_noted = false;
+	capture_start();
+	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), 0);
+	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), 0);
+	log = capture_end();
+	assert_string_equal(w.log, "");
+	assert_string_equal(log, "zram-recompd: zram0: not initialized; its backing-file is set up "
+				 "by 'zram-recompd backing setup' (zram-recompd.service's "
+				 "ExecStartPre=+) or the setup tool's hook (--once), not by the "
+				 "daemon\n");
+	/* an encrypted backing-device likewise: the plain device is never written */
+	cfg.backing_file[0] = '\0';
+	strcpy(cfg.backing_device, "/dev/sdb2");
+	cfg.backing_encryption = BACKING_ENC_YES;
+	dev.backing_noted = false;
+	capture_start();
+	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), 0);
+	log = capture_end();
+	assert_string_equal(w.log, "");
+	assert_non_null(strstr(log, "its encrypted backing-device is set up by"));
 }
 
 static void test_configure_uninitialized(void **state)
