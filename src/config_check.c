@@ -279,7 +279,7 @@ static bool scope_covers(const struct check *ck, const struct scope *s, unsigned
 		return false;
 	if (s->sec)
 		return s->sec->id == id;
-	return !sec || !(sec->cfg.set & (CFG_K_WB | CFG_K_BACKING_DEV));
+	return !sec || !(sec->cfg.set & (CFG_K_WB | CFG_K_BACKING_DEV | CFG_K_BACKING_FILE));
 }
 
 static void check_backing(struct check *ck, const struct scope *s)

@@ -284,6 +284,14 @@ static void test_backing(void **state)
 	       ":6: warning: key 'writeback': yes in [zram1], but zram1 has no backing device and "
 	       "backing-device is not set: nothing can be written back",
 	       NULL);
+	/* A section's backing-file is its backing device (set up before disksize): [global]'s
+	 * writeback covers only zram0, which has none. */
+	m = machine(2, NULL);
+	check("[global]\nwriteback = yes\n[zram1]\nbacking-file = /var/lib/zram1.swap\n", m);
+	expect(&warns,
+	       ":2: warning: key 'writeback': yes in [global], but zram0 has no backing device "
+	       "and backing-device is not set: nothing can be written back",
+	       NULL);
 }
 
 static void test_devices_and_sections(void **state)
