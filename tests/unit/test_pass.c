@@ -1245,9 +1245,8 @@ static void test_configure_ebusy_gives_way(void **state)
 	log = capture_end();
 	assert_string_equal(w.log, "");
 	assert_string_equal(log, "zram-recompd: zram0: not initialized; its backing-file is set up "
-				 "by 'zram-recompd backing setup' (zram-recompd.service's "
-				 "ExecStartPre=+) or the setup tool's hook (--once), not by the "
-				 "daemon\n");
+				 "by 'zram-recompd backing setup' (zram-recompd-backing.service) or "
+				 "the setup tool's hook (--once), not by the daemon\n");
 	/* an encrypted backing-device likewise: the plain device is never written */
 	cfg.backing_file[0] = '\0';
 	strcpy(cfg.backing_device, "/dev/sdb2");
