@@ -328,10 +328,119 @@ static void test_enosys_no_escape(void **state)
 	close(root);
 }
 
+/*
+ * zram-recompd(8) SECURITY names exactly what the allowlists allow, so that the page a
+ * reviewer reads cannot drift from the code again (it once said "exactly five attributes"
+ * while eleven were allowed). Its paragraphs: the one with "refuse any other path" lists the
+ * daemon's and --once's attributes (sysfs_write_allowed), the one starting ".B adopt" what
+ * adopt adds (sysfs_adopt_write_allowed), the one with "No command writes" attributes no
+ * allowlist has. Every zram attribute of 6.2 .. 7.3 is asked about.
+ */
+static const char *const zram_attrs[] = {
+	"disksize", "initstate", "reset", "mem_limit", "mem_used_max", "idle", "max_comp_streams",
+	"comp_algorithm", "compact", "io_stat", "mm_stat", "debug_stat", "bd_stat", "stat",
+	"backing_dev", "writeback", "writeback_limit", "writeback_limit_enable",
+	"writeback_batch_size", "compressed_writeback", "recomp_algorithm", "recompress",
+	"algorithm_params",
+};
+
+/* The italic names (.I/.IR/.BI first words, without "\%") of the paragraph holding key. */
+static unsigned man_names(const char *man, const char *key, char names[][32], unsigned max)
+{
+	const char *sec = strstr(man, "\n.SH SECURITY\n"), *end, *k, *p, *pend;
+	unsigned n = 0;
+
+	assert_non_null(sec);
+	end = strstr(sec + 1, "\n.SH ");
+	k = strstr(sec, key);
+	assert_non_null(k);
+	assert_true(!end || k < end);
+	for (p = k; p > sec && strncmp(p, "\n.PP\n", 5) != 0; p--)
+		;
+	pend = strstr(k, "\n.PP\n");
+	if (!pend || (end && pend > end))
+		pend = end;
+	while ((p = strstr(p, "\n.I")) && p < pend) {
+		char w[32];
+		size_t i = 0;
+
+		p += 3;
+		if (*p == 'R')
+			p++;
+		if (*p != ' ')
+			continue;
+		p++;
+		if (strncmp(p, "\\%", 2) == 0)
+			p += 2;
+		while (i < sizeof(w) - 1 && (p[i] == '_' || (p[i] >= 'a' && p[i] <= 'z')))
+			i++;
+		memcpy(w, p, i);
+		w[i] = '\0';
+		if (i && n < max)
+			strcpy(names[n++], w);
+	}
+	return n;
+}
+
+static bool listed(char names[][32], unsigned n, const char *a)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(names[i], a) == 0)
+			return true;
+	return false;
+}
+
+static void test_man_security_lists_allowlist(void **state)
+{
+	static char man[1 << 20];
+	char daemon[40][32], adopt[40][32], never[40][32], path[96];
+	FILE *f = fopen("docs/zram-recompd.8", "re");
+	size_t len;
+	unsigned nd, na, nn;
+
+	(void)state;
+	assert_non_null(f);
+	len = fread(man, 1, sizeof(man) - 1, f);
+	fclose(f);
+	man[len] = '\0';
+	nd = man_names(man, "refuse any other path", daemon, 40);
+	na = man_names(man, "\n.B adopt\n", adopt, 40);
+	nn = man_names(man, "No command writes", never, 40);
+	for (size_t i = 0; i < ARRAY_SIZE(zram_attrs); i++) {
+		const char *a = zram_attrs[i];
+		bool d, ad;
+
+		snprintf(path, sizeof(path), "sys/block/zram0/%s", a);
+		d = sysfs_write_allowed(path);
+		ad = sysfs_adopt_write_allowed(path);
+		if (d != listed(daemon, nd, a))
+			fail_msg("%s: allowed %d, in SECURITY's daemon list %d", a, d,
+				 listed(daemon, nd, a));
+		if (ad != listed(adopt, na, a))
+			fail_msg("%s: adopt-allowed %d, in SECURITY's adopt list %d", a, ad,
+				 listed(adopt, na, a));
+		if (listed(never, nn, a) && (d || ad))
+			fail_msg("%s: SECURITY says no command writes it, but it is allowed", a);
+	}
+	/* the controls: hot_remove for adopt only, hot_add never */
+	assert_true(sysfs_adopt_write_allowed("sys/class/zram-control/hot_remove"));
+	assert_true(listed(adopt, na, "hot_remove"));
+	assert_false(sysfs_write_allowed("sys/class/zram-control/hot_remove"));
+	assert_false(sysfs_adopt_write_allowed("sys/class/zram-control/hot_add"));
+	assert_true(listed(never, nn, "hot_add"));
+	/* nothing listed that is not an attribute asked about above */
+	for (unsigned i = 0; i < nd; i++) {
+		snprintf(path, sizeof(path), "sys/block/zram0/%.31s", daemon[i]);
+		if (!sysfs_write_allowed(path))
+			fail_msg("SECURITY lists %s for the daemon, which may not write it", daemon[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_efbig_terminated, setup, teardown),
+		cmocka_unit_test(test_man_security_lists_allowlist),
 		cmocka_unit_test_setup_teardown(test_meminfo_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meminfo_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_zram_many, setup, teardown),
