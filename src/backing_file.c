@@ -47,6 +47,52 @@ static int why_set(char why[BACKING_WHY_MAX], int r, const char *fmt, ...)
 }
 
 /*
+ * dir opened O_PATH one component at a time, none of them a symlink: what openat2's
+ * RESOLVE_NO_SYMLINKS does, for where openat2 fails with ENOSYS. systemd's
+ * RestrictSUIDSGID= (zram-recompd-backing.service) makes it so, since it cannot look into
+ * openat2's mode. "." and ".." components are refused. Returns the fd or -errno.
+ */
+static int open_dir_nofollow(const char *dir)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = dir;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		struct stat st = {0};
+		int nfd;
+
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		if (n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(fd);
+			return -EINVAL;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		/* O_PATH | O_NOFOLLOW opens a symlink itself: fstat tells */
+		nfd = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (nfd < 0)
+			return -errno;
+		if (fstat(nfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			int e = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+
+			close(nfd);
+			return -e;
+		}
+		fd = nfd;
+	}
+	return fd;
+}
+
+/*
  * The directory of path, opened O_PATH without following any symlink on the way, after
  * the checks; *ret_base points at the file name inside path.
  */
@@ -71,6 +117,11 @@ static int open_parent(const char *path, int *ret_fd, const char **ret_base,
 	do
 		fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
 	while (fd < 0 && (errno == EINTR || errno == EAGAIN));
+	if (fd < 0 && errno == ENOSYS) {
+		fd = open_dir_nofollow(dir);
+		if (fd < 0)
+			errno = -fd;
+	}
 	if (fd < 0) {
 		int e = errno;
 

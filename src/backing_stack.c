@@ -213,6 +213,14 @@ static int loop_under(int root_fd, const char *dm, char loop[32])
 	return -ENOENT;
 }
 
+/* Whether loop is the loop device on file (our backing file), by its backing_file. */
+static bool loop_is_ours(int root_fd, const char *file, const char *loop)
+{
+	char found[32];
+
+	return file[0] && loopdev_find(root_fd, file, found) == 0 && strcmp(found, loop) == 0;
+}
+
 /*
  * Whether zramN still uses top (the top of our stack) as backing_dev: 1 initialized with
  * it, 0 no, -1 not initialized but holding it (setup done, disksize never written).
@@ -270,6 +278,10 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 			   id, dmdev[0] ? dmdev : loop, id);
 		return 0;
 	}
+	/* the loop device is ours only on the configured file; one the admin named as
+	 * backing-device (dm-crypt over it) stays attached */
+	if (dmdev[0] && loop[0] && !loop_is_ours(root_fd, file, loop))
+		loop[0] = '\0';
 	if (held < 0 && (rr = release_uninit(root_fd, id)) < 0)
 		log_warning("zram%u: reset (to release its backing device): %s", id, strerror(-rr));
 	if (dmdev[0] && (rr = dmcrypt_close(dm, why)) < 0 && rr != -ENOENT) {

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -33,6 +34,29 @@
 #define GiB (UINT64_C(1) << 30)
 
 static const struct cfg_share pct15 = {.percent = 15};
+
+/* openat2 fails with ENOSYS while set, as under systemd's RestrictSUIDSGID= (the backing
+ * unit): tests/unit/test_backing.ldflags wraps syscall() */
+static bool openat2_enosys;
+
+long __real_syscall(long number, ...);
+long __wrap_syscall(long number, ...);
+
+long __wrap_syscall(long number, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (number == SYS_openat2 && openat2_enosys) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return __real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 
 static void test_size_rule_share(void **state)
 {
@@ -205,6 +229,39 @@ static void test_file_created(void **state)
 	assert_int_equal(backing_file_remove(path, why), 0);
 	assert_int_equal(stat(path, &st), -1);
 	assert_int_equal(backing_file_remove(path, why), -ENOENT);
+}
+
+/* Without openat2 (ENOSYS): the same refusals, by walking the path one component at a time. */
+static void test_file_without_openat2(void **state)
+{
+	char path[300], link[300], why[BACKING_WHY_MAX];
+	struct backing_size bs;
+	struct dev_config dc;
+	struct stat st;
+	int fd = -1;
+
+	NEED_DIR();
+	openat2_enosys = true;
+	snprintf(path, sizeof(path), "%s/sub2", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(link, sizeof(link), "%s/sub2link", dir);
+	assert_int_equal(symlink(path, link), 0);
+	snprintf(path, sizeof(path), "%s/sub2link/f", dir);
+	dev_cfg(&dc, path, 16 * MiB);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -ELOOP);
+	assert_non_null(strstr(why, "a component is a symlink"));
+	snprintf(path, sizeof(path), "%s/sub2/../sub2/f", dir);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -EINVAL);
+	snprintf(path, sizeof(path), "%s/none/f", dir);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -ENOENT);
+	/* and a good path still works */
+	snprintf(path, sizeof(path), "%s/sub2/f", dir);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), 0);
+	close(fd);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 16 * MiB);
+	assert_int_equal(backing_file_remove(path, why), 0);
+	openat2_enosys = false;
 }
 
 static void test_file_refusals(void **state)
@@ -394,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_dm_name),
 		cmocka_unit_test_setup_teardown(test_file_created, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(test_file_refusals, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(test_file_without_openat2, file_setup, file_teardown),
 		cmocka_unit_test(test_file_tmpfs),
 		cmocka_unit_test(test_zram_major),
 		cmocka_unit_test_setup_teardown(test_loop_attach, file_setup, file_teardown),
