@@ -259,7 +259,7 @@ kept_loop=$(loops_on "$FILE")
 kept_file=no
 [ -f "$FILE" ] && kept_file=yes
 # "zram0: initialized with its backing device on /dev/dm-N: left in place ..."
-said=$(grep -c "^$D: initialized with its backing device.*left in place" /tmp/td0.out || true)
+said=$(grep -c "$D: initialized with its backing device.*left in place" /tmp/td0.out || true)
 [ "$rc0" = 0 ] || said=0
 swapoff "/dev/$D"
 echo 1 >"/sys/block/$D/reset"
