@@ -230,15 +230,48 @@ static void print_text_reach(FILE *f, const struct zram_dev *d, const struct rea
 	fprintf(f, "  passes:         %s\n", reach_rest(d, r));
 }
 
+/* An initialized device's figures: data, pages, writeback, I/O errors, slots. */
+static void print_text_data(FILE *f, int root_fd, const struct zram_dev *d, bool wb_shown)
+{
+	char a[32], b[32], e[32];
+	struct bs_counts bs;
+
+	fprintf(f, "  data:           orig %s, compr %s, mem_used %s, ratio %.2f\n",
+		format_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE], BYTES_IEC),
+		format_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
+		format_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL], BYTES_IEC),
+		ratio(&d->mm));
+	fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
+		   "\n",
+		d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
+	/* only where writeback is asked for or set up: no noise where it is not */
+	if (wb_shown)
+		print_text_writeback(f, d);
+	if (d->has_io_stat && (d->io_stat[0] || d->io_stat[1]))
+		fprintf(f, "  I/O errors:     %" PRIu64 " failed reads, %" PRIu64
+			   " failed writes\n",
+			d->io_stat[0], d->io_stat[1]);
+	if (d->caps.block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0) {
+		fprintf(f, "  slots:          allocated %" PRIu64 ", idle %" PRIu64
+			   ", huge %" PRIu64 ", same %" PRIu64 ", written back %" PRIu64 "\n",
+			bs.allocated, bs.idle, bs.huge, bs.same, bs.written_back);
+		fprintf(f, "  recompressed:   %" PRIu64 " pages\n", bs.recompressed);
+		fprintf(f, "  incompressible: %" PRIu64 " pages\n", bs.incompressible);
+	} else {
+		fprintf(f, "  incompressible: unknown (no block_state; %" PRIu64
+			   " huge pages are candidates)\n",
+			d->mm.v[MM_HUGE_PAGES]);
+	}
+}
+
 static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
 			   const struct dev_totals *t, bool wb_shown, const struct reach *r,
 			   unsigned tools)
 {
 	const struct zram_caps *c = &d->caps;
-	char why[8][256], sem[8][256], a[32], b[32], e[32];
+	char why[8][256], sem[8][256], a[32], b[32];
 	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
 	unsigned nsem = zram_caps_semantics(c, sem, 8);
-	struct bs_counts bs;
 
 	fprintf(f, "%s: %s, disksize %s\n", d->name,
 		d->initialized ? "initialized" : "not initialized",
@@ -257,34 +290,8 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 				fprintf(f, " #%u %s", p, d->recomp.name[p]);
 		fprintf(f, "%s\n", d->recomp.gap ? " (priority gap!)" : "");
 	}
-	if (d->initialized) {
-		fprintf(f, "  data:           orig %s, compr %s, mem_used %s, ratio %.2f\n",
-			format_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE], BYTES_IEC),
-			format_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
-			format_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL], BYTES_IEC),
-			ratio(&d->mm));
-		fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
-			   "\n",
-			d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
-		/* only where writeback is asked for or set up: no noise where it is not */
-		if (wb_shown)
-			print_text_writeback(f, d);
-		if (d->has_io_stat && (d->io_stat[0] || d->io_stat[1]))
-			fprintf(f, "  I/O errors:     %" PRIu64 " failed reads, %" PRIu64
-				   " failed writes\n",
-				d->io_stat[0], d->io_stat[1]);
-		if (c->block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0) {
-			fprintf(f, "  slots:          allocated %" PRIu64 ", idle %" PRIu64
-				   ", huge %" PRIu64 ", same %" PRIu64 ", written back %" PRIu64 "\n",
-				bs.allocated, bs.idle, bs.huge, bs.same, bs.written_back);
-			fprintf(f, "  recompressed:   %" PRIu64 " pages\n", bs.recompressed);
-			fprintf(f, "  incompressible: %" PRIu64 " pages\n", bs.incompressible);
-		} else {
-			fprintf(f, "  incompressible: unknown (no block_state; %" PRIu64
-				   " huge pages are candidates)\n",
-				d->mm.v[MM_HUGE_PAGES]);
-		}
-	}
+	if (d->initialized)
+		print_text_data(f, root_fd, d, wb_shown);
 	if (d->backing_dev[0]) {
 		char what[CFG_PATH_MAX + 128];
 
