@@ -78,6 +78,25 @@ free_bytes() {
 	df -Pk "$1" | awk 'NR == 2 { print $4 * 1024 }'
 }
 
+# marked_pages MARKS PAGES N: N pages into PAGES, each a 64-byte random string (one per line
+# in MARKS, made now, kept only there) followed by random bytes: what must not reach a
+# backing store in clear text.
+marked_pages() {
+	: >"$1"
+	: >"$2"
+	_i=0
+	while [ "$_i" -lt "$3" ]; do
+		_m=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+		[ ${#_m} -eq 64 ] || fail "random string of ${#_m} characters"
+		echo "$_m" >>"$1"
+		{
+			printf '%s' "$_m"
+			head -c 4032 /dev/urandom
+		} >>"$2"
+		_i=$((_i + 1))
+	done
+}
+
 # dm_of NAME: the dm-N block device named NAME (/sys/block/dm-*/dm/name), empty if none.
 dm_of() {
 	for _d in /sys/block/dm-*; do

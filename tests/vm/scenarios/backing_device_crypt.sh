@@ -50,20 +50,8 @@ bd=$(zget "$Z" backing_dev)
 set -- $(stat -L -c '%t %T' "$bd")
 expect_eq "backing_dev's device number" "$((0x$1)):$((0x$2))" "$(cat "/sys/block/$DM/dev")"
 
-: >"$WORK/marks"
-: >"$WORK/mk.bin"
-i=0
-while [ "$i" -lt 64 ]; do
-	m=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
-	[ ${#m} -eq 64 ] || fail "random string of ${#m} characters"
-	echo "$m" >>"$WORK/marks"
-	{
-		printf '%s' "$m"
-		head -c 4032 /dev/urandom
-	} >>"$WORK/mk.bin"
-	i=$((i + 1))
-done
 NM=64
+marked_pages "$WORK/marks" "$WORK/mk.bin" "$NM"
 run_recompd "$WORK/once0.out" --config "$WORK/c.conf" --once --device "$Z"
 expect_eq "setup --once exit code" "$RC" 0
 expect_eq "backing_dev after the setup --once" "$(zget "$Z" backing_dev)" "$bd"

@@ -65,20 +65,8 @@ expect_eq "file size" "$4" $((128 * 1024 * 1024))
 note "backing_dev $bd = $DM ($uuid), on $LP on $FILE: mode $1, $(($5 * $6)) bytes allocated"
 
 # 64 pages with a known random string each (generated now, never leaving $WORK).
-: >"$WORK/marks"
-: >"$WORK/mk.bin"
-i=0
-while [ "$i" -lt 64 ]; do
-	m=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
-	[ ${#m} -eq 64 ] || fail "random string of ${#m} characters"
-	echo "$m" >>"$WORK/marks"
-	{
-		printf '%s' "$m"
-		head -c 4032 /dev/urandom
-	} >>"$WORK/mk.bin"
-	i=$((i + 1))
-done
 NM=64
+marked_pages "$WORK/marks" "$WORK/mk.bin" "$NM"
 NR=$(pages_of "$DATA/random.bin")
 TOT=$((NM + NR))
 expect_eq "marked pages" "$(pages_of "$WORK/mk.bin")" "$NM"
