@@ -12,6 +12,7 @@
  */
 
 #include "config.h"
+#include "pass_cpu.h"
 #include "policy.h"
 #include "zram.h"
 
@@ -163,6 +164,7 @@ struct device_report {
 	uint64_t incompressible_before, incompressible_after;
 	uint64_t new_incompressible;
 	uint64_t recompressed_before, recompressed_after;
+	struct pass_cpu cpu; /* the thread's CPU in this pass, by kind (pass_cpu.h) */
 };
 
 /*
@@ -206,6 +208,13 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
  */
 void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
 		    struct device_report *rep);
+
+/*
+ * Compaction after the steps when the plan's rule says so (compact = always, or auto and
+ * the pass freed data or left the pool fragmented); under --dry-run, what it would do.
+ */
+void pass_compact(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		  struct device_report *rep);
 
 /* A stop request (SIGTERM in the daemon) ends the pass after the running write. */
 bool pass_stop_requested(const struct pass_ctx *ctx);
@@ -257,5 +266,7 @@ void pass_summarize(const struct device_report *rep, struct pass_summary *s);
 
 /* Human-readable report, one line per step. */
 void pass_print_report(FILE *f, const struct device_report *rep);
+/* One line: the pass's thread CPU by kind (pass_cpu.h); nothing when unmeasured. */
+void pass_print_cpu(FILE *f, const struct device_report *rep);
 
 #endif

@@ -77,6 +77,8 @@ void sleep_ms(unsigned ms);
 
 /* Monotonic and boottime clocks in nanoseconds. */
 uint64_t now_monotonic_ns(void);
+/* CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), ns; 0 if unreadable. */
+uint64_t now_thread_cpu_ns(void);
 uint64_t now_boottime_ns(void);
 
 /*

@@ -8,6 +8,7 @@
 #include "pass.h"
 
 #include "log.h"
+#include "pass_cpu.h"
 #include "util.h"
 
 #include <errno.h>
@@ -35,9 +36,10 @@ int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char 
 		return 0;
 	}
 	for (;;) {
-		uint64_t t0 = now_monotonic_ns();
+		uint64_t t0 = now_monotonic_ns(), c0 = pass_cpu_now();
 
 		r = zram_write(ctx->root_fd, d->id, attr, cmd);
+		(void)pass_cpu_add(pass_cpu_kind_of(attr), c0);
 		if (ret_ns)
 			*ret_ns = sat_add_u64(*ret_ns, sat_sub_u64(now_monotonic_ns(), t0));
 		if (r != -EAGAIN || tries >= ctx->eagain_retries || pass_stop_requested(ctx))

@@ -661,8 +661,11 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 			&oh->h, d->name, policy_wb_budget_pages(c.wb_day_left, dc.wb_bytes_per_pass),
 			dc.wb_bytes_per_day);
 	r = pass_run(ctx, d, &dc, &rep);
-	if (!ctx->dry_run)
+	if (!ctx->dry_run) {
 		pass_print_report(stdout, &rep);
+		if (log_get_max_level() >= LOG_LVL_DEBUG)
+			pass_print_cpu(stdout, &rep);
+	}
 	fflush(stdout);
 	if (dc.algos_auto && d->initialized && !ctx->dry_run)
 		refresh_advice(ctx->root_fd, d, &dc, adv_fd);

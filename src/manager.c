@@ -244,6 +244,7 @@ static void log_steps(const struct device_report *rep)
 	if (!f)
 		return;
 	pass_print_report(f, rep);
+	pass_print_cpu(f, rep);
 	if (fclose(f) != 0) {
 		free(buf);
 		return;

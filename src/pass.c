@@ -3,6 +3,7 @@
 
 #include "blockstate.h"
 #include "log.h"
+#include "pass_cpu.h"
 #include "policy.h"
 #include "util.h"
 #include "write_cost.h"
@@ -96,7 +97,11 @@ static bool counts_now(const struct pass_ctx *ctx, const struct zram_dev *d, str
 	if (!st->bs_ok)
 		return false;
 	if (!st->cur_valid) {
-		if (blockstate_read(ctx->root_fd, d->id, &st->cur, NULL, NULL) < 0)
+		uint64_t c0 = pass_cpu_now();
+		int r = blockstate_read(ctx->root_fd, d->id, &st->cur, NULL, NULL);
+
+		(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
+		if (r < 0)
 			return false;
 		st->cur_valid = true;
 	}
@@ -110,6 +115,7 @@ struct batches {
 	uint64_t batch;		/* max_pages of the next write (halved on ENOMEM) */
 	uint64_t last_write_ns; /* the write to pace for, 0 = none pending */
 	uint64_t last_pages;	/* its max_pages */
+	uint64_t last_cpu_ns;	/* its CPU time (the thread's; 0 = unknown) */
 	struct write_cost *cost; /* the learnt cost of this type and priority (max-write-ms) */
 	unsigned enomem_row;
 	bool mm_fresh; /* d->mm was read right after the previous write, no pause since */
@@ -120,6 +126,27 @@ struct batches {
 };
 
 enum { BATCH_WRITTEN, BATCH_RETRY, BATCH_DONE };
+
+/* --dry-run: the first write of a step and how it would go on. */
+static void print_dry_batches(const struct pass_ctx *ctx, const struct zram_dev *d,
+			      const struct pass_plan *plan, const struct pass_step *step,
+			      const struct batches *b, const char *cmd)
+{
+	const char *limit = step->fallback	? "up to the pages the previous priority could not shrink"
+			    : plan->pages_budget ? "up to max-pages-per-pass pages"
+						 : "no page limit";
+
+	(void)pass_write(ctx, d, "recompress", cmd, NULL, NULL);
+	if (b->st.batched && plan->max_write_ns && !d->caps.walk_all)
+		fprintf(ctx->out,
+			"%s:   (repeated while batches make progress, each sized to take "
+			"about %" PRIu64 " ms at the cost per page measured, at most %" PRIu64
+			" pages; %s)\n",
+			d->name, plan->max_write_ns / 1000000, b->batch, limit);
+	else if (b->st.batched)
+		fprintf(ctx->out, "%s:   (repeated while batches make progress, %s)\n", d->name,
+			limit);
+}
 
 /*
  * The pause owed for the previous write, then one recompress write: BATCH_WRITTEN,
@@ -155,8 +182,12 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	 */
 	if (b->st.batched)
 		c.max_pages = policy_batch_pages(
-			&b->st, write_cost_pages(b->cost, d->caps.walk_all ? 0 : plan->max_write_ns,
-						 b->batch));
+			&b->st,
+			write_cost_pages(b->cost,
+					 d->caps.walk_all ? 0
+							  : policy_write_bound_ns(plan->max_write_ns,
+										  plan->mem_pressure_permille),
+					 b->batch));
 	r = zram_build_recompress(d, &c, cmd, sizeof(cmd));
 	if (r < 0) {
 		log_error("%s: recompress: invalid command for pass %s: %s", d->name,
@@ -165,21 +196,7 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 		return pr->error = r;
 	}
 	if (ctx->dry_run) {
-		(void)pass_write(ctx, d, "recompress", cmd, NULL, NULL);
-		if (b->st.batched && plan->max_write_ns && !d->caps.walk_all)
-			fprintf(ctx->out,
-				"%s:   (repeated while batches make progress, each sized to take "
-				"about %" PRIu64 " ms at the cost per page measured, at most %" PRIu64
-				" pages; %s)\n",
-				d->name, plan->max_write_ns / 1000000, b->batch,
-				step->fallback	    ? "up to the pages the previous priority could not shrink"
-				: plan->pages_budget ? "up to max-pages-per-pass pages"
-						     : "no page limit");
-		else if (b->st.batched)
-			fprintf(ctx->out, "%s:   (repeated while batches make progress, %s)\n", d->name,
-				step->fallback	    ? "up to the pages the previous priority could not shrink"
-				: plan->pages_budget ? "up to max-pages-per-pass pages"
-						     : "no page limit");
+		print_dry_batches(ctx, d, plan, step, b, cmd);
 		return BATCH_DONE;
 	}
 	/*
@@ -208,6 +225,7 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 	b->enomem_row = 0;
 	pr->commands++;
 	b->last_write_ns = sat_sub_u64(pr->kernel_ns, k0);
+	b->last_cpu_ns = pass_cpu_last_ns();
 	b->last_pages = c.max_pages;
 	if (b->last_write_ns > pr->max_write_ns)
 		pr->max_write_ns = b->last_write_ns;
@@ -260,9 +278,14 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	/*
 	 * Only a write that did something teaches the cost per page: one that found nothing
 	 * to try returns after the walk alone, and would make the next batches too large.
+	 * The cost is the write's CPU time, not its wall time: a busy CPU preempts the
+	 * kernel's walk between slots, and learnt as cost that shrank the batches (on 6.12
+	 * in the swap bench's first minute, to about 80 pages), repeating the walk from slot
+	 * 0 and the reads after each write for fewer pages each time.
 	 */
 	if (progress && b->st.batched)
-		write_cost_learn(b->cost, b->last_pages, b->last_write_ns);
+		write_cost_learn(b->cost, b->last_pages,
+				 b->last_cpu_ns ? b->last_cpu_ns : b->last_write_ns);
 	/*
 	 * A short write that shrank nothing says less than a full batch that shrank nothing:
 	 * measured on 6.12, the cold tier (zstd 9 over zstd 3, few pages reach a smaller class,
@@ -402,12 +425,15 @@ static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct
 		    struct bs_set *record, const struct bs_set *before, uint64_t *new_incomp,
 		    bool *ok)
 {
+	uint64_t c0;
 	int r;
 
 	*ok = false;
 	if (!d->caps.block_state)
 		return;
+	c0 = pass_cpu_now();
 	r = blockstate_read_incomp(ctx->root_fd, d->id, c, record, before, new_incomp);
+	(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
 	if (r >= 0 && record && record->failed)
 		r = -ENOMEM; /* the set could not grow to the slots listed */
 	if (r < 0) {
@@ -711,29 +737,6 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	return pr->stop == STOP_SIGNAL ? STEP_STOPPED : STEP_NEXT;
 }
 
-/* --dry-run: what compaction would do. */
-static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev *d,
-			       const struct pass_plan *plan)
-{
-	char at_least[64] = "";
-
-	if (plan->compact == COMPACT_ALWAYS) {
-		(void)pass_write(ctx, d, "compact", "1", NULL, NULL);
-		return;
-	}
-	if (plan->compact != COMPACT_AUTO)
-		return;
-	if (plan->compact_min_saved)
-		(void)snprintf(at_least, sizeof(at_least), "at least %" PRIu64 " bytes of ",
-			       plan->compact_min_saved);
-	fprintf(ctx->out,
-		"%s: would write '1' to compact if the passes free %scompressed "
-		"data, or if fragmentation after them is at least %u.%u%% "
-		"(now %u.%u%%)\n",
-		d->name, at_least, plan->compact_frag_permille / 10, plan->compact_frag_permille % 10,
-		policy_fragmentation_permille(&d->mm) / 10, policy_fragmentation_permille(&d->mm) % 10);
-}
-
 /* Stored pages neither idle, done nor given up; flags overlap ('i' with 'r' or 'n'), so this
  * undercounts, never overcounts. */
 static uint64_t young_estimate(const struct bs_counts *c)
@@ -758,6 +761,8 @@ static void probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 {
 	struct bs_counts c;
 	struct ripen r;
+	uint64_t c0;
+	int rd;
 
 	if (!plan->ripen_probe || !st->idle_nothing || !rep->idle_marked || !rep->idle_age_sec ||
 	    !st->bs_ok)
@@ -765,7 +770,10 @@ static void probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 	if (st->cur_valid && young_estimate(&st->cur) < plan->batch_pages)
 		return;
 	policy_ripen_init(&r, now_boottime_ns() / 1000000000u, rep->idle_age_sec);
-	if (blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, &c) < 0)
+	c0 = pass_cpu_now();
+	rd = blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, &c);
+	(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
+	if (rd < 0)
 		return;
 	st->cur = c;
 	st->cur_valid = true;
@@ -773,33 +781,6 @@ static void probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 		return;
 	rep->ripen_slots = r.n;
 	rep->ripen_sec = policy_ripen_sec(&r, 900, plan->batch_pages);
-}
-
-/* Compaction after the steps, when the plan's rule says so. */
-static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
-			  const struct pass_plan *plan, struct device_report *rep)
-{
-	int64_t saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
-	struct zram_mm_stat before = d->mm;
-	int r;
-
-	if (!policy_should_compact(plan->compact, &d->mm, plan->compact_frag_permille,
-				   saved > 0 ? (uint64_t)saved : 0, plan->compact_min_saved))
-		return;
-	r = pass_write(ctx, d, "compact", "1", &rep->compact_ns, NULL);
-	if (r == -ENOMEM) {
-		/* back-pressure like a recompress ENOMEM: the next pass compacts */
-		rep->compact_enomem = true;
-	} else if (r < 0) {
-		pass_log_write_error(ctx, d, "compact", "1", r, 0);
-		if (!rep->error)
-			rep->error = r;
-	} else {
-		rep->compacted = true;
-		if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0)
-			rep->compact_freed = -delta_i64(before.v[MM_MEM_USED_TOTAL],
-							d->mm.v[MM_MEM_USED_TOTAL]);
-	}
 }
 
 /*
@@ -882,6 +863,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	if (scope == PASS_NONE)
 		return rep->error;
 
+	pass_cpu_begin();
 	pass_run_begin(ctx, d, &st);
 	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++)
 		if (d->recomp.set[p])
@@ -894,13 +876,11 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		r = pass_step(ctx, d, &xp, i, &st, rep);
 	if (r == STEP_NEXT || r == STEP_LAST) {
 		pass_writeback(ctx, d, &xp, rep); /* after recompression, before compaction */
-		if (ctx->dry_run)
-			print_compact_plan(ctx, d, &xp);
-		else
-			compact_after(ctx, d, &xp, rep);
+		pass_compact(ctx, d, &xp, rep);
 	}
 	if (!ctx->dry_run && r != STEP_STOPPED)
 		probe_ripening(ctx, d, &xp, &st, rep);
 	pass_run_end(ctx, d, &st, rep);
+	pass_cpu_end(&rep->cpu);
 	return rep->error;
 }

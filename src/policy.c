@@ -199,6 +199,13 @@ uint64_t policy_walk_batch(uint64_t batch, uint64_t candidates, unsigned mem_per
 
 #define NS_PER_SEC 1000000000ULL
 
+uint64_t policy_write_bound_ns(uint64_t bound_ns, unsigned mem_permille)
+{
+	uint64_t m = mem_permille > 1000 ? 1000 : mem_permille;
+
+	return sat_mul_u64(bound_ns / 1000, 1000 + (POLICY_WALK_WRITES - 1) * m);
+}
+
 const char *policy_verdict_name(enum policy_verdict v)
 {
 	switch (v) {

@@ -258,3 +258,18 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 			(double)rep->compact_ns / 1e9);
 	print_totals(f, rep);
 }
+
+void pass_print_cpu(FILE *f, const struct device_report *rep)
+{
+	const struct pass_cpu *c = &rep->cpu;
+
+	if (rep->skipped || !rep->initialized || (!c->user_ns && !c->sys_ns))
+		return;
+	fprintf(f,
+		"%s: cpu: %.3f s (user %.3f s; kernel: recompress %.3f s, idle marks %.3f s, "
+		"block_state %.3f s, compact %.3f s, writeback %.3f s, other %.3f s)\n",
+		rep->name, (double)sat_add_u64(c->user_ns, c->sys_ns) / 1e9, (double)c->user_ns / 1e9,
+		(double)c->ns[PASS_CPU_RECOMPRESS] / 1e9, (double)c->ns[PASS_CPU_IDLE] / 1e9,
+		(double)c->ns[PASS_CPU_BLOCK_STATE] / 1e9, (double)c->ns[PASS_CPU_COMPACT] / 1e9,
+		(double)c->ns[PASS_CPU_WRITEBACK] / 1e9, (double)pass_cpu_other_sys(c) / 1e9);
+}

@@ -126,6 +126,11 @@ uint64_t now_boottime_ns(void)
 	return clock_ns(CLOCK_BOOTTIME);
 }
 
+uint64_t now_thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 int str_printf(char *out, size_t size, const char *fmt, ...)
 {
 	va_list ap;

@@ -222,6 +222,7 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 			  const struct wb_step *step, uint64_t left, struct wb_report *wr)
 {
 	struct wb_select sel;
+	uint64_t c0;
 	size_t pos = 0;
 	uint64_t off = 0, bd0 = 0;
 	char cmd[ZRAM_CMD_MAX];
@@ -243,7 +244,9 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 	}
 	policy_wb_select_init(&sel, now_boottime_ns() / 1000000000u, step->idle_age_sec,
 			      step->type == WB_HUGE_IDLE, left);
+	c0 = pass_cpu_now();
 	r = blockstate_read_slots(ctx->root_fd, d->id, policy_wb_select_slot, &sel, NULL);
+	(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
 	wr->selected = sel.pages;
 	wr->young = sel.young;
 	wr->unknown = sel.unknown;

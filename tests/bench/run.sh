@@ -45,9 +45,9 @@ KV=$OUT/kv.txt
 : >"$KV"
 QEMU=${QEMU:-qemu-system-x86_64}
 SLOTS=${BENCH_PARSE_SLOTS:-8000000}
-SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap writeback wbcrypt large}
+SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap burst writeback wbcrypt large}
 KERNELS=${BENCH_KERNELS:-6.12 7.3}
-OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap writeback}
+OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap burst writeback}
 # qemu -icount: the guest's clock counts instructions (shift=0: one per ns), so timings in the
 # VM do not depend on the host's speed or load and repeat within 0.1%; both vCPUs share
 # that clock. sleep=off skips idle time. BENCH_ICOUNT= (empty) times with the host's clock.
@@ -206,6 +206,7 @@ run_vm() {
 	kver=$1
 	pre=$2
 	scen=$3
+	tag=${4:-}
 	vm_need_tools "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd
 	if [ -n "$VM_MISSING" ]; then
 		log "missing:$VM_MISSING"
@@ -231,15 +232,17 @@ run_vm() {
 	mkdir -p "$st/vm/scenarios" "$st/usr/bin"
 	cp "$HERE"/guest/bench_*.sh "$st/vm/scenarios/"
 	cp "$HERE/guest/benchlib.sh" "$st/vm/benchlib.sh"
+	cp "$HERE/guest/swaplib.sh" "$st/vm/swaplib.sh"
 	cp -L "$BD/tools/vmbench" "$st/usr/bin/vmbench"
 	cp -L "$BD/tools/swapload" "$st/usr/bin/swapload"
 	# Knobs of the guest scenarios (README, Variables), passed on as shell assignments.
-	env | grep -E '^BENCH_(CHURN_[A-Z_]+|WBCRYPT_[A-Z_]+|SWAP_[A-Z_]+|LARGE_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
+	env | grep -E '^BENCH_(CHURN_[A-Z_]+|WBCRYPT_[A-Z_]+|SWAP_[A-Z_]+|BURST_[A-Z_]+|LARGE_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
 		sed 's/^/export /' >"$st/vm/bench.env"
+	env | grep -E '^BENCH_BURST_SHAPES=[a-z0-9 ]+$' | sed "s/^\([A-Z_]*\)=\(.*\)/export \1='\2'/" >>"$st/vm/bench.env"
 	# vmbench needs only libc, which the image already has for zram-recompd.
 	vm_cpio "$st" >>"$INITRD"
 
-	LOG=$OUT/console-$kver.log
+	LOG=$OUT/console-$kver$tag.log
 	log "booting $KERNEL (TCG); console log $LOG"
 	t0=$(ns)
 	if [ -n "$ICOUNT" ]; then
@@ -273,18 +276,44 @@ run_vm() {
 	return 0
 }
 
+# run_kernel KVER PREFIX SCENARIOS: the burst scenario in a boot of its own with
+# BENCH_BURST_SMP (1) vCPUs (a one-CPU machine whose schedule repeats under -icount), the
+# others in one boot with two.
+run_kernel() {
+	rest=
+	burst=
+	for s in $3; do
+		case $s in
+		burst) burst=1 ;;
+		*) rest="$rest $s" ;;
+		esac
+	done
+	rk=0
+	if [ -n "${rest# }" ]; then
+		run_vm "$1" "$2" "${rest# }" || rk=1
+	fi
+	if [ -n "$burst" ]; then
+		VM_SMP=${BENCH_BURST_SMP:-1}
+		kv "${2}meta.burst_vm_cpus" "$VM_SMP"
+		BENCH_SCENARIO_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} VM_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} \
+			run_vm "$1" "$2" burst -burst || rk=1
+		VM_SMP=2
+	fi
+	return $rk
+}
+
 vm_ok=0
 first=1
 prefixes=
 for k in $KERNELS; do
 	if [ "$first" = 1 ]; then
-		run_vm "$k" "" "$SCENARIOS" || vm_ok=1
+		run_kernel "$k" "" "$SCENARIOS" || vm_ok=1
 		first=0
 		continue
 	fi
 	p=k$(echo "$k" | tr -c '0-9\n' '_').
 	prefixes="$prefixes $p"
-	run_vm "$k" "$p" "$OTHER_SCENARIOS" || vm_ok=1
+	run_kernel "$k" "$p" "$OTHER_SCENARIOS" || vm_ok=1
 done
 kv meta.kernel_prefixes "${prefixes# }"
 kv meta.bench_wall_s "$(seconds "$T_START" "$(ns)")"

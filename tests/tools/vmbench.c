@@ -6,7 +6,12 @@
  *
  *   vmbench now                      CLOCK_MONOTONIC in ns
  *   vmbench sleepuntil NS            sleep until CLOCK_MONOTONIC reaches NS (absolute)
- *   vmbench write FILE STRING        one open+write+close; prints "NS ERRNO" (0 = success)
+ *   vmbench write FILE STRING        one open+write+close; prints "NS ERRNO CPU_NS" (0 =
+ *                                    success; CPU_NS: the process's CPU time in it)
+ *   vmbench readloop FILE MS SECONDS read FILE every MS ms for SECONDS s or until SIGTERM,
+ *                                    as a monitoring agent does; prints "reads N max_ns M
+ *                                    over_1s K" (the longest read: 7.0+ readers of mm_stat
+ *                                    wait for a running recompress write)
  *   vmbench batches DEV STRING MAX   write STRING to /sys/block/DEV/recompress again and again,
  *                                    as zram-recompd does, while a write makes progress
  *                                    (compr_data_size or huge_pages fell, or block_state got
@@ -58,6 +63,14 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
@@ -431,6 +444,44 @@ static int open_attr(pid_t pid, const char *attr)
 	return found;
 }
 
+static volatile sig_atomic_t readloop_stop;
+
+static void on_readloop_term(int sig)
+{
+	(void)sig;
+	readloop_stop = 1;
+}
+
+static int cmd_readloop(const char *path, uint64_t ms, uint64_t seconds)
+{
+	struct sigaction sa = { .sa_handler = on_readloop_term };
+	uint64_t end = now_ns() + seconds * 1000000000ULL, n = 0, worst = 0, over = 0;
+	char buf[512];
+
+	sigaction(SIGTERM, &sa, NULL);
+	while (!readloop_stop && now_ns() < end) {
+		struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
+				       .tv_nsec = (long)(ms % 1000) * 1000000L };
+		uint64_t t0 = now_ns(), t;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf)) < 0)
+				fprintf(stderr, "vmbench: read %s: %s\n", path, strerror(errno));
+			close(fd);
+		}
+		t = now_ns() - t0;
+		n++;
+		if (t > worst)
+			worst = t;
+		if (t > 1000000000ULL)
+			over++;
+		nanosleep(&ts, NULL);
+	}
+	printf("reads %" PRIu64 " max_ns %" PRIu64 " over_1s %" PRIu64 "\n", n, worst, over);
+	return 0;
+}
+
 static int cmd_termwrite(pid_t pid, const char *attr, uint64_t ms, uint64_t timeout_s)
 {
 	uint64_t deadline = now_ns() + timeout_s * 1000000000ULL, since = 0, t0;
@@ -540,6 +591,7 @@ static int cmd_proc(pid_t pid)
 static int usage(void)
 {
 	fprintf(stderr, "usage: vmbench now | sleepuntil NS | write FILE STRING |\n"
+			"       readloop FILE MS SECONDS |\n"
 			"       batches DEV STRING MAX | rewrite DEV FILE STRIDE |\n"
 			"       term PID DEV TIMEOUT_S | termcpu PID TICKS TIMEOUT_S |\n"
 			"       termwrite PID ATTR MS TIMEOUT_S | proc PID\n");
@@ -566,10 +618,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "write") && argc == 4) {
+		uint64_t c0 = cpu_ns();
 		int err = timed_write(argv[2], argv[3], &a);
 
-		printf("%" PRIu64 " %d\n", a, err);
+		printf("%" PRIu64 " %d %" PRIu64 "\n", a, err, cpu_ns() - c0);
 		return 0;
+	}
+	if (!strcmp(argv[1], "readloop") && argc == 5) {
+		if (parse_num(argv[3], &a) < 0 || parse_num(argv[4], &b) < 0)
+			return usage();
+		return cmd_readloop(argv[2], a, b);
 	}
 	if (!strcmp(argv[1], "batches") && argc == 5) {
 		if (parse_num(argv[4], &a) < 0)

@@ -102,6 +102,7 @@ static struct {
 	 * The time passes on the clock the pass reads (skew_ns), not in a sleep: a
 	 * loaded host's oversleeping made the bounded-write tests flaky. */
 	uint64_t ns_per_page;
+	uint64_t preempt_ns_per_page; /* ... and this much more on the wall (a busy CPU) */
 	uint64_t wb_candidates;	    /* pages a writeback write finds (the kernel's limit applies) */
 	uint64_t wb_limit, wb_written;
 	bool wb_reset;		    /* after a writeback write: the device is reset */
@@ -119,12 +120,22 @@ static void write_mm(void)
 
 /* simulated kernel time, added to the real monotonic clock (never reset: it stays monotonic) */
 static uint64_t skew_ns;
+/* wall time that passes while the writer is preempted: on the monotonic clock only */
+static uint64_t preempt_ns;
 
 uint64_t __real_now_monotonic_ns(void);
 uint64_t __wrap_now_monotonic_ns(void);
 uint64_t __wrap_now_monotonic_ns(void)
 {
-	return __real_now_monotonic_ns() + skew_ns;
+	return __real_now_monotonic_ns() + skew_ns + preempt_ns;
+}
+
+/* The simulated kernel time is CPU time of the writing thread as well. */
+uint64_t __real_now_thread_cpu_ns(void);
+uint64_t __wrap_now_thread_cpu_ns(void);
+uint64_t __wrap_now_thread_cpu_ns(void)
+{
+	return __real_now_thread_cpu_ns() + skew_ns;
 }
 
 int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
@@ -145,9 +156,10 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 	if (strcmp(attr, "recompress") == 0 && w.ns_per_page &&
 	    (w.progress_batches > 0 || w.failing_batches > 0)) {
 		const char *mp = strstr(data, "max_pages=");
-		uint64_t ns = mp ? strtoull(mp + 10, NULL, 10) * w.ns_per_page : 0;
+		uint64_t pages = mp ? strtoull(mp + 10, NULL, 10) : 0;
 
-		skew_ns += ns;
+		skew_ns += pages * w.ns_per_page;
+		preempt_ns += pages * w.preempt_ns_per_page;
 	}
 	if (strcmp(attr, "recompress") == 0 && w.other_pages) {
 		/* swap-out during the write: pages at the device's ratio (4:1 here) */
@@ -418,6 +430,53 @@ static void test_write_bounded_slow_kernel(void **state)
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	n = nth_max_pages(0);
 	assert_true(n >= 400 && n <= 500);
+}
+
+/*
+ * A busy CPU preempts the writer between slots: each write takes 4 x its CPU time on the
+ * wall. The batches are sized by the write's CPU (about 500 pages at 200 us a page), not
+ * its wall time (125 pages: the first minute of the 6.12 swap bench shrank them to ~80);
+ * the longest write reported is the wall time a reader or a stop request waits.
+ */
+static void test_write_bounded_cpu_not_wall(void **state)
+{
+	struct device_report rep = { 0 };
+	uint64_t n;
+
+	(void)state;
+	cfg_idle_only();
+	cfg.max_write_ms = 100;
+	w.ns_per_page = 200000;
+	w.preempt_ns_per_page = 600000;
+	w.progress_batches = 2;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(nth_max_pages(0) == 64);
+	n = nth_max_pages(1);
+	assert_true(n >= 400 && n <= 500);
+	assert_true(rep.passes[0].max_write_ns >= 4 * 80000000ULL);
+	assert_true(rep.cpu.ns[PASS_CPU_RECOMPRESS] >= (64 + n) * 200000ULL);
+}
+
+/*
+ * Memory pressure lengthens the bound (policy_write_bound_ns): at full pressure the 100 ms
+ * become 800 ms, so after the 64-page probe and one step of growth the writes are the
+ * fixed 2048-page batch instead of about 500 pages.
+ */
+static void test_write_bounded_pressure(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	cfg_idle_only();
+	cfg.max_write_ms = 100;
+	w.ns_per_page = 200000;
+	w.progress_batches = 3;
+	ctx.mem_total = 1000 * 4096;
+	ctx.mem_available = 10 * 4096; /* 1% available: full pressure */
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_true(nth_max_pages(0) == 64);
+	assert_int_equal(nth_max_pages(1), 512); /* 8 x the largest measured */
+	assert_int_equal(nth_max_pages(2), 2048);
 }
 
 /* Two secondaries on 6.12, the idle step at #1: its failures are not marked 'n'. */
@@ -1705,6 +1764,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_growth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_slow_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_bounded_cpu_not_wall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_bounded_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),

@@ -260,6 +260,22 @@ static void test_walk_batch(void **state)
 	}
 }
 
+/* 6.2-6.12 under memory pressure: max-write-ms grows to (1 + 7m) x, 0 (no bound) stays 0. */
+static void test_write_bound(void **state)
+{
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	assert_true(policy_write_bound_ns(100 * ms, 0) == 100 * ms);
+	assert_true(policy_write_bound_ns(100 * ms, 500) == 450 * ms);
+	assert_true(policy_write_bound_ns(100 * ms, 1000) == 800 * ms);
+	assert_true(policy_write_bound_ns(100 * ms, 4000) == 800 * ms); /* m clamped */
+	assert_true(policy_write_bound_ns(0, 1000) == 0);
+	assert_true(policy_write_bound_ns(UINT64_MAX, 1000) == UINT64_MAX); /* saturates */
+	for (unsigned m = 0; m < 1000; m += 100)
+		assert_true(policy_write_bound_ns(100 * ms, m + 100) > policy_write_bound_ns(100 * ms, m));
+}
+
 static void test_batch(void **state)
 {
 	struct zram_mm_stat a = { .nfields = 9 }, b;
@@ -1187,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_idle_walk_worth),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_walk_batch),
+		cmocka_unit_test(test_write_bound),
 		cmocka_unit_test(test_write_cost_sizing),
 		cmocka_unit_test(test_write_cost_learning),
 		cmocka_unit_test(test_write_cost_fixed_part),

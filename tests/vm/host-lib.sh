@@ -312,7 +312,7 @@ vm_kernel() {
 
 # ---- the qemu runner ----
 # vm_boot KERNEL INITRD LOG LIMIT [APPEND [QEMU_OPTION...]]: boots under qemu TCG (no KVM
-# needed: pure emulation; -cpu max -smp 2 -m 1536) with the serial console in LOG (carriage
+# needed: pure emulation; -cpu max -smp 2 (VM_SMP) -m 1536) with the serial console in LOG (carriage
 # returns removed), killed after LIMIT seconds. APPEND is added to the kernel command line,
 # QEMU_OPTIONs to qemu's (the bench's -icount). -no-reboot: the guests end with
 # `reboot -f`, which then ends qemu. Sets VM_RC (qemu's exit code; 124/137 = killed by the
@@ -333,7 +333,7 @@ vm_boot() {
 	fi
 	_t0=$(vm_now)
 	VM_RC=0
-	timeout -k 10 "$_limit" "${QEMU:-qemu-system-x86_64}" -machine accel=tcg -cpu max -smp 2 \
+	timeout -k 10 "$_limit" "${QEMU:-qemu-system-x86_64}" -machine accel=tcg -cpu max -smp "${VM_SMP:-2}" \
 		-m 1536 "$@" -nographic -no-reboot -kernel "$_kernel" -initrd "$_initrd" \
 		-append "console=ttyS0 panic=-1 quiet no_timer_check${_append:+ $_append}" </dev/null >"$_log" 2>&1 ||
 		VM_RC=$?

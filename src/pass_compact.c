@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Compaction after a pass's steps (include/pass.h): the plan's rule applied to the
+ * figures after them, or under --dry-run what the rule would do.
+ */
+#include "pass.h"
+
+#include "policy.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+/* --dry-run: what compaction would do. */
+static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev *d,
+			       const struct pass_plan *plan)
+{
+	char at_least[64] = "";
+
+	if (plan->compact == COMPACT_ALWAYS) {
+		(void)pass_write(ctx, d, "compact", "1", NULL, NULL);
+		return;
+	}
+	if (plan->compact != COMPACT_AUTO)
+		return;
+	if (plan->compact_min_saved)
+		(void)snprintf(at_least, sizeof(at_least), "at least %" PRIu64 " bytes of ",
+			       plan->compact_min_saved);
+	fprintf(ctx->out,
+		"%s: would write '1' to compact if the passes free %scompressed "
+		"data, or if fragmentation after them is at least %u.%u%% "
+		"(now %u.%u%%)\n",
+		d->name, at_least, plan->compact_frag_permille / 10, plan->compact_frag_permille % 10,
+		policy_fragmentation_permille(&d->mm) / 10, policy_fragmentation_permille(&d->mm) % 10);
+}
+
+/* Compaction after the steps, when the plan's rule says so. */
+static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
+			  const struct pass_plan *plan, struct device_report *rep)
+{
+	int64_t saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
+	struct zram_mm_stat before = d->mm;
+	int r;
+
+	if (!policy_should_compact(plan->compact, &d->mm, plan->compact_frag_permille,
+				   saved > 0 ? (uint64_t)saved : 0, plan->compact_min_saved))
+		return;
+	r = pass_write(ctx, d, "compact", "1", &rep->compact_ns, NULL);
+	if (r == -ENOMEM) {
+		/* back-pressure like a recompress ENOMEM: the next pass compacts */
+		rep->compact_enomem = true;
+	} else if (r < 0) {
+		pass_log_write_error(ctx, d, "compact", "1", r, 0);
+		if (!rep->error)
+			rep->error = r;
+	} else {
+		rep->compacted = true;
+		if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0)
+			rep->compact_freed = -delta_i64(before.v[MM_MEM_USED_TOTAL],
+							d->mm.v[MM_MEM_USED_TOTAL]);
+	}
+}
+
+void pass_compact(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
+		  struct device_report *rep)
+{
+	if (ctx->dry_run)
+		print_compact_plan(ctx, d, plan);
+	else
+		compact_after(ctx, d, plan, rep);
+}

@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The swap workload's runs, shared by bench_swap.sh (steady state after a warm-up) and
+# bench_burst.sh (the first minute after a burst of swap-out). Sourced after lib.sh and
+# benchlib.sh, with the balloon already holding the memory the workload may not use.
+# Word splitting of $(...) into "set --" is intended.
+# shellcheck disable=SC2046,SC2086,SC2154
+
+SWAPLOAD=/usr/bin/swapload
+
+# swap_policy KEY POLICY MIB HOT_PERCENT SECONDS COLD_EVERY WARMUP: one run of the workload
+# on a fresh 1 GiB zram swap device (lzo-rle, zstd #1) with POLICY (none, naive: every 10 s
+# idle all, recompress type=idle, compact; daemon: interval and idle ages 10 s, defaults
+# otherwise), its figures as KEY.POLICY.* lines. The daemon logs its steps (--verbose) so
+# that its CPU by kind ("cpu:" lines, include/pass_cpu.h) is summed; a reader times an
+# mm_stat read every 100 ms meanwhile (on 7.0+ a recompress write holds the lock it needs).
+swap_policy() {
+	_k=$1 _p=$2 _mib=$3 _hot=$4 _secs=$5 _cold=$6 _warm=$7
+	zram_add
+	zset "$Z" comp_algorithm lzo-rle
+	zset "$Z" recomp_algorithm "algo=zstd priority=1"
+	zset "$Z" disksize 1G
+	mkswap "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
+	swapon "/dev/$Z" || fail "swapon /dev/$Z failed"
+	W=$WORK/$_k.$_p.out
+	: >"$WORK/naive.writes"
+	# VERIFY 1: after the measured window it lists the swap slots of its swapped-out hot
+	# pages (then waits; the pages are not verified here).
+	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$_mib" "$_hot" "$_secs" 1 "$_cold" "$_warm" 1 >"$W"
+	wait_line "$W" "SWAPLOAD filled" 600 || fail "$_p: the workload did not fill its memory"
+	start_bg READPID "$VMBENCH" readloop "/sys/block/$Z/mm_stat" 100 $((_secs + _warm)) >"$WORK/reads.out"
+	case $_p in
+	naive)
+		(
+			while :; do
+				sleep 10
+				for c in "idle all" "recompress type=idle" "compact 1"; do
+					set -- $c
+					"$VMBENCH" write "/sys/block/$Z/$1" "$2" >>"$WORK/naive.writes"
+				done
+			done
+		) &
+		NAIVEPID=$!
+		BENCH_PIDS="$BENCH_PIDS $NAIVEPID"
+		;;
+	daemon)
+		conf "$WORK/swap.conf" "recompress-algorithms = zstd" "interval-sec = 10" \
+			"idle-age-min-sec = 10" "idle-age-max-sec = 10" "devices = $Z"
+		ZRAM_RECOMPD_STATE_DIR=$WORK/swap-state.$_k
+		export ZRAM_RECOMPD_STATE_DIR
+		mkdir -p "$ZRAM_RECOMPD_STATE_DIR"
+		start_daemon "$WORK/swap-daemon.log" --verbose --config "$WORK/swap.conf"
+		;;
+	esac
+	# The policy's CPU in the warm-up (its first passes) and in the measured window apart.
+	if [ "$_warm" -gt 0 ]; then
+		wait_line "$W" "SWAPLOAD warmup" $((_warm * 20 + 600)) ||
+			fail "$_p: the workload's warm-up did not end"
+		case $_p in
+		naive) out "$_k.naive.warmup_kernel_write_s" "$(awk '{ t += $1 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")" ;;
+		daemon) out "$_k.daemon.warmup_cpu_ticks" "$(awk '{ print $14 + $15 }' "/proc/$DPID/stat")" ;;
+		esac
+	fi
+	wait_line "$W" "SWAPLOAD ops" $((_secs * 20 + 600)) || fail "$_p: the workload did not end"
+	# Measured while the workload still holds its memory.
+	mm_out "$_k.$_p" "$Z"
+	out "$_k.$_p.memavailable_kb" "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
+	set -- $(sed -n 's/^SWAPLOAD ops \([0-9]*\) seconds \([0-9.]*\) ops_per_s \([0-9]*\) cold_reads \([0-9]*\) cold_p50_us \([0-9.]*\) cold_p99_us \([0-9.]*\).*/\1 \2 \3 \4 \5 \6/p' "$W")
+	out "$_k.$_p.ops" "$1"
+	out "$_k.$_p.warmup_ops_per_s" "$(sed -n 's/^SWAPLOAD warmup ops [0-9]* seconds [0-9.]* ops_per_s \([0-9]*\).*/\1/p' "$W")"
+	out "$_k.$_p.windows" "$(awk '/^SWAPLOAD window/ { printf "%s%s", s, $6; s = "," }' "$W")"
+	out "$_k.$_p.ops_per_s" "$3"
+	out "$_k.$_p.cold_reads" "$4"
+	out "$_k.$_p.cold_p50_us" "$5"
+	out "$_k.$_p.cold_p99_us" "$6"
+	stop_bg "$READPID"
+	set -- $(sed -n 's/^reads \([0-9]*\) max_ns \([0-9]*\).*/\1 \2/p' "$WORK/reads.out")
+	out "$_k.$_p.mm_stat_reads" "${1:-0}"
+	out "$_k.$_p.mm_stat_read_max_s" "$(awk -v n="${2:-0}" 'BEGIN { printf "%.3f", n / 1e9 }')"
+	# Hot pages in zram now and how many of them a policy recompressed (their slots, from
+	# the workload's pagemap, against block_state's r flag).
+	wait_line "$W" "^SWAPLOAD hotslots" 120 || fail "$_p: the workload did not list its hot slots"
+	block_state "$Z" >"$WORK/bs.$_p"
+	set -- $(awk 'FNR == NR { if ($1 == "SWAPLOAD" && $2 == "hotslot") hot[$3] = 1; next }
+		index($3, "r") { r++; if ($1 in hot) hr++ }
+		END { print r + 0, hr + 0 }' "$W" "$WORK/bs.$_p")
+	out "$_k.$_p.recompressed_slots" "$1"
+	out "$_k.$_p.hot_in_zram" "$(sed -n 's/^SWAPLOAD hotslots //p' "$W")"
+	out "$_k.$_p.hot_recompressed" "$2"
+	rm -f "$WORK/bs.$_p"
+	case $_p in
+	naive)
+		stop_bg "$NAIVEPID"
+		out "$_k.naive.kernel_write_s" "$(awk '{ t += $1 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")"
+		out "$_k.naive.cpu_s" "$(awk '{ t += $3 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")"
+		out "$_k.naive.enomem" "$(awk '$2 == 12 { n++ } END { print n + 0 }' "$WORK/naive.writes")"
+		;;
+	daemon)
+		proc_stats "$_k.daemon.proc" "$DPID"
+		out "$_k.daemon.passes" "$(log_count "$Z: pass: ")"
+		out "$_k.daemon.repaced" "$(log_count "running pass now takes")"
+		# The passes' CPU by kind: "ZRAM: cpu: T s (user U s; kernel: recompress R s,
+		# idle marks I s, block_state B s, compact C s, writeback W s, other O s)"
+		set -- $(sed -n "s/.*$Z: cpu: \([0-9.]*\) s (user \([0-9.]*\) s; kernel: recompress \([0-9.]*\) s, idle marks \([0-9.]*\) s, block_state \([0-9.]*\) s, compact \([0-9.]*\) s, writeback \([0-9.]*\) s, other \([0-9.]*\) s).*/\1 \2 \3 \4 \5 \6 \7 \8/p" "$DLOG" |
+			awk '{ for (i = 1; i <= 8; i++) s[i] += $i } END { for (i = 1; i <= 8; i++) printf "%.3f ", s[i] + 0 }')
+		out "$_k.daemon.cpu.passes_s" "$1"
+		out "$_k.daemon.cpu.user_s" "$2"
+		out "$_k.daemon.cpu.recompress_s" "$3"
+		out "$_k.daemon.cpu.idle_s" "$4"
+		out "$_k.daemon.cpu.block_state_s" "$5"
+		out "$_k.daemon.cpu.compact_s" "$6"
+		out "$_k.daemon.cpu.other_s" "$8"
+		out "$_k.daemon.attempted" "$(sed -n "s/.*$Z: pass.*, \([0-9]*\) pages attempted.*/\1/p" "$DLOG" | awk '{ s += $1 } END { print s + 0 }')"
+		show "$DLOG"
+		stop_daemon
+		;;
+	esac
+	note "$_k $_p: $(grep '^SWAPLOAD ops' "$W"); mm_stat $(zget "$Z" mm_stat)"
+	stop_bg "$LOADPID"
+	swapoff "/dev/$Z" || fail "swapoff /dev/$Z failed"
+	zram_del "$Z"
+}
+
+# swap_balloon RAM_MIB: lock all but RAM_MIB MiB of what is available (HOLDPID).
+swap_balloon() {
+	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	[ "$avail" -gt $(($1 + 64)) ] || skip "only $avail MiB available"
+	start_bg HOLDPID "$SWAPLOAD" hold $((avail - $1)) >"$WORK/hold.out"
+	wait_line "$WORK/hold.out" "SWAPLOAD holding" 120 || fail "the balloon did not start"
+	note "balloon: $((avail - $1)) MiB locked; MemAvailable now" \
+		"$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB"
+}
