@@ -155,7 +155,7 @@ struct dev_config {
 	uint64_t idle_age_max_sec; /* 0 = mark "all" */
 	enum compact_mode compact;
 
-	/* Daemon mode; --once ignores these. */
+	/* Mostly the daemon's; key_defs in config.c says who reads each key. */
 	uint64_t interval_sec;	  /* time between passes of a device */
 	uint64_t backoff_max_sec; /* a pass that saves nothing doubles the wait, up to this */
 	unsigned priority[3];	  /* per pass type (enum pass_type index): 0 = all secondaries */
@@ -355,5 +355,20 @@ const char *compact_mode_name(enum compact_mode m);
 
 /* Print the effective configuration as a valid config file (--print-config). */
 void config_print(const struct config *c, FILE *f);
+
+/*
+ * What reads a key when it runs: the daemon, --once, `backing setup` (status and
+ * --check-config read every key). zram-recompd.conf(5) and etc/zram-recompd.conf say the
+ * same for each key; tests/unit/test_doc_keys.c compares the three.
+ */
+enum cfg_reader {
+	CFG_READ_DAEMON = 1u << 0,
+	CFG_READ_ONCE = 1u << 1,
+	CFG_READ_SETUP = 1u << 2,
+};
+
+/* Key i of the table (table order): its name, default as a file gives it, and readers
+ * (enum cfg_reader bits). false past the last key. */
+bool config_key_info(size_t i, const char **name, const char **def, unsigned *readers);
 
 #endif

@@ -84,6 +84,7 @@ struct key_def {
 	const char *const *names; /* KIND_ENUM: NULL-terminated, in enum order */
 	uint32_t pct_min, pct_max; /* KIND_SHARE: bounds of N% (min, max: of the bytes) */
 	bool section_only;	  /* SCOPE_DEVICE, but not in [global]: one value per device */
+	unsigned readers;	  /* enum cfg_reader: what uses the key when it runs */
 };
 
 static int fail(char *why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -609,6 +610,11 @@ static const struct {
 #define MSECS .unit = UNIT_MSEC
 #define USECS .unit = UNIT_USEC
 #define PRIO_NOTE " (0 = every secondary algorithm in order)"
+/* Who reads a key (enum cfg_reader); the docs say the same (tests/unit/test_doc_keys.c). */
+#define DAEMON .readers = CFG_READ_DAEMON
+#define BOTH .readers = CFG_READ_DAEMON | CFG_READ_ONCE
+#define SETUP_ONCE .readers = CFG_READ_ONCE | CFG_READ_SETUP
+#define ALL3 .readers = CFG_READ_DAEMON | CFG_READ_ONCE | CFG_READ_SETUP
 
 /*
  * In the order --print-config and the shipped example list them; etc/zram-recompd.conf and
@@ -616,76 +622,86 @@ static const struct {
  * dev_config and the next enum cfg_key bit.
  */
 static const struct key_def key_defs[] = {
-	KEY("devices", "all", KIND_DEVICES, GLOBAL(CFG_G_DEVICES, devices_all, devices)),
-	KEY("metrics-file", "", KIND_PATH, GLOBAL(CFG_G_METRICS_FILE, metrics_file, metrics_file)),
-	KEY("recompress-algorithms", "zstd", KIND_ALGOS, DEV(CFG_K_ALGOS, n_algos, algos_auto)),
-	KEY("algorithm-params", "", KIND_PARAMS, DEV(CFG_K_PARAMS, n_params, params)),
-	KEY("passes", "huge_idle idle huge", KIND_PASSES, DEV(CFG_K_PASSES, n_passes, passes)),
+	KEY("devices", "all", KIND_DEVICES, GLOBAL(CFG_G_DEVICES, devices_all, devices), BOTH),
+	KEY("metrics-file", "", KIND_PATH, GLOBAL(CFG_G_METRICS_FILE, metrics_file, metrics_file),
+	    BOTH),
+	KEY("recompress-algorithms", "zstd", KIND_ALGOS, DEV(CFG_K_ALGOS, n_algos, algos_auto),
+	    BOTH),
+	KEY("algorithm-params", "", KIND_PARAMS, DEV(CFG_K_PARAMS, n_params, params), BOTH),
+	KEY("passes", "huge_idle idle huge", KIND_PASSES, DEV(CFG_K_PASSES, n_passes, passes),
+	    BOTH),
 	NUM("threshold-bytes", "0", CFG_K_THRESHOLD, threshold_bytes, 0, THRESHOLD_MAX,
-	    " (the kernel requires threshold < huge_class_size, which is below 4096)", BYTES),
-	NUM("max-pages-per-batch", "2048", CFG_K_BATCH, max_pages_per_batch, 1, BATCH_MAX, NULL),
+	    " (the kernel requires threshold < huge_class_size, which is below 4096)", BYTES, BOTH),
+	NUM("max-pages-per-batch", "2048", CFG_K_BATCH, max_pages_per_batch, 1, BATCH_MAX, NULL,
+	    BOTH),
 	NUM("max-write-ms", "100", CFG_K_MAX_WRITE_MS, max_write_ms, 0, 60000,
-	    " (0 = fixed batches of max-pages-per-batch)", MSECS),
+	    " (0 = fixed batches of max-pages-per-batch)", MSECS, BOTH),
 	NUM("max-pages-per-pass", "131072", CFG_K_PASS_PAGES, max_pages_per_pass, 0, PASS_PAGES_MAX,
-	    NULL),
-	NUM("idle-age-min-sec", "1800", CFG_K_AGE_MIN, idle_age_min_sec, 0, AGE_LIMIT_SEC, NULL, SECS),
-	NUM("idle-age-max-sec", "14400", CFG_K_AGE_MAX, idle_age_max_sec, 0, AGE_LIMIT_SEC, NULL, SECS),
+	    NULL, BOTH),
+	NUM("idle-age-min-sec", "1800", CFG_K_AGE_MIN, idle_age_min_sec, 0, AGE_LIMIT_SEC, NULL, SECS,
+	    BOTH),
+	NUM("idle-age-max-sec", "14400", CFG_K_AGE_MAX, idle_age_max_sec, 0, AGE_LIMIT_SEC, NULL, SECS,
+	    BOTH),
 	KEY("compact", "auto", KIND_ENUM, DEV(CFG_K_COMPACT, compact, compact),
-	    .names = compact_names),
-	NUM("interval-sec", "300", CFG_K_INTERVAL, interval_sec, 1, 86400, NULL, SECS),
-	NUM("backoff-max-sec", "3600", CFG_K_BACKOFF_MAX, backoff_max_sec, 0, 604800, NULL, SECS),
+	    .names = compact_names, BOTH),
+	NUM("interval-sec", "300", CFG_K_INTERVAL, interval_sec, 1, 86400, NULL, SECS, DAEMON),
+	NUM("backoff-max-sec", "3600", CFG_K_BACKOFF_MAX, backoff_max_sec, 0, 604800, NULL, SECS,
+	    DAEMON),
 	NUM("priority-huge-idle", "0", CFG_K_PRIO_HUGE_IDLE, priority[PASS_HUGE_IDLE], 0, 3,
-	    PRIO_NOTE),
-	NUM("priority-idle", "0", CFG_K_PRIO_IDLE, priority[PASS_IDLE], 0, 3, PRIO_NOTE),
-	NUM("priority-huge", "0", CFG_K_PRIO_HUGE, priority[PASS_HUGE], 0, 3, PRIO_NOTE),
-	NUM("cold-idle-age-sec", "0", CFG_K_COLD_AGE, cold_idle_age_sec, 0, AGE_LIMIT_SEC, NULL, SECS),
-	NUM("cold-priority", "2", CFG_K_COLD_PRIO, cold_priority, 1, 3, NULL),
-	NUM("pages-per-hour", "262144", CFG_K_PAGES_HOUR, pages_per_hour, 0, PASS_PAGES_MAX, NULL),
-	NUM("cpu-share-max-percent", "5", CFG_K_CPU_SHARE, cpu_share_max_percent, 0, 100, NULL),
-	NUM("psi-cpu-max-percent", "40", CFG_K_PSI_CPU, psi_cpu_max_percent, 0, 100, NULL),
+	    PRIO_NOTE, BOTH),
+	NUM("priority-idle", "0", CFG_K_PRIO_IDLE, priority[PASS_IDLE], 0, 3, PRIO_NOTE, BOTH),
+	NUM("priority-huge", "0", CFG_K_PRIO_HUGE, priority[PASS_HUGE], 0, 3, PRIO_NOTE, BOTH),
+	NUM("cold-idle-age-sec", "0", CFG_K_COLD_AGE, cold_idle_age_sec, 0, AGE_LIMIT_SEC, NULL, SECS,
+	    DAEMON),
+	NUM("cold-priority", "2", CFG_K_COLD_PRIO, cold_priority, 1, 3, NULL, DAEMON),
+	NUM("pages-per-hour", "262144", CFG_K_PAGES_HOUR, pages_per_hour, 0, PASS_PAGES_MAX, NULL,
+	    DAEMON),
+	NUM("cpu-share-max-percent", "5", CFG_K_CPU_SHARE, cpu_share_max_percent, 0, 100, NULL,
+	    DAEMON),
+	NUM("psi-cpu-max-percent", "40", CFG_K_PSI_CPU, psi_cpu_max_percent, 0, 100, NULL, DAEMON),
 	NUM("memory-stall-us", "150000", CFG_K_MEM_STALL, memory_stall_us, 0, 1000000,
-	    " (microseconds of memory stall per second; 0 = off)", USECS),
+	    " (microseconds of memory stall per second; 0 = off)", USECS, DAEMON),
 	KEY("defer-on-battery", "yes", KIND_BOOL,
-	    DEV(CFG_K_BATTERY, defer_on_battery, defer_on_battery)),
+	    DEV(CFG_K_BATTERY, defer_on_battery, defer_on_battery), DAEMON),
 	NUM("battery-psi-memory-percent", "10", CFG_K_BATTERY_PSI, battery_psi_memory_percent, 0,
-	    100, NULL),
+	    100, NULL, DAEMON),
 	NUM("compact-fragmentation-percent", "10", CFG_K_COMPACT_FRAG,
-	    compact_fragmentation_percent, 1, 100, NULL),
+	    compact_fragmentation_percent, 1, 100, NULL, BOTH),
 	NUM("compact-min-saved-bytes", "0", CFG_K_COMPACT_SAVED, compact_min_saved_bytes, 0,
-	    UINT64_C(1) << 50, NULL, BYTES),
+	    UINT64_C(1) << 50, NULL, BYTES, BOTH),
 	NUM("advise-interval-sec", "86400", CFG_K_ADVISE_INTERVAL, advise_interval_sec, 0,
-	    AGE_LIMIT_SEC, " (0 = never)", SECS),
-	NUM("advise-samples", "1024", CFG_K_ADVISE_SAMPLES, advise_samples, 1, 1048576, NULL),
+	    AGE_LIMIT_SEC, " (0 = never)", SECS, BOTH),
+	NUM("advise-samples", "1024", CFG_K_ADVISE_SAMPLES, advise_samples, 1, 1048576, NULL, BOTH),
 	NUM("cpu-share-pressure-percent", "100", CFG_K_CPU_SHARE_PRESSURE,
-	    cpu_share_pressure_percent, 0, 100, " (the share under full memory pressure)"),
-	KEY("writeback", "no", KIND_BOOL, DEV(CFG_K_WB, writeback, writeback)),
+	    cpu_share_pressure_percent, 0, 100, " (the share under full memory pressure)", DAEMON),
+	KEY("writeback", "no", KIND_BOOL, DEV(CFG_K_WB, writeback, writeback), BOTH),
 	KEY("writeback-types", "incompressible huge_idle idle", KIND_WB_TYPES,
-	    DEV(CFG_K_WB_TYPES, n_wb_types, wb_types)),
+	    DEV(CFG_K_WB_TYPES, n_wb_types, wb_types), BOTH),
 	NUM("writeback-idle-age-sec", "86400", CFG_K_WB_AGE, wb_idle_age_sec, 0, AGE_LIMIT_SEC,
-	    " (0 = every page counts as idle)", SECS),
+	    " (0 = every page counts as idle)", SECS, BOTH),
 	NUM("writeback-bytes-per-day", "1073741824", CFG_K_WB_DAY, wb_bytes_per_day, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES),
+	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES, BOTH),
 	NUM("writeback-bytes-per-pass", "134217728", CFG_K_WB_PASS, wb_bytes_per_pass, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES),
+	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES, BOTH),
 	NUM("writeback-batch-size", "0", CFG_K_WB_BATCH, wb_batch_size, 0, CFG_WB_BATCH_MAX,
-	    " (0 = the kernel's default)"),
+	    " (0 = the kernel's default)", BOTH),
 	KEY("backing-device", "", KIND_BLOCKDEV,
-	    DEV(CFG_K_BACKING_DEV, backing_device, backing_device)),
+	    DEV(CFG_K_BACKING_DEV, backing_device, backing_device), ALL3),
 	KEY("compressed-writeback", "no", KIND_BOOL,
-	    DEV(CFG_K_COMPRESSED_WB, compressed_writeback, compressed_writeback)),
+	    DEV(CFG_K_COMPRESSED_WB, compressed_writeback, compressed_writeback), ALL3),
 	/* backing.h: ChromeOS's rule (zram-recompd.conf(5) says why these defaults) */
 	KEY("backing-file", "", KIND_FILE, DEV(CFG_K_BACKING_FILE, backing_file, backing_file),
-	    .section_only = true),
+	    .section_only = true, ALL3),
 	KEY("backing-file-size", "15%", KIND_SHARE,
 	    DEV(CFG_K_BACKING_FILE_SIZE, backing_file_size, backing_file_size),
 	    .min = BACKING_FILE_MIN, .max = WB_BYTES_MAX, .unit = UNIT_BYTES, .pct_min = 1,
-	    .pct_max = 100, .note = " (at least 16 MiB)"),
+	    .pct_max = 100, .note = " (at least 16 MiB)", SETUP_ONCE),
 	KEY("backing-file-min-free", "15%", KIND_SHARE,
 	    DEV(CFG_K_BACKING_MIN_FREE, backing_min_free, backing_min_free), .min = 0,
-	    .max = WB_BYTES_MAX, .unit = UNIT_BYTES, .pct_min = 0, .pct_max = 100),
+	    .max = WB_BYTES_MAX, .unit = UNIT_BYTES, .pct_min = 0, .pct_max = 100, SETUP_ONCE),
 	KEY("backing-encryption", "auto", KIND_ENC,
-	    DEV(CFG_K_BACKING_ENC, backing_encryption, backing_encryption)),
-	KEY("sandbox", "yes", KIND_BOOL, GLOBAL(CFG_G_SANDBOX, sandbox, sandbox)),
+	    DEV(CFG_K_BACKING_ENC, backing_encryption, backing_encryption), ALL3),
+	KEY("sandbox", "yes", KIND_BOOL, GLOBAL(CFG_G_SANDBOX, sandbox, sandbox), BOTH),
 };
 
 _Static_assert(ARRAY_SIZE(key_defs) == CFG_N_GLOBAL_KEYS + CFG_N_KEYS,
@@ -707,6 +723,16 @@ static const struct key_def *find_key(const char *name)
 const char *cfg_key_name(size_t i)
 {
 	return i < ARRAY_SIZE(key_defs) ? key_defs[i].name : NULL;
+}
+
+bool config_key_info(size_t i, const char **name, const char **def, unsigned *readers)
+{
+	if (i >= ARRAY_SIZE(key_defs))
+		return false;
+	*name = key_defs[i].name;
+	*def = key_defs[i].def;
+	*readers = key_defs[i].readers;
+	return true;
 }
 
 /* Where key k of configuration c lives: c itself, or the dev_config d of c. */

@@ -18,7 +18,7 @@ void adv_usage(FILE *f)
 		"options: --primary ALGO[:LEVEL]  --candidates A[:L],B[:L],...  --chain A[:L],...",
 		"         --threshold BYTES  --seed N  --threads N  --json  --save",
 		"--save (with --device) stores the recommendation for recompress-algorithms = auto",
-		"in the state directory's advice file (see zram-recompd(8), STATE AND METRICS).",
+		"in the state directory's advice file (see zram-recompd(8), ADVISE and FILES).",
 		"algorithms: lzo lzo-rle lz4 lz4hc zstd deflate; LEVEL is the acceleration for "
 		"lz4,",
 		"1-16 for lz4hc, a zstd level, -1..9 for deflate.",

@@ -657,8 +657,8 @@ static void test_daemon_gates(void **state)
 
 /*
  * Pace, not stop: the share of time in kernel writes for the four combinations of a busy
- * CPU and short memory, as zram-recompd(8) tabulates it, and that no memory input ever
- * lowers it.
+ * CPU and short memory, as docs/policy.md (CPU pressure) tabulates it, and that no memory
+ * input ever lowers it.
  */
 static void test_pressure_pace(void **state)
 {

@@ -344,6 +344,16 @@ static const char *const zram_attrs[] = {
 	"algorithm_params",
 };
 
+/* zram_attrs as the char[][32] that listed() takes. */
+static char (*zram_attrs_buf(void))[32]
+{
+	static char buf[ARRAY_SIZE(zram_attrs)][32];
+
+	for (size_t i = 0; i < ARRAY_SIZE(zram_attrs); i++)
+		snprintf(buf[i], sizeof(buf[i]), "%s", zram_attrs[i]);
+	return buf;
+}
+
 /* The italic names (.I/.IR/.BI first words, without "\%") of the paragraph holding key. */
 static unsigned man_names(const char *man, const char *key, char names[][32], unsigned max)
 {
@@ -436,11 +446,123 @@ static void test_man_security_lists_allowlist(void **state)
 	}
 }
 
+/*
+ * FILES names the attributes of /sys/block/zramN/ in three lists, each up to the next
+ * ".br" or ".TP": "Read:", "Written by the daemon and --once:" (exactly
+ * sysfs_write_allowed's zram attributes) and "Also written by adopt:" (exactly what
+ * sysfs_adopt_write_allowed adds). Every attribute read must be one the sources name.
+ */
+static unsigned files_names(const char *man, const char *marker, char names[][32], unsigned max)
+{
+	const char *sec = strstr(man, "\n.SH FILES\n"), *end, *p, *stop;
+	unsigned n = 0;
+
+	assert_non_null(sec);
+	end = strstr(sec + 1, "\n.SH ");
+	p = strstr(sec, marker);
+	if (!p || (end && p > end))
+		fail_msg("FILES has no \"%s\"", marker);
+	stop = p + strlen(marker);
+	while (*stop && strncmp(stop, "\n.br\n", 5) != 0 && strncmp(stop, "\n.TP\n", 5) != 0)
+		stop++;
+	while ((p = strstr(p, "\n.I")) && p < stop) {
+		char w[32];
+		size_t i = 0;
+
+		p += 3;
+		if (*p == 'R')
+			p++;
+		if (*p != ' ')
+			continue;
+		p++;
+		if (strncmp(p, "\\%", 2) == 0)
+			p += 2;
+		while (i < sizeof(w) - 1 && (p[i] == '_' || (p[i] >= 'a' && p[i] <= 'z')))
+			i++;
+		memcpy(w, p, i);
+		w[i] = '\0';
+		if (i && n < max)
+			strcpy(names[n++], w);
+	}
+	return n;
+}
+
+/* Whether some file of src/ names attribute a as a string ("a" or ".../a"). */
+static bool src_names(const char *a)
+{
+	static const char *const files[] = { "src/zram.c", "src/writeback.c", "src/adopt_exec.c",
+					     "src/algorithms.c", "src/pass.c", "src/wb_hold.c" };
+	static char buf[1 << 18];
+	char q1[40], q2[40];
+
+	snprintf(q1, sizeof(q1), "\"%.31s\"", a);
+	snprintf(q2, sizeof(q2), "/%.31s\"", a);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		FILE *f = fopen(files[i], "re");
+		size_t len;
+
+		if (!f)
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = '\0';
+		if (strstr(buf, q1) || strstr(buf, q2))
+			return true;
+	}
+	return false;
+}
+
+static void test_man_files_lists_allowlist(void **state)
+{
+	static char man[1 << 20];
+	char rd[40][32], wr[40][32], ad[40][32], path[96];
+	FILE *f = fopen("docs/zram-recompd.8", "re");
+	unsigned nr, nw, na;
+	size_t len;
+
+	(void)state;
+	assert_non_null(f);
+	len = fread(man, 1, sizeof(man) - 1, f);
+	fclose(f);
+	man[len] = '\0';
+	nr = files_names(man, "\nRead:\n", rd, 40);
+	nw = files_names(man, "\nWritten by the daemon and \\-\\-once:\n", wr, 40);
+	na = files_names(man, "\nAlso written by adopt:\n", ad, 40);
+	assert_true(nr > 5 && nw > 5 && na > 0);
+	for (size_t i = 0; i < ARRAY_SIZE(zram_attrs); i++) {
+		const char *a = zram_attrs[i];
+		bool d, o;
+
+		snprintf(path, sizeof(path), "sys/block/zram0/%s", a);
+		d = sysfs_write_allowed(path);
+		o = sysfs_adopt_write_allowed(path);
+		if (d != listed(wr, nw, a))
+			fail_msg("%s: allowed %d, in FILES' written list %d", a, d, listed(wr, nw, a));
+		if ((o && !d) != listed(ad, na, a))
+			fail_msg("%s: adopt-only %d, in FILES' adopt list %d", a, o && !d,
+				 listed(ad, na, a));
+	}
+	for (unsigned i = 0; i < nw; i++)
+		if (!listed(zram_attrs_buf(), ARRAY_SIZE(zram_attrs), wr[i]))
+			fail_msg("FILES lists %s as written, which is no zram attribute", wr[i]);
+	for (unsigned i = 0; i < na; i++)
+		if (!listed(zram_attrs_buf(), ARRAY_SIZE(zram_attrs), ad[i]))
+			fail_msg("FILES lists %s as written by adopt, which is no zram attribute",
+				 ad[i]);
+	for (unsigned i = 0; i < nr; i++) {
+		if (!listed(zram_attrs_buf(), ARRAY_SIZE(zram_attrs), rd[i]))
+			fail_msg("FILES lists %s as read, which is no zram attribute", rd[i]);
+		if (!src_names(rd[i]))
+			fail_msg("FILES lists %s as read, which no source file names", rd[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_efbig_terminated, setup, teardown),
 		cmocka_unit_test(test_man_security_lists_allowlist),
+		cmocka_unit_test(test_man_files_lists_allowlist),
 		cmocka_unit_test_setup_teardown(test_meminfo_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meminfo_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_zram_many, setup, teardown),

@@ -9,7 +9,7 @@
 #    The naive policy's single unbatched recompress write is timed by bench_static.
 #  - zram-recompd's own next pass on that fully recompressed device: --once with the same
 #    defaults. It skips the idle steps when block_state shows no idle slot left to improve
-#    (zram-recompd(8), "Recompressed pages look idle"); its longest write is at most the
+#    (docs/policy.md, "Recompressed pages look idle"); its longest write is at most the
 #    largest per-step kernel time it reports, or the idle mark (timed here: --once does not
 #    report it).
 #  - The kernel's cost of what that pass now skips: idle all, then type=idle max_pages=2048
