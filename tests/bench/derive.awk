@@ -95,6 +95,76 @@ function derive_swap(pre,    i, p, L, base, t, w)
 	}
 }
 
+# The first minute after a burst (bench_burst.sh), one kernel (key prefix pre): per shape
+# and run, the swap figures of derive_swap against that run's none, the daemon against
+# the naive job, and over the runs the worst (smallest) ratios and their spread: a
+# target is met only when the worst run meets it.
+function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx)
+{
+	if (!has(pre "burst.runs"))
+		return
+	n = num(pre "burst.runs")
+	ns = split(V[pre "burst.shapes"], S, " ")
+	split("none naive daemon", L, " ")
+	for (i = 1; i <= ns; i++) {
+		wf = wt = ""
+		lf = lt = ""
+		hot = 0
+		for (r = 1; r <= n; r++) {
+			b = pre "burst." S[i] ".r" r
+			if (!has(b ".none.mem_used_total") || num(b ".none.orig_data_size") == 0)
+				continue
+			q = num(b ".none.mem_used_total") / num(b ".none.orig_data_size")
+			for (j = 1; j <= 3; j++) {
+				p = b "." L[j]
+				if (!has(p ".mem_used_total") || num(p ".orig_data_size") == 0)
+					continue
+				put(p ".pool_per_byte", fmt(num(p ".mem_used_total") / num(p ".orig_data_size"), 4))
+				put(p ".freed_share", fmt(1 - num(p ".pool_per_byte") / q, 4))
+				if (num(b ".none.ops_per_s") > 0)
+					put(p ".throughput_ratio", fmt(num(p ".ops_per_s") / num(b ".none.ops_per_s"), 4))
+			}
+			if (!has(b ".daemon.freed_share") || !has(b ".naive.freed_share") || num(b ".naive.freed_share") <= 0)
+				continue
+			fr = num(b ".daemon.freed_share") / num(b ".naive.freed_share")
+			th = num(b ".naive.ops_per_s") > 0 ? num(b ".daemon.ops_per_s") / num(b ".naive.ops_per_s") : 0
+			put(b ".daemon_vs_naive_freed", fmt(fr, 3))
+			put(b ".daemon_vs_naive_throughput", fmt(th, 4))
+			if (has(b ".daemon.cpu.passes_s") && num(b ".daemon.attempted") > 0)
+				put(b ".daemon.cpu.ms_per_page", fmt(num(b ".daemon.cpu.passes_s") * 1000 / num(b ".daemon.attempted"), 3))
+			if (wf == "" || fr < wf) wf = fr
+			if (lf == "" || fr > lf) lf = fr
+			if (wt == "" || th < wt) wt = th
+			if (lt == "" || th > lt) lt = th
+			if (num(b ".daemon.hot_recompressed") > hot)
+				hot = num(b ".daemon.hot_recompressed")
+		}
+		if (wf == "")
+			continue
+		k = pre "burst." S[i]
+		put(k ".worst.daemon_vs_naive_freed", fmt(wf, 3))
+		put(k ".spread.daemon_vs_naive_freed", fmt(lf - wf, 3))
+		put(k ".worst.daemon_vs_naive_throughput", fmt(wt, 4))
+		put(k ".spread.daemon_vs_naive_throughput", fmt(lt - wt, 4))
+		put(k ".worst.daemon_hot_recompressed", hot)
+	}
+}
+
+# The burst targets of one kernel: per shape, the worst run.
+function burst_targets(pre, suf, kern,    ns, S, i, k)
+{
+	ns = split(V[pre "burst.shapes"], S, " ")
+	for (i = 1; i <= ns; i++) {
+		k = pre "burst." S[i] ".worst."
+		target("burst_freed_" S[i] suf, "first minute after a burst (" S[i] ", " kern ", worst of " V[pre "burst.runs"] " runs): the daemon frees >= 1.0 x what the naive job frees",
+		       k "daemon_vs_naive_freed", 1.0, ">=", "x naive")
+		target("burst_throughput_" S[i] suf, "first minute after a burst (" S[i] ", " kern ", worst of " V[pre "burst.runs"] " runs): hot throughput with the daemon >= 1.0 x with the naive job",
+		       k "daemon_vs_naive_throughput", 1.0, ">=", "x naive")
+		target("burst_hot_" S[i] suf, "first minute after a burst (" S[i] ", " kern "): hot pages in zram the daemon recompressed = 0 (every run)",
+		       k "daemon_hot_recompressed", 0, "==", "pages")
+	}
+}
+
 # zram-recompd's own first pass (key prefix pre): kernel time per MiB saved with max-write-ms
 # and with fixed batches, and the longest single write of its passes (first or next).
 function derive_own(pre,    i, p, L, lw)
@@ -198,6 +268,11 @@ END {
 	derive_swap("")
 	for (j = 1; j <= nk; j++)
 		derive_swap(KP[j])
+
+	# ---- the first minute after a burst, per kernel ----
+	derive_burst("")
+	for (j = 1; j <= nk; j++)
+		derive_burst(KP[j])
 
 	# ---- writeback, per kernel ----
 	derive_writeback("")
@@ -330,10 +405,12 @@ END {
 
 	# ---- targets ----
 	kernel_targets("", "", V["meta.kernel"])
+	burst_targets("", "", V["meta.kernel"])
 	for (j = 1; j <= nk; j++) {
 		t = KP[j]
 		sub(/\.$/, "", t)
 		kernel_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
+		burst_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
 	}
 	target("churn_cpu_per_mib", "churn: daemon CPU (kernel writes) per MiB saved <= 0.5 x the naive job's",
 	       "churn.cpu_per_mib_ratio", 0.5, "<=", "x naive")

@@ -69,6 +69,42 @@ function swap_table(pre, kern,    i, p, SW)
 	      g(pre "swap.daemon.hot_recompressed") ")."
 }
 
+# The first minute after a burst, one kernel (key prefix pre): a row per shape, run and policy.
+function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
+{
+	if (!has(pre "burst.runs"))
+		return
+	print "\n## First minute after a burst, " kern ": " g(pre "burst.mib") " MiB in " g(pre "burst.ram_mib") \
+	      " MiB of RAM, " g(pre "burst.seconds") " s from the end of the fill, no warm-up; " \
+	      g(pre "meta.burst_vm_cpus") " vCPU, " g(pre "burst.runs") " runs\n"
+	row("shape, run", "policy", "pool / byte", "freed vs none", "× none (hot ops)", "CPU (s)",
+	    "recompress / idle / block_state / compact / other / user (s)", "pages tried", "longest mm_stat read")
+	row("---", "---", "---:", "---:", "---:", "---:", "---", "---:", "---:")
+	ns = split(V[pre "burst.shapes"], S, " ")
+	split("none naive daemon", L, " ")
+	for (i = 1; i <= ns; i++)
+		for (r = 1; r <= num(pre "burst.runs"); r++) {
+			b = pre "burst." S[i] ".r" r
+			for (j = 1; j <= 3; j++) {
+				p = b "." L[j]
+				c = L[j] == "daemon" ? f(p ".cpu.recompress_s", 2) " / " f(p ".cpu.idle_s", 2) " / " \
+				    f(p ".cpu.block_state_s", 2) " / " f(p ".cpu.compact_s", 2) " / " f(p ".cpu.other_s", 2) " / " \
+				    f(p ".cpu.user_s", 2) : "–"
+				row(S[i] " " r, L[j], f(p ".pool_per_byte", 4), f(p ".freed_share", 4),
+				    f(p ".throughput_ratio", 4),
+				    L[j] == "daemon" ? f(p ".cpu.passes_s", 2) : L[j] == "naive" ? f(p ".cpu_s", 2) : "–",
+				    c, L[j] == "daemon" ? g(p ".attempted") : "–", f(p ".mm_stat_read_max_s", 3) " s")
+			}
+			print "| | daemon / naive | | " f(b ".daemon_vs_naive_freed", 3) " × | " \
+			      f(b ".daemon_vs_naive_throughput", 4) " × | | | | |"
+		}
+	for (i = 1; i <= ns; i++)
+		print "\n" S[i] ": worst run, daemon / naive: freed " f(pre "burst." S[i] ".worst.daemon_vs_naive_freed", 3) \
+		      " × (spread " f(pre "burst." S[i] ".spread.daemon_vs_naive_freed", 3) "), hot throughput " \
+		      f(pre "burst." S[i] ".worst.daemon_vs_naive_throughput", 4) " × (spread " \
+		      f(pre "burst." S[i] ".spread.daemon_vs_naive_throughput", 4) ")."
+}
+
 function static_table(pre, kernel,    i, p, P, L) {
 	print "\nLinux " kernel ":\n"
 	row("policy", "mem_used_total", "× limit", "compr_data_size", "× limit", "kernel writes", "writes",
@@ -128,6 +164,12 @@ END {
 		for (j = 1; j <= nk; j++)
 			swap_table(KP[j], g(KP[j] "meta.kernel"))
 		failed("swap")
+	}
+	if (has("burst.runs") || has(KP[1] "burst.runs")) {
+		burst_table("", g("meta.kernel"))
+		for (j = 1; j <= nk; j++)
+			burst_table(KP[j], g(KP[j] "meta.kernel"))
+		failed("burst")
 	}
 
 	if (has("writeback.wb.mem_used_total") || has(KP[1] "writeback.wb.mem_used_total")) {
@@ -352,6 +394,15 @@ END {
 		t = KP[j]
 		sub(/\.$/, "", t)
 		tl = tl " longest_write_" t " bounded_kernel_time_" t
+	}
+	ns = split(V["burst.shapes"], BS, " ")
+	for (i = 1; i <= ns; i++) {
+		tl = tl " burst_freed_" BS[i] " burst_throughput_" BS[i] " burst_hot_" BS[i]
+		for (j = 1; j <= nk; j++) {
+			t = KP[j]
+			sub(/\.$/, "", t)
+			tl = tl " burst_freed_" BS[i] "_" t " burst_throughput_" BS[i] "_" t " burst_hot_" BS[i] "_" t
+		}
 	}
 	split(tl " churn_cpu_per_mib churn_hot_recompressed sigterm_exit " \
 	      "peak_rss uss_idle uss_passes scale_cpu_64g scale_uss_64g large_uss idle_wakeups idle_wakeups_watchdog " \
