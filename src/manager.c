@@ -6,6 +6,7 @@
 #include "advise.h"
 #include "blockstate.h"
 #include "host.h"
+#include "human.h"
 #include "log.h"
 #include "reach.h"
 #include "pass.h"
@@ -160,15 +161,15 @@ static void notify_status(struct manager *m)
 			(void)snprintf(buf + o, sizeof(buf) - o, "%s%s: %s", o ? "; " : "",
 				       md->dev.name, tag);
 		else if (md->has_last)
-			(void)snprintf(buf + o, sizeof(buf) - o,
-				       "%s%s: last pass %" PRIu64 " s ago saved %s (longest write %"
-				       PRIu64 " ms), next in %" PRIu64 " s",
-				       o ? "; " : "", md->dev.name,
-				       sat_sub_u64(now, md->last_end_ns) / UINT64_C(1000000000),
-				       format_bytes_signed(saved, sizeof(saved), md->last_saved,
-							   BYTES_IEC),
-				       md->last_longest_write_ns / UINT64_C(1000000),
-				       sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
+			(void)snprintf(
+				buf + o, sizeof(buf) - o,
+				"%s%s: last pass %" PRIu64 " s ago saved %s (longest write %" PRIu64
+				" ms), next in %" PRIu64 " s",
+				o ? "; " : "", md->dev.name,
+				sat_sub_u64(now, md->last_end_ns) / UINT64_C(1000000000),
+				human_bytes_signed(saved, sizeof(saved), md->last_saved),
+				md->last_longest_write_ns / UINT64_C(1000000),
+				sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
 		else
 			(void)snprintf(buf + o, sizeof(buf) - o,
 				       "%s%s: first pass in %" PRIu64 " s", o ? "; " : "",
@@ -211,14 +212,15 @@ static void write_outputs(struct manager *m)
 /* The outcome of an advice refresh (recompress-algorithms = auto). */
 static void report_advice(struct mdev *md, const struct job *j)
 {
-	char chain[128];
+	char chain[128], sv[HUMAN_LEN], pl[HUMAN_LEN];
 
 	if (j->advise_r == 1) {
 		(void)advice_format_chain(&j->advice, chain, sizeof(chain));
-		log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %.1f MB "
-			 "of %.1f MB); applied when the device is next set up",
-			 md->dev.name, j->advice.samples, chain, (double)j->advice.saving / 1e6,
-			 (double)j->advice.pool / 1e6);
+		log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %s of "
+			 "%s); applied when the device is next set up",
+			 md->dev.name, j->advice.samples, chain,
+			 human_bytes(sv, sizeof(sv), j->advice.saving),
+			 human_bytes(pl, sizeof(pl), j->advice.pool));
 	} else if (j->advise_r == -EAGAIN) {
 		log_debug("%s: advice refresh waits for %" PRIu64 " compressed pages", md->dev.name,
 			  j->cfg.advise_samples);
@@ -301,19 +303,19 @@ static void finish_job(struct manager *m, struct job *j)
 		report_advice(md, j);
 	if (log_get_max_level() >= LOG_LVL_DEBUG)
 		log_steps(rep);
-	log_pass(&(struct log_pass_fields){ .device = md->dev.name,
-					    .saved = sum.saved,
-					    .freed = sum.freed,
-					    .kernel_ns = sum.kernel_ns,
-					    .longest_write_ns = sum.max_write_ns,
-					    .failed = j->r < 0 },
+	log_pass(&(struct log_pass_fields){.device = md->dev.name,
+					   .saved = sum.saved,
+					   .freed = sum.freed,
+					   .kernel_ns = sum.kernel_ns,
+					   .longest_write_ns = sum.max_write_ns,
+					   .failed = j->r < 0},
 		 "%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel (longest write "
-		 "%.3f s), %" PRIu64 " pages attempted, %" PRIu64 " written back%s; next in %" PRIu64
-		 " s",
+		 "%.3f s), %" PRIu64 " pages attempted, %" PRIu64
+		 " written back%s; next in %" PRIu64 " s",
 		 md->dev.name, sum.interrupted ? " (interrupted)" : "", rep->n_passes,
 		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",
-		 format_bytes_signed(a, sizeof(a), sum.saved, BYTES_IEC),
-		 format_bytes_signed(b, sizeof(b), sum.freed, BYTES_IEC), (double)sum.kernel_ns / 1e9,
+		 human_bytes_signed(a, sizeof(a), sum.saved),
+		 human_bytes_signed(b, sizeof(b), sum.freed), (double)sum.kernel_ns / 1e9,
 		 (double)sum.max_write_ns / 1e9, sum.pages, sum.wb_pages,
 		 j->r < 0 ? ", with errors" : "",
 		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));

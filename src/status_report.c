@@ -4,6 +4,7 @@
 
 #include "backing.h"
 #include "blockstate.h"
+#include "human.h"
 #include "pass.h"
 #include "reach.h"
 #include "util.h"
@@ -237,10 +238,9 @@ static void print_text_data(FILE *f, int root_fd, const struct zram_dev *d, bool
 	struct bs_counts bs;
 
 	fprintf(f, "  data:           orig %s, compr %s, mem_used %s, ratio %.2f\n",
-		format_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE], BYTES_IEC),
-		format_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
-		format_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL], BYTES_IEC),
-		ratio(&d->mm));
+		human_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE]),
+		human_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE]),
+		human_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL]), ratio(&d->mm));
 	fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
 		   "\n",
 		d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
@@ -275,7 +275,7 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 
 	fprintf(f, "%s: %s, disksize %s\n", d->name,
 		d->initialized ? "initialized" : "not initialized",
-		format_bytes(a, sizeof(a), d->disksize, BYTES_IEC));
+		human_bytes(a, sizeof(a), d->disksize));
 	/* Without MULTI_COMP the recompression line says it (and before 6.2, zram_caps_explain). */
 	if (!c->multi_comp && kver_ge(kv, 6, 2, 0))
 		nwhy = 0;
@@ -310,14 +310,16 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	if (t)
 		fprintf(f,
 			"  daemon totals:  %" PRIu64 " passes, saved %s, freed %s, %" PRIu64
-			" pages became incompressible, %.1f s in kernel writes, %" PRIu64 " error(s)\n",
-			t->passes, format_bytes(a, sizeof(a), t->bytes_saved, BYTES_IEC),
-			format_bytes(b, sizeof(b), t->mem_freed, BYTES_IEC), t->incompressible,
+			" pages became incompressible, %.1f s in kernel writes, %" PRIu64
+			" error(s)\n",
+			t->passes, human_bytes(a, sizeof(a), t->bytes_saved),
+			human_bytes(b, sizeof(b), t->mem_freed), t->incompressible,
 			(double)t->kernel_ns / 1e9, t->errors);
 	if (t && (t->wb_pages || t->wb_day_at))
-		fprintf(f, "  writeback:      %" PRIu64 " pages written back in all; day budget %s "
-			   "left at the last pass (refills over 24 h)\n",
-			t->wb_pages, format_bytes(a, sizeof(a), t->wb_day_left, BYTES_IEC));
+		fprintf(f,
+			"  writeback:      %" PRIu64 " pages written back in all; day budget %s "
+			"left at the last pass (refills over 24 h)\n",
+			t->wb_pages, human_bytes(a, sizeof(a), t->wb_day_left));
 }
 
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,

@@ -2022,7 +2022,7 @@ run_test walk-batch-6.12-pressure t_walk_batch_pressure 6.12 480000 2048
 
 # adopt_root VER: zram0 in use as swap (100 MiB of 1 GiB used, priority 100), no secondary,
 # with a swap header whose UUID 01234567-89ab-4cde-8f01-23456789abcd and label "mylabel" are
-# kept; hot_add present; 15.56 GiB available.
+# kept; hot_add present; 15.6 GiB available.
 adopt_root() {
 	build_version_root "$R" "$1"
 	fr_dev "$R" "$1" 0 recomp="" wb=1 link=none
@@ -2049,8 +2049,8 @@ t_adopt_dry_run() {
 	expect_changed
 	expect_content "$T/out" \
 		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total)" \
-		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.56 GiB (MemAvailable 15.56 GiB + other swap free 0 B): safe" \
-		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.56 GiB (MemAvailable): safe" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.6 GiB (MemAvailable 15.6 GiB + other swap free 0 B): safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.6 GiB (MemAvailable): safe" \
 		"zram0: plan: direct (swapoff first); keeps primary lzo-rle, disksize 1073741824, mem_limit 0, backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
 		"zram0: would swapoff /dev/zram0 (its pages go back to memory and other swap)" \
 		"zram0: would write '1' to reset" \
@@ -2078,8 +2078,8 @@ t_adopt_dry_run_via_temp() {
 	expect_changed
 	expect_content "$T/out" \
 		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total), 1.0 MiB on the backing device" \
-		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 17.56 GiB (MemAvailable 15.56 GiB + other swap free 2.00 GiB): safe" \
-		"zram0: through a temporary zram device (pages compressed): needed 36.6 MiB + margin 73.1 MiB, available 15.56 GiB (MemAvailable): safe" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 17.6 GiB (MemAvailable 15.6 GiB + other swap free 2.0 GiB): safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 36.6 MiB + margin 73.1 MiB, available 15.6 GiB (MemAvailable): safe" \
 		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824, mem_limit 536870912, backing device /dev/loop0, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
 		"zram0: would read sys/class/zram-control/hot_add: a temporary device, zram(new) below" \
 		"zram(new): would write 'lzo-rle' to comp_algorithm" \
