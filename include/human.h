@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HUMAN_LEN 32 /* "16777216.0 TiB", "213503982334601 d 7 h": the longest results */
+/* Room for any result: the longest is human_seconds(UINT64_MAX), 46 characters. */
+#define HUMAN_LEN 48
 
 /*
  * A byte count: "0 B" to "1023 B", then KiB, MiB, GiB and TiB (1024-based) with one
@@ -35,6 +36,12 @@ const char *human_bytes_signed(char *buf, size_t size, int64_t bytes);
  * two is left out (rounded down), so "3601 s" reads "1 h".
  */
 const char *human_duration(char *buf, size_t size, uint64_t sec);
+
+/*
+ * A count of seconds as the program states it, with its reading from a minute on: "45 s",
+ * "14400 s (4 h)". For logs and reports whose raw figure scripts and admins compare.
+ */
+const char *human_seconds(char *buf, size_t size, uint64_t sec);
 
 /* part of whole as a percentage with one decimal ("12.3%"); "0.0%" when whole is 0. */
 const char *human_percent(char *buf, size_t size, double part, double whole);

@@ -64,6 +64,18 @@ const char *human_duration(char *buf, size_t size, uint64_t sec)
 	return buf;
 }
 
+const char *human_seconds(char *buf, size_t size, uint64_t sec)
+{
+	char h[HUMAN_LEN];
+
+	if (sec < 60)
+		(void)snprintf(buf, size, "%" PRIu64 " s", sec);
+	else
+		(void)snprintf(buf, size, "%" PRIu64 " s (%s)", sec,
+			       human_duration(h, sizeof(h), sec));
+	return buf;
+}
+
 const char *human_percent(char *buf, size_t size, double part, double whole)
 {
 	(void)snprintf(buf, size, "%.1f%%", whole != 0.0 ? 100.0 * part / whole : 0.0);

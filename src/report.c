@@ -142,7 +142,7 @@ static const char *wb_skip_name(enum wb_skip s)
 static void print_writeback(FILE *f, const struct device_report *rep)
 {
 	const struct wb_pass_report *w = &rep->wb;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], t[HUMAN_LEN];
 
 	if (!w->planned)
 		return;
@@ -159,11 +159,11 @@ static void print_writeback(FILE *f, const struct device_report *rep)
 			(double)s->kernel_ns / 1e9, wb_stop_name(s->stop));
 		if (s->by_age && s->stop != WB_NO_AGES)
 			fprintf(f,
-				"; by age >= %" PRIu64 " s: %" PRIu64
-				" selected (%u writes), %" PRIu64 " younger, %" PRIu64
-				" of unknown age (recompressed), %" PRIu64 " over the budget",
-				s->age_sec, s->selected, s->writes, s->young, s->unknown,
-				s->over_cap);
+				"; by age >= %s: %" PRIu64 " selected (%u writes), %" PRIu64
+				" younger, %" PRIu64 " of unknown age (recompressed), %" PRIu64
+				" over the budget",
+				human_seconds(t, sizeof(t), s->age_sec), s->selected, s->writes,
+				s->young, s->unknown, s->over_cap);
 		fputc('\n', f);
 	}
 	fprintf(f,
@@ -227,7 +227,7 @@ static void print_totals(FILE *f, const struct device_report *rep)
 
 void pass_print_report(FILE *f, const struct device_report *rep)
 {
-	char a[32];
+	char a[HUMAN_LEN];
 
 	if (rep->skipped || !rep->initialized)
 		return;
@@ -240,8 +240,8 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 	}
 	if (rep->idle_marked) {
 		if (rep->idle_age_sec)
-			fprintf(f, "%s: idle: marked pages unused for more than %" PRIu64 " s\n",
-				rep->name, rep->idle_age_sec);
+			fprintf(f, "%s: idle: marked pages unused for more than %s\n", rep->name,
+				human_seconds(a, sizeof(a), rep->idle_age_sec));
 		else
 			fprintf(f, "%s: idle: marked all pages\n", rep->name);
 	}

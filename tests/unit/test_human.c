@@ -84,6 +84,21 @@ static void test_duration(void **state)
 	assert_true(strlen(b) < HUMAN_LEN);
 }
 
+/* The raw count stays first (scripts compare it); the reading follows from a minute on. */
+static void test_seconds(void **state)
+{
+	char b[HUMAN_LEN];
+
+	(void)state;
+	assert_string_equal(human_seconds(b, sizeof(b), 0), "0 s");
+	assert_string_equal(human_seconds(b, sizeof(b), 59), "59 s");
+	assert_string_equal(human_seconds(b, sizeof(b), 60), "60 s (1 min)");
+	assert_string_equal(human_seconds(b, sizeof(b), 14400), "14400 s (4 h)");
+	assert_string_equal(human_seconds(b, sizeof(b), 5400), "5400 s (1 h 30 min)");
+	assert_string_equal(human_seconds(b, sizeof(b), UINT64_MAX),
+			    "18446744073709551615 s (213503982334601 d 7 h)");
+}
+
 static void test_percent(void **state)
 {
 	char b[HUMAN_LEN];
@@ -143,9 +158,10 @@ static void test_small_buffer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bytes),	  cmocka_unit_test(test_bytes_signed),
-		cmocka_unit_test(test_duration),  cmocka_unit_test(test_percent),
-		cmocka_unit_test(test_attr_note), cmocka_unit_test(test_small_buffer),
+		cmocka_unit_test(test_bytes),	     cmocka_unit_test(test_bytes_signed),
+		cmocka_unit_test(test_duration),     cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_percent),	     cmocka_unit_test(test_attr_note),
+		cmocka_unit_test(test_small_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
