@@ -219,6 +219,9 @@ int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char 
 	       const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain);
 void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
 			  const char *cmd, int r, uint32_t threshold);
+/* --dry-run: the compaction the plan would do, or the condition it would do it under. */
+void pass_print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev *d,
+			     const struct pass_plan *plan);
 /*
  * A write that configures an uninitialized device (before disksize) failed: logged once.
  * Another tool may be setting the same device up (zram-generator, zramswap, the kernel's

@@ -9,6 +9,7 @@
 
 #include "human.h"
 #include "log.h"
+#include "policy.h"
 #include "util.h"
 
 #include <errno.h>
@@ -148,4 +149,27 @@ int pass_log_setup_error(const struct pass_ctx *ctx, const struct zram_dev *d, c
 	}
 	pass_log_write_error(ctx, d, attr, cmd, r, 0);
 	return r == -EBUSY ? -EIO : r;
+}
+
+/* --dry-run: what compaction would do (compact = always: the write; auto: its condition). */
+void pass_print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev *d,
+			     const struct pass_plan *plan)
+{
+	char at_least[64] = "", h[HUMAN_LEN], want[HUMAN_LEN], now[HUMAN_LEN];
+
+	if (plan->compact == COMPACT_ALWAYS) {
+		(void)pass_write(ctx, d, "compact", "1", NULL, NULL);
+		return;
+	}
+	if (plan->compact != COMPACT_AUTO)
+		return;
+	if (plan->compact_min_saved)
+		(void)snprintf(at_least, sizeof(at_least), "at least %s of ",
+			       human_bytes(h, sizeof(h), plan->compact_min_saved));
+	fprintf(ctx->out,
+		"%s: would write '1' to compact if the passes free %scompressed data, or if "
+		"fragmentation after them is at least %s (now %s)\n",
+		d->name, at_least,
+		human_percent(want, sizeof(want), plan->compact_frag_permille, 1000),
+		human_percent(now, sizeof(now), policy_fragmentation_permille(&d->mm), 1000));
 }

@@ -711,29 +711,6 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	return pr->stop == STOP_SIGNAL ? STEP_STOPPED : STEP_NEXT;
 }
 
-/* --dry-run: what compaction would do. */
-static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev *d,
-			       const struct pass_plan *plan)
-{
-	char at_least[64] = "";
-
-	if (plan->compact == COMPACT_ALWAYS) {
-		(void)pass_write(ctx, d, "compact", "1", NULL, NULL);
-		return;
-	}
-	if (plan->compact != COMPACT_AUTO)
-		return;
-	if (plan->compact_min_saved)
-		(void)snprintf(at_least, sizeof(at_least), "at least %" PRIu64 " bytes of ",
-			       plan->compact_min_saved);
-	fprintf(ctx->out,
-		"%s: would write '1' to compact if the passes free %scompressed "
-		"data, or if fragmentation after them is at least %u.%u%% "
-		"(now %u.%u%%)\n",
-		d->name, at_least, plan->compact_frag_permille / 10, plan->compact_frag_permille % 10,
-		policy_fragmentation_permille(&d->mm) / 10, policy_fragmentation_permille(&d->mm) % 10);
-}
-
 /* Stored pages neither idle, done nor given up; flags overlap ('i' with 'r' or 'n'), so this
  * undercounts, never overcounts. */
 static uint64_t young_estimate(const struct bs_counts *c)
@@ -895,7 +872,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	if (r == STEP_NEXT || r == STEP_LAST) {
 		pass_writeback(ctx, d, &xp, rep); /* after recompression, before compaction */
 		if (ctx->dry_run)
-			print_compact_plan(ctx, d, &xp);
+			pass_print_compact_plan(ctx, d, &xp);
 		else
 			compact_after(ctx, d, &xp, rep);
 	}

@@ -474,6 +474,16 @@ t_dry_run() {
 }
 run_test dry-run-6.12 t_dry_run
 
+# compact-min-saved-bytes in the dry-run's condition: a size for people (issue 27).
+t_dry_run_compact_min() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'compact-min-saved-bytes = 1536K'
+	zro --once --dry-run
+	expect_rc 0
+	expect_has "$T/out" "zram0: would write '1' to compact if the passes free at least 1.5 MiB of compressed data, or if fragmentation after them is at least 10.0% (now 18.7%)"
+}
+run_test dry-run-compact-min t_dry_run_compact_min
+
 t_dry_run_62() {
 	build_version_root "$R" 6.2
 	conf '[global]' 'compact = always' 'threshold-bytes = 2000'
