@@ -100,7 +100,7 @@ enum advice_use advice_apply(const struct dev_config *cfg, const struct advice_e
 
 /*
  * advice_apply() with the advice for name loaded from dir_fd (-1: none). why gets one line
- * for the log ("advice of 2026-01-02 applied: zstd:9 (saves 3.5 MB of 14.2 MB)", "no
+ * for the log ("advice of 2026-01-02 applied: zstd:9 (saves 3.4 MiB of 13.5 MiB)", "no
  * advice yet: zstd"). A file that cannot be read counts as no advice; its error is in why.
  */
 enum advice_use advice_resolve(const struct dev_config *cfg, int dir_fd, const char *name,

@@ -90,21 +90,6 @@ int read_full(int fd, void *buf, size_t len, size_t *ret_len);
 /* The same with pread(2) from offset off. */
 int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len);
 
-/* How format_bytes() writes a byte count. */
-enum byte_units {
-	BYTES_IEC, /* "512 B", "1.5 KiB", "10.7 MiB", "1.25 GiB": logs, status, pass reports */
-	BYTES_MB,  /* "10.7 MB" (10^6 bytes, always MB): advise, whose speeds are in MB/s */
-};
-
-/*
- * A byte count for people, into buf (32 bytes always suffice); returns buf. Takes any
- * uint64_t: kernel counters are unsigned, and a cast to int64_t would print 2^63 and above as
- * negative.
- */
-const char *format_bytes(char *buf, size_t size, uint64_t bytes, enum byte_units units);
-/* Signed counts (savings, deltas): '-' before the magnitude, INT64_MIN included. */
-const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte_units units);
-
 /*
  * A directory stream on fd (which it then owns; closed on failure too): 0 or -errno. The
  * stream's entries with dir_next: 1 and *ret set, 0 at the end, -errno when the directory

@@ -5,6 +5,7 @@
  */
 #include "adopt.h"
 
+#include "human.h"
 #include "util.h"
 
 #include <errno.h>
@@ -229,10 +230,8 @@ static void print_check(FILE *f, const char *name, const char *what, const struc
 	char n[32], m[32], a[32];
 
 	fprintf(f, "%s: %s: needed %s + margin %s, available %s (%s): %s\n", name, what,
-		format_bytes(n, sizeof(n), c->needed, BYTES_IEC),
-		format_bytes(m, sizeof(m), c->margin, BYTES_IEC),
-		format_bytes(a, sizeof(a), c->available, BYTES_IEC), avail_what,
-		c->ok ? "safe" : "not safe");
+		human_bytes(n, sizeof(n), c->needed), human_bytes(m, sizeof(m), c->margin),
+		human_bytes(a, sizeof(a), c->available), avail_what, c->ok ? "safe" : "not safe");
 }
 
 void adopt_print_figures(FILE *f, const char *name, const struct adopt_figures *fig,
@@ -240,16 +239,16 @@ void adopt_print_figures(FILE *f, const char *name, const struct adopt_figures *
 {
 	char s[32], pool[32], wb[32], ma[32], os[32], avail[96];
 
-	fprintf(f, "%s: stored: %s in swap, %s of memory compressed (mm_stat mem_used_total)",
-		name, format_bytes(s, sizeof(s), fig->swap_used, BYTES_IEC),
-		format_bytes(pool, sizeof(pool), fig->pool, BYTES_IEC));
+	fprintf(f, "%s: stored: %s in swap, %s of memory compressed (mm_stat mem_used_total)", name,
+		human_bytes(s, sizeof(s), fig->swap_used),
+		human_bytes(pool, sizeof(pool), fig->pool));
 	if (fig->written_back)
 		fprintf(f, ", %s on the backing device",
-			format_bytes(wb, sizeof(wb), fig->written_back, BYTES_IEC));
+			human_bytes(wb, sizeof(wb), fig->written_back));
 	fputc('\n', f);
 	(void)snprintf(avail, sizeof(avail), "MemAvailable %s + other swap free %s",
-		       format_bytes(ma, sizeof(ma), fig->mem_available, BYTES_IEC),
-		       format_bytes(os, sizeof(os), fig->other_swap_free, BYTES_IEC));
+		       human_bytes(ma, sizeof(ma), fig->mem_available),
+		       human_bytes(os, sizeof(os), fig->other_swap_free));
 	print_check(f, name, "direct (swapoff first, pages uncompressed)", &p->direct, avail);
 	print_check(f, name, "through a temporary zram device (pages compressed)", &p->via_temp,
 		    fig->can_hot_add ? "MemAvailable" : "no sys/class/zram-control/hot_add");

@@ -20,6 +20,7 @@
  */
 #include "adopt.h"
 
+#include "human.h"
 #include "log.h"
 #include "pass.h"
 #include "sysfs.h"
@@ -53,11 +54,12 @@ step(const struct adopt_job *j, const char *name, const char *fmt, ...)
 static int attr_write(const struct adopt_job *j, const char *name, const char *attr,
 		      const char *val)
 {
-	char path[96], line[64];
+	char path[96], line[64], note[HUMAN_LEN];
 	int r;
 
 	if (j->dry_run) {
-		fprintf(j->out, "%s: would write '%s' to %s\n", name, val, attr);
+		fprintf(j->out, "%s: would write '%s' to %s%s\n", name, val, attr,
+			human_attr_note(note, sizeof(note), attr, val));
 		return 0;
 	}
 	r = str_printf(path, sizeof(path), "sys/block/%s/%s", name, attr);

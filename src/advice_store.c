@@ -5,6 +5,7 @@
  * Nothing here logs.
  */
 #include "advice_store.h"
+#include "human.h"
 #include "state.h"
 #include "util.h"
 
@@ -410,19 +411,19 @@ enum advice_use advice_resolve(const struct dev_config *cfg, int dir_fd, const c
 	fallback_list(cfg, fb, sizeof(fb));
 	switch (u) {
 	case ADVICE_USED: {
-		char day[16] = "?";
+		char day[16] = "?", sv[HUMAN_LEN], pl[HUMAN_LEN];
 		time_t t = (time_t)a->time;
 		struct tm tm;
 
 		if (gmtime_r(&t, &tm))
 			(void)strftime(day, sizeof(day), "%Y-%m-%d", &tm);
 		(void)advice_format_chain(a, chain, sizeof(chain));
-		(void)snprintf(
-			why, why_size,
-			"recompress-algorithms = auto: advice of %s UTC applied: %s (predicted "
-			"to save %.1f MB of %.1f MB%s, from %" PRIu64 " pages)",
-			day, chain, (double)a->saving / 1e6, (double)a->pool / 1e6,
-			a->pays ? "" : ", below the 2% that pays", a->samples);
+		(void)snprintf(why, why_size,
+			       "recompress-algorithms = auto: advice of %s UTC applied: %s "
+			       "(predicted to save %s of %s%s, from %" PRIu64 " pages)",
+			       day, chain, human_bytes(sv, sizeof(sv), a->saving),
+			       human_bytes(pl, sizeof(pl), a->pool),
+			       a->pays ? "" : ", below the 2% that pays", a->samples);
 		break;
 	}
 	case ADVICE_OTHER_PRIMARY:

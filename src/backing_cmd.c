@@ -12,6 +12,7 @@
 #include "backing.h"
 
 #include "host.h"
+#include "human.h"
 #include "log.h"
 #include "sysfs.h"
 #include "util.h"
@@ -281,7 +282,7 @@ static void describe_loop(int root_fd, const char *name, char *buf, size_t size)
 	(void)str_printf(attr, sizeof(attr), "sys/block/%s/size", name);
 	(void)sysfs_read_u64(root_fd, attr, &sectors);
 	(void)snprintf(buf, size, "file %s (%s, ", file,
-		       format_bytes(sz, sizeof(sz), sat_mul_u64(sectors, 512), BYTES_IEC));
+		       human_bytes(sz, sizeof(sz), sat_mul_u64(sectors, 512)));
 }
 
 void backing_describe(int root_fd, const struct zram_dev *d, char *buf, size_t size)

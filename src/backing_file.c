@@ -14,6 +14,7 @@
  */
 #include "backing.h"
 
+#include "human.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -247,13 +248,12 @@ static int guard_why(const struct backing_size *bs, const struct backing_fs *fs,
 {
 	char a[32], b[32], c[32], t[32];
 
-	return why_set(why, -ENOSPC,
-		       "free-space guard: a %s file would leave %s free of %s, below "
-		       "backing-file-min-free (%s); nothing created",
-		       format_bytes(a, sizeof(a), bs->size, BYTES_IEC),
-		       format_bytes(b, sizeof(b), bs->free_after, BYTES_IEC),
-		       format_bytes(t, sizeof(t), fs->total, BYTES_IEC),
-		       format_bytes(c, sizeof(c), bs->min_free, BYTES_IEC));
+	return why_set(
+		why, -ENOSPC,
+		"free-space guard: a %s file would leave %s free of %s, below "
+		"backing-file-min-free (%s); nothing created",
+		human_bytes(a, sizeof(a), bs->size), human_bytes(b, sizeof(b), bs->free_after),
+		human_bytes(t, sizeof(t), fs->total), human_bytes(c, sizeof(c), bs->min_free));
 }
 
 /* Size the new file by the rule (an existing one of ours counts as free space). */

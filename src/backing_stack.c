@@ -12,6 +12,7 @@
  */
 #include "backing.h"
 
+#include "human.h"
 #include "log.h"
 #include "pass.h"
 #include "sysfs.h"
@@ -69,8 +70,7 @@ static int make_file_loop(int root_fd, const char *name, const struct dev_config
 	}
 	s->file = true;
 	log_info("%s: backing-file %s: %s allocated, %s left free", name, dc->backing_file,
-		 format_bytes(sz, sizeof(sz), bs.size, BYTES_IEC),
-		 format_bytes(fr, sizeof(fr), bs.free_after, BYTES_IEC));
+		 human_bytes(sz, sizeof(sz), bs.size), human_bytes(fr, sizeof(fr), bs.free_after));
 	r = loopdev_attach(fd, dc->backing_file, s->loop, &s->loop_fd, &dio, why);
 	close(fd);
 	if (r < 0) {

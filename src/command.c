@@ -7,6 +7,7 @@
  */
 #include "pass.h"
 
+#include "human.h"
 #include "log.h"
 #include "pass_cpu.h"
 #include "util.h"
@@ -29,10 +30,13 @@ int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char 
 	       const char *cmd, uint64_t *ret_ns, unsigned *ret_eagain)
 {
 	unsigned delay = ctx->eagain_delay_ms, tries = 0;
+	char note[HUMAN_LEN];
 	int r;
 
 	if (ctx->dry_run) {
-		fprintf(ctx->out, "%s: would write '%s' to %s\n", d->name, cmd, attr);
+		/* the value as written, its reading after it: '14400' to idle (4 h) */
+		fprintf(ctx->out, "%s: would write '%s' to %s%s\n", d->name, cmd, attr,
+			human_attr_note(note, sizeof(note), attr, cmd));
 		return 0;
 	}
 	for (;;) {

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "config_check.h"
 #include "history.h"
+#include "human.h"
 #include "log.h"
 #include "manager.h"
 #include "pass.h"
@@ -452,7 +453,7 @@ static void refresh_advice(int root_fd, const struct zram_dev *d, const struct d
 {
 	struct advice_entry a;
 	const char *dir = NULL;
-	char chain[128];
+	char chain[128], sv[HUMAN_LEN], pl[HUMAN_LEN];
 	int r;
 
 	if (*dir_fd < 0) {
@@ -479,9 +480,10 @@ static void refresh_advice(int root_fd, const struct zram_dev *d, const struct d
 		return;
 	}
 	(void)advice_format_chain(&a, chain, sizeof(chain));
-	log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %.1f MB of "
-		 "%.1f MB); applied when the device is next set up",
-		 d->name, a.samples, chain, (double)a.saving / 1e6, (double)a.pool / 1e6);
+	log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %s of %s); "
+		 "applied when the device is next set up",
+		 d->name, a.samples, chain, human_bytes(sv, sizeof(sv), a.saving),
+		 human_bytes(pl, sizeof(pl), a.pool));
 }
 
 /* The daemon: foreground, systemd style (no forking). */

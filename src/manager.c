@@ -6,6 +6,7 @@
 #include "advise.h"
 #include "blockstate.h"
 #include "host.h"
+#include "human.h"
 #include "log.h"
 #include "reach.h"
 #include "pass.h"
@@ -160,15 +161,15 @@ static void notify_status(struct manager *m)
 			(void)snprintf(buf + o, sizeof(buf) - o, "%s%s: %s", o ? "; " : "",
 				       md->dev.name, tag);
 		else if (md->has_last)
-			(void)snprintf(buf + o, sizeof(buf) - o,
-				       "%s%s: last pass %" PRIu64 " s ago saved %s (longest write %"
-				       PRIu64 " ms), next in %" PRIu64 " s",
-				       o ? "; " : "", md->dev.name,
-				       sat_sub_u64(now, md->last_end_ns) / UINT64_C(1000000000),
-				       format_bytes_signed(saved, sizeof(saved), md->last_saved,
-							   BYTES_IEC),
-				       md->last_longest_write_ns / UINT64_C(1000000),
-				       sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
+			(void)snprintf(
+				buf + o, sizeof(buf) - o,
+				"%s%s: last pass %" PRIu64 " s ago saved %s (longest write %" PRIu64
+				" ms), next in %" PRIu64 " s",
+				o ? "; " : "", md->dev.name,
+				sat_sub_u64(now, md->last_end_ns) / UINT64_C(1000000000),
+				human_bytes_signed(saved, sizeof(saved), md->last_saved),
+				md->last_longest_write_ns / UINT64_C(1000000),
+				sat_sub_u64(md->pol.next_due_ns, now) / UINT64_C(1000000000));
 		else
 			(void)snprintf(buf + o, sizeof(buf) - o,
 				       "%s%s: first pass in %" PRIu64 " s", o ? "; " : "",
@@ -211,14 +212,15 @@ static void write_outputs(struct manager *m)
 /* The outcome of an advice refresh (recompress-algorithms = auto). */
 static void report_advice(struct mdev *md, const struct job *j)
 {
-	char chain[128];
+	char chain[128], sv[HUMAN_LEN], pl[HUMAN_LEN];
 
 	if (j->advise_r == 1) {
 		(void)advice_format_chain(&j->advice, chain, sizeof(chain));
-		log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %.1f MB "
-			 "of %.1f MB); applied when the device is next set up",
-			 md->dev.name, j->advice.samples, chain, (double)j->advice.saving / 1e6,
-			 (double)j->advice.pool / 1e6);
+		log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %s of "
+			 "%s); applied when the device is next set up",
+			 md->dev.name, j->advice.samples, chain,
+			 human_bytes(sv, sizeof(sv), j->advice.saving),
+			 human_bytes(pl, sizeof(pl), j->advice.pool));
 	} else if (j->advise_r == -EAGAIN) {
 		log_debug("%s: advice refresh waits for %" PRIu64 " compressed pages", md->dev.name,
 			  j->cfg.advise_samples);
@@ -228,9 +230,9 @@ static void report_advice(struct mdev *md, const struct job *j)
 						  sat_mul_u64(j->cfg.advise_interval_sec,
 							      UINT64_C(1000000000)));
 		log_warning("%s: recompress-algorithms = auto: advice refresh failed: %s (it reads "
-			    "/dev/%s; retried in %" PRIu64 " s)",
+			    "/dev/%s; retried in %s)",
 			    md->dev.name, strerror(-j->advise_r), md->dev.name,
-			    j->cfg.advise_interval_sec);
+			    human_seconds(sv, sizeof(sv), j->cfg.advise_interval_sec));
 	}
 }
 
@@ -260,7 +262,7 @@ static void finish_job(struct manager *m, struct job *j)
 	const struct device_report *rep = &j->rep;
 	struct policy_outcome o = { .end_ns = j->end_ns, .error = j->r < 0 };
 	struct pass_summary sum;
-	char a[32], b[32];
+	char a[HUMAN_LEN], b[HUMAN_LEN], nx[HUMAN_LEN];
 
 	md->busy = false;
 	pass_summarize(rep, &sum);
@@ -295,29 +297,32 @@ static void finish_job(struct manager *m, struct job *j)
 	policy_pass_done(&md->pol, &md->cfg, &o);
 	if (rep->ripen_sec && rep->ripen_sec != UINT64_MAX)
 		log_info("%s: memory pressure: %" PRIu64 " pages are younger than the idle age of "
-			 "%" PRIu64 " s, 90%% of them old enough in %" PRIu64 " s",
-			 md->dev.name, rep->ripen_slots, rep->idle_age_sec, rep->ripen_sec);
+			 "%s, 90%% of them old enough in %s",
+			 md->dev.name, rep->ripen_slots,
+			 human_seconds(a, sizeof(a), rep->idle_age_sec),
+			 human_seconds(nx, sizeof(nx), rep->ripen_sec));
 
 	if (j->advise)
 		report_advice(md, j);
 	if (log_get_max_level() >= LOG_LVL_DEBUG)
 		log_steps(rep);
-	log_pass(&(struct log_pass_fields){ .device = md->dev.name,
-					    .saved = sum.saved,
-					    .freed = sum.freed,
-					    .kernel_ns = sum.kernel_ns,
-					    .longest_write_ns = sum.max_write_ns,
-					    .failed = j->r < 0 },
+	log_pass(&(struct log_pass_fields){.device = md->dev.name,
+					   .saved = sum.saved,
+					   .freed = sum.freed,
+					   .kernel_ns = sum.kernel_ns,
+					   .longest_write_ns = sum.max_write_ns,
+					   .failed = j->r < 0},
 		 "%s: pass%s: %u step%s%s, saved %s, freed %s, %.3f s in kernel (longest write "
-		 "%.3f s), %" PRIu64 " pages attempted, %" PRIu64 " written back%s; next in %" PRIu64
-		 " s",
+		 "%.3f s), %" PRIu64 " pages attempted, %" PRIu64 " written back%s; next in %s",
 		 md->dev.name, sum.interrupted ? " (interrupted)" : "", rep->n_passes,
 		 rep->n_passes == 1 ? "" : "s", o.cold_ran ? " (cold tier first)" : "",
-		 format_bytes_signed(a, sizeof(a), sum.saved, BYTES_IEC),
-		 format_bytes_signed(b, sizeof(b), sum.freed, BYTES_IEC), (double)sum.kernel_ns / 1e9,
+		 human_bytes_signed(a, sizeof(a), sum.saved),
+		 human_bytes_signed(b, sizeof(b), sum.freed), (double)sum.kernel_ns / 1e9,
 		 (double)sum.max_write_ns / 1e9, sum.pages, sum.wb_pages,
 		 j->r < 0 ? ", with errors" : "",
-		 sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) / UINT64_C(1000000000));
+		 human_seconds(nx, sizeof(nx),
+			       sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) /
+				       UINT64_C(1000000000)));
 	free(j);
 	if (!m->stopping)
 		manager_arm(md, md->pol.next_due_ns);
@@ -394,6 +399,7 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	struct policy_decision dec;
 	struct job *j;
 	struct reach r;
+	char nx[HUMAN_LEN];
 
 	/* the rescan may drop (free) md: look it up again after */
 	manager_rescan_dev(m, id);
@@ -413,9 +419,11 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	policy_decide(&md->pol, &md->cfg, &s, &dec);
 	if (dec.verdict != POLICY_RUN) {
 		if (dec.verdict != md->last_verdict || dec.verdict != POLICY_WAIT)
-			log_debug("%s: %s; next look in %" PRIu64 " s", md->dev.name,
+			log_debug("%s: %s; next look in %s", md->dev.name,
 				  policy_verdict_name(dec.verdict),
-				  sat_sub_u64(dec.wake_ns, s.now_ns) / UINT64_C(1000000000));
+				  human_seconds(nx, sizeof(nx),
+						sat_sub_u64(dec.wake_ns, s.now_ns) /
+							UINT64_C(1000000000)));
 		md->last_verdict = dec.verdict;
 		md->pol.next_due_ns = dec.wake_ns > md->pol.next_due_ns ? dec.wake_ns
 									  : md->pol.next_due_ns;
@@ -426,8 +434,8 @@ int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j) {
-		log_warning("%s: out of memory for a pass; next look in %" PRIu64 " s", md->dev.name,
-			    md->cfg.interval_sec);
+		log_warning("%s: out of memory for a pass; next look in %s", md->dev.name,
+			    human_seconds(nx, sizeof(nx), md->cfg.interval_sec));
 		md->pol.next_due_ns = sat_add_u64(s.now_ns,
 						  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
 		manager_arm(md, md->pol.next_due_ns);

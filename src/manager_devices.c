@@ -6,6 +6,7 @@
 #include "manager_internal.h"
 #include "config_check.h"
 
+#include "human.h"
 #include "log.h"
 #include "reach.h"
 #include "sysfs.h"
@@ -263,7 +264,7 @@ static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
  */
 static void announce(struct mdev *md, bool is_new)
 {
-	char note[256];
+	char note[256], first[HUMAN_LEN];
 	struct reach r;
 	unsigned said;
 
@@ -274,12 +275,15 @@ static void announce(struct mdev *md, bool is_new)
 	md->reach_said = said;
 	reach_log(md->m->root_fd, &md->dev, &r);
 	if (reach_pass(&r))
-		log_info("%s: %s (initialized%s), first pass in %" PRIu64 " s", md->dev.name,
+		log_info("%s: %s (initialized%s), first pass in %s", md->dev.name,
 			 is_new ? "managed" : "ready",
 			 r.recompress ? "" : "; writeback and compaction only",
 			 /* rounded up: never "in 0 s" for a pass a second away */
-			 sat_add_u64(sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()),
-				     UINT64_C(999999999)) / UINT64_C(1000000000));
+			 human_seconds(
+				 first, sizeof(first),
+				 sat_add_u64(sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()),
+					     UINT64_C(999999999)) /
+					 UINT64_C(1000000000)));
 	else if (r.limit == REACH_NOT_INITIALIZED)
 		log_info("%s: managed (not initialized): passes start once zram setup gives it "
 			 "a disksize", md->dev.name);

@@ -5,17 +5,18 @@
  */
 #include "pass.h"
 
+#include "human.h"
 #include "policy.h"
 #include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
 
-/* --dry-run: what compaction would do. */
+/* --dry-run: what compaction would do (compact = always: the write; auto: its condition). */
 static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev *d,
 			       const struct pass_plan *plan)
 {
-	char at_least[64] = "";
+	char at_least[64] = "", h[HUMAN_LEN], want[HUMAN_LEN], now[HUMAN_LEN];
 
 	if (plan->compact == COMPACT_ALWAYS) {
 		(void)pass_write(ctx, d, "compact", "1", NULL, NULL);
@@ -24,14 +25,14 @@ static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev
 	if (plan->compact != COMPACT_AUTO)
 		return;
 	if (plan->compact_min_saved)
-		(void)snprintf(at_least, sizeof(at_least), "at least %" PRIu64 " bytes of ",
-			       plan->compact_min_saved);
+		(void)snprintf(at_least, sizeof(at_least), "at least %s of ",
+			       human_bytes(h, sizeof(h), plan->compact_min_saved));
 	fprintf(ctx->out,
-		"%s: would write '1' to compact if the passes free %scompressed "
-		"data, or if fragmentation after them is at least %u.%u%% "
-		"(now %u.%u%%)\n",
-		d->name, at_least, plan->compact_frag_permille / 10, plan->compact_frag_permille % 10,
-		policy_fragmentation_permille(&d->mm) / 10, policy_fragmentation_permille(&d->mm) % 10);
+		"%s: would write '1' to compact if the passes free %scompressed data, or if "
+		"fragmentation after them is at least %s (now %s)\n",
+		d->name, at_least,
+		human_percent(want, sizeof(want), plan->compact_frag_permille, 1000),
+		human_percent(now, sizeof(now), policy_fragmentation_permille(&d->mm), 1000));
 }
 
 /* Compaction after the steps, when the plan's rule says so. */

@@ -5,6 +5,7 @@
  */
 #include "pass.h"
 
+#include "human.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -81,8 +82,8 @@ static void print_step(FILE *f, const char *name, const struct pass_report *p)
 		"%s: pass %s%s: %u write%s, saved %s compressed, pool %s, huge pages %+" PRId64
 		", %.3f s in kernel",
 		name, pass_type_name(p->type), prio, p->commands, p->commands == 1 ? "" : "s",
-		format_bytes_signed(a, sizeof(a), p->compr_saved, BYTES_IEC),
-		format_bytes_signed(b, sizeof(b), -p->mem_freed, BYTES_IEC), p->huge_delta,
+		human_bytes_signed(a, sizeof(a), p->compr_saved),
+		human_bytes_signed(b, sizeof(b), -p->mem_freed), p->huge_delta,
 		(double)p->kernel_ns / 1e9);
 	/* what max-write-ms bounds: how long one write kept the device busy */
 	if (p->commands)
@@ -141,7 +142,7 @@ static const char *wb_skip_name(enum wb_skip s)
 static void print_writeback(FILE *f, const struct device_report *rep)
 {
 	const struct wb_pass_report *w = &rep->wb;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], t[HUMAN_LEN];
 
 	if (!w->planned)
 		return;
@@ -154,25 +155,24 @@ static void print_writeback(FILE *f, const struct device_report *rep)
 
 		fprintf(f, "%s: writeback %s: %" PRIu64 " pages (%s), %.3f s in kernel, stop: %s",
 			rep->name, wb_type_name(s->type), s->pages,
-			format_bytes(a, sizeof(a), s->pages * ZRAM_PAGE_SIZE, BYTES_IEC),
+			human_bytes(a, sizeof(a), s->pages * ZRAM_PAGE_SIZE),
 			(double)s->kernel_ns / 1e9, wb_stop_name(s->stop));
 		if (s->by_age && s->stop != WB_NO_AGES)
 			fprintf(f,
-				"; by age >= %" PRIu64 " s: %" PRIu64
-				" selected (%u writes), %" PRIu64 " younger, %" PRIu64
-				" of unknown age (recompressed), %" PRIu64 " over the budget",
-				s->age_sec, s->selected, s->writes, s->young, s->unknown,
-				s->over_cap);
+				"; by age >= %s: %" PRIu64 " selected (%u writes), %" PRIu64
+				" younger, %" PRIu64 " of unknown age (recompressed), %" PRIu64
+				" over the budget",
+				human_seconds(t, sizeof(t), s->age_sec), s->selected, s->writes,
+				s->young, s->unknown, s->over_cap);
 		fputc('\n', f);
 	}
 	fprintf(f,
 		"%s: writeback: %" PRIu64 " pages (%s) written back, pool %s, budget left %s of "
 		"%s",
-		rep->name, w->pages, format_bytes(a, sizeof(a), w->pages * ZRAM_PAGE_SIZE, BYTES_IEC),
-		format_bytes_signed(b, sizeof(b), -w->mem_freed, BYTES_IEC),
-		format_bytes(c, sizeof(c), sat_sub_u64(w->budget_pages, w->pages) * ZRAM_PAGE_SIZE,
-			     BYTES_IEC),
-		format_bytes(d, sizeof(d), w->budget_pages * ZRAM_PAGE_SIZE, BYTES_IEC));
+		rep->name, w->pages, human_bytes(a, sizeof(a), w->pages * ZRAM_PAGE_SIZE),
+		human_bytes_signed(b, sizeof(b), -w->mem_freed),
+		human_bytes(c, sizeof(c), sat_sub_u64(w->budget_pages, w->pages) * ZRAM_PAGE_SIZE),
+		human_bytes(d, sizeof(d), w->budget_pages * ZRAM_PAGE_SIZE));
 	if (w->limited)
 		fprintf(f, ", within another writer's writeback_limit of %" PRIu64 " pages",
 			w->limit_pages);
@@ -188,14 +188,13 @@ static void print_totals(FILE *f, const struct device_report *rep)
 	char a[32], b[32], c[32], e[32], g[32];
 
 	fprintf(f, "%s: total: compr_data_size %s -> %s, mem_used_total %s -> %s (freed %s)",
-		rep->name, format_bytes(a, sizeof(a), rep->before.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
-		format_bytes(b, sizeof(b), rep->after.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
-		format_bytes(c, sizeof(c), rep->before.v[MM_MEM_USED_TOTAL], BYTES_IEC),
-		format_bytes(e, sizeof(e), rep->after.v[MM_MEM_USED_TOTAL], BYTES_IEC),
-		format_bytes_signed(g, sizeof(g),
-				    -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
-					       rep->after.v[MM_MEM_USED_TOTAL]),
-				    BYTES_IEC));
+		rep->name, human_bytes(a, sizeof(a), rep->before.v[MM_COMPR_DATA_SIZE]),
+		human_bytes(b, sizeof(b), rep->after.v[MM_COMPR_DATA_SIZE]),
+		human_bytes(c, sizeof(c), rep->before.v[MM_MEM_USED_TOTAL]),
+		human_bytes(e, sizeof(e), rep->after.v[MM_MEM_USED_TOTAL]),
+		human_bytes_signed(g, sizeof(g),
+				   -delta_i64(rep->before.v[MM_MEM_USED_TOTAL],
+					      rep->after.v[MM_MEM_USED_TOTAL])));
 	fprintf(f, ", huge pages %" PRIu64 " -> %" PRIu64, rep->before.v[MM_HUGE_PAGES],
 		rep->after.v[MM_HUGE_PAGES]);
 	if (rep->written_back > rep->wb.pages)
@@ -209,12 +208,11 @@ static void print_totals(FILE *f, const struct device_report *rep)
 		fprintf(f,
 			", other writers changed orig_data_size by %s: recompression saved %s, "
 			"freed %s",
-			format_bytes_signed(a, sizeof(a),
-					    delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
-						      rep->after.v[MM_ORIG_DATA_SIZE]),
-					    BYTES_IEC),
-			format_bytes(b, sizeof(b), rep->saved_own, BYTES_IEC),
-			format_bytes(c, sizeof(c), rep->freed_own, BYTES_IEC));
+			human_bytes_signed(a, sizeof(a),
+					   delta_i64(rep->before.v[MM_ORIG_DATA_SIZE],
+						     rep->after.v[MM_ORIG_DATA_SIZE])),
+			human_bytes(b, sizeof(b), rep->saved_own),
+			human_bytes(c, sizeof(c), rep->freed_own));
 	if (rep->have_block_state)
 		fprintf(f,
 			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64
@@ -229,7 +227,7 @@ static void print_totals(FILE *f, const struct device_report *rep)
 
 void pass_print_report(FILE *f, const struct device_report *rep)
 {
-	char a[32];
+	char a[HUMAN_LEN];
 
 	if (rep->skipped || !rep->initialized)
 		return;
@@ -242,8 +240,8 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 	}
 	if (rep->idle_marked) {
 		if (rep->idle_age_sec)
-			fprintf(f, "%s: idle: marked pages unused for more than %" PRIu64 " s\n",
-				rep->name, rep->idle_age_sec);
+			fprintf(f, "%s: idle: marked pages unused for more than %s\n", rep->name,
+				human_seconds(a, sizeof(a), rep->idle_age_sec));
 		else
 			fprintf(f, "%s: idle: marked all pages\n", rep->name);
 	}
@@ -254,7 +252,7 @@ void pass_print_report(FILE *f, const struct device_report *rep)
 		fprintf(f, "%s: compact: ENOMEM, left to the next pass\n", rep->name);
 	if (rep->compacted)
 		fprintf(f, "%s: compact: freed %s in %.6f s\n", rep->name,
-			format_bytes_signed(a, sizeof(a), rep->compact_freed, BYTES_IEC),
+			human_bytes_signed(a, sizeof(a), rep->compact_freed),
 			(double)rep->compact_ns / 1e9);
 	print_totals(f, rep);
 }

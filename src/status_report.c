@@ -4,6 +4,7 @@
 
 #include "backing.h"
 #include "blockstate.h"
+#include "human.h"
 #include "pass.h"
 #include "reach.h"
 #include "util.h"
@@ -91,7 +92,7 @@ static void json_totals(FILE *f, const struct dev_totals *t)
 		fputs("null", f);
 }
 
-/* Writeback: the backing device and bd_stat (null without CONFIG_ZRAM_WRITEBACK). */
+/* Writeback: the backing device and what backs it (null without CONFIG_ZRAM_WRITEBACK). */
 static void json_writeback(FILE *f, int root_fd, const struct zram_dev *d)
 {
 	char what[CFG_PATH_MAX + 128];
@@ -113,12 +114,7 @@ static void json_writeback(FILE *f, int root_fd, const struct zram_dev *d)
 		json_print_string(f, what);
 	else
 		fputs("null", f);
-	if (d->has_bd_stat)
-		fprintf(f, ",\"bd_stat\":{\"count\":%" PRIu64 ",\"reads\":%" PRIu64
-			   ",\"writes\":%" PRIu64 "}",
-			d->bd_stat[0], d->bd_stat[1], d->bd_stat[2]);
-	else
-		fputs(",\"bd_stat\":null", f);
+	/* bd_stat is the device's "bd_stat" member (json_counters), by the kernel's names */
 	/* idle and huge_idle select by the access times in block_state, or are skipped */
 	fprintf(f, ",\"idle_by_age\":%s", d->caps.block_state ? "true" : "false");
 	fputc('}', f);
@@ -237,10 +233,9 @@ static void print_text_data(FILE *f, int root_fd, const struct zram_dev *d, bool
 	struct bs_counts bs;
 
 	fprintf(f, "  data:           orig %s, compr %s, mem_used %s, ratio %.2f\n",
-		format_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE], BYTES_IEC),
-		format_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE], BYTES_IEC),
-		format_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL], BYTES_IEC),
-		ratio(&d->mm));
+		human_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE]),
+		human_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE]),
+		human_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL]), ratio(&d->mm));
 	fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
 		   "\n",
 		d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
@@ -264,18 +259,46 @@ static void print_text_data(FILE *f, int root_fd, const struct zram_dev *d, bool
 	}
 }
 
+/*
+ * The state file's totals: what the daemon's passes and --once runs (not --dry-run) did
+ * to the device since the state file was made.
+ */
+static void print_text_totals(FILE *f, const struct dev_totals *t)
+{
+	char a[HUMAN_LEN], b[HUMAN_LEN], k[HUMAN_LEN];
+
+	if (!t)
+		return;
+	/* below a minute with its tenths, as the pass lines give it; above in h and min */
+	if (t->kernel_ns < UINT64_C(60000000000))
+		(void)snprintf(k, sizeof(k), "%.1f s", (double)t->kernel_ns / 1e9);
+	else
+		human_duration(k, sizeof(k), t->kernel_ns / UINT64_C(1000000000));
+	fprintf(f,
+		"  totals:         %" PRIu64
+		" passes (daemon and --once), saved %s, freed %s, %" PRIu64
+		" pages became incompressible, %s in kernel writes, %" PRIu64 " error(s)\n",
+		t->passes, human_bytes(a, sizeof(a), t->bytes_saved),
+		human_bytes(b, sizeof(b), t->mem_freed), t->incompressible, k, t->errors);
+	if (t->wb_pages || t->wb_day_at)
+		fprintf(f,
+			"  writeback:      %" PRIu64 " pages written back in all; day budget %s "
+			"left at the last pass (refills over 24 h)\n",
+			t->wb_pages, human_bytes(a, sizeof(a), t->wb_day_left));
+}
+
 static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
 			   const struct dev_totals *t, bool wb_shown, const struct reach *r,
 			   unsigned tools)
 {
 	const struct zram_caps *c = &d->caps;
-	char why[8][256], sem[8][256], a[32], b[32];
+	char why[8][256], sem[8][256], a[HUMAN_LEN];
 	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
 	unsigned nsem = zram_caps_semantics(c, sem, 8);
 
 	fprintf(f, "%s: %s, disksize %s\n", d->name,
 		d->initialized ? "initialized" : "not initialized",
-		format_bytes(a, sizeof(a), d->disksize, BYTES_IEC));
+		human_bytes(a, sizeof(a), d->disksize));
 	/* Without MULTI_COMP the recompression line says it (and before 6.2, zram_caps_explain). */
 	if (!c->multi_comp && kver_ge(kv, 6, 2, 0))
 		nwhy = 0;
@@ -298,26 +321,16 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		backing_describe(root_fd, d, what, sizeof(what));
 		fprintf(f, "  backing:        %s\n", what);
 	}
-	fprintf(f, "  capabilities:  %s%s%s%s%s%s%s\n", c->multi_comp ? " multi_comp" : "",
+	fprintf(f, "  capabilities:  %s%s%s%s%s%s%s%s\n", c->multi_comp ? " multi_comp" : "",
 		c->max_pages ? " max_pages" : "", c->priority ? " priority" : "",
 		c->algorithm_params ? " algorithm_params" : "",
 		c->idle_age == TRI_YES ? " idle_age" : "", c->block_state ? " block_state" : "",
-		c->eagain ? " eagain_on_concurrent" : "");
+		c->eagain ? " eagain_on_concurrent" : "", c->writeback ? " writeback" : "");
 	for (unsigned i = 0; i < nwhy; i++)
 		fprintf(f, "  missing:        %s\n", why[i]);
 	for (unsigned i = 0; i < nsem; i++)
 		fprintf(f, "  kernel:         %s\n", sem[i]);
-	if (t)
-		fprintf(f,
-			"  daemon totals:  %" PRIu64 " passes, saved %s, freed %s, %" PRIu64
-			" pages became incompressible, %.1f s in kernel writes, %" PRIu64 " error(s)\n",
-			t->passes, format_bytes(a, sizeof(a), t->bytes_saved, BYTES_IEC),
-			format_bytes(b, sizeof(b), t->mem_freed, BYTES_IEC), t->incompressible,
-			(double)t->kernel_ns / 1e9, t->errors);
-	if (t && (t->wb_pages || t->wb_day_at))
-		fprintf(f, "  writeback:      %" PRIu64 " pages written back in all; day budget %s "
-			   "left at the last pass (refills over 24 h)\n",
-			t->wb_pages, format_bytes(a, sizeof(a), t->wb_day_left, BYTES_IEC));
+	print_text_totals(f, t);
 }
 
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,

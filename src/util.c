@@ -201,35 +201,6 @@ void json_print_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const char *format_magnitude(char *buf, size_t size, const char *sign, uint64_t a,
-				    enum byte_units units)
-{
-	if (units == BYTES_MB)
-		(void)snprintf(buf, size, "%s%.1f MB", sign, (double)a / 1e6);
-	else if (a < 1024)
-		(void)snprintf(buf, size, "%s%" PRIu64 " B", sign, a);
-	else if (a < 1024 * 1024)
-		(void)snprintf(buf, size, "%s%.1f KiB", sign, (double)a / 1024.0);
-	else if (a < 1024ULL * 1024 * 1024)
-		(void)snprintf(buf, size, "%s%.1f MiB", sign, (double)a / 1048576.0);
-	else
-		(void)snprintf(buf, size, "%s%.2f GiB", sign, (double)a / 1073741824.0);
-	return buf;
-}
-
-const char *format_bytes(char *buf, size_t size, uint64_t bytes, enum byte_units units)
-{
-	return format_magnitude(buf, size, "", bytes, units);
-}
-
-const char *format_bytes_signed(char *buf, size_t size, int64_t bytes, enum byte_units units)
-{
-	/* Negated as unsigned: the magnitude of INT64_MIN does not fit in int64_t. */
-	uint64_t a = bytes < 0 ? 0 - (uint64_t)bytes : (uint64_t)bytes;
-
-	return format_magnitude(buf, size, bytes < 0 ? "-" : "", a, units);
-}
-
 void sleep_ms(unsigned ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };

@@ -6,10 +6,12 @@
  */
 #include "advise_internal.h"
 
+#include "human.h"
 #include "util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 static void spec_str(const struct adv_engine *e, unsigned s, char *buf, size_t size)
 {
@@ -24,19 +26,17 @@ static bool level_given(const struct adv_spec *s)
 	       comp_effective_level(s->algo, s->level) != comp_default_level(s->algo);
 }
 
-static void print_saving(const struct adv_eval *base, const struct adv_eval *x)
+/* The saving of x over base, its sign and size right-aligned in width characters. */
+static void print_saving(const struct adv_eval *base, const struct adv_eval *x, int width)
 {
-	char h[32];
+	char h[HUMAN_LEN], m[HUMAN_LEN + 1], p[HUMAN_LEN];
 	int64_t v = adv_saving(base, x);
-	double s = (double)v;
 
 	/* The sign is printed apart: '+' is more memory, '-' a saving. */
-	format_bytes(h, sizeof(h), v < 0 ? 0 - (uint64_t)v : (uint64_t)v, BYTES_MB);
-	printf("  %s%s (%4.1f%%)",
-	       s < 0   ? "+"
-	       : s > 0 ? "-"
-		       : " ",
-	       h, base->mem_bytes ? 100.0 * s / (double)base->mem_bytes : 0.0);
+	human_bytes(h, sizeof(h), v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	(void)snprintf(m, sizeof(m), "%s%s", v < 0 ? "+" : v > 0 ? "-" : "", h);
+	human_percent(p, sizeof(p), (double)v, (double)base->mem_bytes);
+	printf("%*s (%s%s)", width, m, strlen(p) < 5 ? " " : "", p);
 }
 
 static void chain_str(const struct adv_engine *e, const struct adv_chain_eval *c, char *buf,
@@ -113,37 +113,46 @@ static void text_primary(const struct adv_engine *e, const struct adv_source *sr
 	spec_str(e, 0, s, sizeof(s));
 	printf("primary %s: compr_data_size %s, mem_used_total after compaction %s, %" PRIu64
 	       " huge pages\n",
-	       s, format_bytes(h1, sizeof(h1), rp->primary.compr_bytes, BYTES_MB),
-	       format_bytes(h2, sizeof(h2), rp->primary.mem_bytes, BYTES_MB),
-	       rp->primary.huge_pages);
+	       s, human_bytes(h1, sizeof(h1), rp->primary.compr_bytes),
+	       human_bytes(h2, sizeof(h2), rp->primary.mem_bytes), rp->primary.huge_pages);
 	if (src->device && src->have_now)
 		printf("  device now: compr_data_size %s, mem_used_total %s, %" PRIu64
 		       " huge pages\n",
-		       format_bytes(h1, sizeof(h1), src->now.v[MM_COMPR_DATA_SIZE], BYTES_MB),
-		       format_bytes(h2, sizeof(h2), src->now.v[MM_MEM_USED_TOTAL], BYTES_MB),
+		       human_bytes(h1, sizeof(h1), src->now.v[MM_COMPR_DATA_SIZE]),
+		       human_bytes(h2, sizeof(h2), src->now.v[MM_MEM_USED_TOTAL]),
 		       src->now.v[MM_HUGE_PAGES]);
 }
 
-/* One row per candidate alone, the primary first. */
+/* MB/s (10^6 bytes, as the JSON's compress_mb_s) in MiB/s, the unit of every size shown. */
+static double mib_s(double mb_s)
+{
+	return mb_s * 1e6 / 1048576.0;
+}
+
+/* One row per candidate alone, the primary first: sizes and speeds in IEC units. */
 static void text_table(const struct adv_engine *e, const struct adv_report *rp)
 {
-	char s[64];
+	char s[64], c[HUMAN_LEN], m[HUMAN_LEN];
 
 	spec_str(e, 0, s, sizeof(s));
-	printf("\n%-18s %14s %14s %18s %10s %10s %10s %11s\n", "candidate", "compr_bytes",
-	       "mem_bytes", "mem saving", "improved", "incompr.", "comp MB/s", "decomp MB/s");
-	printf("%-18s %14" PRIu64 " %14" PRIu64 " %18s %10s %10s %10.1f %11.1f\n", s,
-	       rp->primary.compr_bytes, rp->primary.mem_bytes, "(primary)", "-", "-",
-	       adv_compress_mb_s(e, 0), adv_decompress_mb_s(e, 0));
+	printf("\n%-18s %15s %15s %19s %10s %10s %11s %12s\n", "candidate", "compr_data_size",
+	       "mem_used_total", "mem saving", "improved", "incompr.", "comp MiB/s",
+	       "decomp MiB/s");
+	printf("%-18s %15s %15s %19s %10s %10s %11.1f %12.1f\n", s,
+	       human_bytes(c, sizeof(c), rp->primary.compr_bytes),
+	       human_bytes(m, sizeof(m), rp->primary.mem_bytes), "(primary)", "-", "-",
+	       mib_s(adv_compress_mb_s(e, 0)), mib_s(adv_decompress_mb_s(e, 0)));
 	for (unsigned i = 0; i < rp->ncand; i++) {
 		const struct adv_eval *ev = &rp->cand[i];
 
 		spec_str(e, rp->cand_spec[i], s, sizeof(s));
-		printf("%-18s %14" PRIu64 " %14" PRIu64, s, ev->compr_bytes, ev->mem_bytes);
-		print_saving(&rp->primary, ev);
-		printf(" %10" PRIu64 " %10" PRIu64 " %10.1f %11.1f\n", ev->improved,
-		       ev->incompressible, adv_compress_mb_s(e, rp->cand_spec[i]),
-		       adv_decompress_mb_s(e, rp->cand_spec[i]));
+		printf("%-18s %15s %15s", s, human_bytes(c, sizeof(c), ev->compr_bytes),
+		       human_bytes(m, sizeof(m), ev->mem_bytes));
+		printf(" ");
+		print_saving(&rp->primary, ev, 11);
+		printf(" %10" PRIu64 " %10" PRIu64 " %11.1f %12.1f\n", ev->improved,
+		       ev->incompressible, mib_s(adv_compress_mb_s(e, rp->cand_spec[i])),
+		       mib_s(adv_decompress_mb_s(e, rp->cand_spec[i])));
 	}
 }
 
@@ -151,15 +160,17 @@ static void text_table(const struct adv_engine *e, const struct adv_report *rp)
 static void text_chain(const struct adv_engine *e, const struct adv_source *src,
 		       const struct adv_opts *o, const struct adv_report *rp)
 {
-	char ch[128];
+	char ch[128], c[HUMAN_LEN], m[HUMAN_LEN];
 
 	chain_str(e, &rp->chain, ch, sizeof(ch));
-	printf("\nchain %s (%s): compr_bytes %" PRIu64 ", mem_bytes %" PRIu64, ch,
+	printf("\nchain %s (%s): compr_data_size %s, mem_used_total %s", ch,
 	       o->chain_set	 ? "--chain"
 	       : src->chain_from ? src->chain_from
 				 : "configuration default",
-	       rp->chain.ev.compr_bytes, rp->chain.ev.mem_bytes);
-	print_saving(&rp->primary, &rp->chain.ev);
+	       human_bytes(c, sizeof(c), rp->chain.ev.compr_bytes),
+	       human_bytes(m, sizeof(m), rp->chain.ev.mem_bytes));
+	printf(", ");
+	print_saving(&rp->primary, &rp->chain.ev, 0);
 	printf(", %" PRIu64 " improved, %" PRIu64 " incompressible, ~%.1f s CPU\n",
 	       rp->chain.ev.improved, rp->chain.ev.incompressible, rp->chain.ev.cpu_seconds);
 }
@@ -185,35 +196,28 @@ static void text_apply(const struct adv_engine *e, const struct adv_report *rp)
 		printf("          algorithm-params = %s\n", params);
 }
 
-static double cpu_percent(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : 0.0;
-}
-
 /* The given threshold, the one that pays, or what 1024 would do. */
 static void text_threshold(const struct adv_opts *o, const struct adv_report *rp)
 {
 	int64_t best = adv_saving(&rp->primary, &rp->best.ev);
-	char h[32];
+	char h[HUMAN_LEN], p[HUMAN_LEN], k[HUMAN_LEN];
 
 	if (o->threshold) {
 		printf("  threshold %u as given\n", o->threshold);
 	} else if (rp->threshold) {
-		format_bytes_signed(h, sizeof(h), adv_saving(&rp->primary, &rp->best_thr),
-				    BYTES_MB);
-		printf("  threshold-bytes = %u pays: keeps %s of the saving for %.0f%% of the CPU "
+		human_bytes_signed(h, sizeof(h), adv_saving(&rp->primary, &rp->best_thr));
+		printf("  threshold-bytes = %u pays: keeps %s of the saving for %s of the CPU "
 		       "time\n",
 		       rp->threshold, h,
-		       cpu_percent(rp->best_thr.cpu_seconds, rp->best.ev.cpu_seconds));
+		       human_percent(p, sizeof(p), rp->best_thr.cpu_seconds,
+				     rp->best.ev.cpu_seconds));
 	} else if (rp->probe_thr) {
-		double keep =
-			best ? 100.0 * (double)adv_saving(&rp->primary, &rp->probe) / (double)best
-			     : 0.0;
-
-		printf("  no threshold: threshold=%u would keep %.0f%% of the saving for %.0f%% of "
+		human_percent(k, sizeof(k), (double)adv_saving(&rp->primary, &rp->probe),
+			      (double)best);
+		printf("  no threshold: threshold=%u would keep %s of the saving for %s of "
 		       "the CPU time\n",
-		       rp->probe_thr, keep,
-		       cpu_percent(rp->probe.cpu_seconds, rp->best.ev.cpu_seconds));
+		       rp->probe_thr, k,
+		       human_percent(p, sizeof(p), rp->probe.cpu_seconds, rp->best.ev.cpu_seconds));
 	}
 }
 
@@ -221,7 +225,7 @@ static void text_recommendation(const struct adv_engine *e, const struct adv_opt
 				const struct adv_report *rp)
 {
 	int64_t save = adv_saving(&rp->primary, &rp->best.ev);
-	char h[32], ch[128];
+	char h[HUMAN_LEN], p[HUMAN_LEN], ch[128];
 
 	printf("\nrecommendation: ");
 	if (!rp->pays) {
@@ -229,16 +233,18 @@ static void text_recommendation(const struct adv_engine *e, const struct adv_opt
 		return;
 	}
 	chain_str(e, &rp->best, ch, sizeof(ch));
-	printf("secondaries %s (%s); saves %s (%.1f%%) of pool memory after compaction, ~%.1f s "
+	printf("secondaries %s (%s); saves %s (%s) of pool memory after compaction, ~%.1f s "
 	       "CPU\n",
-	       ch, rp->reason, format_bytes_signed(h, sizeof(h), save, BYTES_MB),
-	       100.0 * (double)save / (double)rp->primary.mem_bytes, rp->best.ev.cpu_seconds);
+	       ch, rp->reason, human_bytes_signed(h, sizeof(h), save),
+	       human_percent(p, sizeof(p), (double)save, (double)rp->primary.mem_bytes),
+	       rp->best.ev.cpu_seconds);
 	text_apply(e, rp);
 	if (rp->have_alt) {
 		chain_str(e, &rp->alt, ch, sizeof(ch));
-		format_bytes_signed(h, sizeof(h), adv_saving(&rp->primary, &rp->alt.ev), BYTES_MB);
-		printf("  cheaper: %s saves %s for %.0f%% of the CPU time\n", ch, h,
-		       cpu_percent(rp->alt.ev.cpu_seconds, rp->best.ev.cpu_seconds));
+		human_bytes_signed(h, sizeof(h), adv_saving(&rp->primary, &rp->alt.ev));
+		printf("  cheaper: %s saves %s for %s of the CPU time\n", ch, h,
+		       human_percent(p, sizeof(p), rp->alt.ev.cpu_seconds,
+				     rp->best.ev.cpu_seconds));
 	}
 	printf("  priorities must be contiguous from 1 (6.15+ marks every slot incompressible "
 	       "after a gap)\n");

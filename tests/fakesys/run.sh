@@ -267,7 +267,7 @@ t_once_version() {
 	expect_content "$(attr 0 compact)" 1
 	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
 	expect_content "$T/err"
-	expect_has "$T/out" "zram0: idle: marked pages unused for more than 14400 s"
+	expect_has "$T/out" "zram0: idle: marked pages unused for more than 14400 s (4 h)"
 	case $ver in
 	6.15 | 7.3) expect_count "$T/out" "zram0: pass " 6 ;;
 	*) expect_count "$T/out" "zram0: pass " 3 ;;
@@ -462,7 +462,7 @@ t_dry_run() {
 	expect_rc 0
 	expect_changed
 	expect_content "$T/out" \
-		"zram0: would write '14400' to idle" \
+		"zram0: would write '14400' to idle (4 h)" \
 		"zram0: would write 'type=huge_idle priority=1 max_pages=64' to recompress" \
 		"zram0:   (repeated while batches make progress, each sized to take about 100 ms at the cost per page measured, at most 2048 pages; up to max-pages-per-pass pages)" \
 		"zram0: would write 'type=idle priority=1 max_pages=64' to recompress" \
@@ -474,6 +474,16 @@ t_dry_run() {
 }
 run_test dry-run-6.12 t_dry_run
 
+# compact-min-saved-bytes in the dry-run's condition: a size for people (issue 27).
+t_dry_run_compact_min() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'compact-min-saved-bytes = 1536K'
+	zro --once --dry-run
+	expect_rc 0
+	expect_has "$T/out" "zram0: would write '1' to compact if the passes free at least 1.5 MiB of compressed data, or if fragmentation after them is at least 10.0% (now 18.7%)"
+}
+run_test dry-run-compact-min t_dry_run_compact_min
+
 t_dry_run_62() {
 	build_version_root "$R" 6.2
 	conf '[global]' 'compact = always' 'threshold-bytes = 2000'
@@ -482,7 +492,7 @@ t_dry_run_62() {
 	expect_rc 0
 	expect_changed
 	expect_content "$T/out" \
-		"zram0: would write '14400' to idle" \
+		"zram0: would write '14400' to idle (4 h)" \
 		"zram0: would write 'type=huge_idle threshold=2000' to recompress" \
 		"zram0: would write 'type=idle threshold=2000' to recompress" \
 		"zram0: would write 'type=huge threshold=2000' to recompress" \
@@ -1904,6 +1914,25 @@ t_wb_day_budget() {
 }
 run_test writeback-day-budget t_wb_day_budget
 
+# The dry-run shows each value as it would be written, and what it means for a person
+# (issue 27): the writeback budget in 4 KiB units and its size, the idle age and its
+# duration; nothing is written.
+t_wb_dry_run() {
+	wb_root 6.16
+	conf '[global]' 'writeback = yes' 'writeback-bytes-per-day = 8388608' \
+		'writeback-types = huge'
+	snap
+	zro --once --dry-run
+	expect_rc 0
+	expect_has "$T/out" "zram0: would write '14400' to idle (4 h)"
+	expect_has "$T/out" "zram0: would write '2048' to writeback_limit (8.0 MiB)"
+	expect_has "$T/out" "zram0: would write '1' to writeback_limit_enable"
+	expect_has "$T/out" "zram0: would write 'type=huge' to writeback"
+	# nothing written
+	expect_changed
+}
+run_test writeback-dry-run t_wb_dry_run
+
 # writeback-batch-size: 6.19+ only; the device's value is put back after the pass (issue 25).
 t_wb_batch_size() {
 	wb_root 7.3
@@ -2022,7 +2051,7 @@ run_test walk-batch-6.12-pressure t_walk_batch_pressure 6.12 480000 2048
 
 # adopt_root VER: zram0 in use as swap (100 MiB of 1 GiB used, priority 100), no secondary,
 # with a swap header whose UUID 01234567-89ab-4cde-8f01-23456789abcd and label "mylabel" are
-# kept; hot_add present; 15.56 GiB available.
+# kept; hot_add present; 15.6 GiB available.
 adopt_root() {
 	build_version_root "$R" "$1"
 	fr_dev "$R" "$1" 0 recomp="" wb=1 link=none
@@ -2049,8 +2078,8 @@ t_adopt_dry_run() {
 	expect_changed
 	expect_content "$T/out" \
 		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total)" \
-		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.56 GiB (MemAvailable 15.56 GiB + other swap free 0 B): safe" \
-		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.56 GiB (MemAvailable): safe" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.6 GiB (MemAvailable 15.6 GiB + other swap free 0 B): safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.6 GiB (MemAvailable): safe" \
 		"zram0: plan: direct (swapoff first); keeps primary lzo-rle, disksize 1073741824, mem_limit 0, backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
 		"zram0: would swapoff /dev/zram0 (its pages go back to memory and other swap)" \
 		"zram0: would write '1' to reset" \
@@ -2058,7 +2087,7 @@ t_adopt_dry_run() {
 		"zram0: would write 'algo=zstd priority=1' to recomp_algorithm" \
 		"zram0: would write 'algo=deflate priority=2' to recomp_algorithm" \
 		"zram0: would write 'priority=1 level=9' to algorithm_params" \
-		"zram0: would write '1073741824' to disksize" \
+		"zram0: would write '1073741824' to disksize (1.0 GiB)" \
 		"zram0: would write a swap header to /dev/zram0 (last_page 262143, the old UUID 01234567-89ab-4cde-8f01-23456789abcd)" \
 		"zram0: would swapon /dev/zram0 with priority 100"
 	expect_content "$T/err"
@@ -2078,12 +2107,12 @@ t_adopt_dry_run_via_temp() {
 	expect_changed
 	expect_content "$T/out" \
 		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total), 1.0 MiB on the backing device" \
-		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 17.56 GiB (MemAvailable 15.56 GiB + other swap free 2.00 GiB): safe" \
-		"zram0: through a temporary zram device (pages compressed): needed 36.6 MiB + margin 73.1 MiB, available 15.56 GiB (MemAvailable): safe" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 17.6 GiB (MemAvailable 15.6 GiB + other swap free 2.0 GiB): safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 36.6 MiB + margin 73.1 MiB, available 15.6 GiB (MemAvailable): safe" \
 		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824, mem_limit 536870912, backing device /dev/loop0, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
 		"zram0: would read sys/class/zram-control/hot_add: a temporary device, zram(new) below" \
 		"zram(new): would write 'lzo-rle' to comp_algorithm" \
-		"zram(new): would write '1073741824' to disksize" \
+		"zram(new): would write '1073741824' to disksize (1.0 GiB)" \
 		"zram(new): would write a swap header to /dev/zram(new) (last_page 262143, a new UUID)" \
 		"zram(new): would swapon /dev/zram(new) with priority 100" \
 		"zram0: would swapoff /dev/zram0 (its pages move to the temporary device)" \
@@ -2093,7 +2122,7 @@ t_adopt_dry_run_via_temp() {
 		"zram0: would write 'algo=deflate priority=2' to recomp_algorithm" \
 		"zram0: would write 'priority=1 level=9' to algorithm_params" \
 		"zram0: would write '/dev/loop0' to backing_dev" \
-		"zram0: would write '1073741824' to disksize" \
+		"zram0: would write '1073741824' to disksize (1.0 GiB)" \
 		"zram0: would write '536870912' to mem_limit" \
 		"zram0: would write a swap header to /dev/zram0 (last_page 262143, the old UUID 01234567-89ab-4cde-8f01-23456789abcd)" \
 		"zram0: would swapon /dev/zram0 with priority 100" \

@@ -292,9 +292,9 @@ static void test_print_figures(void **state)
 	fclose(o);
 	assert_string_equal(
 		buf,
-		"zram3: stored: 1.00 GiB in swap, 300.0 MiB of memory compressed (mm_stat "
+		"zram3: stored: 1.0 GiB in swap, 300.0 MiB of memory compressed (mm_stat "
 		"mem_used_total)\n"
-		"zram3: direct (swapoff first, pages uncompressed): needed 1.00 GiB + margin 320.0 "
+		"zram3: direct (swapoff first, pages uncompressed): needed 1.0 GiB + margin 320.0 "
 		"MiB, available 500.0 MiB (MemAvailable 500.0 MiB + other swap free 0 B): not safe\n"
 		"zram3: through a temporary zram device (pages compressed): needed 300.0 MiB + "
 		"margin 139.0 MiB, available 500.0 MiB (MemAvailable): safe\n");

@@ -382,7 +382,7 @@ static void test_resolve(void **state)
 	assert_int_equal(advice_resolve(&cfg, fd, "zram0", "lzo-rle", &out, why, sizeof(why)),
 			 ADVICE_USED);
 	assert_string_equal(why, "recompress-algorithms = auto: advice of 2026-01-01 UTC applied: "
-				 "zstd:9,deflate (predicted to save 3.5 MB of 14.2 MB, from 1024 "
+				 "zstd:9,deflate (predicted to save 3.4 MiB of 13.5 MiB, from 1024 "
 				 "pages)");
 	assert_int_equal(out.n_algos, 2);
 	assert_int_equal(advice_resolve(&cfg, fd, "zram0", "zstd", &out, why, sizeof(why)),
@@ -398,7 +398,7 @@ static void test_resolve(void **state)
 	assert_int_equal(advice_update(fd, &a), 0);
 	assert_int_equal(advice_resolve(&cfg, fd, "zram0", "lzo-rle", &out, why, sizeof(why)),
 			 ADVICE_USED);
-	assert_non_null(strstr(why, "(predicted to save 0.1 MB of 14.2 MB, below the 2% that "
+	assert_non_null(strstr(why, "(predicted to save 97.7 KiB of 13.5 MiB, below the 2% that "
 				    "pays, from 1024 pages)"));
 
 	/* Corrupt file: the fallback, and the reason. */
