@@ -55,7 +55,16 @@ WARN := -Wall -Wextra -Wformat=2 -Wformat-security -Wshadow -Wpointer-arith \
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-HARDEN := -fstack-protector-strong -fcf-protection -fPIE
+HARDEN := -fstack-protector-strong -fPIE
+# Control-flow protection of the compiler's target (a cross compiler's is not the host's):
+# CET on x86, BTI and pointer authentication on arm64 (what dpkg-buildflags' hardening=+branch
+# adds since dpkg 1.22); 32-bit ARM has neither.
+TARGET := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(filter x86_64-% i386-% i486-% i586-% i686-%,$(TARGET)),)
+HARDEN += -fcf-protection
+else ifneq ($(filter aarch64-%,$(TARGET)),)
+HARDEN += -mbranch-protection=standard
+endif
 # Distributions pass their own level (Fedora, Arch, Ubuntu 24.04+: 3): never redefine it.
 # Not in the sanitizer builds: their interceptors check what fortify would.
 ifeq ($(filter 1 thread,$(SANITIZE)),)
@@ -64,6 +73,13 @@ HARDEN += -D_FORTIFY_SOURCE=2
 endif
 endif
 
+# 64-bit off_t and time_t where glibc's default is still 32 bits (armhf, i386): clocks past
+# 2038 and files past 2 GiB. Debian builds armhf so since trixie (dpkg-buildflags
+# abi=+time64); glibc has _TIME_BITS since 2.34 (Debian 12: 2.36). No-ops on 64-bit targets.
+# A packager's own setting (from dpkg-buildflags) is kept.
+ifeq ($(findstring _TIME_BITS,$(CPPFLAGS) $(CFLAGS)),)
+override CPPFLAGS += -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
+endif
 override CPPFLAGS += -Iinclude -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' $(shell $(PKG_CONFIG) --cflags $(PKGS))
 CFLAGS ?= $(OPT)
