@@ -105,7 +105,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 # Every target that names no file (a file of that name must never make it look done).
 .PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-strace \
 	check-san check-tsan check-long check-vm check-deps check-deb check-fuzz fuzz fuzz-bins deps \
-	demo bench deb install uninstall format clean
+	demo bench deb install uninstall format clean cross check-cross
 
 all: $(BIN)
 
@@ -186,12 +186,13 @@ fuzz:
 # the recipe, after it, not as prerequisites. Plain `make` and `make install` never
 # install packages.
 
-# Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers,
+# Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers, the
+# same two cross-built for arm64 and armhf and run under qemu-user (the cross tier),
 # the same two under ASan+UBSan, the daemon tier under ThreadSanitizer, the Debian package
 # (make deb, lintian, its autopkgtest), the real-kernel VM tier (its systemd VM boots the
 # packaged files), then every fuzz target for 10 s.
 check:
-	@tests/deps.sh build vm test fuzz deb
+	@tests/deps.sh build vm test fuzz deb cross
 	@$(MAKE) --no-print-directory WERROR=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=thread all
@@ -238,6 +239,24 @@ check-deb:
 
 check-deps:
 	@tests/check.sh deps
+
+# Cross builds (tests/cross/README): Debian's cross compilers (installed when missing: deps.sh
+# cross) and a sysroot of the target's packages fetched into the cache (nothing installed),
+# into build-arm64/ and build-armhf/. `make cross [ARCH=arm64|armhf]` builds (both without
+# ARCH); `make check-cross [ARCH=...]` builds and runs their unit and fakesys tiers under
+# qemu-user (also fetched into the cache), as `make check` does.
+CROSS_ARCHES ?= arm64 armhf
+ifeq ($(origin ARCH),command line)
+CROSS_ARCHES := $(ARCH)
+endif
+
+cross:
+	@tests/deps.sh cross
+	@set -e; for a in $(CROSS_ARCHES); do tests/cross/build.sh $$a; done
+
+check-cross:
+	@tests/deps.sh build test cross
+	@CROSS_ARCHES="$(CROSS_ARCHES)" tests/check.sh cross
 
 check-fuzz: fuzz-bins
 	@FUZZ_BUILDDIR=$(FUZZ_BUILDDIR) tests/check.sh fuzz
@@ -344,8 +363,9 @@ format:
 		tests/tools/*.c tests/fuzz/*.c tests/fuzz/*.h
 
 # The build directory in use (BUILDDIR, default build), the sanitizer builds' build-san and
-# build-tsan, and the fuzz build's (FUZZ_BUILDDIR, default build-fuzz).
+# build-tsan, the fuzz build's (FUZZ_BUILDDIR, default build-fuzz) and the cross builds'.
 clean:
-	rm -rf -- $(sort $(BUILDDIR) build-san build-tsan build-fuzz $(FUZZ_BUILDDIR))
+	rm -rf -- $(sort $(BUILDDIR) build-san build-tsan build-fuzz $(FUZZ_BUILDDIR) \
+		build-arm64 build-armhf)
 
 -include $(OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
