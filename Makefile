@@ -105,7 +105,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 # Every target that names no file (a file of that name must never make it look done).
 .PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-strace \
 	check-san check-tsan check-long check-vm check-deps check-deb check-fuzz fuzz fuzz-bins deps \
-	demo bench deb install uninstall format clean cross check-cross
+	demo bench deb install uninstall format clean cross check-cross deb-cross
 
 all: $(BIN)
 
@@ -243,8 +243,8 @@ check-deps:
 # Cross builds (tests/cross/README): Debian's cross compilers (installed when missing: deps.sh
 # cross) and a sysroot of the target's packages fetched into the cache (nothing installed),
 # into build-arm64/ and build-armhf/. `make cross [ARCH=arm64|armhf]` builds (both without
-# ARCH); `make check-cross [ARCH=...]` builds and runs their unit and fakesys tiers under
-# qemu-user (also fetched into the cache), as `make check` does.
+# ARCH); `make check-cross [ARCH=...]` builds, runs their unit and fakesys tiers under
+# qemu-user (also fetched into the cache) and builds their packages, as `make check` does.
 CROSS_ARCHES ?= arm64 armhf
 ifeq ($(origin ARCH),command line)
 CROSS_ARCHES := $(ARCH)
@@ -255,8 +255,14 @@ cross:
 	@set -e; for a in $(CROSS_ARCHES); do tests/cross/build.sh $$a; done
 
 check-cross:
-	@tests/deps.sh build test cross
+	@tests/deps.sh build test deb cross
 	@CROSS_ARCHES="$(CROSS_ARCHES)" tests/check.sh cross
+
+# The Debian package of each of CROSS_ARCHES, cross-built (dpkg-buildpackage -a ARCH, nocheck
+# profile) against the sysroot and checked with lintian: build-ARCH/deb/*.deb
+# (tests/cross/deb.sh). Like `make deb`, never installs packages.
+deb-cross:
+	@set -e; for a in $(CROSS_ARCHES); do tests/cross/deb.sh $$a; done
 
 check-fuzz: fuzz-bins
 	@FUZZ_BUILDDIR=$(FUZZ_BUILDDIR) tests/check.sh fuzz

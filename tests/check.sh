@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
 # Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|cross|san|tsan|deb|vm|fuzz|long
-# cross builds for arm64 and armhf (CROSS_ARCHES) and runs their unit and fakesys tiers under
-# qemu-user (tests/cross/README).
+# cross builds for arm64 and armhf (CROSS_ARCHES), runs their unit and fakesys tiers under
+# qemu-user and cross-builds their Debian packages (tests/cross/README).
 # tsan runs the daemon tier and a 30 s soak from build-tsan (make SANITIZE=thread) and fails on
 # any ThreadSanitizer report. long (not in all; make check-long) is the soak test,
 # tests/daemon/soak.sh, for SOAK_SECONDS (default 600).
@@ -108,7 +108,8 @@ if want strace; then
 fi
 # The cross tier: for each of CROSS_ARCHES (default arm64 armhf) a cross build into
 # build-ARCH (tests/cross/build.sh: Debian's cross compiler, a sysroot of the target's
-# packages in the cache), then the unit and fakesys tiers of that build under qemu-user.
+# packages in the cache), then the unit and fakesys tiers of that build under qemu-user, then
+# its Debian package (tests/cross/deb.sh: dpkg-buildpackage -a ARCH, lintian).
 if want cross; then
 	for a in ${CROSS_ARCHES:-arm64 armhf}; do
 		tier "cross-build-$a" tests/cross/build.sh "$a"
@@ -116,6 +117,7 @@ if want cross; then
 		tier "unit-$a" run_unit "build-$a" "unit-$a" "$PWD/build-$a/run"
 		tier "fakesys-$a" env BUILDDIR="build-$a" ZR_TEST_RUNNER="$PWD/build-$a/run" \
 			tests/fakesys/run.sh
+		tier "deb-$a" tests/cross/deb.sh "$a"
 	done
 fi
 if want san || [ "$MODE" = all ]; then

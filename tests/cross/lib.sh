@@ -94,7 +94,7 @@ cross_apt_prepare() {
 
 # The stamp of a sysroot: what it was made from (packages, release, this file's recipe).
 cross_stamp_text() {
-	printf 'arch=%s suite=%s pkgs=%s recipe=2\n' "$1" "$(cross_suite)" "$(echo $CROSS_PKGS)"
+	printf 'arch=%s suite=%s pkgs=%s recipe=4\n' "$1" "$(cross_suite)" "$(echo $CROSS_PKGS)"
 }
 
 # cross_sysroot ARCH: CROSS_SYSROOT holds the target's libc and -dev packages (fetched once).
@@ -120,8 +120,13 @@ cross_sysroot() {
 		vm_die "apt-get could not download the $1 packages"
 	rm -rf "$CROSS_SYSROOT.tmp"
 	mkdir -p "$CROSS_SYSROOT.tmp"
+	mkdir -p "$CROSS_SYSROOT.tmp/var/lib/dpkg/info"
+	echo "$1" >"$CROSS_SYSROOT.tmp/var/lib/dpkg/arch"
+	# the multiarch layout of info/ (PACKAGE:ARCH.list for Multi-Arch: same)
+	echo 1 >"$CROSS_SYSROOT.tmp/var/lib/dpkg/info/format"
 	for _deb in "$_ad/cache/archives"/*.deb; do
 		dpkg-deb -x "$_deb" "$CROSS_SYSROOT.tmp" || vm_die "dpkg-deb -x $_deb failed"
+		cross_admin_add "$CROSS_SYSROOT.tmp" "$_deb"
 	done
 	cross_fix_links "$CROSS_SYSROOT.tmp"
 	# The unpacked tree is the cache; the .debs are not needed again.
@@ -130,6 +135,32 @@ cross_sysroot() {
 	rm -rf "$CROSS_SYSROOT"
 	mv "$CROSS_SYSROOT.tmp" "$CROSS_SYSROOT"
 	vm_log "sysroot ready: $CROSS_SYSROOT"
+}
+
+# cross_admin_add SYSROOT DEB: DEB recorded as installed in SYSROOT/var/lib/dpkg, a dpkg
+# database only for dpkg-shlibdeps --admindir (tests/cross/deb.sh): its status stanza, its
+# shlibs and symbols files, and its file list with the paths as they are on this machine
+# (SYSROOT/usr/lib/...: where dpkg-shlibdeps finds the libraries and asks dpkg-query
+# --search who owns them). Nothing runs its maintainer scripts.
+cross_admin_add() {
+	_db=$1/var/lib/dpkg
+	_p=$(dpkg-deb -f "$2" Package)
+	_name=$_p
+	[ "$(dpkg-deb -f "$2" Multi-Arch)" != same ] || _name=$_p:$(dpkg-deb -f "$2" Architecture)
+	{
+		dpkg-deb -f "$2" | awk '{ print } /^Package:/ { print "Status: install ok installed" }'
+		echo
+	} >>"$_db/status"
+	rm -rf "$_db/ctrl.tmp"
+	mkdir -p "$_db/ctrl.tmp"
+	dpkg-deb -e "$2" "$_db/ctrl.tmp"
+	for _f in shlibs symbols; do
+		[ ! -f "$_db/ctrl.tmp/$_f" ] || mv "$_db/ctrl.tmp/$_f" "$_db/info/$_name.$_f"
+	done
+	rm -rf "$_db/ctrl.tmp"
+	dpkg-deb --fsys-tarfile "$2" | tar -tf - | sed -e 's,^\./,/,' -e 's,/$,,' |
+		awk -v r="$1" '$0 != "" && $0 != "/" { print r $0 }' |
+		sed "s,^$1,$CROSS_SYSROOT," >"$_db/info/$_name.list"
 }
 
 # cross_fix_links DIR: absolute symbolic links made relative to DIR (the packages' links
