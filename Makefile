@@ -55,7 +55,16 @@ WARN := -Wall -Wextra -Wformat=2 -Wformat-security -Wshadow -Wpointer-arith \
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-HARDEN := -fstack-protector-strong -fcf-protection -fPIE
+HARDEN := -fstack-protector-strong -fPIE
+# Control-flow protection of the compiler's target (a cross compiler's is not the host's):
+# CET on x86, BTI and pointer authentication on arm64 (what dpkg-buildflags' hardening=+branch
+# adds since dpkg 1.22); 32-bit ARM has neither.
+TARGET := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(filter x86_64-% i386-% i486-% i586-% i686-%,$(TARGET)),)
+HARDEN += -fcf-protection
+else ifneq ($(filter aarch64-%,$(TARGET)),)
+HARDEN += -mbranch-protection=standard
+endif
 # Distributions pass their own level (Fedora, Arch, Ubuntu 24.04+: 3): never redefine it.
 # Not in the sanitizer builds: their interceptors check what fortify would.
 ifeq ($(filter 1 thread,$(SANITIZE)),)
@@ -64,6 +73,13 @@ HARDEN += -D_FORTIFY_SOURCE=2
 endif
 endif
 
+# 64-bit off_t and time_t where glibc's default is still 32 bits (armhf, i386): clocks past
+# 2038 and files past 2 GiB. Debian builds armhf so since trixie (dpkg-buildflags
+# abi=+time64); glibc has _TIME_BITS since 2.34 (Debian 12: 2.36). No-ops on 64-bit targets.
+# A packager's own setting (from dpkg-buildflags) is kept.
+ifeq ($(findstring _TIME_BITS,$(CPPFLAGS) $(CFLAGS)),)
+override CPPFLAGS += -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
+endif
 override CPPFLAGS += -Iinclude -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' $(shell $(PKG_CONFIG) --cflags $(PKGS))
 CFLAGS ?= $(OPT)
@@ -89,7 +105,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILDDIR)/tools/%)
 # Every target that names no file (a file of that name must never make it look done).
 .PHONY: all tools unit-bins check test check-unit check-fakesys check-daemon check-strace \
 	check-san check-tsan check-long check-vm check-deps check-deb check-fuzz fuzz fuzz-bins deps \
-	demo bench deb install uninstall format clean
+	demo bench deb install uninstall format clean cross check-cross deb-cross
 
 all: $(BIN)
 
@@ -170,12 +186,13 @@ fuzz:
 # the recipe, after it, not as prerequisites. Plain `make` and `make install` never
 # install packages.
 
-# Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers,
+# Everything, ending with one "N passed, N failed" line: unit and fake-sysfs tiers, the
+# same two cross-built for arm64 and armhf and run under qemu-user (the cross tier),
 # the same two under ASan+UBSan, the daemon tier under ThreadSanitizer, the Debian package
 # (make deb, lintian, its autopkgtest), the real-kernel VM tier (its systemd VM boots the
 # packaged files), then every fuzz target for 10 s.
 check:
-	@tests/deps.sh build vm test fuzz deb
+	@tests/deps.sh build vm test fuzz deb cross
 	@$(MAKE) --no-print-directory WERROR=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 all unit-bins tools
 	@$(MAKE) --no-print-directory WERROR=1 SANITIZE=thread all
@@ -222,6 +239,30 @@ check-deb:
 
 check-deps:
 	@tests/check.sh deps
+
+# Cross builds (tests/cross/README): Debian's cross compilers (installed when missing: deps.sh
+# cross) and a sysroot of the target's packages fetched into the cache (nothing installed),
+# into build-arm64/ and build-armhf/. `make cross [ARCH=arm64|armhf]` builds (both without
+# ARCH); `make check-cross [ARCH=...]` builds, runs their unit and fakesys tiers under
+# qemu-user (also fetched into the cache) and builds their packages, as `make check` does.
+CROSS_ARCHES ?= arm64 armhf
+ifeq ($(origin ARCH),command line)
+CROSS_ARCHES := $(ARCH)
+endif
+
+cross:
+	@tests/deps.sh cross
+	@set -e; for a in $(CROSS_ARCHES); do tests/cross/build.sh $$a; done
+
+check-cross:
+	@tests/deps.sh build test deb cross
+	@CROSS_ARCHES="$(CROSS_ARCHES)" tests/check.sh cross
+
+# The Debian package of each of CROSS_ARCHES, cross-built (dpkg-buildpackage -a ARCH, nocheck
+# profile) against the sysroot and checked with lintian: build-ARCH/deb/*.deb
+# (tests/cross/deb.sh). Like `make deb`, never installs packages.
+deb-cross:
+	@set -e; for a in $(CROSS_ARCHES); do tests/cross/deb.sh $$a; done
 
 check-fuzz: fuzz-bins
 	@FUZZ_BUILDDIR=$(FUZZ_BUILDDIR) tests/check.sh fuzz
@@ -328,8 +369,9 @@ format:
 		tests/tools/*.c tests/fuzz/*.c tests/fuzz/*.h
 
 # The build directory in use (BUILDDIR, default build), the sanitizer builds' build-san and
-# build-tsan, and the fuzz build's (FUZZ_BUILDDIR, default build-fuzz).
+# build-tsan, the fuzz build's (FUZZ_BUILDDIR, default build-fuzz) and the cross builds'.
 clean:
-	rm -rf -- $(sort $(BUILDDIR) build-san build-tsan build-fuzz $(FUZZ_BUILDDIR))
+	rm -rf -- $(sort $(BUILDDIR) build-san build-tsan build-fuzz $(FUZZ_BUILDDIR) \
+		build-arm64 build-armhf)
 
 -include $(OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)

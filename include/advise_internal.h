@@ -20,6 +20,7 @@
 
 #include "advise.h"
 #include "log.h"
+#include "util.h"
 #include "zram.h"
 
 #include <stdbool.h>
@@ -84,10 +85,10 @@ static inline uint64_t adv_rng_next(struct adv_rng *g)
 	return z ^ (z >> 31);
 }
 
-/* Uniform in [0, n). */
+/* Uniform in [0, n): the high half of next * n (Lemire's multiply-shift, without rejection). */
 static inline uint64_t adv_rng_below(struct adv_rng *g, uint64_t n)
 {
-	return n ? (uint64_t)(((unsigned __int128)adv_rng_next(g) * n) >> 64) : 0;
+	return n ? mul_u64_hi(adv_rng_next(g), n) : 0;
 }
 
 /*

@@ -38,6 +38,21 @@ static inline uint64_t sat_mul_u64(uint64_t a, uint64_t b)
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/*
+ * The high 64 bits of the 128-bit product a * b, exactly. Portable (no __int128, which 32-bit
+ * targets such as armhf do not have): four 32x32->64 partial products, the carries of the
+ * middle column summed in 64 bits (each term below 2^32, so the sum cannot wrap).
+ */
+static inline uint64_t mul_u64_hi(uint64_t a, uint64_t b)
+{
+	uint64_t alo = a & UINT32_MAX, ahi = a >> 32;
+	uint64_t blo = b & UINT32_MAX, bhi = b >> 32;
+	uint64_t ll = alo * blo, lh = alo * bhi, hl = ahi * blo, hh = ahi * bhi;
+	uint64_t mid = (ll >> 32) + (lh & UINT32_MAX) + (hl & UINT32_MAX);
+
+	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
 /* Signed difference b - a of two counters, clamped to the int64_t range. */
 static inline int64_t delta_i64(uint64_t before, uint64_t after)
 {

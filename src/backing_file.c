@@ -150,12 +150,16 @@ static int check_fs(int dfd, unsigned zram_major, struct backing_fs *fs, char wh
 {
 	struct statfs sf;
 	struct stat st;
+	uint32_t magic;
 
 	if (fstatfs(dfd, &sf) < 0 || fstat(dfd, &st) < 0)
 		return why_set(why, -errno, "statfs: %s", strerror(errno));
-	if (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC)
+	/* f_type is a signed int on 32-bit ARM (RAMFS_MAGIC, 0x858458f6, is negative there),
+	 * a long elsewhere: the magic numbers are 32 bits. */
+	magic = (uint32_t)sf.f_type;
+	if (magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
 		return why_set(why, -EXDEV, "on %s: that is memory, not disk",
-			       sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+			       magic == TMPFS_MAGIC ? "tmpfs" : "ramfs");
 	if (zram_major && major(st.st_dev) == zram_major)
 		return why_set(why, -EXDEV,
 			       "on a filesystem on a zram device (zram%u): that is "

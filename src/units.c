@@ -108,14 +108,19 @@ static int scan_number(const char **p, struct num *n)
 /* n times mult: -ERANGE on overflow; *exact says whether no fraction was dropped. */
 static int scale(const struct num *n, uint64_t mult, uint64_t *ret, bool *exact)
 {
-	/* frac < frac_scale <= 10^9 and mult <= 2^50: the product needs 128 bits. */
-	unsigned __int128 f = (unsigned __int128)n->frac * mult;
+	/*
+	 * frac * mult / frac_scale without a 128-bit product (32-bit targets have none): with
+	 * mult = q * frac_scale + r, it is frac * q + frac * r / frac_scale, exactly. frac <
+	 * frac_scale <= 10^9 < 2^30, so frac * r < 2^60 and frac * q <= mult <= 2^50.
+	 */
+	uint64_t q = mult / n->frac_scale, r = mult % n->frac_scale;
+	uint64_t fr = n->frac * r;
 	uint64_t whole, frac;
 
 	if (__builtin_mul_overflow(n->whole, mult, &whole))
 		return -ERANGE;
-	frac = (uint64_t)(f / n->frac_scale);
-	*exact = f % n->frac_scale == 0;
+	frac = n->frac * q + fr / n->frac_scale;
+	*exact = fr % n->frac_scale == 0;
 	if (__builtin_add_overflow(whole, frac, ret))
 		return -ERANGE;
 	return 0;

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
-# Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|san|tsan|deb|vm|fuzz|long
+# Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|cross|san|tsan|deb|vm|fuzz|long
+# cross builds for arm64 and armhf (CROSS_ARCHES), runs their unit and fakesys tiers under
+# qemu-user and cross-builds their Debian packages (tests/cross/README).
 # tsan runs the daemon tier and a 30 s soak from build-tsan (make SANITIZE=thread) and fails on
 # any ThreadSanitizer report. long (not in all; make check-long) is the soak test,
 # tests/daemon/soak.sh, for SOAK_SECONDS (default 600).
@@ -25,14 +27,14 @@ trap 'rm -rf "$LOGDIR"' EXIT
 
 # Add the numbers of a tier summary line from file $1.
 account() {
-	line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	line=$(grep -E '^[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "check: $2 printed no summary line: counted as 1 failure"
 		TOTAL_F=$((TOTAL_F + 1))
 		return
 	fi
-	p=$(echo "$line" | sed -E 's/^[a-z-]+: ([0-9]+) passed.*/\1/')
-	f=$(echo "$line" | sed -E 's/^[a-z-]+: [0-9]+ passed, ([0-9]+) failed.*/\1/')
+	p=$(echo "$line" | sed -E 's/^[a-z0-9-]+: ([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/^[a-z0-9-]+: [0-9]+ passed, ([0-9]+) failed.*/\1/')
 	s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
 	TOTAL_P=$((TOTAL_P + p))
 	TOTAL_F=$((TOTAL_F + f))
@@ -45,13 +47,15 @@ account() {
 run_unit() {
 	dir=$1
 	tier=$2
+	# A cross build's programs run through its qemu-user runner (tests/cross/build.sh).
+	runner=${3:-}
 	p=0
 	f=0
 	s=0
 	for t in "$dir"/tests/test_*; do
 		[ -x "$t" ] || continue
 		out="$LOGDIR/$(basename "$t").out"
-		"$t" >"$out" 2>&1
+		${runner:+"$runner"} "$t" >"$out" 2>&1
 		rc=$?
 		ok=$(grep -c '^\[       OK \]' "$out")
 		run=$(sed -nE 's/^\[==========\] ([0-9]+) test\(s\) run\./\1/p' "$out" | tail -n 1)
@@ -101,6 +105,20 @@ if want daemon; then
 fi
 if want strace; then
 	tier strace env BUILDDIR=build tests/strace/run.sh
+fi
+# The cross tier: for each of CROSS_ARCHES (default arm64 armhf) a cross build into
+# build-ARCH (tests/cross/build.sh: Debian's cross compiler, a sysroot of the target's
+# packages in the cache), then the unit and fakesys tiers of that build under qemu-user, then
+# its Debian package (tests/cross/deb.sh: dpkg-buildpackage -a ARCH, lintian).
+if want cross; then
+	for a in ${CROSS_ARCHES:-arm64 armhf}; do
+		tier "cross-build-$a" tests/cross/build.sh "$a"
+		grep -q "^cross-build-$a: 1 passed" "$LOGDIR/cross-build-$a.log" || continue
+		tier "unit-$a" run_unit "build-$a" "unit-$a" "$PWD/build-$a/run"
+		tier "fakesys-$a" env BUILDDIR="build-$a" ZR_TEST_RUNNER="$PWD/build-$a/run" \
+			tests/fakesys/run.sh
+		tier "deb-$a" tests/cross/deb.sh "$a"
+	done
 fi
 if want san || [ "$MODE" = all ]; then
 	if [ "$MODE" = san ] || [ "$MODE" = all ]; then

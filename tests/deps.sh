@@ -4,7 +4,8 @@
 # and `make bench` run this first, before anything compiles, so each works as the first
 # command on a fresh machine (as root, or with sudo). Plain `make` and `make install` never
 # call it (packagers build without network).
-# Usage: tests/deps.sh [GROUP...]   groups: build, vm, test, fuzz, deb (default: all = make deps)
+# Usage: tests/deps.sh [GROUP...]   groups: build, vm, test, fuzz, deb, cross (default: all =
+# make deps)
 #   build  compiler and the libraries zram-recompd links (libcryptsetup-dev: its header;
 #          the library is loaded with dlopen when a backing file is set up)
 #   vm     qemu, busybox and what building a test kernel takes (tests/vm)
@@ -13,6 +14,10 @@
 #          Debian 12 clang is clang-14, whose libclang_rt.fuzzer-x86_64.a (and the ASan/UBSan
 #          runtimes) come from libclang-rt-14-dev, which clang-14 only recommends: named
 #          here through libclang-rt-dev, the version-less package of the default clang.
+#   cross  Debian's cross compilers for arm64 and armhf (the cross tier, make cross,
+#          make deb-cross): host programs with their own libc headers under /usr/TRIPLET.
+#          The targets' libraries and qemu-user are not installed: tests/cross/lib.sh
+#          fetches them into the cache.
 #   deb    what `make deb` and the deb tier of make check use: dpkg-buildpackage
 #          (dpkg-dev), debhelper, lintian, git (`git ls-files` stages the package's source).
 #          No fakeroot: the package says Rules-Requires-Root: no. Its Build-Depends are
@@ -33,8 +38,9 @@ debian-archive-keyring e2fsprogs libcryptsetup12"
 TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"
 FUZZ="clang libclang-rt-dev"
 DEB="dpkg-dev debhelper lintian git"
+CROSS="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf"
 
-[ $# -gt 0 ] || set -- build vm test fuzz deb
+[ $# -gt 0 ] || set -- build vm test fuzz deb cross
 PKGS=
 for g in "$@"; do
 	case $g in
@@ -43,8 +49,9 @@ for g in "$@"; do
 	test) PKGS="$PKGS $TEST" ;;
 	fuzz) PKGS="$PKGS $FUZZ" ;;
 	deb) PKGS="$PKGS $DEB" ;;
+	cross) PKGS="$PKGS $CROSS" ;;
 	*)
-		echo "deps: unknown group '$g' (build, vm, test, fuzz)" >&2
+		echo "deps: unknown group '$g' (build, vm, test, fuzz, deb, cross)" >&2
 		exit 2
 		;;
 	esac

@@ -7,8 +7,8 @@
  * rename and exactly the new one from the rename on, never a torn or empty one, and no temp
  * file may stay.
  *
- * Link: tests/unit/test_state_crash.ldflags wraps openat, fchmod, write, fsync, close and
- * renameat (-Wl,--wrap, see the Makefile). Every call of those from the library objects
+ * Link: tests/unit/test_state_crash.ldflags wraps openat (and openat64, its name on 32-bit
+ * targets), fchmod, write, fsync, close and renameat (-Wl,--wrap, see the Makefile). Every call of those from the library objects
  * reaches __wrap_X below, which counts it while the child is armed and raises SIGKILL at the
  * chosen one; unarmed (the parent, cmocka), the wrappers only pass the call on.
  */
@@ -77,6 +77,29 @@ int __wrap_openat(int dfd, const char *path, int flags, ...)
 	}
 	step("openat");
 	return __real_openat(dfd, path, flags, mode);
+}
+
+/*
+ * 32-bit targets with the Makefile's _FILE_OFFSET_BITS=64 (armhf): <fcntl.h> turns the
+ * library's openat into openat64, wrapped as well (the .ldflags) and logged as "openat". On
+ * 64-bit targets nothing calls openat64 and this wrapper stays unused.
+ */
+int __real_openat64(int dfd, const char *path, int flags, ...);
+int __wrap_openat64(int dfd, const char *path, int flags, ...);
+
+int __wrap_openat64(int dfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	step("openat");
+	return __real_openat64(dfd, path, flags, mode);
 }
 
 int __wrap_fchmod(int fd, mode_t mode)

@@ -4,7 +4,8 @@
  * failures injected: openat2 missing (ENOSYS) or refusing one path (EACCES), a directory
  * read failing (getdents EIO), files larger than the buffer, more than 64 devices.
  *
- * Link: tests/unit/test_sysfs.ldflags adds -Wl,--wrap=syscall -Wl,--wrap=readdir, so the
+ * Link: tests/unit/test_sysfs.ldflags adds -Wl,--wrap=syscall -Wl,--wrap=readdir (and
+ * readdir64, its name on 32-bit targets), so the
  * library's syscall(SYS_openat2, ...) and readdir() calls reach __wrap_syscall and
  * __wrap_readdir below, which fail them as a test asks and otherwise pass them on (the
  * Makefile's unit-test rule explains the convention).
@@ -81,6 +82,22 @@ struct dirent *__wrap_readdir(DIR *d)
 		return NULL;
 	}
 	return __real_readdir(d);
+}
+
+/*
+ * 32-bit targets with the Makefile's _FILE_OFFSET_BITS=64 (armhf): <dirent.h> turns readdir
+ * into readdir64, wrapped as well (the .ldflags). Unused on 64-bit targets.
+ */
+struct dirent64 *__real_readdir64(DIR *d);
+struct dirent64 *__wrap_readdir64(DIR *d);
+
+struct dirent64 *__wrap_readdir64(DIR *d)
+{
+	if (inj.readdir_eio) {
+		errno = EIO;
+		return NULL;
+	}
+	return __real_readdir64(d);
 }
 
 static int setup(void **state)

@@ -110,6 +110,29 @@ static void test_durations(void **state)
 	bad("18446744073709551615us 1us", UNIT_USEC, -ERANGE);
 }
 
+/*
+ * A fraction times its suffix is computed without a 128-bit product (32-bit targets have
+ * none: units.c splits the multiplier by the fraction's scale). The largest fractions and
+ * multipliers, checked against exact values (Python: 999999999 * 2**50 // 10**9).
+ */
+static void test_fraction_edges(void **state)
+{
+	assert_int_equal(ok("0.999999999P", UNIT_BYTES), UINT64_C(1125899905716724));
+	assert_int_equal(ok("0.123456789P", UNIT_BYTES), UINT64_C(138999987234189));
+	/* The 10th digit and later do not count (MAX_FRAC_DIGITS). */
+	assert_int_equal(ok("0.9999999999P", UNIT_BYTES), UINT64_C(1125899905716724));
+	/* The largest value with a fraction that fits: 16383 P plus the above. */
+	assert_int_equal(ok("16383.999999999P", UNIT_BYTES), UINT64_C(18446744073708425716));
+	assert_int_equal(ok("0.5P", UNIT_BYTES), UINT64_C(1) << 49);
+	assert_int_equal(ok("0.000000001G", UNIT_BYTES), 1);
+	assert_int_equal(ok("0.99999999w", UNIT_USEC), UINT64_C(604799993952));
+	/* Exactness: 0.999999999 w is 604799999999999.4 us; 0.000001 s is 1 us. */
+	bad("0.999999999w", UNIT_USEC, -EDOM);
+	assert_int_equal(ok("0.000001s", UNIT_USEC), 1);
+	bad("0.0000001s", UNIT_USEC, -EDOM);
+	assert_int_equal(ok("0.000000005w", UNIT_USEC), 3024);
+}
+
 static void test_hints(void **state)
 {
 	assert_string_equal(units_name(UNIT_SEC), "seconds");
@@ -138,6 +161,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_numbers), cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_fraction_edges),
 		cmocka_unit_test(test_durations),     cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_edit_distance),
 	};

@@ -135,6 +135,38 @@ static void test_array_reserve(void **state)
 	free(v);
 }
 
+/*
+ * mul_u64_hi: the high half of a 64x64 product without __int128 (armhf has none). Edge cases
+ * with known results, every power of two (a * 2^k >> 64 is a >> (64 - k)), and, where the
+ * compiler has __int128, a pseudo-random sweep against it.
+ */
+static void test_mul_u64_hi(void **state)
+{
+	const uint64_t a = UINT64_C(0x9e3779b97f4a7c15);
+
+	assert_int_equal(mul_u64_hi(0, UINT64_MAX), 0);
+	assert_int_equal(mul_u64_hi(UINT64_MAX, 1), 0);
+	assert_int_equal(mul_u64_hi(UINT64_MAX, UINT64_MAX), UINT64_MAX - 1);
+	assert_int_equal(mul_u64_hi(UINT64_C(1) << 32, UINT64_C(1) << 32), 1);
+	assert_int_equal(mul_u64_hi(UINT64_C(1) << 63, 2), 1);
+	assert_int_equal(mul_u64_hi(UINT64_MAX, UINT64_C(1) << 32), UINT32_MAX);
+	/* (2^33 - 1)^2 = 2^66 - 2^34 + 1: the middle column's carries reach the high half. */
+	assert_int_equal(mul_u64_hi(UINT64_C(0x1ffffffff), UINT64_C(0x1ffffffff)), 3);
+	/* 0xffffffff * 0xffffffff twice in the middle column: (2^64-1)(2^32+1) >> 64 = 2^32. */
+	assert_int_equal(mul_u64_hi(UINT64_MAX, UINT64_C(0x100000001)), UINT64_C(0x100000000));
+	for (unsigned k = 1; k < 64; k++)
+		assert_int_equal(mul_u64_hi(a, UINT64_C(1) << k), a >> (64 - k));
+#ifdef __SIZEOF_INT128__
+	uint64_t x = 1, y = 7;
+
+	for (int i = 0; i < 100000; i++) {
+		x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+		y ^= y << 13, y ^= y >> 7, y ^= y << 17;
+		assert_int_equal(mul_u64_hi(x, y), (uint64_t)(((unsigned __int128)x * y) >> 64));
+	}
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_pread_full),
 		cmocka_unit_test(test_json_print_string),
 		cmocka_unit_test(test_array_reserve),
+		cmocka_unit_test(test_mul_u64_hi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
