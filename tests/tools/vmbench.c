@@ -10,8 +10,9 @@
  *                                    success; CPU_NS: the process's CPU time in it)
  *   vmbench readloop FILE MS SECONDS read FILE every MS ms for SECONDS s or until SIGTERM,
  *                                    as a monitoring agent does; prints "reads N max_ns M
- *                                    over_1s K" (the longest read: 7.0+ readers of mm_stat
- *                                    wait for a running recompress write)
+ *                                    over_1s K" at the end and whenever a read was the
+ *                                    longest so far (the longest read: 7.0+ readers of
+ *                                    mm_stat wait for a running recompress write)
  *   vmbench batches DEV STRING MAX   write STRING to /sys/block/DEV/recompress again and again,
  *                                    as zram-recompd does, while a write makes progress
  *                                    (compr_data_size or huge_pages fell, or block_state got
@@ -472,10 +473,15 @@ static int cmd_readloop(const char *path, uint64_t ms, uint64_t seconds)
 		}
 		t = now_ns() - t0;
 		n++;
-		if (t > worst)
-			worst = t;
 		if (t > 1000000000ULL)
 			over++;
+		if (t > worst) {
+			/* at once: a reader still blocked when it is killed has said the rest */
+			worst = t;
+			printf("reads %" PRIu64 " max_ns %" PRIu64 " over_1s %" PRIu64 "\n", n, worst,
+			       over);
+			fflush(stdout);
+		}
 		nanosleep(&ts, NULL);
 	}
 	printf("reads %" PRIu64 " max_ns %" PRIu64 " over_1s %" PRIu64 "\n", n, worst, over);

@@ -74,7 +74,7 @@ swap_policy() {
 	out "$_k.$_p.cold_p50_us" "$5"
 	out "$_k.$_p.cold_p99_us" "$6"
 	stop_bg "$READPID"
-	set -- $(sed -n 's/^reads \([0-9]*\) max_ns \([0-9]*\).*/\1 \2/p' "$WORK/reads.out")
+	set -- $(sed -n 's/^reads \([0-9]*\) max_ns \([0-9]*\).*/\1 \2/p' "$WORK/reads.out" | tail -n 1)
 	out "$_k.$_p.mm_stat_reads" "${1:-0}"
 	out "$_k.$_p.mm_stat_read_max_s" "$(awk -v n="${2:-0}" 'BEGIN { printf "%.3f", n / 1e9 }')"
 	# Hot pages in zram now and how many of them a policy recompressed (their slots, from
