@@ -15,21 +15,21 @@ SWAPLOAD=/usr/bin/swapload
 # that its CPU by kind ("cpu:" lines, include/pass_cpu.h) is summed; a reader times an
 # mm_stat read every 100 ms meanwhile (on 7.0+ a recompress write holds the lock it needs).
 swap_policy() {
-	_k=$1 _p=$2 _mib=$3 _hot=$4 _secs=$5 _cold=$6 _warm=$7
+	_k=$1 _pol=$2 _mib=$3 _hot=$4 _secs=$5 _cold=$6 _warm=$7
 	zram_add
 	zset "$Z" comp_algorithm lzo-rle
 	zset "$Z" recomp_algorithm "algo=zstd priority=1"
 	zset "$Z" disksize 1G
 	mkswap "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
 	swapon "/dev/$Z" || fail "swapon /dev/$Z failed"
-	W=$WORK/$_k.$_p.out
+	W=$WORK/$_k.$_pol.out
 	: >"$WORK/naive.writes"
 	# VERIFY 1: after the measured window it lists the swap slots of its swapped-out hot
 	# pages (then waits; the pages are not verified here).
 	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$_mib" "$_hot" "$_secs" 1 "$_cold" "$_warm" 1 >"$W"
-	wait_line "$W" "SWAPLOAD filled" 600 || fail "$_p: the workload did not fill its memory"
+	wait_line "$W" "SWAPLOAD filled" 600 || fail "$_pol: the workload did not fill its memory"
 	start_bg READPID "$VMBENCH" readloop "/sys/block/$Z/mm_stat" 100 $((_secs + _warm)) >"$WORK/reads.out"
-	case $_p in
+	case $_pol in
 	naive)
 		(
 			while :; do
@@ -55,40 +55,40 @@ swap_policy() {
 	# The policy's CPU in the warm-up (its first passes) and in the measured window apart.
 	if [ "$_warm" -gt 0 ]; then
 		wait_line "$W" "SWAPLOAD warmup" $((_warm * 20 + 600)) ||
-			fail "$_p: the workload's warm-up did not end"
-		case $_p in
+			fail "$_pol: the workload's warm-up did not end"
+		case $_pol in
 		naive) out "$_k.naive.warmup_kernel_write_s" "$(awk '{ t += $1 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")" ;;
 		daemon) out "$_k.daemon.warmup_cpu_ticks" "$(awk '{ print $14 + $15 }' "/proc/$DPID/stat")" ;;
 		esac
 	fi
-	wait_line "$W" "SWAPLOAD ops" $((_secs * 20 + 600)) || fail "$_p: the workload did not end"
+	wait_line "$W" "SWAPLOAD ops" $((_secs * 20 + 600)) || fail "$_pol: the workload did not end"
 	# Measured while the workload still holds its memory.
-	mm_out "$_k.$_p" "$Z"
-	out "$_k.$_p.memavailable_kb" "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
+	mm_out "$_k.$_pol" "$Z"
+	out "$_k.$_pol.memavailable_kb" "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
 	set -- $(sed -n 's/^SWAPLOAD ops \([0-9]*\) seconds \([0-9.]*\) ops_per_s \([0-9]*\) cold_reads \([0-9]*\) cold_p50_us \([0-9.]*\) cold_p99_us \([0-9.]*\).*/\1 \2 \3 \4 \5 \6/p' "$W")
-	out "$_k.$_p.ops" "$1"
-	out "$_k.$_p.warmup_ops_per_s" "$(sed -n 's/^SWAPLOAD warmup ops [0-9]* seconds [0-9.]* ops_per_s \([0-9]*\).*/\1/p' "$W")"
-	out "$_k.$_p.windows" "$(awk '/^SWAPLOAD window/ { printf "%s%s", s, $6; s = "," }' "$W")"
-	out "$_k.$_p.ops_per_s" "$3"
-	out "$_k.$_p.cold_reads" "$4"
-	out "$_k.$_p.cold_p50_us" "$5"
-	out "$_k.$_p.cold_p99_us" "$6"
+	out "$_k.$_pol.ops" "$1"
+	out "$_k.$_pol.warmup_ops_per_s" "$(sed -n 's/^SWAPLOAD warmup ops [0-9]* seconds [0-9.]* ops_per_s \([0-9]*\).*/\1/p' "$W")"
+	out "$_k.$_pol.windows" "$(awk '/^SWAPLOAD window/ { printf "%s%s", s, $6; s = "," }' "$W")"
+	out "$_k.$_pol.ops_per_s" "$3"
+	out "$_k.$_pol.cold_reads" "$4"
+	out "$_k.$_pol.cold_p50_us" "$5"
+	out "$_k.$_pol.cold_p99_us" "$6"
 	stop_bg "$READPID"
 	set -- $(sed -n 's/^reads \([0-9]*\) max_ns \([0-9]*\).*/\1 \2/p' "$WORK/reads.out" | tail -n 1)
-	out "$_k.$_p.mm_stat_reads" "${1:-0}"
-	out "$_k.$_p.mm_stat_read_max_s" "$(awk -v n="${2:-0}" 'BEGIN { printf "%.3f", n / 1e9 }')"
+	out "$_k.$_pol.mm_stat_reads" "${1:-0}"
+	out "$_k.$_pol.mm_stat_read_max_s" "$(awk -v n="${2:-0}" 'BEGIN { printf "%.3f", n / 1e9 }')"
 	# Hot pages in zram now and how many of them a policy recompressed (their slots, from
 	# the workload's pagemap, against block_state's r flag).
-	wait_line "$W" "^SWAPLOAD hotslots" 120 || fail "$_p: the workload did not list its hot slots"
-	block_state "$Z" >"$WORK/bs.$_p"
+	wait_line "$W" "^SWAPLOAD hotslots" 120 || fail "$_pol: the workload did not list its hot slots"
+	block_state "$Z" >"$WORK/bs.$_pol"
 	set -- $(awk 'FNR == NR { if ($1 == "SWAPLOAD" && $2 == "hotslot") hot[$3] = 1; next }
 		index($3, "r") { r++; if ($1 in hot) hr++ }
-		END { print r + 0, hr + 0 }' "$W" "$WORK/bs.$_p")
-	out "$_k.$_p.recompressed_slots" "$1"
-	out "$_k.$_p.hot_in_zram" "$(sed -n 's/^SWAPLOAD hotslots //p' "$W")"
-	out "$_k.$_p.hot_recompressed" "$2"
-	rm -f "$WORK/bs.$_p"
-	case $_p in
+		END { print r + 0, hr + 0 }' "$W" "$WORK/bs.$_pol")
+	out "$_k.$_pol.recompressed_slots" "$1"
+	out "$_k.$_pol.hot_in_zram" "$(sed -n 's/^SWAPLOAD hotslots //p' "$W")"
+	out "$_k.$_pol.hot_recompressed" "$2"
+	rm -f "$WORK/bs.$_pol"
+	case $_pol in
 	naive)
 		stop_bg "$NAIVEPID"
 		out "$_k.naive.kernel_write_s" "$(awk '{ t += $1 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")"
@@ -115,7 +115,7 @@ swap_policy() {
 		stop_daemon
 		;;
 	esac
-	note "$_k $_p: $(grep '^SWAPLOAD ops' "$W"); mm_stat $(zget "$Z" mm_stat)"
+	note "$_k $_pol: $(grep '^SWAPLOAD ops' "$W"); mm_stat $(zget "$Z" mm_stat)"
 	stop_bg "$LOADPID"
 	swapoff "/dev/$Z" || fail "swapoff /dev/$Z failed"
 	zram_del "$Z"
