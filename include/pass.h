@@ -163,6 +163,7 @@ struct device_report {
 	bool have_block_state;
 	uint64_t incompressible_before, incompressible_after;
 	uint64_t new_incompressible;
+	bool new_incompressible_lower; /* from the counts alone: a lower bound (pass_run_end) */
 	uint64_t recompressed_before, recompressed_after;
 	struct pass_cpu cpu; /* the thread's CPU in this pass, by kind (pass_cpu.h) */
 };

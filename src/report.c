@@ -216,10 +216,10 @@ static void print_totals(FILE *f, const struct device_report *rep)
 	if (rep->have_block_state)
 		fprintf(f,
 			", recompressed %" PRIu64 " -> %" PRIu64 ", incompressible %" PRIu64
-			" -> %" PRIu64 " (%" PRIu64 " new)\n",
+			" -> %" PRIu64 " (%s%" PRIu64 " new)\n",
 			rep->recompressed_before, rep->recompressed_after,
 			rep->incompressible_before, rep->incompressible_after,
-			rep->new_incompressible);
+			rep->new_incompressible_lower ? "at least " : "", rep->new_incompressible);
 	else
 		fprintf(f, " (no block_state: pages still huge after the passes may be "
 			   "incompressible)\n");

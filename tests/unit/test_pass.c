@@ -657,6 +657,53 @@ static void test_bitmaps_sized_by_block_state(void **state)
 }
 
 /*
+ * Under memory pressure the pass's end takes the counts read after its last write instead
+ * of reading block_state again for the new 'n' slots: one read less, and the new ones a
+ * lower bound (here a slot that left 'n', swapped in, hides the one that came).
+ */
+static void test_end_counts_under_pressure(void **state)
+{
+	static const char before[] = "           0            0.000000 ...i..\n"
+				     "           1            0.000000 ...i..\n"
+				     "           2            0.000000 ..hi.n\n"
+				     "           3            0.000000 ...i..\n";
+	static const char after[] = "           0            0.000000 ...ir.\n"
+				    "           1            0.000000 ...ir.\n"
+				    "           3            0.000000 ...i.n\n";
+	struct device_report rep = { 0 };
+	unsigned calm;
+
+	(void)state;
+	dev.caps.block_state = true;
+	cfg_idle_only();
+	fr_write("sys/kernel/debug/zram/zram0/block_state", before);
+	w.bs_after_prio1 = after;
+	w.progress_batches = 1;
+	bs_reads = 0;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	calm = bs_reads;
+	assert_true(rep.have_block_state);
+	assert_int_equal(rep.new_incompressible, 1); /* slot 3, from the set */
+	assert_false(rep.new_incompressible_lower);
+
+	fr_write("sys/kernel/debug/zram/zram0/block_state", before);
+	w.progress_batches = 1;
+	bs_reads = 0;
+	ctx.mem_total = 1000 * 4096;
+	ctx.mem_available = 10 * 4096; /* full pressure */
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(bs_reads, calm - 1);
+	assert_true(rep.have_block_state);
+	assert_true(rep.new_incompressible_lower);
+	assert_int_equal(rep.incompressible_after, 1);
+	assert_int_equal(rep.new_incompressible, 0); /* 1 - 1: a lower bound */
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "(at least 0 new)"));
+}
+
+/*
  * A plan of as many steps as it can hold gives one report entry per step and never writes
  * past the report's array (issue 11 #11; ASan in the sanitizer build).
  */
@@ -1766,6 +1813,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_bounded_slow_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_cpu_not_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_counts_under_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
