@@ -89,11 +89,11 @@ override LDFLAGS += -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_FLAGS) -pthre
 # so the daemon never maps it; -ldl for glibc before 2.34).
 override LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -ldl
 
-# src/*.c, plus src/advise/ (the advisor, split by concern); objects mirror the tree under
-# $(BUILDDIR)/obj (build/obj/advise/engine.o), each with its -MMD dependency file beside it.
-SRCS := $(wildcard src/*.c src/advise/*.c)
+# src/LAYER/*.c, one folder per layer (docs/architecture.md); objects mirror the tree under
+# $(BUILDDIR)/obj (build/obj/kernel/zram.o), each with its -MMD dependency file beside it.
+SRCS := $(wildcard src/*/*.c)
 OBJS := $(SRCS:src/%.c=$(BUILDDIR)/obj/%.o)
-LIB_OBJS := $(filter-out $(BUILDDIR)/obj/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(BUILDDIR)/obj/cli/main.o,$(OBJS))
 BIN := $(BUILDDIR)/zram-recompd
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -119,7 +119,7 @@ $(BIN): $(OBJS)
 # Unit tests: tests/unit/test_X.c linked with every library object (not main.o) and cmocka.
 # tests/unit/test_X.ldflags, when it exists, holds extra link flags for test_X only (read
 # with cat, so one or more whitespace-separated flags). The ones in use are GNU ld wraps:
-# -Wl,--wrap=F makes every call to F from the other objects of the link (src/*.o and the
+# -Wl,--wrap=F makes every call to F from the other objects of the link (src/*/*.o and the
 # test itself) go to __wrap_F, which the test defines, and __real_F reach the real F. This
 # is how a test puts a fake kernel under one function without changing src/: test_pass
 # wraps sysfs_write (chosen errnos, mm_stat moving like a real device), test_blockstate
@@ -160,13 +160,13 @@ FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread -MMD -
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILDDIR)/%)
-FUZZ_LIB_OBJS := $(filter-out $(FUZZ_BUILDDIR)/obj/main.o,$(SRCS:src/%.c=$(FUZZ_BUILDDIR)/obj/%.o))
+FUZZ_LIB_OBJS := $(filter-out $(FUZZ_BUILDDIR)/obj/cli/main.o,$(SRCS:src/%.c=$(FUZZ_BUILDDIR)/obj/%.o))
 
 $(FUZZ_BUILDDIR)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-# fuzz_argv.c includes src/main.c itself (its parse_args() is static).
+# fuzz_argv.c includes src/cli/main.c itself (its parse_args() is static).
 $(FUZZ_BUILDDIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer -o $@ $< \
@@ -365,7 +365,7 @@ deb:
 		$(DEB_DIR)/zram-recompd_$(VERSION)_source.changes
 
 format:
-	clang-format -i src/*.c src/*.h src/advise/*.c include/*.h tests/unit/*.c tests/unit/*.h \
+	clang-format -i src/*/*.c src/*/*.h include/*.h tests/unit/*.c tests/unit/*.h \
 		tests/tools/*.c tests/fuzz/*.c tests/fuzz/*.h
 
 # The build directory in use (BUILDDIR, default build), the sanitizer builds' build-san and

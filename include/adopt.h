@@ -10,8 +10,8 @@
  * on again with its priority; where memory cannot take its pages during the swapoff, a
  * temporary hot-added zram device takes them meanwhile; where neither is safe it refuses.
  *
- * This file: the pure parts (src/adopt.c): /proc/swaps parsing, the decision between the
- * plans from the figures, and the swap header. The execution is src/adopt_run.c.
+ * This file: the pure parts (src/adopt/adopt.c): /proc/swaps parsing, the decision between
+ * the plans from the figures, and the swap header. The execution is src/adopt/adopt_run.c.
  */
 
 #include "config.h"
@@ -119,8 +119,8 @@ void adopt_print_figures(FILE *f, const char *name, const struct adopt_figures *
 			 const struct adopt_plan *p);
 
 /*
- * One adoption, gathered by adopt_main (src/adopt_run.c) and carried out by adopt_execute
- * (src/adopt_exec.c; the unit tests call it on a fake root with swapon/swapoff wrapped).
+ * One adoption, gathered by adopt_main (src/adopt/adopt_run.c) and carried out by adopt_execute
+ * (src/adopt/adopt_exec.c; the unit tests call it on a fake root with swapon/swapoff wrapped).
  */
 struct adopt_job {
 	int root_fd;

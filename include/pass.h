@@ -169,7 +169,7 @@ struct device_report {
 };
 
 /*
- * How far pass_execute goes on d (src/pass_scope.c): PASS_NONE (rep->skipped; rep->error
+ * How far pass_execute goes on d (src/pass/pass_scope.c): PASS_NONE (rep->skipped; rep->error
  * when it is one), PASS_WB_ONLY (no recompression possible, reach.h: the plan's writeback
  * and compaction), PASS_FULL. The device's own limits are logged by the caller (reach_log).
  */

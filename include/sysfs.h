@@ -60,7 +60,7 @@ bool sysfs_write_allowed(const char *relpath);
 int sysfs_write(int root_fd, const char *relpath, const char *data);
 
 /*
- * adopt only (src/adopt_run.c): sysfs_write's allowlist plus sys/block/zramN/{reset,
+ * adopt only (src/adopt/adopt_run.c): sysfs_write's allowlist plus sys/block/zramN/{reset,
  * comp_algorithm, disksize, mem_limit} and sys/class/zram-control/hot_remove, the writes
  * that set a device up again after its swapoff. Anything else is -EPERM before open().
  */

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-/* --version: this program's version and the libraries it runs with (src/version.c). */
+/* --version: this program's version and the libraries it runs with (src/cli/version.c). */
 void version_print(FILE *f);
 /* --help: usage and options. */
 void help_print(FILE *f);

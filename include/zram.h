@@ -252,7 +252,8 @@ int zram_open_slots(int root_fd, unsigned id, int *ret_fd);
  */
 ssize_t zram_read_slot(int fd, uint64_t slot, void *page);
 
-/* ---- command builders: validate, then format; the only strings ever written ---- */
+/* ---- command builders (src/kernel/zram_cmd.c): validate, then format; the only strings ever
+ * written ---- */
 
 struct recompress_cmd {
 	enum pass_type type;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
+# unit also runs tests/house/run.sh (the house's bounds: lines, layers, circles of calls).
 # Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|cross|san|tsan|deb|vm|fuzz|long
 # cross builds for arm64 and armhf (CROSS_ARCHES), runs their unit and fakesys tiers under
 # qemu-user and cross-builds their Debian packages (tests/cross/README).
@@ -96,6 +97,8 @@ if want deps; then
 fi
 if want unit; then
 	tier unit run_unit build unit
+	# The house's bounds on the same build: file and function lengths, layers, circles.
+	tier house tests/house/run.sh build
 fi
 if want fakesys; then
 	tier fakesys env BUILDDIR=build tests/fakesys/run.sh

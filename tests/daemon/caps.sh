@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 #
-# Daemon tests of what each kernel shape allows (issue 24, src/reach.c): the Ubuntu profile
+# Daemon tests of what each kernel shape allows (issue 24, src/policy/reach.c): the Ubuntu profile
 # (no CONFIG_ZRAM_MULTI_COMP) with and without writeback, the Fedora profile, and a device
 # without a secondary algorithm that is adopted while the daemon runs. The daemon says once
 # what a device cannot do, with the fix, and never promises a pass it will not run: not in

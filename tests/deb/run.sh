@@ -65,11 +65,11 @@ else
 	bad build "make deb exited $rc; $DEB $([ -f "$DEB" ] && echo exists || echo missing)"
 	[ -f "$DEB" ] || summary
 fi
-ncc=$(grep -cE '^(cc|gcc) .* -c -o build/obj/main\.o ' "$T/make.log")
+ncc=$(grep -cE '^(cc|gcc) .* -c -o build/obj/cli/main\.o ' "$T/make.log")
 leak=$(grep -E '^(cc|gcc) ' "$T/make.log" | grep -oE -- ' -Werror( |$)|-fsanitize=[a-z,]*' |
 	sort -u | tr '\n' ' ')
 if [ "$ncc" -ne 1 ]; then
-	bad clean-env "$ncc compiler calls for build/obj/main.o in the log (expected 1)"
+	bad clean-env "$ncc compiler calls for build/obj/cli/main.o in the log (expected 1)"
 elif [ -n "$leak" ]; then
 	bad clean-env "make's command line reached the package build: $leak"
 else

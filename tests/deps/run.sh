@@ -282,7 +282,7 @@ if command -v dpkg-buildflags >/dev/null 2>&1; then
 	if grep -q '^PASS' "$T/bf-dpkg.result"; then P=$((P + 1)); else F=$((F + 1)); fi
 	# The flags reached the compiler: dpkg's -ffile-prefix-map is in the command.
 	if (cd "$CLONE" && eval "$(dpkg-buildflags --export=sh)" &&
-		make -n BUILDDIR="$T/bf-n" "$T/bf-n/obj/util.o") 2>/dev/null |
+		make -n BUILDDIR="$T/bf-n" "$T/bf-n/obj/base/util.o") 2>/dev/null |
 		grep -q -- '-ffile-prefix-map'; then
 		ok "buildflags-dpkg-reach-compiler"
 	else

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Fake-sysfs tests of what each kernel shape allows and of what a device cannot do (issue 24:
-# src/reach.c): the Ubuntu and Fedora profiles (build_version_root ubuntu|fedora, lib.sh),
+# src/policy/reach.c): the Ubuntu and Fedora profiles (build_version_root ubuntu|fedora, lib.sh),
 # devices without a secondary algorithm with the fix for the setup tool found, the --once
 # exit status 4 and `can-run` (ExecCondition= of the units). Sourced by run.sh, which
 # provides run_test and the expect_* helpers.

@@ -2067,7 +2067,7 @@ run_test walk-batch-7.0-half-pressure t_walk_batch_pressure 7.0 2000000 2500
 run_test walk-batch-7.0-no-pressure t_walk_batch_pressure 7.0 16000000 2048
 run_test walk-batch-6.12-pressure t_walk_batch_pressure 6.12 480000 2048
 
-# adopt: an in-use zram swap device gets the configured secondaries (src/adopt_run.c). Only
+# adopt: an in-use zram swap device gets the configured secondaries (src/adopt/adopt_run.c). Only
 # --dry-run and the refusals run here (a real run needs swapon(2) on the real /dev: the VM
 # scenarios adopt and adopt_refuse, and test_adopt on a fake root with the calls wrapped).
 
@@ -2181,9 +2181,9 @@ t_adopt_man() {
 			die "zram-recompd(8) ADOPT does not name $a"
 	done
 	for a in '"reset",' '"comp_algorithm",' '"disksize",' '"mem_limit",'; do
-		grep -qF "$a" "$HERE/../../src/sysfs.c" || die "sysfs.c's adopt allowlist lacks $a"
+		grep -qF "$a" "$HERE/../../src/kernel/sysfs.c" || die "sysfs.c's adopt allowlist lacks $a"
 	done
-	[ "$(grep -c '^[[:space:]]*"' <(sed -n '/adopt_allowlist\[\] = {/,/^};/p' "$HERE/../../src/sysfs.c"))" = 4 ] ||
+	[ "$(grep -c '^[[:space:]]*"' <(sed -n '/adopt_allowlist\[\] = {/,/^};/p' "$HERE/../../src/kernel/sysfs.c"))" = 4 ] ||
 		die "sysfs.c's adopt allowlist is not the four attributes zram-recompd(8) names"
 	sed -n '/^\.SH EXIT STATUS/,/^\.SH KERNEL/p' "$man" | grep -A2 '^\.B 5$' | grep -q '^\.B adopt$' ||
 		die "zram-recompd(8) EXIT STATUS does not document adopt's 5"

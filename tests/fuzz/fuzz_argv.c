@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The command line: parse_args() of src/main.c (static there, so this file includes
+ * The command line: parse_args() of src/cli/main.c (static there, so this file includes
  * main.c with its main() renamed; the product code stays as it is) and, after an "advise"
  * argument, the advise options (adv_parse_opts). The input is the arguments after argv[0],
  * separated by NUL bytes (at most 64). Nothing is run: only the parsing, its messages and
@@ -10,7 +10,7 @@
 
 #define main zram_recompd_main
 int main(int argc, char **argv);
-#include "../../src/main.c"
+#include "../../src/cli/main.c"
 #undef main
 
 #include "advise_internal.h"

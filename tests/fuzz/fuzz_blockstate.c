@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * debugfs block_state (src/blockstate.c). The input is the file's text. It is parsed whole
+ * debugfs block_state (src/kernel/blockstate.c). The input is the file's text. It is parsed whole
  * (blockstate_parse), fed in chunks of pseudo-random sizes (derived from the input, so a
  * saved crash replays), once more with a stored-slot callback (which takes every line
  * through the per-line parser instead of the 40-byte fast path), and the results must agree:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The state file (src/state.c). The input is the file's content. state_load() either
+ * The state file (src/state/state.c). The input is the file's content. state_load() either
  * accepts it or rejects it whole (-EBADMSG, empty state). What it accepts must save, load
  * back to the same totals, and save to the same bytes again; the Prometheus textfile of
  * it must write as well.

@@ -141,7 +141,7 @@ static int file_setup(void **state)
 	if (!base)
 		base = "/var/tmp";
 	snprintf(dir, sizeof(dir), "%s/zram-recompd-backing.XXXXXX", base);
-	/* f_type: a signed int on 32-bit ARM, where RAMFS_MAGIC does not fit (src/backing_file.c) */
+	/* f_type: a signed int on 32-bit ARM, where RAMFS_MAGIC does not fit (src/backing/backing_file.c) */
 	if (geteuid() != 0 || !mkdtemp(dir) || statfs(dir, &sf) < 0 ||
 	    (uint32_t)sf.f_type == TMPFS_MAGIC || (uint32_t)sf.f_type == RAMFS_MAGIC) {
 		if (dir[0] && strstr(dir, "XXXXXX") == NULL)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for src/config.c: files are written to a fresh mkdtemp directory per test. */
+/* Unit tests for src/config/config.c: files are written to a fresh mkdtemp directory per test. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

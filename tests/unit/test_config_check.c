@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for src/config_check.c: --check-config's errors (algorithm names, levels per
+ * Unit tests for src/config/config_check.c: --check-config's errors (algorithm names, levels per
  * backend, the running kernel's comp_algorithm) and warnings (settings that cannot take
  * effect), each with its FILE:LINE and key, against machines described by hand; and the
  * run-time notes of the daemon and --once.

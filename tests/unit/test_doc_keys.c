@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The configuration keys as three places give them: the key table in src/config.c
+ * The configuration keys as three places give them: the key table in src/config/config.c
  * (config_key_info: name, default, readers), zram-recompd.conf(5) and the shipped
  * etc/zram-recompd.conf. Every key, its default and what reads it (the daemon, --once,
  * `backing setup`) must be the same in all three, and neither document may name a key the

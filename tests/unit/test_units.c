@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for src/units.c (sizes and durations in configuration values) and
- * str_edit_distance() of src/util.c (the "did you mean" of an unknown key). */
+/* Unit tests for src/config/units.c (sizes and durations in configuration values) and
+ * str_edit_distance() of src/base/util.c (the "did you mean" of an unknown key). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

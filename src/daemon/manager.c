@@ -390,7 +390,8 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	}
 }
 
-int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata)
+/* A device's timer (manager_arm): a pass due now, later, or not at all. */
+static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
 	struct mdev *md = userdata;
 	struct manager *m = md->m;
@@ -828,6 +829,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 #endif
 	m->opts = opts;
 	m->root_fd = opts->root_fd;
+	m->on_dev_timer = on_timer;
 	m->queue_tail = &m->queue;
 	m->done_tail = &m->done;
 	if (config_copy(&m->cfg, cfg) < 0) {

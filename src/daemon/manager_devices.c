@@ -65,7 +65,7 @@ void manager_arm(struct mdev *md, uint64_t when_ns)
 	if (!md->timer) {
 		r = sd_event_add_time(md->m->e, &md->timer, CLOCK_MONOTONIC, usec,
 				      1000000 /* 1 s accuracy: let the kernel batch wake-ups */,
-				      manager_on_timer, md);
+				      md->m->on_dev_timer, md);
 		if (r < 0) {
 			log_error("%s: cannot add timer: %s", md->dev.name, strerror(-r));
 			return;

@@ -5,6 +5,8 @@
 /*
  * What manager.c (event loop, decisions, worker, signals) and manager_devices.c (finding,
  * probing and dropping devices, uevents) share. Not an interface: include/manager.h is.
+ * manager.c calls manager_devices.c, never the other way: a device's timer event reaches
+ * manager.c through the handler in struct manager (on_dev_timer).
  */
 
 #include "config.h"
@@ -102,6 +104,12 @@ struct manager {
 	struct job *running; /* under mu: the job the worker runs, NULL when idle */
 	bool stopping;
 
+	/*
+	 * What a device's timer calls: manager.c's handler (a pass due, or not yet). The device
+	 * list (manager_devices.c) arms the timers and hands them this handler; it never calls
+	 * into manager.c, whose event it is.
+	 */
+	sd_event_time_handler_t on_dev_timer;
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
 	uint64_t absent_sig;	       /* hash of the absent devices last named; 0 none */
@@ -121,7 +129,6 @@ void manager_arm(struct mdev *md, uint64_t when_ns);
 struct mdev *manager_find_dev(struct manager *m, unsigned id);
 /* Device md no longer managed: out of the list and freed (its job must be finished). */
 void manager_release_dev(struct mdev *md);
-int manager_on_timer(sd_event_source *src, uint64_t usec, void *userdata);
 /* Find the zram devices now: new ones probed and set up, gone ones dropped, all probed. */
 void manager_rescan(struct manager *m);
 /*

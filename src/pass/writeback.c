@@ -81,8 +81,8 @@ static enum wb_skip wb_refused(const struct pass_ctx *ctx, const struct zram_dev
  * writeback_batch_size when configured (6.19+; before 6.19 the kernel has none). Returns
  * the value it had, to be put back after the pass, or 0 when it was not changed.
  */
-static uint64_t wb_batch_size(const struct pass_ctx *ctx, const struct zram_dev *d,
-			      const struct pass_plan *plan)
+static uint64_t wb_batch_set(const struct pass_ctx *ctx, const struct zram_dev *d,
+			     const struct pass_plan *plan)
 {
 	char cmd[32], path[64];
 	uint64_t was = 0;
@@ -108,7 +108,7 @@ static uint64_t wb_batch_size(const struct pass_ctx *ctx, const struct zram_dev 
 	return wb_write(ctx, d, "writeback_batch_size", cmd, NULL) == 0 ? was : 0;
 }
 
-/* writeback_batch_size as it was before the pass (wb_batch_size's return, 0: unchanged). */
+/* writeback_batch_size as it was before the pass (wb_batch_set's return, 0: unchanged). */
 static void wb_batch_restore(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t was)
 {
 	char cmd[32];
@@ -293,8 +293,8 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
  * One step: the limit, the write (idle types: wb_step_by_age). Returns 0 or -errno
  * (logged; fatal for the device when is_fatal).
  */
-static int wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct wb_step *step,
-		   uint64_t left, struct wb_report *wr)
+static int run_wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const struct wb_step *step,
+		       uint64_t left, struct wb_report *wr)
 {
 	char cmd[64];
 	int r;
@@ -418,7 +418,7 @@ static void wb_steps(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 		if (left == 0 || pass_stop_requested(ctx))
 			break;
 		w->n++;
-		r = wb_step(ctx, d, &plan->wb[i], left, wr);
+		r = run_wb_step(ctx, d, &plan->wb[i], left, wr);
 		w->pages = sat_add_u64(w->pages, wr->pages);
 		w->kernel_ns = sat_add_u64(w->kernel_ns, wr->kernel_ns);
 		if (r < 0 && !rep->error)
@@ -461,7 +461,7 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
 	wb_hold(ctx, d, w);
 	if (!ctx->dry_run && zram_read_mm_stat(ctx->root_fd, d->id, &before) == 0)
 		d->mm = before;
-	was_batch = wb_batch_size(ctx, d, plan);
+	was_batch = wb_batch_set(ctx, d, plan);
 	/* limit 0 first, then enable: never a moment with the limit on and a stale value
 	 * (another writer's limit is on already: each step lowers it, never raises it) */
 	r = w->limited ? 0 : write_limit(ctx, d, 0);
