@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct bs_counts;
+
 struct pass_ctx {
 	int root_fd;
 	bool dry_run;
@@ -76,6 +78,7 @@ struct pass_report {
 		STOP_UNCHANGED, /* nothing written since every candidate failed at every priority */
 		STOP_ENOMEM,	/* the kernel kept refusing with ENOMEM: memory is short */
 		STOP_WALK,	/* too few new idle pages to pay for the walk (6.2-6.14) */
+		STOP_YOUNG, /* huge after a burst: its pages younger than the idle age */
 	} stop;
 	int error; /* -errno of the write that failed, 0 */
 };
@@ -216,6 +219,23 @@ void pass_writeback(const struct pass_ctx *ctx, struct zram_dev *d, const struct
  */
 void pass_compact(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
 		  struct device_report *rep);
+
+/*
+ * Stored pages neither idle, done nor given up (block_state counts); flags overlap ('i'
+ * with 'r' or 'n'), so this undercounts, never overcounts.
+ */
+uint64_t pass_young_estimate(const struct bs_counts *c);
+
+/*
+ * The daemon under memory pressure, after a pass whose idle steps found nothing old enough
+ * (idle_nothing, block_state readable): when at least a batch of stored pages is younger
+ * than the idle age, when 90% of them will be old enough (rep->ripen_slots, ripen_sec).
+ * Counts still valid (*cur_valid) spare a quiet device the read; otherwise the one read
+ * with access times gives the counts too (*cur, *cur_valid).
+ */
+void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
+			 const struct pass_plan *plan, bool idle_nothing, struct bs_counts *cur,
+			 bool *cur_valid, struct device_report *rep);
 
 /* A stop request (SIGTERM in the daemon) ends the pass after the running write. */
 bool pass_stop_requested(const struct pass_ctx *ctx);

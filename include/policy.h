@@ -95,6 +95,16 @@ void policy_ripen_slot(void *arg, uint64_t index, uint64_t ac_sec, unsigned flag
  */
 uint64_t policy_ripen_sec(const struct ripen *r, unsigned share_permille, uint64_t min_slots);
 
+/*
+ * A burst of swap-out: at least half of the stored pages (allocated slots) are younger than
+ * the idle age (young, from block_state). The daemon under memory pressure, after idle
+ * steps that found nothing old enough, then leaves the huge type (not idle-gated) to the
+ * pass that comes when they have aged (struct ripen): what was just swapped out may come
+ * back at once, and in the 6.12 swap bench's first minute that huge step cost 2.4 s of
+ * CPU (four block_state reads among it) for 670 KiB, tried again seconds later anyway.
+ */
+bool policy_burst_young(uint64_t young, uint64_t allocated);
+
 /* A cold step plus the configured types, each expanded into up to 3 priorities. */
 #define PASS_MAX_STEPS ((CFG_MAX_PASSES + 1) * ZRAM_MAX_PRIO)
 

@@ -617,14 +617,18 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
  * no more than those it left last time while nothing was written.
  */
 static bool step_left_out(const struct pass_ctx *ctx, const struct zram_dev *d,
-			  const struct pass_step *step, struct pass_run *st,
-			  struct device_report *rep)
+			  const struct pass_plan *plan, const struct pass_step *step,
+			  struct pass_run *st, struct device_report *rep)
 {
 	enum batch_stop why;
+	struct bs_counts c;
 
 	if (ctx->dry_run || step->fallback || !st->bs_ok)
 		return false;
 	why = idle_step_verdict(ctx, d, step, st);
+	if (why == STOP_NONE && step->type == PASS_HUGE && plan->ripen_probe && st->idle_nothing &&
+	    counts_now(ctx, d, st, &c) && policy_burst_young(pass_young_estimate(&c), c.allocated))
+		why = STOP_YOUNG;
 	if (why == STOP_NONE && st->memo_usable && d->memo.valid[step->type] &&
 	    chain_unchanged(ctx, d, step, d->memo.left[step->type], st)) {
 		why = STOP_UNCHANGED;
@@ -699,7 +703,7 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	pass_run_baseline(ctx, d, st, rep);
 	if (plan->pages_total && st->charged >= plan->pages_total)
 		return STEP_LAST; /* the pass's page budget is spent */
-	if (step_left_out(ctx, d, step, st, rep))
+	if (step_left_out(ctx, d, plan, step, st, rep))
 		return STEP_NEXT;
 	/*
 	 * What the step leaves unshrunk matters when a fallback follows, and when the kernel
@@ -735,52 +739,6 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 		return STEP_LAST;
 	}
 	return pr->stop == STOP_SIGNAL ? STEP_STOPPED : STEP_NEXT;
-}
-
-/* Stored pages neither idle, done nor given up; flags overlap ('i' with 'r' or 'n'), so this
- * undercounts, never overcounts. */
-static uint64_t young_estimate(const struct bs_counts *c)
-{
-	uint64_t young = sat_sub_u64(c->allocated, c->same);
-
-	young = sat_sub_u64(young, c->written_back);
-	young = sat_sub_u64(young, c->idle);
-	young = sat_sub_u64(young, c->recompressed);
-	return sat_sub_u64(young, c->incompressible);
-}
-
-/*
- * The daemon under memory pressure, after a pass whose idle steps found nothing old enough:
- * when at least a batch of stored pages is younger than the idle age (estimated from the
- * counts), when 90% of them will be old enough. Counts still valid from the pass spare a
- * quiet device the read; otherwise the one read with access times gives the counts too.
- */
-static void probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
-			   const struct pass_plan *plan, struct pass_run *st,
-			   struct device_report *rep)
-{
-	struct bs_counts c;
-	struct ripen r;
-	uint64_t c0;
-	int rd;
-
-	if (!plan->ripen_probe || !st->idle_nothing || !rep->idle_marked || !rep->idle_age_sec ||
-	    !st->bs_ok)
-		return;
-	if (st->cur_valid && young_estimate(&st->cur) < plan->batch_pages)
-		return;
-	policy_ripen_init(&r, now_boottime_ns() / 1000000000u, rep->idle_age_sec);
-	c0 = pass_cpu_now();
-	rd = blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, &c);
-	(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
-	if (rd < 0)
-		return;
-	st->cur = c;
-	st->cur_valid = true;
-	if (young_estimate(&c) < plan->batch_pages)
-		return;
-	rep->ripen_slots = r.n;
-	rep->ripen_sec = policy_ripen_sec(&r, 900, plan->batch_pages);
 }
 
 /*
@@ -893,7 +851,8 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		pass_compact(ctx, d, &xp, rep);
 	}
 	if (!ctx->dry_run && r != STEP_STOPPED)
-		probe_ripening(ctx, d, &xp, &st, rep);
+		pass_probe_ripening(ctx, d, &xp, st.idle_nothing && st.bs_ok, &st.cur, &st.cur_valid,
+				    rep);
 	pass_run_end(ctx, d, &st, xp.mem_pressure_permille > 0, rep);
 	pass_cpu_end(&rep->cpu);
 	return rep->error;

@@ -67,6 +67,9 @@ static const char *stop_name(enum batch_stop s)
 		       "(skipped)";
 	case STOP_UNCHANGED:
 		return "nothing written since every candidate failed at every priority (skipped)";
+	case STOP_YOUNG:
+		return "most pages are younger than the idle age, left to the pass when they have "
+		       "aged (skipped)";
 	}
 	return "?";
 }

@@ -507,6 +507,11 @@ void policy_plan_writeback(const struct dev_config *cfg, const struct policy_sna
 	}
 }
 
+bool policy_burst_young(uint64_t young, uint64_t allocated)
+{
+	return young > 0 && young >= allocated - allocated / 2;
+}
+
 void policy_ripen_init(struct ripen *r, uint64_t now_sec, uint64_t age_sec)
 {
 	memset(r, 0, sizeof(*r));

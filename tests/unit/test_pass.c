@@ -704,6 +704,46 @@ static void test_end_counts_under_pressure(void **state)
 }
 
 /*
+ * The daemon under memory pressure right after a burst: nothing idle yet, every stored page
+ * younger than the idle age. The huge step (not idle-gated) waits for the pass that comes
+ * when they have aged; without the ripening probe (--once, no pressure) it runs.
+ */
+static void test_huge_waits_after_burst(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_plan plan = {
+		.n_steps = 2,
+		.steps = { { .type = PASS_IDLE, .mark_idle = true, .idle_age_sec = 10, .priority = 1 },
+			   { .type = PASS_HUGE, .priority = 1 } },
+		.batch_pages = 2048,
+		.compact = COMPACT_NEVER,
+		.ripen_probe = true,
+	};
+
+	(void)state;
+	fr_write("sys/kernel/debug/zram/zram0/block_state",
+		 "           0          100.000001 ..h...\n"
+		 "           1          100.000001 ......\n"
+		 "           2          100.000001 ..h...\n"
+		 "           3          100.000001 ......\n");
+	dev.caps.block_state = true;
+	w.progress_batches = 1;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.n_passes, 2);
+	assert_int_equal(rep.passes[0].stop, STOP_NOTHING);
+	assert_int_equal(rep.passes[1].stop, STOP_YOUNG);
+	assert_null(strstr(w.log, "recompress"));
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "left to the pass when they have aged"));
+
+	plan.ripen_probe = false;
+	w.log[0] = '\0';
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=huge priority=1"));
+}
+
+/*
  * A plan of as many steps as it can hold gives one report entry per step and never writes
  * past the report's array (issue 11 #11; ASan in the sanitizer build).
  */
@@ -1814,6 +1854,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_bounded_cpu_not_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_counts_under_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_huge_waits_after_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),

@@ -276,6 +276,20 @@ static void test_write_bound(void **state)
 		assert_true(policy_write_bound_ns(100 * ms, m + 100) > policy_write_bound_ns(100 * ms, m));
 }
 
+/* A burst: at least half of the stored pages younger than the idle age. */
+static void test_burst_young(void **state)
+{
+	(void)state;
+	assert_true(policy_burst_young(50, 100));
+	assert_true(policy_burst_young(51, 101)); /* half rounded up */
+	assert_false(policy_burst_young(50, 101));
+	assert_false(policy_burst_young(49, 100));
+	assert_true(policy_burst_young(100, 100));
+	assert_false(policy_burst_young(0, 0)); /* an empty device is no burst */
+	assert_true(policy_burst_young(1, 1));
+	assert_true(policy_burst_young(UINT64_MAX / 2 + 1, UINT64_MAX));
+}
+
 static void test_batch(void **state)
 {
 	struct zram_mm_stat a = { .nfields = 9 }, b;
@@ -1204,6 +1218,7 @@ int main(void)
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_walk_batch),
 		cmocka_unit_test(test_write_bound),
+		cmocka_unit_test(test_burst_young),
 		cmocka_unit_test(test_write_cost_sizing),
 		cmocka_unit_test(test_write_cost_learning),
 		cmocka_unit_test(test_write_cost_fixed_part),

@@ -25,6 +25,9 @@ RAM=${BENCH_SWAP_RAM_MIB:-256}
 SECS=${BENCH_BURST_SECONDS:-60}
 RUNS=${BENCH_BURST_RUNS:-3}
 SHAPES=${BENCH_BURST_SHAPES:-warmcold hot40}
+# BENCH_BURST_POLICIES: a subset when working on the daemon (the ratios need all three,
+# side by side).
+POLICIES=${BENCH_BURST_POLICIES:-none naive daemon}
 out burst.mib "$MIB"
 out burst.ram_mib "$RAM"
 out burst.seconds "$SECS"
@@ -42,7 +45,7 @@ for shape in $SHAPES; do
 	out "burst.$shape.cold_every" "$cold"
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
-		for policy in none naive daemon; do
+		for policy in $POLICIES; do
 			swap_policy "burst.$shape.r$r" "$policy" "$MIB" "$hot" "$SECS" "$cold" 0
 		done
 		r=$((r + 1))
