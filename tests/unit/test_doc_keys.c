@@ -32,8 +32,8 @@
 
 struct key {
 	char name[48];
-	char def[96];
-	char readers[64];
+	char def[128];
+	char readers[128];
 	unsigned count; /* how often a document names it */
 };
 
