@@ -371,23 +371,14 @@ static char (*zram_attrs_buf(void))[32]
 	return buf;
 }
 
-/* The italic names (.I/.IR/.BI first words, without "\%") of the paragraph holding key. */
-static unsigned man_names(const char *man, const char *key, char names[][32], unsigned max)
+/*
+ * The italic names (.I/.IR/.BI first words, without "\\%") between p and stop, appended to
+ * names[n..max).
+ */
+static unsigned italic_names(const char *p, const char *stop, char names[][32], unsigned n,
+			     unsigned max)
 {
-	const char *sec = strstr(man, "\n.SH SECURITY\n"), *end, *k, *p, *pend;
-	unsigned n = 0;
-
-	assert_non_null(sec);
-	end = strstr(sec + 1, "\n.SH ");
-	k = strstr(sec, key);
-	assert_non_null(k);
-	assert_true(!end || k < end);
-	for (p = k; p > sec && strncmp(p, "\n.PP\n", 5) != 0; p--)
-		;
-	pend = strstr(k, "\n.PP\n");
-	if (!pend || (end && pend > end))
-		pend = end;
-	while ((p = strstr(p, "\n.I")) && p < pend) {
+	while ((p = strstr(p, "\n.I")) && p < stop) {
 		char w[32];
 		size_t i = 0;
 
@@ -407,6 +398,25 @@ static unsigned man_names(const char *man, const char *key, char names[][32], un
 			strcpy(names[n++], w);
 	}
 	return n;
+}
+
+/* The italic names (.I/.IR/.BI first words, without "\%") of the paragraph holding key. */
+static unsigned man_names(const char *man, const char *key, char names[][32], unsigned max)
+{
+	const char *sec = strstr(man, "\n.SH SECURITY\n"), *end, *k, *p, *pend;
+	unsigned n = 0;
+
+	assert_non_null(sec);
+	end = strstr(sec + 1, "\n.SH ");
+	k = strstr(sec, key);
+	assert_non_null(k);
+	assert_true(!end || k < end);
+	for (p = k; p > sec && strncmp(p, "\n.PP\n", 5) != 0; p--)
+		;
+	pend = strstr(k, "\n.PP\n");
+	if (!pend || (end && pend > end))
+		pend = end;
+	return italic_names(p, pend, names, n, max);
 }
 
 static bool listed(char names[][32], unsigned n, const char *a)
@@ -482,26 +492,7 @@ static unsigned files_names(const char *man, const char *marker, char names[][32
 	stop = p + strlen(marker);
 	while (*stop && strncmp(stop, "\n.br\n", 5) != 0 && strncmp(stop, "\n.TP\n", 5) != 0)
 		stop++;
-	while ((p = strstr(p, "\n.I")) && p < stop) {
-		char w[32];
-		size_t i = 0;
-
-		p += 3;
-		if (*p == 'R')
-			p++;
-		if (*p != ' ')
-			continue;
-		p++;
-		if (strncmp(p, "\\%", 2) == 0)
-			p += 2;
-		while (i < sizeof(w) - 1 && (p[i] == '_' || (p[i] >= 'a' && p[i] <= 'z')))
-			i++;
-		memcpy(w, p, i);
-		w[i] = '\0';
-		if (i && n < max)
-			strcpy(names[n++], w);
-	}
-	return n;
+	return italic_names(p, stop, names, n, max);
 }
 
 /* Whether some file of src/ names attribute a as a string ("a" or ".../a"). */

@@ -17,11 +17,7 @@
 . /vm/lib.sh
 . /vm/benchlib.sh
 . /vm/swaplib.sh
-need_recompd
-
-[ -x "$SWAPLOAD" ] || fail "swapload missing from the initramfs"
-MIB=${BENCH_SWAP_MIB:-400}
-RAM=${BENCH_SWAP_RAM_MIB:-256}
+swap_need
 SECS=${BENCH_BURST_SECONDS:-60}
 RUNS=${BENCH_BURST_RUNS:-3}
 SHAPES=${BENCH_BURST_SHAPES:-warmcold hot40}

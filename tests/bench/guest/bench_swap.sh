@@ -20,12 +20,8 @@
 . /vm/lib.sh
 . /vm/benchlib.sh
 . /vm/swaplib.sh
-need_recompd
-
-[ -x "$SWAPLOAD" ] || fail "swapload missing from the initramfs"
-MIB=${BENCH_SWAP_MIB:-400}
+swap_need
 SECS=${BENCH_SWAP_SECONDS:-60}
-RAM=${BENCH_SWAP_RAM_MIB:-256}
 COLD_EVERY=${BENCH_SWAP_COLD_EVERY:-1048576}
 WARMUP=${BENCH_SWAP_WARMUP:-60}
 # BENCH_SWAP_DAEMON_ONLY=1: only the daemon's run (when working on the daemon; the ratios

@@ -8,6 +8,15 @@
 
 SWAPLOAD=/usr/bin/swapload
 
+# swap_need: the daemon and the workload are in the image; MIB and RAM from the knobs
+# (BENCH_SWAP_MIB, default 400 MiB of page data; BENCH_SWAP_RAM_MIB, default 256 MiB of RAM).
+swap_need() {
+	need_recompd
+	[ -x "$SWAPLOAD" ] || fail "swapload missing from the initramfs"
+	MIB=${BENCH_SWAP_MIB:-400}
+	RAM=${BENCH_SWAP_RAM_MIB:-256}
+}
+
 # swap_policy KEY POLICY MIB HOT_PERCENT SECONDS COLD_EVERY WARMUP: one run of the workload
 # on a fresh 1 GiB zram swap device (lzo-rle, zstd #1) with POLICY (none, naive: every 10 s
 # idle all, recompress type=idle, compact; daemon: interval and idle ages 10 s, defaults
