@@ -25,6 +25,10 @@ swap_need() {
 # mm_stat read every 100 ms meanwhile (on 7.0+ a recompress write holds the lock it needs).
 swap_policy() {
 	_k=$1 _pol=$2 _mib=$3 _hot=$4 _secs=$5 _cold=$6 _warm=$7
+	# Each run with RAM MiB, whatever the runs before left behind (on 7.3 with one vCPU the
+	# third run's fill met the OOM killer with the balloon sized once at the start).
+	stop_bg "$HOLDPID"
+	swap_balloon "$RAM"
 	zram_add
 	zset "$Z" comp_algorithm lzo-rle
 	zset "$Z" recomp_algorithm "algo=zstd priority=1"
