@@ -143,7 +143,18 @@ swap_policy() {
 
 # swap_balloon RAM_MIB: lock all but RAM_MIB MiB of what is available (HOLDPID).
 swap_balloon() {
+	# A balloon just stopped gives its memory back over a while (seen on 7.3: a balloon
+	# sized right after it held 1013 MiB instead of 1168, and the run did not swap): wait
+	# until MemAvailable stops rising (two readings a second apart within 4 MiB, at most 60 s).
 	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	sp_i=0
+	while [ "$sp_i" -lt 60 ]; do
+		sleep 1
+		sp_now=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+		[ "$sp_now" -le $((avail + 4)) ] && break
+		avail=$sp_now
+		sp_i=$((sp_i + 1))
+	done
 	[ "$avail" -gt $(($1 + 64)) ] || skip "only $avail MiB available"
 	start_bg HOLDPID "$SWAPLOAD" hold $((avail - $1)) >"$WORK/hold.out"
 	wait_line "$WORK/hold.out" "SWAPLOAD holding" 120 || fail "the balloon did not start"
