@@ -30,7 +30,6 @@ out burst.seconds "$SECS"
 out burst.runs "$RUNS"
 out burst.shapes "$SHAPES"
 out burst.cpus "$(grep -c '^processor' /proc/cpuinfo)"
-swap_balloon "$RAM"
 for shape in $SHAPES; do
 	case $shape in
 	warmcold) hot=20 cold=256 ;;
@@ -47,5 +46,5 @@ for shape in $SHAPES; do
 		r=$((r + 1))
 	done
 done
-stop_bg "$HOLDPID"
+swap_balloon_stop
 pass

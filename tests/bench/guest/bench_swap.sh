@@ -33,9 +33,8 @@ out swap.seconds "$SECS"
 out swap.ram_mib "$RAM"
 out swap.cold_every "$COLD_EVERY"
 out swap.warmup_seconds "$WARMUP"
-swap_balloon "$RAM"
 for policy in $POLICIES; do
 	swap_policy swap "$policy" "$MIB" 20 "$SECS" "$COLD_EVERY" "$WARMUP"
 done
-stop_bg "$HOLDPID"
+swap_balloon_stop
 pass

@@ -27,7 +27,6 @@ swap_policy() {
 	_k=$1 _pol=$2 _mib=$3 _hot=$4 _secs=$5 _cold=$6 _warm=$7
 	# Each run with RAM MiB, whatever the runs before left behind (on 7.3 with one vCPU the
 	# third run's fill met the OOM killer with the balloon sized once at the start).
-	stop_bg "$HOLDPID"
 	swap_balloon "$RAM"
 	zram_add
 	zset "$Z" comp_algorithm lzo-rle
@@ -141,26 +140,32 @@ swap_policy() {
 	zram_del "$Z"
 }
 
-# swap_balloon RAM_MIB: lock all but RAM_MIB MiB of what is available (HOLDPID).
+# swap_balloon RAM_MIB: lock all but RAM_MIB MiB of what is available (HOLDPIDS). Memory
+# comes back late after the run before (on 7.3 a balloon sized at once held 140 MiB too
+# little and the run did not swap), so the balloon is topped up while more than RAM_MIB + 16
+# MiB is available, as the VM tier's adopt scenario does.
 swap_balloon() {
-	# A balloon just stopped gives its memory back over a while (seen on 7.3: a balloon
-	# sized right after it held 1013 MiB instead of 1168, and the run did not swap): wait
-	# until MemAvailable stops rising (two readings a second apart within 4 MiB, at most 60 s).
+	swap_balloon_stop
 	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	[ "$avail" -gt $(($1 + 64)) ] || skip "only $avail MiB available"
 	sp_i=0
-	while [ "$sp_i" -lt 60 ]; do
-		sleep 1
-		sp_now=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
-		[ "$sp_now" -le $((avail + 4)) ] && break
-		avail=$sp_now
+	while [ "$avail" -gt $(($1 + 16)) ] && [ "$sp_i" -lt 5 ]; do
+		start_bg sp_pid "$SWAPLOAD" hold $((avail - $1)) >"$WORK/hold.$sp_i.out"
+		wait_line "$WORK/hold.$sp_i.out" "SWAPLOAD holding" 120 || fail "the balloon did not start"
+		# Never the OOM killer's choice: without it the runs after would have all the memory.
+		echo -1000 >"/proc/$sp_pid/oom_score_adj"
+		HOLDPIDS="$HOLDPIDS $sp_pid"
+		sleep 2
+		avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 		sp_i=$((sp_i + 1))
 	done
-	[ "$avail" -gt $(($1 + 64)) ] || skip "only $avail MiB available"
-	start_bg HOLDPID "$SWAPLOAD" hold $((avail - $1)) >"$WORK/hold.out"
-	wait_line "$WORK/hold.out" "SWAPLOAD holding" 120 || fail "the balloon did not start"
-	# Never the OOM killer's choice: without it the runs after would have all the memory
-	# (seen on 7.3 with one vCPU, between two runs).
-	echo -1000 >"/proc/$HOLDPID/oom_score_adj"
-	note "balloon: $((avail - $1)) MiB locked; MemAvailable now" \
-		"$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB"
+	note "balloon: $sp_i part(s) locked; MemAvailable now $avail MiB"
+}
+
+# swap_balloon_stop: give the balloon's memory back.
+swap_balloon_stop() {
+	for sp_pid in $HOLDPIDS; do
+		stop_bg "$sp_pid"
+	done
+	HOLDPIDS=
 }
