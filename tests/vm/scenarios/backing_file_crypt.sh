@@ -72,8 +72,10 @@ TOT=$((NM + NR))
 expect_eq "marked pages" "$(pages_of "$WORK/mk.bin")" "$NM"
 # grep reads lines as C strings: a NUL byte before a string on its line would hide it, so
 # every grep here reads with the NUL bytes taken out (no string has one: nothing is hidden)
+# each page begins with its string: read them back page by page (a grep over the whole file
+# once found 63 of 64 in a CI run)
 expect_eq "strings found in the pages written" \
-	"$(tr -d '\000' <"$WORK/mk.bin" | grep -o -F -f "$WORK/marks" | sort -u | wc -l)" "$NM"
+	"$(_i=0; while [ "$_i" -lt "$NM" ]; do dd if="$WORK/mk.bin" bs=4096 skip="$_i" count=1 2>/dev/null | head -c 64; echo; _i=$((_i + 1)); done | cmp -s - "$WORK/marks" && echo "$NM")" "$NM"
 
 # the secondary algorithm before disksize (the setup tools' hook): --once on the device,
 # whose backing device is in place already, so it changes nothing there
