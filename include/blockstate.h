@@ -30,6 +30,8 @@ struct bs_counts {
 	 */
 	uint64_t idle_fresh;
 	uint64_t huge_idle_fresh;
+	/* slots a recompress type=huge could still improve: 'h' without 'r', 'n', 's', 'w' */
+	uint64_t huge_fresh;
 };
 
 /*

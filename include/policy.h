@@ -199,6 +199,34 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 #define POLICY_WALK_COST_DIVISOR 2
 bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses);
 
+/*
+ * A step whose failures the kernel marks ('n', policy_failures_marked), started with
+ * candidates slots to try (block_state counts): every write that meets one shrinks it
+ * ('r') or marks it, so the step has tried them all once its writes' max_pages add up to
+ * the candidates; it goes on while charged < candidates. Under swap traffic mm_stat cannot
+ * tell a write's progress, and asking block_state after each write made the kernel format
+ * a line per slot each time: 4.5 s of the daemon's 9.5 s of CPU in the first minute after
+ * a burst (6.12, 1 GiB device, one vCPU; docs/performance.md section 13).
+ */
+bool policy_marked_step_more(uint64_t charged, uint64_t candidates);
+
+/*
+ * Counts read before writes that tried at most tried pages (no idle mark since), as an
+ * estimate of the counts now without another read: each page tried has left the fresh
+ * counts at most once and joined 'r' at most once (recompressed slots are what an idle
+ * walk meets). Swap-ins meanwhile make it an estimate; a wrong one costs a write, as the
+ * read would have cost its formatting.
+ */
+struct bs_counts;
+void policy_counts_after(struct bs_counts *c, uint64_t tried);
+
+/*
+ * Whether an idle step goes ahead from estimated counts (policy_counts_after): fresh pages
+ * are left and, where the walk decompresses (check_walk), they pay for it
+ * (policy_idle_walk_worth). false: undecided, read block_state.
+ */
+bool policy_idle_go(uint64_t fresh, uint64_t walked, bool check_walk, bool walk_decompresses);
+
 /* Pool fragmentation in per mille: (mem_used_total - compr_data_size) / mem_used_total. */
 unsigned policy_fragmentation_permille(const struct zram_mm_stat *mm);
 

@@ -147,6 +147,15 @@ if [ "$MODE" = long ]; then
 	tier soak env BUILDDIR=build SOAK_SECONDS="${SOAK_SECONDS:-600}" tests/daemon/soak.sh
 fi
 
+# CI shows the end of the output: repeat every failure line of every tier just above the
+# closing line, so a failure deep in a long tier is named there.
+if [ "$TOTAL_F" -gt 0 ]; then
+	echo "== failures"
+	for l in "$LOGDIR"/*.log; do
+		grep -hE '^(vm: )?FAIL|: FAIL |\[  FAILED  \] [a-z]|printed no summary|without a summary' \
+			"$l" | sed "s|^|$(basename "$l" .log): |" | head -n 20
+	done
+fi
 if [ "$TOTAL_S" -gt 0 ]; then
 	echo "$TOTAL_P passed, $TOTAL_F failed, $TOTAL_S skipped"
 else

@@ -56,6 +56,8 @@ enum { FL_SAME, FL_WB, FL_HUGE, FL_IDLE, FL_RECOMP, FL_INCOMP };
 /* The high bit of flag column k (0 s, 1 w, 2 h, 3 i, 4 r, 5 n) in that word. */
 #define COL(k) (0x80ULL << (8 * ((k) + 1)))
 #define FRESH_MASK (COL(0) | COL(1) | COL(3) | COL(4) | COL(5))
+/* huge_fresh: 'h' without s, w, r or n, idle or not */
+#define HUGE_FRESH_MASK (COL(0) | COL(1) | COL(2) | COL(4) | COL(5))
 
 static inline uint64_t load_le64(const char *s)
 {
@@ -221,6 +223,9 @@ static void account(struct bs_parser *p, uint64_t index, uint64_t secs, unsigned
 		c->idle_fresh++;
 		c->huge_idle_fresh += (flags >> FL_HUGE) & 1;
 	}
+	if ((flags & ((1u << FL_SAME) | (1u << FL_WB) | (1u << FL_HUGE) | (1u << FL_RECOMP) |
+		      (1u << FL_INCOMP))) == (1u << FL_HUGE))
+		c->huge_fresh++;
 	if (flags & (1u << FL_INCOMP))
 		bitmap_set(p->incomp, index);
 	if (flags & (1u << FL_RECOMP))
@@ -353,7 +358,7 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 	bool track = p->incomp_set || p->incomp_ref;
 	uint64_t want = (incomp || track ? 0x80ULL << 48 : 0) | (recomp ? 0x80ULL << 40 : 0);
 	const char *start = s, *end = s + len;
-	uint64_t lanes = 0, lines = 0, fresh = 0, huge_fresh = 0;
+	uint64_t lanes = 0, lines = 0, fresh = 0, huge_idle_fresh = 0, huge_fresh = 0;
 	unsigned in_lanes = 0;
 
 	if (p->stored || p->slot)
@@ -366,8 +371,9 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 		lanes += (set & FLAG_COLUMNS) >> 7;
 		if ((set & FRESH_MASK) == COL(3)) {
 			fresh++;
-			huge_fresh += (set >> (8 * 3 + 7)) & 1; /* column 2: h */
+			huge_idle_fresh += (set >> (8 * 3 + 7)) & 1; /* column 2: h */
 		}
+		huge_fresh += (set & HUGE_FRESH_MASK) == COL(2);
 		if (set & want) {
 			uint64_t index = fast_index(s);
 
@@ -389,7 +395,8 @@ static size_t fast_run(struct bs_parser *p, const char *s, size_t len)
 	}
 	flush_lanes(&p->counts, lanes);
 	p->counts.idle_fresh += fresh;
-	p->counts.huge_idle_fresh += huge_fresh;
+	p->counts.huge_idle_fresh += huge_idle_fresh;
+	p->counts.huge_fresh += huge_fresh;
 	p->counts.allocated += lines;
 	p->line += lines;
 	return (size_t)(s - start);

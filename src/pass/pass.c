@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "pass.h"
+#include "pass_internal.h"
 
 #include "blockstate.h"
 #include "log.h"
@@ -63,52 +64,6 @@ static uint64_t pace(const struct pass_ctx *ctx, const struct pass_plan *plan, u
 #define ENOMEM_TRIES 4
 #define ENOMEM_DELAY_MS 100
 
-/* What the steps of one pass share. */
-struct pass_run {
-	struct bs_set inc_before; /* 'n' slots of the baseline (the pass end compares) */
-	struct bs_counts bs0;
-	bool bs_ok;
-	uint64_t marks;	  /* r + n slots, for batch progress */
-	uint64_t charged; /* pages charged by all steps so far */
-	uint64_t left;	  /* pages the previous step left unshrunk (fallback budget) */
-	/* the chain (a step and its fallbacks) under way: its head's counts and stop */
-	struct bs_counts chain_c0;
-	bool chain_measured, chain_complete;
-	struct zram_memo memo; /* what this pass learns, kept if nothing else wrote */
-	uint64_t sig0;
-	bool have_sig, memo_usable;
-	uint64_t bd_before;
-	/*
-	 * block_state counts as they are now: read once and reused until something changes
-	 * them (an idle mark, a recompress write); each read makes the kernel format a line
-	 * per slot (measured about 0.17 s emulated for 70,000 slots on 6.12).
-	 */
-	struct bs_counts cur;
-	bool cur_valid;
-	bool began; /* the baseline (bs0, inc_before) is read */
-	bool wrote; /* a recompress write succeeded in this pass */
-	bool idle_nothing; /* a priority-1 idle step found no idle page it could improve */
-};
-
-/* The counts now, from the last read when nothing changed them since. */
-static bool counts_now(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
-		       struct bs_counts *c)
-{
-	if (!st->bs_ok)
-		return false;
-	if (!st->cur_valid) {
-		uint64_t c0 = pass_cpu_now();
-		int r = blockstate_read(ctx->root_fd, d->id, &st->cur, NULL, NULL);
-
-		(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
-		if (r < 0)
-			return false;
-		st->cur_valid = true;
-	}
-	*c = st->cur;
-	return true;
-}
-
 /* The batches of one step. */
 struct batches {
 	struct batch_state st;
@@ -123,6 +78,9 @@ struct batches {
 	 * no mark: a write without progress may still have tried pages */
 	bool bounded;
 	uint64_t noprog_pages; /* pages of the writes since the last one with progress */
+	/* where failures are marked: the candidates at the step's start (policy_marked_step_more) */
+	uint64_t cand;
+	bool cand_known;
 };
 
 enum { BATCH_WRITTEN, BATCH_RETRY, BATCH_DONE };
@@ -270,7 +228,9 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	 * batch). After batches with mm_stat progress st->marks is stale (lower): that costs
 	 * at most one extra batch. The read serves the step's measuring too (counts_now).
 	 */
-	if (!progress && b->st.batched && counts_now(ctx, d, st, &c)) {
+	if (b->cand_known) {
+		progress = policy_marked_step_more(pr->pages_charged, b->cand);
+	} else if (!progress && b->st.batched && pass_counts_now(ctx, d, st, &c)) {
 		progress = policy_batch_progress(before, &after, true, st->marks,
 						 c.recompressed + c.incompressible);
 		st->marks = c.recompressed + c.incompressible;
@@ -306,8 +266,6 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	return BATCH_DONE;
 }
 
-static uint64_t step_candidates(const struct bs_counts *c, enum pass_type t);
-
 /*
  * One step: recompress writes of at most batch_pages until a batch makes no progress or
  * the budget is spent (the pass's pages left, and for a fallback what the previous
@@ -342,8 +300,20 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	 */
 	if (d->caps.walk_all && plan->mem_pressure_permille && b.st.batched && st->cur_valid &&
 	    !step->fallback)
-		b.batch = policy_walk_batch(plan->batch_pages, step_candidates(&st->cur, step->type),
+		b.batch = policy_walk_batch(plan->batch_pages, pass_candidates(&st->cur, step->type),
 					    plan->mem_pressure_permille);
+	/*
+	 * Where failures are marked, the step ends when it has had the chance to try every
+	 * candidate counted at the last read (more, not fewer: pages the pass's earlier steps
+	 * took are counted too, so pages swapped out since are the next pass's): no read.
+	 * Not with a threshold: the kernel passes over smaller pages without a mark.
+	 */
+	if (!ctx->dry_run && b.st.batched && !step->fallback && step->priority <= 1 &&
+	    !plan->threshold && (st->cur_valid || st->cur_est) && st->bs_ok &&
+	    policy_failures_marked(&d->caps, step->priority, d->recomp.highest)) {
+		b.cand = pass_candidates(&st->cur, step->type);
+		b.cand_known = true;
+	}
 	if (plan->pages_total && (b.st.pages_budget == 0 || b.st.pages_budget > total_left))
 		b.st.pages_budget = total_left;
 	if (step_budget && (b.st.pages_budget == 0 || b.st.pages_budget > step_budget))
@@ -368,6 +338,8 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		pr->compr_saved = 0;
 	pr->mem_freed = -delta_i64(start.v[MM_MEM_USED_TOTAL], d->mm.v[MM_MEM_USED_TOTAL]);
 	pr->huge_delta = delta_i64(start.v[MM_HUGE_PAGES], d->mm.v[MM_HUGE_PAGES]);
+	pass_counts_tried(st, b.cand_known && b.cand < pr->pages_charged ? b.cand
+									 : pr->pages_charged);
 	return pr->error;
 }
 
@@ -415,117 +387,6 @@ static int mark_idle(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t ag
 	rep->idle_marked = true;
 	rep->idle_age_sec = age;
 	return 0;
-}
-
-/*
- * block_state: the counts, and either records the 'n' slots (record) or counts those not in
- * before (*new_incomp), line by line, without a second set.
- */
-static void read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct bs_counts *c,
-		    struct bs_set *record, const struct bs_set *before, uint64_t *new_incomp,
-		    bool *ok)
-{
-	uint64_t c0;
-	int r;
-
-	*ok = false;
-	if (!d->caps.block_state)
-		return;
-	c0 = pass_cpu_now();
-	r = blockstate_read_incomp(ctx->root_fd, d->id, c, record, before, new_incomp);
-	(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
-	if (r >= 0 && record && record->failed)
-		r = -ENOMEM; /* the set could not grow to the slots listed */
-	if (r < 0) {
-		log_warning("%s: block_state unreadable (%s); incompressible pages are estimated "
-			    "from huge-page deltas",
-			    d->name, strerror(-r));
-		return;
-	}
-	*ok = true;
-}
-
-/*
- * Whether an idle-type step is worth writing, from block_state after its idle mark.
- * STOP_NOTHING: it can only meet slots it cannot change. Recompressed slots look idle
- * forever (ac_time 0), and 6.2-6.14 decompress each of them before finding nothing to
- * try, in one write that max_pages does not bound (such slots are not counted): measured
- * in the bench as 41% of the daemon's kernel time. Only decidable when no higher priority
- * is left to try for a recompressed slot. STOP_WALK: on those kernels, too few new idle
- * pages to pay for that walk (policy_idle_walk_worth). STOP_NONE: write it.
- */
-static enum batch_stop idle_step_verdict(const struct pass_ctx *ctx, const struct zram_dev *d,
-					 const struct pass_step *step, struct pass_run *st)
-{
-	bool top = step->priority == 1 || (step->priority == 0 && d->recomp.count == 1);
-	struct bs_counts c;
-
-	if (step->type != PASS_IDLE && step->type != PASS_HUGE_IDLE)
-		return STOP_NONE;
-	if (!counts_now(ctx, d, st, &c))
-		return STOP_NONE;
-	if (top && (step->type == PASS_IDLE ? c.idle_fresh : c.huge_idle_fresh) == 0) {
-		st->idle_nothing = true;
-		return STOP_NOTHING;
-	}
-	/* 6.15+ skip slots already at the step's priority in their scan. */
-	if (top && step->type == PASS_IDLE &&
-	    !policy_idle_walk_worth(c.idle_fresh, c.recompressed, !d->caps.prio_max_active))
-		return STOP_WALK;
-	return STOP_NONE;
-}
-
-static bool step_idle_type(enum pass_type t)
-{
-	return t == PASS_IDLE || t == PASS_HUGE_IDLE;
-}
-
-/* Slots a step of this type could try at priority 1 (block_state counts). */
-static uint64_t step_candidates(const struct bs_counts *c, enum pass_type t)
-{
-	switch (t) {
-	case PASS_IDLE:
-		return c->idle_fresh;
-	case PASS_HUGE_IDLE:
-		return c->huge_idle_fresh;
-	case PASS_HUGE:
-		return sat_sub_u64(c->huge, c->incompressible);
-	}
-	return 0;
-}
-
-/* The head of a chain whose candidates are no more than the last pass left: skip it. */
-static bool chain_unchanged(const struct pass_ctx *ctx, const struct zram_dev *d,
-			    const struct pass_step *step, uint64_t left, struct pass_run *st)
-{
-	struct bs_counts c;
-
-	if (!step_idle_type(step->type))
-		return false;
-	if (!counts_now(ctx, d, st, &c))
-		return false;
-	return step_candidates(&c, step->type) <= left;
-}
-
-
-/*
- * Pages a finished step tried and left as they were: at most what it could try (its
- * candidates, or the pages charged), minus those it shrank (new 'r') or gave up on (new
- * 'n'). A fallback step's candidates are not in block_state (slots already at a lower
- * priority show 'r' too), so its charge bounds it.
- */
-static uint64_t step_unshrunk(const struct pass_report *pr, bool have_bs, const struct bs_counts *c0,
-			      const struct bs_counts *c1)
-{
-	uint64_t tried = pr->pages_charged, done;
-
-	if (!have_bs)
-		return tried;
-	if (!pr->fallback && pr->priority <= 1 && step_candidates(c0, pr->type) < tried)
-		tried = step_candidates(c0, pr->type);
-	done = sat_add_u64(sat_sub_u64(c1->recompressed, c0->recompressed),
-			   sat_sub_u64(c1->incompressible, c0->incompressible));
-	return sat_sub_u64(tried, done);
 }
 
 /*
@@ -601,14 +462,13 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
 	/* Sized by the slots block_state lists, up to the device's (never from disksize). */
 	bs_set_init(&st->inc_before, nslots);
 	if (nslots)
-		read_bs(ctx, d, &st->bs0, &st->inc_before, NULL, NULL, &st->bs_ok);
+		pass_read_bs(ctx, d, &st->bs0, &st->inc_before, NULL, NULL, &st->bs_ok);
 	if (!st->bs_ok)
 		return;
 	rep->incompressible_before = st->bs0.incompressible;
 	rep->recompressed_before = st->bs0.recompressed;
 	st->marks = st->bs0.incompressible + st->bs0.recompressed;
-	st->cur = st->bs0;
-	st->cur_valid = true;
+	pass_counts_set(st, &st->bs0);
 }
 
 /*
@@ -625,12 +485,12 @@ static bool step_left_out(const struct pass_ctx *ctx, const struct zram_dev *d,
 
 	if (ctx->dry_run || step->fallback || !st->bs_ok)
 		return false;
-	why = idle_step_verdict(ctx, d, step, st);
+	why = pass_idle_verdict(ctx, d, step, st);
 	if (why == STOP_NONE && step->type == PASS_HUGE && plan->ripen_probe && st->idle_nothing &&
-	    counts_now(ctx, d, st, &c) && policy_burst_young(pass_young_estimate(&c), c.allocated))
+	    pass_counts_now(ctx, d, st, &c) && policy_burst_young(pass_young_estimate(&c), c.allocated))
 		why = STOP_YOUNG;
 	if (why == STOP_NONE && st->memo_usable && d->memo.valid[step->type] &&
-	    chain_unchanged(ctx, d, step, d->memo.left[step->type], st)) {
+	    pass_chain_unchanged(ctx, d, step, d->memo.left[step->type], st)) {
 		why = STOP_UNCHANGED;
 		/* still true at the end of this pass if nothing is written meanwhile */
 		st->memo.valid[step->type] = true;
@@ -653,17 +513,17 @@ static void step_measured(const struct pass_ctx *ctx, const struct zram_dev *d,
 			  const struct bs_counts *c0, struct pass_report *pr, struct pass_run *st)
 {
 	struct bs_counts c1;
-	bool have_c1 = have_c0 && counts_now(ctx, d, st, &c1);
+	bool have_c1 = have_c0 && pass_counts_now(ctx, d, st, &c1);
 
-	pr->unshrunk = step_unshrunk(pr, have_c1, c0, &c1);
+	pr->unshrunk = pass_step_unshrunk(pr, have_c1, c0, &c1);
 	pr->unshrunk_retried = last_of_chain;
 	st->left = pr->unshrunk;
 	if (!last_of_chain || !have_c1 || !st->chain_measured || !st->chain_complete ||
-	    pr->error != 0 || !step_idle_type(step->type))
+	    pr->error != 0 || !pass_idle_type(step->type))
 		return;
 	st->memo.valid[step->type] = true;
 	st->memo.left[step->type] = sat_sub_u64(
-		step_candidates(&st->chain_c0, step->type),
+		pass_candidates(&st->chain_c0, step->type),
 		sat_add_u64(sat_sub_u64(c1.recompressed, st->chain_c0.recompressed),
 			    sat_sub_u64(c1.incompressible, st->chain_c0.incompressible)));
 }
@@ -693,7 +553,7 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	}
 	if (step->mark_idle) {
 		r = mark_idle(ctx, d, step->idle_age_sec, rep);
-		st->cur_valid = false;
+		pass_counts_forget(st);
 		if (r < 0) {
 			if (!rep->error)
 				rep->error = r;
@@ -714,7 +574,7 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 		  (!last_of_chain ||
 		   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest));
 	if (measure)
-		have_c0 = counts_now(ctx, d, st, &c0);
+		have_c0 = pass_counts_now(ctx, d, st, &c0);
 	pr = next_report(rep); /* not NULL: checked above, one entry per step */
 	r = run_one_type(ctx, d, plan, step, pr, st, sat_sub_u64(plan->pages_total, st->charged),
 			 step->fallback ? st->left : 0);
@@ -786,7 +646,7 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 			rep->new_incompressible_lower = true;
 			bs_ok_after = true;
 		} else if (st->bs_ok && st->wrote) {
-			read_bs(ctx, d, &bs1, NULL, &st->inc_before, &new_incomp, &bs_ok_after);
+			pass_read_bs(ctx, d, &bs1, NULL, &st->inc_before, &new_incomp, &bs_ok_after);
 		}
 	}
 	rep->after = d->mm;

@@ -120,6 +120,26 @@ bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompres
 	return !walk_decompresses || fresh >= walked / POLICY_WALK_COST_DIVISOR;
 }
 
+bool policy_marked_step_more(uint64_t charged, uint64_t candidates)
+{
+	return charged < candidates;
+}
+
+void policy_counts_after(struct bs_counts *c, uint64_t tried)
+{
+	c->idle_fresh = sat_sub_u64(c->idle_fresh, tried);
+	c->huge_idle_fresh = sat_sub_u64(c->huge_idle_fresh, tried);
+	c->huge_fresh = sat_sub_u64(c->huge_fresh, tried);
+	c->recompressed = sat_add_u64(c->recompressed, tried);
+}
+
+bool policy_idle_go(uint64_t fresh, uint64_t walked, bool check_walk, bool walk_decompresses)
+{
+	if (fresh == 0)
+		return false;
+	return !check_walk || policy_idle_walk_worth(fresh, walked, walk_decompresses);
+}
+
 bool policy_batch_progress(const struct zram_mm_stat *before, const struct zram_mm_stat *after,
 			   bool marks_known, uint64_t marks_before, uint64_t marks_after)
 {

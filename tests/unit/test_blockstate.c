@@ -1309,7 +1309,8 @@ static void test_idle_fresh(void **state)
 			   "           3           12.000001 ..hi.n\n" /* incompressible */
 			   "           4           12.000001 s..i..\n" /* same */
 			   "           5           12.000001 .w.i..\n" /* written back */
-			   "           6           12.000001 ......\n"; /* not idle */
+			   "           6           12.000001 ......\n"  /* not idle */
+			   "           7           12.000001 ..h...\n"; /* huge, not idle */
 	/* general path: an index wider than 12 digits */
 	const char *wide = "1234567890123           12.000001 ..hi..\n";
 	struct bs_counts c;
@@ -1319,9 +1320,11 @@ static void test_idle_fresh(void **state)
 	assert_int_equal(c.idle, 6);
 	assert_int_equal(c.idle_fresh, 2);
 	assert_int_equal(c.huge_idle_fresh, 1);
+	assert_int_equal(c.huge_fresh, 2); /* slots 1 and 7; 3 is 'n' */
 	assert_int_equal(blockstate_parse(wide, strlen(wide), &c, NULL, NULL), 0);
 	assert_int_equal(c.idle_fresh, 1);
 	assert_int_equal(c.huge_idle_fresh, 1);
+	assert_int_equal(c.huge_fresh, 1);
 }
 
 static void count_stored(void *arg, uint64_t index)

@@ -529,7 +529,11 @@ static void test_write_bounded_failing_run(void **state)
 	assert_true(rep.passes[0].compr_saved == 1000000);
 	assert_true(w.failing_batches > 0); /* it stopped before trying all of them */
 
-	/* failures marked (one secondary): no progress means nothing was tried, it ends */
+	/*
+	 * failures marked (one secondary): the step ends once its writes could have tried
+	 * every candidate counted after the idle mark (3 idle slots: the first write), with
+	 * no block_state read after a write (policy_marked_step_more): baseline and end only
+	 */
 	w.log[0] = '\0';
 	dev.recomp.set[2] = false;
 	dev.recomp.count = 1;
@@ -537,9 +541,12 @@ static void test_write_bounded_failing_run(void **state)
 	w.progress_batches = 1;
 	w.failing_batches = 3;
 	w.progress_after_failing = 1;
+	bs_reads = 0;
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
-	assert_int_equal(rep.passes[0].commands, 2);
+	assert_int_equal(rep.passes[0].commands, 1);
+	assert_int_equal(rep.passes[0].stop, STOP_NO_PROGRESS);
 	assert_true(rep.passes[0].compr_saved == 1000000);
+	assert_int_equal(bs_reads, 2);
 }
 
 /* max-write-ms = 0: the fixed batches of max-pages-per-batch, whatever a write takes. */
@@ -659,7 +666,9 @@ static void test_bitmaps_sized_by_block_state(void **state)
 /*
  * Under memory pressure the pass's end takes the counts read after its last write instead
  * of reading block_state again for the new 'n' slots: one read less, and the new ones a
- * lower bound (here a slot that left 'n', swapped in, hides the one that came).
+ * lower bound (here a slot that left 'n', swapped in, hides the one that came). Such a
+ * read comes where failures are not marked (two secondaries, the step at #1); where they
+ * are, no read follows a write, and the end's read is exact.
  */
 static void test_end_counts_under_pressure(void **state)
 {
@@ -674,8 +683,8 @@ static void test_end_counts_under_pressure(void **state)
 	unsigned calm;
 
 	(void)state;
-	dev.caps.block_state = true;
 	cfg_idle_only();
+	failures_unmarked();
 	fr_write("sys/kernel/debug/zram/zram0/block_state", before);
 	w.bs_after_prio1 = after;
 	w.progress_batches = 1;
@@ -701,6 +710,61 @@ static void test_end_counts_under_pressure(void **state)
 	pass_print_report(outf, &rep);
 	fflush(outf);
 	assert_non_null(strstr(out, "(at least 0 new)"));
+
+	/* one secondary, failures marked: baseline and end, the new 'n' slot counted exactly */
+	dev.recomp.set[2] = false;
+	dev.recomp.count = 1;
+	dev.recomp.highest = 1;
+	fr_write("sys/kernel/debug/zram/zram0/block_state", before);
+	w.progress_batches = 1;
+	bs_reads = 0;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(bs_reads, 2);
+	assert_false(rep.new_incompressible_lower);
+	assert_int_equal(rep.new_incompressible, 1);
+}
+
+/*
+ * After the huge_idle step wrote, the idle step's verdict comes from the baseline's counts
+ * less what that step could have tried (policy_counts_after): no read between the steps
+ * when fresh idle pages are clearly left; a read when the estimate leaves none.
+ */
+static void test_idle_verdict_estimated(void **state)
+{
+	static const char bs[] = "           0            0.000000 ..hi..\n"
+				 "           1            0.000000 ...i..\n"
+				 "           2            0.000000 ...i..\n"
+				 "           3            0.000000 ...i..\n";
+	static const char all_huge[] = "           0            0.000000 ..hi..\n"
+				       "           1            0.000000 ..hi..\n";
+	struct device_report rep = { 0 };
+
+	(void)state;
+	dev.caps.block_state = true;
+	cfg.n_passes = 2;
+	cfg.passes[0] = PASS_HUGE_IDLE;
+	cfg.passes[1] = PASS_IDLE;
+	cfg.compact = COMPACT_NEVER;
+	fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
+	w.progress_batches = 2;
+	bs_reads = 0;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.n_passes, 2);
+	assert_int_equal(rep.passes[0].commands, 1);
+	assert_int_equal(rep.passes[1].commands, 1); /* 3 fresh left by the estimate */
+	assert_int_equal(bs_reads, 2);		      /* baseline and end */
+
+	/* every fresh idle page was huge: the estimate leaves none, so block_state tells */
+	fr_write("sys/kernel/debug/zram/zram0/block_state", all_huge);
+	w.progress_batches = 2;
+	bs_reads = 0;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(bs_reads, 3);
+	assert_int_equal(rep.passes[0].commands, 1);
+	/* the fake kernel leaves block_state as it was: 2 fresh, so the idle step runs */
+	assert_int_equal(rep.passes[1].commands, 1);
 }
 
 /*
@@ -1854,6 +1918,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_bounded_cpu_not_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_counts_under_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_verdict_estimated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_after_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),

@@ -224,6 +224,63 @@ static void test_idle_walk_worth(void **state)
 }
 
 /*
+ * Failures marked: a step goes on while its writes' max_pages are fewer than the
+ * candidates counted at its start; a step of none writes nothing more after its first.
+ */
+static void test_marked_step_more(void **state)
+{
+	(void)state;
+	assert_true(policy_marked_step_more(0, 1));
+	assert_true(policy_marked_step_more(2047, 2048));
+	assert_false(policy_marked_step_more(2048, 2048));
+	assert_false(policy_marked_step_more(4096, 3000));
+	assert_false(policy_marked_step_more(64, 0));
+	assert_true(policy_marked_step_more(0, UINT64_MAX));
+}
+
+/*
+ * Counts after writes that tried at most N pages: the fresh counts fall by N (never below
+ * 0), 'r' (what an idle walk meets) rises by N (saturating); the rest is as read.
+ */
+static void test_counts_after(void **state)
+{
+	struct bs_counts c = { .allocated = 100, .huge = 30, .idle = 60, .recompressed = 10,
+			       .incompressible = 5, .idle_fresh = 45, .huge_idle_fresh = 20,
+			       .huge_fresh = 25 };
+
+	(void)state;
+	policy_counts_after(&c, 20);
+	assert_int_equal(c.idle_fresh, 25);
+	assert_int_equal(c.huge_idle_fresh, 0);
+	assert_int_equal(c.huge_fresh, 5);
+	assert_int_equal(c.recompressed, 30);
+	assert_int_equal(c.allocated, 100);
+	assert_int_equal(c.incompressible, 5);
+	policy_counts_after(&c, UINT64_MAX);
+	assert_int_equal(c.idle_fresh, 0);
+	assert_true(c.recompressed == UINT64_MAX);
+	c = (struct bs_counts){ .idle_fresh = 7, .recompressed = 3 };
+	policy_counts_after(&c, 0);
+	assert_int_equal(c.idle_fresh, 7);
+	assert_int_equal(c.recompressed, 3);
+}
+
+/*
+ * An idle step's go-ahead from estimated counts: fresh pages left and, where the walk
+ * decompresses, enough of them for it; otherwise undecided (the caller reads).
+ */
+static void test_idle_go(void **state)
+{
+	(void)state;
+	assert_false(policy_idle_go(0, 0, false, true));
+	assert_false(policy_idle_go(0, 0, true, false));
+	assert_true(policy_idle_go(1, 100000, false, true)); /* huge_idle: no walk check */
+	assert_true(policy_idle_go(500, 1000, true, true));
+	assert_false(policy_idle_go(499, 1000, true, true));
+	assert_true(policy_idle_go(1, 100000, true, false)); /* 6.15+: no decompressing walk */
+}
+
+/*
  * 6.13+ under memory pressure: a step's candidates in at most 8 writes, up to (1 + 7m) x the
  * batch, never below it. The 7.3 swap bench's catch-up (about 60,000 idle candidates at
  * full pressure) takes 7,500-page writes instead of thirty 2048-page ones.
@@ -1215,6 +1272,9 @@ int main(void)
 		cmocka_unit_test(test_expand_plan),
 		cmocka_unit_test(test_failures_marked),
 		cmocka_unit_test(test_idle_walk_worth),
+		cmocka_unit_test(test_marked_step_more),
+		cmocka_unit_test(test_counts_after),
+		cmocka_unit_test(test_idle_go),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_walk_batch),
 		cmocka_unit_test(test_write_bound),
