@@ -92,10 +92,56 @@ run_guest() {
 		return
 	fi
 	# console-K-*.log; console-K.log: the newest of kernel K; console.log: of any kernel.
+	_res=$OUTDIR/guest-results-$1.txt
 	# shellcheck disable=SC2086 # a word list
 	vm_run console "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-480}" VM_TIMEOUT kernel_log "" \
-		$GUEST
+		$GUEST >"$_res"
+	retry_guest "$1" "$_res"
 	trace_checks "$1"
+}
+
+# retry_guest K RESULTS: scenarios that failed in the boot of all (at most VM_RETRY_MAX, 3)
+# run once more, alone, in a boot of their own. Several of them squeeze memory with a
+# balloon, and on a loaded host the guest's reclaim timing differs from run to run (CI run
+# of 88a6351: 1 of 130 failed, the next runs passed). The first failure stays in the output
+# as a "vm: RETRY" line, not counted; the second boot's result is the one that counts. More
+# failures than that are not timing: they are reported as they are.
+retry_guest() {
+	_again=
+	_n=0
+	while IFS= read -r _l; do
+		case $_l in
+		"vm: FAIL kernel_log "*) ;;
+		"vm: FAIL "*)
+			_again="$_again $(echo "$_l" | cut -d' ' -f3)"
+			_n=$((_n + 1))
+			;;
+		esac
+	done <"$2"
+	if [ "$_n" -eq 0 ] || [ "$_n" -gt "${VM_RETRY_MAX:-3}" ]; then
+		cat "$2"
+		return
+	fi
+	VM_FAILED=$((VM_FAILED - _n))
+	while IFS= read -r _l; do
+		case $_l in
+		"vm: FAIL kernel_log "*) echo "$_l" ;;
+		"vm: FAIL "*) echo "vm: RETRY ${_l#vm: FAIL }" ;;
+		*) echo "$_l" ;;
+		esac
+	done <"$2"
+	if ! VM_TESTS="${_again# }" VM_KSRC="${VM_KSRC:-}" "$HERE/mkinitramfs.sh" "$INITRD" tests \
+		>/dev/null; then
+		# shellcheck disable=SC2086 # a word list
+		vm_result_each FAIL "mkinitramfs.sh failed (retry)" $_again
+		return
+	fi
+	_first_log=$VM_LOG
+	# shellcheck disable=SC2086 # a word list
+	vm_run console-retry "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-480}" VM_TIMEOUT \
+		kernel_log_retry "" $_again
+	# trace_checks reads the log of the boot that ran strace_allowlist last
+	case " $_again " in *" strace_allowlist "*) ;; *) VM_LOG=$_first_log ;; esac
 }
 
 # trace_checks K: the strace_allowlist scenario printed its traces (VMTRACE lines); each is
