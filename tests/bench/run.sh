@@ -222,13 +222,13 @@ run_vm() {
 		[ -f "$HERE/guest/bench_$s.sh" ] || vm_die "no scenario $s (tests/bench/guest)"
 		tests="$tests bench_$s"
 	done
-	INITRD=$OUT/initramfs.cpio.gz
+	INITRD=$OUT/initramfs-$kver$tag.cpio.gz
 	# The tier's image (busybox, zram-recompd and its libraries, /init, /vm/lib.sh, the page
 	# data) with /vm/tests naming the bench scenarios, then a second archive appended with
 	# the bench's own files: the kernel unpacks concatenated archives in order.
 	VM_TESTS="$tests" VM_SCENARIO_TIMEOUT=${BENCH_SCENARIO_TIMEOUT:-900} \
 		"$VM_DIR/mkinitramfs.sh" "$INITRD" tests || return 1
-	st=$TMP/overlay
+	st=$TMP/overlay-$kver$tag
 	mkdir -p "$st/vm/scenarios" "$st/usr/bin"
 	cp "$HERE"/guest/bench_*.sh "$st/vm/scenarios/"
 	cp "$HERE/guest/benchlib.sh" "$st/vm/benchlib.sh"
@@ -302,24 +302,70 @@ run_kernel() {
 	return $rk
 }
 
+# BENCH_PARALLEL=1: the kernels' boots at once, each into a key file of its own, added to
+# the others when all have ended. For one-vCPU boots (BENCH_SCENARIOS=burst): two of them
+# share a 2-core host without slowing each other, and -icount keeps guest time apart from
+# host speed; two-vCPU boots side by side would compete for the cores.
 vm_ok=0
 first=1
 prefixes=
+pids=
+n=0
 for k in $KERNELS; do
 	if [ "$first" = 1 ]; then
-		run_kernel "$k" "" "$SCENARIOS" || vm_ok=1
+		p=
+		sc=$SCENARIOS
 		first=0
-		continue
+	else
+		p=k$(echo "$k" | tr -c '0-9\n' '_').
+		prefixes="$prefixes $p"
+		sc=$OTHER_SCENARIOS
 	fi
-	p=k$(echo "$k" | tr -c '0-9\n' '_').
-	prefixes="$prefixes $p"
-	run_kernel "$k" "$p" "$OTHER_SCENARIOS" || vm_ok=1
+	if [ "${BENCH_PARALLEL:-0}" = 1 ]; then
+		n=$((n + 1))
+		(
+			KV=$OUT/kv.$n.txt
+			: >"$KV"
+			run_kernel "$k" "$p" "$sc"
+		) &
+		pids="$pids $!"
+	else
+		run_kernel "$k" "$p" "$sc" || vm_ok=1
+	fi
+done
+for pid in $pids; do
+	wait "$pid" || vm_ok=1
+done
+i=1
+while [ "$i" -le "$n" ]; do
+	cat "$OUT/kv.$i.txt" >>"$KV"
+	rm -f "$OUT/kv.$i.txt"
+	i=$((i + 1))
 done
 kv meta.kernel_prefixes "${prefixes# }"
 kv meta.bench_wall_s "$(seconds "$T_START" "$(ns)")"
 
+# BENCH_KEEP=1: the scenarios not run now keep their keys from the results file (keep.py;
+# meta.kept.* name the run they come from), so that a run of one scenario adds to a full one.
+# Kept first: a key measured now replaces a kept one.
+DKV=$KV
+if [ "${BENCH_KEEP:-0}" = 1 ] && [ -r "$RESULTS" ]; then
+	DKV=$OUT/kv-kept.txt
+	if python3 "$HERE/keep.py" "$RESULTS" "$SCENARIOS $OTHER_SCENARIOS" >"$DKV"; then
+		cat "$KV" >>"$DKV"
+		# the kernels of the kept keys too
+		kp=$(sed -n 's/^meta\.kept\.kernel_prefixes //p' "$DKV")
+		# shellcheck disable=SC2086 # word lists
+		kp=$(printf '%s\n' $kp $prefixes | sort -u | tr '\n' ' ')
+		echo "meta.kernel_prefixes ${kp% }" >>"$DKV"
+	else
+		log "keep.py could not read $RESULTS; nothing kept"
+		DKV=$KV
+	fi
+fi
+
 # Replace the results only when every step worked.
-if awk -f "$HERE/derive.awk" "$KV" >"$OUT/results.kv" &&
+if awk -f "$HERE/derive.awk" "$DKV" >"$OUT/results.kv" &&
 	awk -f "$HERE/json.awk" "$OUT/results.kv" >"$OUT/latest.json.tmp"; then
 	mv "$OUT/latest.json.tmp" "$RESULTS"
 else
