@@ -73,6 +73,7 @@ struct batches {
 	uint64_t last_cpu_ns;	/* its CPU time (the thread's; 0 = unknown) */
 	struct write_cost *cost; /* the learnt cost of this type and priority (max-write-ms) */
 	unsigned enomem_row;
+	uint64_t batch_full; /* the step's batch before any ENOMEM halved it */
 	bool mm_fresh; /* d->mm was read right after the previous write, no pause since */
 	/* writes sized by max-write-ms (smaller than the fixed batch) whose failures leave
 	 * no mark: a write without progress may still have tried pages */
@@ -104,6 +105,19 @@ static void print_dry_batches(const struct pass_ctx *ctx, const struct zram_dev 
 	else if (b->st.batched)
 		fprintf(ctx->out, "%s:   (repeated while batches make progress, %s)\n", d->name,
 			limit);
+}
+
+/* A write refused with ENOMEM: BATCH_RETRY smaller and later, or BATCH_DONE after ENOMEM_TRIES. */
+static int batch_enomem(struct pass_report *pr, struct batches *b)
+{
+	pr->enomem++;
+	if (++b->enomem_row >= ENOMEM_TRIES) {
+		pr->stop = STOP_ENOMEM;
+		return BATCH_DONE;
+	}
+	b->batch = policy_enomem_batch(b->batch, b->batch_full, true);
+	sleep_ms(ENOMEM_DELAY_MS << (b->enomem_row - 1));
+	return BATCH_RETRY;
 }
 
 /*
@@ -165,22 +179,15 @@ static int write_batch(const struct pass_ctx *ctx, struct zram_dev *d, const str
 		d->mm = *before;
 	b->mm_fresh = false;
 	r = pass_write(ctx, d, "recompress", cmd, &pr->kernel_ns, &pr->eagain);
-	if (r == -ENOMEM && b->st.batched) {
-		pr->enomem++;
-		if (++b->enomem_row >= ENOMEM_TRIES) {
-			pr->stop = STOP_ENOMEM;
-			return BATCH_DONE;
-		}
-		b->batch = b->batch > 1 ? b->batch / 2 : 1;
-		sleep_ms(ENOMEM_DELAY_MS << (b->enomem_row - 1));
-		return BATCH_RETRY;
-	}
+	if (r == -ENOMEM && b->st.batched)
+		return batch_enomem(pr, b);
 	if (r < 0) {
 		pass_log_write_error(ctx, d, "recompress", cmd, r, plan->threshold);
 		pr->stop = STOP_ERROR;
 		return pr->error = r;
 	}
 	b->enomem_row = 0;
+	b->batch = policy_enomem_batch(b->batch, b->batch_full, false);
 	pr->commands++;
 	b->last_write_ns = sat_sub_u64(pr->kernel_ns, k0);
 	b->last_cpu_ns = pass_cpu_last_ns();
@@ -314,6 +321,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		b.cand = pass_candidates(&st->cur, step->type);
 		b.cand_known = true;
 	}
+	b.batch_full = b.batch;
 	if (plan->pages_total && (b.st.pages_budget == 0 || b.st.pages_budget > total_left))
 		b.st.pages_budget = total_left;
 	if (step_budget && (b.st.pages_budget == 0 || b.st.pages_budget > step_budget))

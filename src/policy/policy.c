@@ -120,6 +120,16 @@ bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompres
 	return !walk_decompresses || fresh >= walked / POLICY_WALK_COST_DIVISOR;
 }
 
+uint64_t policy_enomem_batch(uint64_t batch, uint64_t full, bool enomem)
+{
+	if (enomem)
+		return batch > 1 ? batch / 2 : 1;
+	if (batch >= full)
+		return batch;
+	batch = sat_mul_u64(batch ? batch : 1, 2);
+	return batch > full ? full : batch;
+}
+
 bool policy_marked_step_more(uint64_t charged, uint64_t candidates)
 {
 	return charged < candidates;

@@ -1078,7 +1078,10 @@ static void test_unmarked_failures_not_retried(void **state)
 	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
 }
 
-/* ENOMEM is back-pressure: the batch ends quietly, the next one is half as large. */
+/*
+ * ENOMEM is back-pressure: the batch ends quietly, the next one is half as large; each
+ * write that succeeds doubles it back (policy_enomem_batch).
+ */
 static void test_enomem_backpressure(void **state)
 {
 	struct device_report rep = { 0 };
@@ -1094,7 +1097,7 @@ static void test_enomem_backpressure(void **state)
 				   "recompress: type=idle priority=1 max_pages=2048\n"
 				   "recompress: type=idle priority=1 max_pages=1024\n"
 				   "recompress: type=idle priority=1 max_pages=512\n"
-				   "recompress: type=idle priority=1 max_pages=512\n");
+				   "recompress: type=idle priority=1 max_pages=1024\n");
 	assert_int_equal(rep.error, 0);
 	assert_int_equal(rep.passes[0].enomem, 2);
 	assert_int_equal(rep.passes[0].commands, 2);

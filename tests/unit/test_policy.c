@@ -223,6 +223,28 @@ static void test_idle_walk_worth(void **state)
 	assert_true(policy_idle_walk_worth(1, 55000, false));
 }
 
+/* ENOMEM halves the next write's batch; each write that succeeds doubles it back. */
+static void test_enomem_batch(void **state)
+{
+	uint64_t b = 2048;
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		b = policy_enomem_batch(b, 2048, true);
+	assert_int_equal(b, 32);
+	b = policy_enomem_batch(b, 2048, false);
+	assert_int_equal(b, 64);
+	for (int i = 0; i < 4; i++)
+		b = policy_enomem_batch(b, 2048, false);
+	assert_int_equal(b, 1024);
+	b = policy_enomem_batch(b, 2048, false);
+	assert_int_equal(b, 2048);
+	assert_int_equal(policy_enomem_batch(b, 2048, false), 2048); /* never past full */
+	assert_int_equal(policy_enomem_batch(1, 2048, true), 1);     /* never below one page */
+	assert_int_equal(policy_enomem_batch(1500, 2048, false), 2048);
+	assert_int_equal(policy_enomem_batch(4096, 2048, false), 4096); /* not shrunk either */
+}
+
 /*
  * Failures marked: a step goes on while its writes' max_pages are fewer than the
  * candidates counted at its start; a step of none writes nothing more after its first.
@@ -1272,6 +1294,7 @@ int main(void)
 		cmocka_unit_test(test_expand_plan),
 		cmocka_unit_test(test_failures_marked),
 		cmocka_unit_test(test_idle_walk_worth),
+		cmocka_unit_test(test_enomem_batch),
 		cmocka_unit_test(test_marked_step_more),
 		cmocka_unit_test(test_counts_after),
 		cmocka_unit_test(test_idle_go),
