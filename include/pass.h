@@ -79,7 +79,10 @@ struct pass_report {
 		STOP_ENOMEM,	/* the kernel kept refusing with ENOMEM: memory is short */
 		STOP_WALK,	/* too few new idle pages to pay for the walk (6.2-6.14) */
 		STOP_YOUNG, /* huge after a burst: its pages younger than the idle age */
+		STOP_UNPAID, /* huge: the last one saved too little for its pages, waits */
 	} stop;
+	uint64_t pages_tried; /* at most this many pages tried: the charge, or fewer where
+			       * failures are marked and the candidates were counted */
 	int error; /* -errno of the write that failed, 0 */
 };
 

@@ -200,6 +200,19 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
 bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses);
 
 /*
+ * The daemon's huge step pays its way (per device, across passes): huge pages are stored
+ * uncompressed because the primary could not shrink them, the huge type is not idle-gated,
+ * so each pass tries the pages just swapped out, and few shrink. In the burst bench (6.12,
+ * one vCPU) each huge step spent about 0.3 s of CPU for 20-60 KiB, against 2.6-4.0 MiB for
+ * the idle step's 2.4-3.2 s. After a huge step that saved less than 1/64 of the bytes it
+ * tried, the next one waits 1, then 2, 4, up to 8 passes; one that pays ends the wait.
+ * Returns the passes the next huge step waits; tried_bytes 0 (nothing tried) keeps last.
+ */
+#define POLICY_HUGE_PAYS_DIVISOR 64
+#define POLICY_HUGE_WAIT_MAX 8
+unsigned policy_huge_wait(unsigned last, uint64_t saved, uint64_t tried_bytes);
+
+/*
  * The next write's batch around a recompress ENOMEM (the kernel could not allocate a new
  * object under memory pressure; the write stops there): halved after one, doubled back
  * towards full after each write that succeeds. Halving alone left a 6.12 catch-up at

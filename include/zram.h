@@ -172,6 +172,9 @@ struct zram_dev {
 	/* backing_dev (CONFIG_ZRAM_WRITEBACK): the path, "" for the kernel's "none" */
 	char backing_dev[128];
 	struct zram_memo memo;
+	/* the daemon's huge step: passes it waits, and the wait it was last given
+	 * (policy_huge_wait) */
+	unsigned huge_wait_left, huge_wait;
 	/*
 	 * The kernel's cost per page as learnt from this device's recompress writes, per type
 	 * and priority (index 0: no priority= key), for max-write-ms (write_cost.h). Kept

@@ -346,8 +346,8 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		pr->compr_saved = 0;
 	pr->mem_freed = -delta_i64(start.v[MM_MEM_USED_TOTAL], d->mm.v[MM_MEM_USED_TOTAL]);
 	pr->huge_delta = delta_i64(start.v[MM_HUGE_PAGES], d->mm.v[MM_HUGE_PAGES]);
-	pass_counts_tried(st, b.cand_known && b.cand < pr->pages_charged ? b.cand
-									 : pr->pages_charged);
+	pr->pages_tried = b.cand_known && b.cand < pr->pages_charged ? b.cand : pr->pages_charged;
+	pass_counts_tried(st, pr->pages_tried);
 	return pr->error;
 }
 
@@ -484,14 +484,21 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
  * the report): an idle step with nothing (worth) trying, or a chain whose candidates are
  * no more than those it left last time while nothing was written.
  */
-static bool step_left_out(const struct pass_ctx *ctx, const struct zram_dev *d,
+static bool step_left_out(const struct pass_ctx *ctx, struct zram_dev *d,
 			  const struct pass_plan *plan, const struct pass_step *step,
 			  struct pass_run *st, struct device_report *rep)
 {
 	enum batch_stop why;
 	struct bs_counts c;
 
-	if (ctx->dry_run || step->fallback || !st->bs_ok)
+	if (ctx->dry_run || step->fallback)
+		return false;
+	if (step->type == PASS_HUGE && d->huge_wait_left) {
+		d->huge_wait_left--;
+		skip_step(rep, step, STOP_UNPAID);
+		return true;
+	}
+	if (!st->bs_ok)
 		return false;
 	why = pass_idle_verdict(ctx, d, step, st);
 	if (why == STOP_NONE && step->type == PASS_HUGE && plan->ripen_probe && st->idle_nothing &&
@@ -587,6 +594,12 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	r = run_one_type(ctx, d, plan, step, pr, st, sat_sub_u64(plan->pages_total, st->charged),
 			 step->fallback ? st->left : 0);
 	st->charged = sat_add_u64(st->charged, pr->pages_charged);
+	if (step->type == PASS_HUGE && !step->fallback && pr->error == 0) {
+		/* what it saved for what it tried decides when the next one runs */
+		d->huge_wait = policy_huge_wait(d->huge_wait, (uint64_t)pr->compr_saved,
+						sat_mul_u64(pr->pages_tried, ZRAM_PAGE_SIZE));
+		d->huge_wait_left = d->huge_wait;
+	}
 	if (!step->fallback) {
 		st->chain_measured = have_c0;
 		st->chain_complete = pr->stop == STOP_NO_PROGRESS;

@@ -70,6 +70,9 @@ static const char *stop_name(enum batch_stop s)
 	case STOP_YOUNG:
 		return "most pages are younger than the idle age, left to the pass when they have "
 		       "aged (skipped)";
+	case STOP_UNPAID:
+		return "the last huge step saved under 1/64 of the pages it tried; waiting a few "
+		       "passes (skipped)";
 	}
 	return "?";
 }

@@ -120,6 +120,17 @@ bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompres
 	return !walk_decompresses || fresh >= walked / POLICY_WALK_COST_DIVISOR;
 }
 
+unsigned policy_huge_wait(unsigned last, uint64_t saved, uint64_t tried_bytes)
+{
+	if (tried_bytes == 0)
+		return last;
+	if (saved >= tried_bytes / POLICY_HUGE_PAYS_DIVISOR)
+		return 0;
+	if (last == 0)
+		return 1;
+	return last >= POLICY_HUGE_WAIT_MAX / 2 ? POLICY_HUGE_WAIT_MAX : last * 2;
+}
+
 uint64_t policy_enomem_batch(uint64_t batch, uint64_t full, bool enomem)
 {
 	if (enomem)

@@ -808,6 +808,54 @@ static void test_huge_waits_after_burst(void **state)
 }
 
 /*
+ * A huge step that saved under 1/64 of what it tried makes the next ones wait 1, 2, 4 ...
+ * passes (the device remembers); one that pays ends the wait (policy_huge_wait).
+ */
+static void test_huge_waits_when_unpaid(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_plan plan = {
+		.n_steps = 1,
+		.steps = { { .type = PASS_HUGE, .priority = 1 } },
+		.batch_pages = 64,
+		.compact = COMPACT_NEVER,
+	};
+	/* pass by pass: whether the huge step writes (1 run, 1 wait, 1 run, 2 waits, 1 run) */
+	static const bool runs[] = { true, false, true, false, false, true };
+
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_SIZE(runs); i++) {
+		w.log[0] = '\0';
+		w.progress_batches = 0; /* nothing saved */
+		memset(&rep, 0, sizeof(rep));
+		assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+		assert_int_equal(rep.n_passes, 1);
+		if (runs[i]) {
+			assert_non_null(strstr(w.log, "recompress: type=huge"));
+		} else {
+			assert_null(strstr(w.log, "recompress"));
+			assert_int_equal(rep.passes[0].stop, STOP_UNPAID);
+		}
+	}
+	assert_int_equal(dev.huge_wait, 4);
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.passes[0].stop, STOP_UNPAID);
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "saved under 1/64 of the pages it tried"));
+
+	/* one that pays (the fake kernel saves 1 MB a write) ends the wait */
+	dev.huge_wait_left = 0;
+	w.progress_batches = 1;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(dev.huge_wait, 0);
+	w.log[0] = '\0';
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=huge"));
+}
+
+/*
  * A plan of as many steps as it can hold gives one report entry per step and never writes
  * past the report's array (issue 11 #11; ASan in the sanitizer build).
  */
@@ -1922,6 +1970,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_bounded_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_counts_under_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_verdict_estimated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_huge_waits_when_unpaid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_after_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
