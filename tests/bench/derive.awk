@@ -99,7 +99,7 @@ function derive_swap(pre,    i, p, L, base, t, w)
 # and run, the swap figures of derive_swap against that run's none, the daemon against
 # the naive job, and over the runs the worst (smallest) ratios and their spread: a
 # target is met only when the worst run meets it.
-function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx)
+function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn)
 {
 	if (!has(pre "burst.runs"))
 		return
@@ -110,6 +110,7 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 		wf = wt = ""
 		lf = lt = ""
 		hot = 0
+		rd = rn = ""
 		for (r = 1; r <= n; r++) {
 			b = pre "burst." S[i] ".r" r
 			if (!has(b ".none.mem_used_total") || num(b ".none.orig_data_size") == 0)
@@ -138,6 +139,11 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 			if (lt == "" || th > lt) lt = th
 			if (num(b ".daemon.hot_recompressed") > hot)
 				hot = num(b ".daemon.hot_recompressed")
+			# the longest a reader of mm_stat waited (7.0+: a recompress write holds the lock)
+			if (has(b ".daemon.mm_stat_read_max_s") && (rd == "" || num(b ".daemon.mm_stat_read_max_s") > rd))
+				rd = num(b ".daemon.mm_stat_read_max_s")
+			if (has(b ".naive.mm_stat_read_max_s") && (rn == "" || num(b ".naive.mm_stat_read_max_s") > rn))
+				rn = num(b ".naive.mm_stat_read_max_s")
 		}
 		if (wf == "")
 			continue
@@ -147,6 +153,10 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 		put(k ".worst.daemon_vs_naive_throughput", fmt(wt, 4))
 		put(k ".spread.daemon_vs_naive_throughput", fmt(lt - wt, 4))
 		put(k ".worst.daemon_hot_recompressed", hot)
+		if (rd != "")
+			put(k ".worst.daemon_read_max_s", fmt(rd, 3))
+		if (rn != "")
+			put(k ".worst.naive_read_max_s", fmt(rn, 3))
 	}
 }
 

@@ -102,7 +102,9 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 		print "\n" S[i] ": worst run, daemon / naive: freed " f(pre "burst." S[i] ".worst.daemon_vs_naive_freed", 3) \
 		      " × (spread " f(pre "burst." S[i] ".spread.daemon_vs_naive_freed", 3) "), hot throughput " \
 		      f(pre "burst." S[i] ".worst.daemon_vs_naive_throughput", 4) " × (spread " \
-		      f(pre "burst." S[i] ".spread.daemon_vs_naive_throughput", 4) ")."
+		      f(pre "burst." S[i] ".spread.daemon_vs_naive_throughput", 4) "); longest mm_stat read " \
+		      f(pre "burst." S[i] ".worst.daemon_read_max_s", 3) " s with the daemon, " \
+		      f(pre "burst." S[i] ".worst.naive_read_max_s", 3) " s with the naive job."
 }
 
 function static_table(pre, kernel,    i, p, P, L) {
