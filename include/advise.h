@@ -123,6 +123,7 @@ unsigned adv_stored_len(const struct zs_model *m, unsigned comp_len);
 
 struct adv_engine {
 	const struct zs_model *zs;
+	size_t page_size; /* zs->page_size: the pages compressed */
 	unsigned nspecs;
 	unsigned nthreads; /* 1..ADV_MAX_THREADS */
 	struct adv_spec spec[ADV_MAX_SPECS];
@@ -140,14 +141,14 @@ struct adv_engine {
 
 /*
  * nthreads 0 = one per CPU this process may run on; the count is capped at the number of
- * specs and ADV_MAX_THREADS. -EINVAL bad spec or count, -ENOMEM; the contexts are created
- * here.
+ * specs and ADV_MAX_THREADS. Pages are zs's page size. -EINVAL bad spec, count or no zs,
+ * -EOPNOTSUPP a spec not modelled at that page size, -ENOMEM; the contexts are created here.
  */
 int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
 		    unsigned nspecs, unsigned nthreads);
 void adv_engine_free(struct adv_engine *e);
 /*
- * One 4 KiB page: same-filled pages are only counted; others are queued and compressed
+ * One page of e->page_size bytes: same-filled pages are only counted; others are queued and compressed
  * with every spec when the batch is full. -EIO when a round trip does not reproduce a page
  * (a mirror bug), -ENOMEM, or a thread creation error.
  */

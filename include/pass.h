@@ -134,6 +134,7 @@ struct wb_pass_report {
 
 struct device_report {
 	char name[ZRAM_NAME_MAX];
+	uint32_t page_size; /* the device's: page counts to bytes */
 	bool initialized;
 	bool skipped; /* nothing was attempted; reason logged */
 	int error;    /* first error, 0 */

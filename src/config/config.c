@@ -20,9 +20,11 @@
 
 /*
  * The kernel rejects threshold >= huge_class_size, which is below PAGE_SIZE (6.5+; 6.2-6.4:
- * >= PAGE_SIZE). huge_class_size is not exported, so we can only bound it by the 4 KiB page.
+ * >= PAGE_SIZE). huge_class_size is not exported and the page size is the device's (4 KiB
+ * on x86-64, 16 KiB on a Raspberry Pi 5), so a file can only be bounded by the largest page;
+ * a value at or above a device's page size is refused when its command is built.
  */
-#define THRESHOLD_MAX 4095u
+#define THRESHOLD_MAX 65535u
 #define BATCH_MAX (UINT64_C(1) << 32)
 #define PASS_PAGES_MAX (UINT64_C(1) << 40)
 #define AGE_LIMIT_SEC UINT64_C(31536000) /* one year */
@@ -631,7 +633,8 @@ static const struct key_def key_defs[] = {
 	KEY("passes", "huge_idle idle huge", KIND_PASSES, DEV(CFG_K_PASSES, n_passes, passes),
 	    BOTH),
 	NUM("threshold-bytes", "0", CFG_K_THRESHOLD, threshold_bytes, 0, THRESHOLD_MAX,
-	    " (the kernel requires threshold < huge_class_size, which is below 4096)", BYTES, BOTH),
+	    " (the kernel requires threshold < huge_class_size, which is below the page size)",
+	    BYTES, BOTH),
 	NUM("max-pages-per-batch", "2048", CFG_K_BATCH, max_pages_per_batch, 1, BATCH_MAX, NULL,
 	    BOTH),
 	NUM("max-write-ms", "100", CFG_K_MAX_WRITE_MS, max_write_ms, 0, 60000,
@@ -680,9 +683,9 @@ static const struct key_def key_defs[] = {
 	NUM("writeback-idle-age-sec", "86400", CFG_K_WB_AGE, wb_idle_age_sec, 0, AGE_LIMIT_SEC,
 	    " (0 = every page counts as idle)", SECS, BOTH),
 	NUM("writeback-bytes-per-day", "1073741824", CFG_K_WB_DAY, wb_bytes_per_day, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES, BOTH),
+	    WB_BYTES_MAX, " (at least the smallest page, 4 KiB)", BYTES, BOTH),
 	NUM("writeback-bytes-per-pass", "134217728", CFG_K_WB_PASS, wb_bytes_per_pass, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES, BOTH),
+	    WB_BYTES_MAX, " (at least the smallest page, 4 KiB)", BYTES, BOTH),
 	NUM("writeback-batch-size", "0", CFG_K_WB_BATCH, wb_batch_size, 0, CFG_WB_BATCH_MAX,
 	    " (0 = the kernel's default)", BOTH),
 	KEY("backing-device", "", KIND_BLOCKDEV,

@@ -43,7 +43,7 @@ static int teardown(void **state)
 
 static void engine(struct adv_engine *e)
 {
-	assert_int_equal(adv_engine_init(e, zs_model_default(), specs, 2, 1), 0);
+	assert_int_equal(adv_engine_init(e, zs_model_default(4096), specs, 2, 1), 0);
 }
 
 /* adv_read_file() on fr_dir/rel with --samples (0: every page) and --seed. */
