@@ -31,7 +31,7 @@
  * 2 usage error (unknown option or algorithm, bad number).
  *
  * --json prints one object:
- *   {"pages": stored pages (device: orig_data_size / 4096; file: whole pages),
+ *   {"pages": stored pages (device: orig_data_size / its page size; file: whole pages),
  *    "same_pages": same-filled among them,
  *    "primary": {"algo", "compr_bytes", "mem_bytes"},
  *    "candidates": [{"algo", "level" (null for lzo/lzo-rle), "compr_bytes", "mem_bytes",
@@ -48,7 +48,7 @@
  * pages of the device or file ("scaled": true).
  *
  * Reading /dev/zramN marks the sampled slots accessed (their idle mark is cleared). A page
- * file whose size is not a multiple of 4096 is used up to its last whole page, with a
+ * file whose size is not a multiple of the page size is used up to its last whole page, with a
  * warning; an incomplete zstd stream is an error.
  */
 int advise_main(int argc, char **argv, int root_fd);
