@@ -31,7 +31,7 @@
  * 2 usage error (unknown option or algorithm, bad number).
  *
  * --json prints one object:
- *   {"pages": stored pages (device: orig_data_size / 4096; file: whole pages),
+ *   {"pages": stored pages (device: orig_data_size / its page size; file: whole pages),
  *    "same_pages": same-filled among them,
  *    "primary": {"algo", "compr_bytes", "mem_bytes"},
  *    "candidates": [{"algo", "level" (null for lzo/lzo-rle), "compr_bytes", "mem_bytes",
@@ -48,7 +48,7 @@
  * pages of the device or file ("scaled": true).
  *
  * Reading /dev/zramN marks the sampled slots accessed (their idle mark is cleared). A page
- * file whose size is not a multiple of 4096 is used up to its last whole page, with a
+ * file whose size is not a multiple of the page size is used up to its last whole page, with a
  * warning; an incomplete zstd stream is an error.
  */
 int advise_main(int argc, char **argv, int root_fd);
@@ -123,6 +123,7 @@ unsigned adv_stored_len(const struct zs_model *m, unsigned comp_len);
 
 struct adv_engine {
 	const struct zs_model *zs;
+	size_t page_size; /* zs->page_size: the pages compressed */
 	unsigned nspecs;
 	unsigned nthreads; /* 1..ADV_MAX_THREADS */
 	struct adv_spec spec[ADV_MAX_SPECS];
@@ -140,14 +141,14 @@ struct adv_engine {
 
 /*
  * nthreads 0 = one per CPU this process may run on; the count is capped at the number of
- * specs and ADV_MAX_THREADS. -EINVAL bad spec or count, -ENOMEM; the contexts are created
- * here.
+ * specs and ADV_MAX_THREADS. Pages are zs's page size. -EINVAL bad spec, count or no zs,
+ * -EOPNOTSUPP a spec not modelled at that page size, -ENOMEM; the contexts are created here.
  */
 int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
 		    unsigned nspecs, unsigned nthreads);
 void adv_engine_free(struct adv_engine *e);
 /*
- * One 4 KiB page: same-filled pages are only counted; others are queued and compressed
+ * One page of e->page_size bytes: same-filled pages are only counted; others are queued and compressed
  * with every spec when the batch is full. -EIO when a round trip does not reproduce a page
  * (a mirror bug), -ENOMEM, or a thread creation error.
  */

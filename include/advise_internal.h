@@ -44,6 +44,8 @@ struct adv_opts {
 	bool quiet;	  /* advise_device(): no messages, errors in adv_source.err */
 	bool save;	  /* --save: store the recommendation (advice_store.h) */
 	unsigned threshold;
+	const char *threshold_arg; /* as given, for messages */
+	uint32_t page_size; /* --page-size, else (--input) the kernel's; a device's own */
 	struct adv_spec primary;
 	unsigned ncand;
 	struct adv_spec cand[ADV_MAX_CANDIDATES];
@@ -65,6 +67,12 @@ int adv_parse_opts(int argc, char **argv, struct adv_opts *o);
  */
 int adv_parse_spec_list(const char *what, const char *list, struct adv_spec *out, unsigned max,
 			unsigned *ret_n);
+
+/*
+ * o->threshold below huge_class_size of page_size (zsmalloc.h); -EINVAL (logged unless
+ * o->quiet) otherwise, or for a page size that is not modelled.
+ */
+int adv_check_threshold(const struct adv_opts *o, uint32_t page_size);
 
 /* ---- sampling (sources) */
 
@@ -109,6 +117,7 @@ static inline uint64_t adv_reservoir_pos(struct adv_rng *g, uint64_t seen, uint6
 struct adv_source {
 	char name[64];
 	bool device;
+	uint32_t page_size;   /* of the pages: the device's, or --page-size for a file */
 	uint64_t pages;	      /* pages the source holds (stored pages for a device) */
 	uint64_t same_pages;  /* same-filled among them */
 	uint64_t represented; /* compressed (non-same) pages the sample stands for */

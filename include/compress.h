@@ -10,13 +10,15 @@
  *   lzo-rle  the same with the kernel's zero-run extension (bitstream version 1)
  *   lz4      LZ4_compress_fast, level = acceleration, default 1 (LZ4_ACCELERATION_DEFAULT)
  *   lz4hc    LZ4_compress_HC, default level 9 (LZ4HC_DEFAULT_CLEVEL)
- *   zstd     one frame, parameters of ZSTD_getParams(level, 4096, 0) (content size written,
+ *   zstd     one frame, parameters of ZSTD_getParams(level, PAGE_SIZE, 0) (content size written,
  *            no checksum), default level ZSTD_defaultCLevel() = 3
  *   deflate  raw deflate, window bits -11, memLevel 8 (the kernel's MAX_MEM_LEVEL), level
  *            Z_DEFAULT_COMPRESSION (= 6)
  *
- * The kernel compresses into a 2 * PAGE_SIZE buffer, so compression never fails for lack of
- * room; COMP_DST_SIZE mirrors that. 842 is not modelled. No logging; -errno returns.
+ * A context compresses pages of one page size, the kernel's PAGE_SIZE (4 to 64 KiB; lzo and
+ * lzo-rle up to 16 KiB, see compress.c). The kernel compresses into a 2 * PAGE_SIZE buffer,
+ * so compression never fails for lack of room; COMP_DST_SIZE() mirrors that. 842 is not
+ * modelled. No logging; -errno returns.
  */
 
 #include <limits.h>
@@ -24,8 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define COMP_PAGE_SIZE 4096u
-#define COMP_DST_SIZE (2u * COMP_PAGE_SIZE) /* zcomp_strm buffer: vzalloc(2 * PAGE_SIZE) */
+#define COMP_PAGE_SIZE_MIN 4096u
+#define COMP_PAGE_SIZE_MAX 65536u
+#define COMP_DST_SIZE(page_size) (2u * (page_size)) /* zcomp_strm: vzalloc(2 * PAGE_SIZE) */
 #define COMP_LEVEL_DEFAULT INT_MIN	    /* like the kernel's ZCOMP_PARAM_NO_LEVEL */
 #define COMP_NAME_MAX 16
 
@@ -68,14 +71,18 @@ int comp_format_spec(enum comp_algo a, int level, char *buf, size_t size);
 /* One compressor instance with its work memory (like one zcomp stream). */
 struct comp_ctx;
 
-int comp_ctx_new(enum comp_algo a, int level, struct comp_ctx **ret);
+/*
+ * A context for pages of page_size bytes (a power of two, COMP_PAGE_SIZE_MIN to _MAX):
+ * -EINVAL for another size, -EOPNOTSUPP for lzo/lzo-rle above 16 KiB.
+ */
+int comp_ctx_new(enum comp_algo a, int level, size_t page_size, struct comp_ctx **ret);
 void comp_ctx_free(struct comp_ctx *c);
 enum comp_algo comp_ctx_algo(const struct comp_ctx *c);
 int comp_ctx_level(const struct comp_ctx *c); /* effective level */
 
 /*
- * Compress src (1..16384 bytes; zram always passes one page) into dst. dst_cap must be at
- * least COMP_DST_SIZE for a page. Returns 0 and the compressed length, -ENOBUFS or -EIO.
+ * Compress src (1..65536 bytes, lzo 1..16384; zram always passes one page) into dst. dst_cap
+ * must be at least COMP_DST_SIZE(page size) for a page. Returns 0 and the compressed length, -ENOBUFS or -EIO.
  */
 int comp_compress(struct comp_ctx *c, const void *src, size_t src_len, void *dst, size_t dst_cap,
 		  size_t *ret_len);
@@ -88,10 +95,10 @@ int comp_decompress(struct comp_ctx *c, const void *src, size_t src_len, void *d
 		    size_t *ret_len);
 
 /*
- * zram's same-filled test: every machine word (unsigned long) of the page equals the first.
- * Such pages are stored without memory and counted in same_pages.
+ * zram's same-filled test: every machine word (unsigned long) of the page (page_size bytes)
+ * equals the first. Such pages are stored without memory and counted in same_pages.
  */
-bool comp_page_same_filled(const void *page);
+bool comp_page_same_filled(const void *page, size_t page_size);
 
 /* The kernel-variant LZO1X-1 encoder and the LZO decoder used above, exposed for tests. */
 #define COMP_LZO_DICT_SIZE (1u << 13)

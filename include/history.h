@@ -42,11 +42,12 @@ void history_add(struct history *h, const char *name, const struct pass_summary 
  * with what it reserved and what it wrote back.
  */
 uint64_t history_wb_reserve(struct history *h, const char *name, uint64_t pages,
-			    uint64_t per_day);
-/* Pages a pass wrote back, charged to the device's rolling 24 h budget of per_day bytes
- * (reserved: what history_wb_reserve took for it, returned as far as unused). */
+			    uint32_t page_size, uint64_t per_day);
+/* Pages (of page_size bytes) a pass wrote back, charged to the device's rolling 24 h budget
+ * of per_day bytes (reserved: what history_wb_reserve took for it, returned as far as
+ * unused). */
 void history_wb_charge(struct history *h, const char *name, uint64_t reserved, uint64_t pages,
-		       uint64_t per_day);
+		       uint32_t page_size, uint64_t per_day);
 
 /*
  * The writeback day budget left for device name (bytes), per_pass when the table is full.

@@ -49,7 +49,7 @@ const char *human_percent(char *buf, size_t size, double part, double whole);
 /*
  * The reading of a value written to a zram attribute, to follow it in a dry-run or a
  * step: " (4 h)" for '14400' to idle (seconds, 6.2+), " (1.0 GiB)" for disksize (bytes),
- * " (8.0 MiB)" for writeback_limit (4 KiB pages); "" for other attributes and for values
+ * " (8.0 MiB)" for writeback_limit (4 KiB units whatever the page size); "" for other attributes and for values
  * that are not a plain number ("all", commands with keys).
  */
 const char *human_attr_note(char *buf, size_t size, const char *attr, const char *val);

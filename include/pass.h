@@ -89,7 +89,7 @@ struct pass_report {
 /* One writeback step as it ran. */
 struct wb_report {
 	enum wb_type type;
-	uint64_t pages;	    /* bd_stat bd_writes after - before (4 KiB units); after a
+	uint64_t pages;	    /* bd_stat bd_writes after - before (as pages); after a
 			     * reset zeroed bd_stat, writeback_limit before - after */
 	uint64_t kernel_ns; /* inside the writeback writes */
 	enum wb_stop {
@@ -125,7 +125,7 @@ struct wb_pass_report {
 	struct wb_report steps[WB_NR_TYPES];
 	uint64_t budget_pages; /* what the pass could write (plan.wb_budget_pages) */
 	/* writeback_limit_enable was 1 before the pass: another writer's writeback_limit
-	 * (4 KiB units left then) caps the pass, and gets back what is left of it */
+	 * (whole pages left then) caps the pass, and gets back what is left of it */
 	bool limited;
 	uint64_t limit_pages;
 	uint64_t pages;	       /* written by this pass's steps, summed */
@@ -137,6 +137,7 @@ struct wb_pass_report {
 
 struct device_report {
 	char name[ZRAM_NAME_MAX];
+	uint32_t page_size; /* the device's: page counts to bytes */
 	bool initialized;
 	bool skipped; /* nothing was attempted; reason logged */
 	int error;    /* first error, 0 */
@@ -162,7 +163,7 @@ struct device_report {
 	uint64_t saved_own, freed_own;
 	bool others_wrote; /* orig_data_size changed during the pass */
 
-	uint64_t written_back; /* bd_stat writes during the pass (4 KiB units), ours included */
+	uint64_t written_back; /* bd_stat writes during the pass (pages), ours included */
 	struct wb_pass_report wb;
 	bool device_lost;      /* reset or removed during the pass: its figures mean nothing */
 
@@ -283,7 +284,7 @@ struct pass_summary {
 	uint64_t max_write_ns; /* the longest single recompress write */
 	int64_t saved, freed;
 	bool interrupted; /* a stop request ended a step */
-	uint64_t wb_pages; /* written back by this pass (4 KiB units) */
+	uint64_t wb_pages; /* pages written back by this pass (of the device's page size) */
 	bool huge_ran, huge_progress;
 };
 void pass_summarize(const struct device_report *rep, struct pass_summary *s);

@@ -144,7 +144,7 @@ struct pass_plan {
 	/* Writeback (policy_plan_writeback): none when n_wb is 0 or the budget is. */
 	unsigned n_wb;
 	struct wb_step wb[WB_NR_TYPES];
-	uint64_t wb_budget_pages; /* 4 KiB units for all writeback steps of the pass */
+	uint64_t wb_budget_pages; /* pages (of the device's size) for all writeback steps */
 	uint64_t wb_batch_size;	  /* writeback_batch_size to write first; 0 = leave it */
 };
 
@@ -365,6 +365,7 @@ struct policy_snapshot {
 	bool priority_supported; /* recompress priority= (6.12+); else per-type priorities
 				  * and the cold tier are off */
 	uint64_t wb_day_left;	 /* bytes left of writeback-bytes-per-day (policy_wb_refill) */
+	uint32_t page_size;	 /* the device's (kernel's) page size: bytes to pages */
 };
 
 enum policy_verdict {
@@ -472,8 +473,9 @@ uint64_t policy_own_reduction(uint64_t before, uint64_t after, uint64_t orig_bef
 uint64_t policy_wb_refill(uint64_t left, uint64_t at_unix, uint64_t now_unix, uint64_t per_day,
 			  uint64_t *ret_at);
 
-/* The 4 KiB units a pass may write back: min(day left, per pass) / 4096, rounded down. */
-uint64_t policy_wb_budget_pages(uint64_t day_left, uint64_t per_pass);
+/* The pages a pass may write back: min(day left, per pass) / page_size, rounded down
+ * (0 for a page_size of 0). */
+uint64_t policy_wb_budget_pages(uint64_t day_left, uint64_t per_pass, uint32_t page_size);
 
 /*
  * The writeback part of a pass: the configured types in order, the idle mark for the

@@ -49,7 +49,8 @@ struct dev_totals {
 	uint64_t errors;	 /* passes that ended with an error */
 	uint64_t last_pass_unix; /* wall-clock seconds of the last pass, 0 = never */
 	/* writeback (version 2) */
-	uint64_t wb_pages;	 /* pages written back by the passes, summed (4 KiB units) */
+	uint64_t wb_pages;	 /* pages written back by the passes, summed (pages of the
+				  * device's page size, like every page count here) */
 	uint64_t wb_day_left;	 /* bytes left of writeback-bytes-per-day ... */
 	uint64_t wb_day_at;	 /* ... as of this wall-clock second; 0 = never used (full) */
 };
@@ -59,17 +60,20 @@ struct dev_totals {
  * Returns the bytes left.
  */
 uint64_t state_wb_day_left(struct dev_totals *t, uint64_t per_day, uint64_t now_unix);
-/* A pass wrote back pages: the totals and the day budget (after state_wb_day_left). */
-void state_wb_charge(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix);
+/* A pass wrote back pages of page_size bytes: the totals and the day budget (after
+ * state_wb_day_left). */
+void state_wb_charge(struct dev_totals *t, uint64_t pages, uint32_t page_size, uint64_t per_day,
+		     uint64_t now_unix);
 /*
  * Before a pass's writeback: its whole budget (pages) taken from the day budget, to be saved
  * before the first write, so that a crash between the kernel's write and the save after the
  * pass cannot give the same bytes again to the next run. state_wb_settle after the pass:
  * what was not written goes back (never above per_day), what was is added to wb_pages.
  */
-void state_wb_reserve(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix);
-void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, uint64_t per_day,
-		     uint64_t now_unix);
+void state_wb_reserve(struct dev_totals *t, uint64_t pages, uint32_t page_size, uint64_t per_day,
+		      uint64_t now_unix);
+void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, uint32_t page_size,
+		     uint64_t per_day, uint64_t now_unix);
 
 /* Entries in the order added; any number (grown as needed). Zeroed = empty. */
 struct state {
@@ -130,9 +134,10 @@ int state_read_file(int dir_fd, const char *name, size_t max, char **ret_buf, si
 struct dev_live {
 	char name[16];
 	uint64_t orig_data_size, compr_data_size, mem_used_total, huge_pages;
+	uint64_t page_size; /* the device's page size: the unit of the pages figures */
 	uint64_t incompressible; /* from block_state; UINT64_MAX = unknown */
 	uint64_t longest_write_ns; /* of the last pass; UINT64_MAX = no pass yet */
-	uint64_t bd_count, bd_writes; /* bd_stat (writeback); UINT64_MAX = none */
+	uint64_t bd_count, bd_writes; /* bd_stat (writeback) in pages; UINT64_MAX = none */
 };
 int metrics_write(const char *path, const struct state *s, const struct dev_live *live,
 		  unsigned n_live);

@@ -21,6 +21,8 @@
  * one not understood, is removed), -errno.
  */
 int wb_hold_load(int dir_fd, int root_fd, const char *name, bool *limited, uint64_t *limit);
+/* (limit: whole pages of the device, as zram_read_writeback_limit() gives them; one boot
+ * has one page size) */
 
 /* Record what the device had before the pass (replacing the file whole). 0 or -errno. */
 int wb_hold_save(int dir_fd, int root_fd, const char *name, bool limited, uint64_t limit);

@@ -23,7 +23,24 @@
 /* Longest command zram_write() takes (without the newline it adds): a writeback by index
  * holds up to 1 KiB of page_indexes= keys, well below the PAGE_SIZE of a sysfs store. */
 #define ZRAM_CMD_MAX 1024u
-#define ZRAM_PAGE_SIZE 4096u  /* the ABI counts 4 KiB units; larger pages are not handled yet */
+/*
+ * A zram slot is one page of the kernel's PAGE_SIZE (4 KiB on x86-64, 16 KiB on the
+ * Raspberry Pi 5's arm64 kernel, 64 KiB on some arm64 and ppc64el builds): disksize /
+ * PAGE_SIZE slots, max_pages= and block_state's indexes count them, huge_class_size is
+ * below it, and mm_stat's same_pages, pages_compacted, huge_pages and huge_pages_since
+ * count such pages (the other mm_stat fields are bytes). A device carries its page size
+ * (struct zram_dev page_size, zram_read_page_size()); nothing here assumes 4 KiB.
+ */
+#define ZRAM_PAGE_SIZE_MIN 4096u
+#define ZRAM_PAGE_SIZE_MAX 65536u
+/*
+ * writeback_limit and bd_stat count 4 KiB units whatever PAGE_SIZE: 6.2-7.3
+ * drivers/block/zram/zram_drv.c print bd_stat through FOUR_K() (count << (PAGE_SHIFT - 12))
+ * and take 1 << (PAGE_SHIFT - 12) off bd_wb_limit per page written back. <= 6.18 a limit
+ * that is not a multiple of PAGE_SIZE / 4096 wraps (6.19+ rounds it down): the limit
+ * written here is always whole pages. io_stat counts requests and slots, no size.
+ */
+#define ZRAM_WB_UNIT 4096u
 
 /* The recompress type= values zram-recompd uses; a pass runs one of them. */
 enum pass_type {
@@ -159,6 +176,7 @@ struct zram_dev {
 	char name[ZRAM_NAME_MAX];
 	bool initialized;
 	uint64_t disksize;
+	uint32_t page_size; /* the kernel's PAGE_SIZE (zram_read_page_size) */
 	struct zram_algo_list comp; /* comp_algorithm; comp.selected is the primary */
 	struct zram_recomp recomp;  /* the kernel's secondary list (the user-space mirror) */
 	struct zram_mm_stat mm;
@@ -166,7 +184,8 @@ struct zram_dev {
 	/* io_stat: failed_reads failed_writes invalid_io notify_free (6.4+: column 3 is 0) */
 	bool has_io_stat;
 	uint64_t io_stat[4];
-	/* bd_stat (CONFIG_ZRAM_WRITEBACK): bd_count bd_reads bd_writes, 4 KiB units */
+	/* bd_stat (CONFIG_ZRAM_WRITEBACK): bd_count bd_reads bd_writes, as the kernel prints
+	 * them: in ZRAM_WB_UNIT (4 KiB) units, not pages (zram_units_to_pages) */
 	bool has_bd_stat;
 	uint64_t bd_stat[3];
 	/* backing_dev (CONFIG_ZRAM_WRITEBACK): the path, "" for the kernel's "none" */
@@ -231,9 +250,10 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 int zram_read_mm_stat(int root_fd, unsigned id, struct zram_mm_stat *ret);
 int zram_read_initstate(int root_fd, unsigned id, bool *ret);
 
-/* bd_stat column 3, bd_writes (4 KiB units; CONFIG_ZRAM_WRITEBACK). */
-int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret);
-/* bd_stat: bd_count bd_reads bd_writes (4 KiB units); -ENOENT without CONFIG_ZRAM_WRITEBACK. */
+/* bd_stat column 3, bd_writes, in pages of d's page size (CONFIG_ZRAM_WRITEBACK). */
+int zram_read_bd_writes(int root_fd, const struct zram_dev *d, uint64_t *ret_pages);
+/* bd_stat: bd_count bd_reads bd_writes (ZRAM_WB_UNIT units); -ENOENT without
+ * CONFIG_ZRAM_WRITEBACK. */
 int zram_read_bd_stat(int root_fd, unsigned id, uint64_t ret[3]);
 /* disksize in bytes. */
 int zram_read_disksize(int root_fd, unsigned id, uint64_t *ret);
@@ -249,11 +269,36 @@ int zram_read_recomp_algorithm(int root_fd, unsigned id, struct zram_recomp *ret
  */
 int zram_open_slots(int root_fd, unsigned id, int *ret_fd);
 /*
- * Slot slot's ZRAM_PAGE_SIZE bytes into page; the page cache keeps no copy (it would cost
- * the memory that recompression saves). Returns the bytes read, fewer than ZRAM_PAGE_SIZE
- * past the end of the device, or -errno.
+ * Slot slot's page_size bytes into page; the page cache keeps no copy (it would cost the
+ * memory that recompression saves). Returns the bytes read, fewer than page_size past the
+ * end of the device, or -errno (-EINVAL for an invalid page_size or offset).
  */
-ssize_t zram_read_slot(int fd, uint64_t slot, void *page);
+ssize_t zram_read_slot(int fd, uint64_t slot, uint32_t page_size, void *page);
+
+/* A power of two from ZRAM_PAGE_SIZE_MIN to ZRAM_PAGE_SIZE_MAX. */
+bool zram_page_size_valid(uint64_t page_size);
+/*
+ * The kernel's PAGE_SIZE as zramN shows it: queue/physical_block_size, which zram sets to
+ * PAGE_SIZE (6.2-7.3 zram_drv.c, zram_add(): physical_block_size, io_min and io_opt are
+ * PAGE_SIZE; logical_block_size is its fixed 4 KiB ZRAM_LOGICAL_BLOCK_SIZE). Read relative
+ * to root_fd, so a fake root chooses it. Without the file (a fake root that has none; every
+ * kernel with zram has it) the page size of the kernel this process runs on, which is the
+ * one whose zram it drives. -EINVAL for a value zram_page_size_valid() refuses.
+ */
+int zram_read_page_size(int root_fd, unsigned id, uint32_t *ret);
+/* The running kernel's page size (sysconf(_SC_PAGESIZE), the AT_PAGESZ it passed us). */
+uint32_t zram_host_page_size(void);
+
+/* ZRAM_WB_UNIT units per page of d (1 for 4 KiB pages, 4 for 16 KiB). */
+static inline uint64_t zram_units_per_page(const struct zram_dev *d)
+{
+	return d->page_size > ZRAM_WB_UNIT ? d->page_size / ZRAM_WB_UNIT : 1;
+}
+/* writeback_limit or bd_stat units as whole pages of d (rounded down). */
+static inline uint64_t zram_units_to_pages(const struct zram_dev *d, uint64_t units)
+{
+	return units / zram_units_per_page(d);
+}
 
 /* ---- command builders (src/kernel/zram_cmd.c): validate, then format; the only strings ever
  * written ---- */
@@ -269,7 +314,7 @@ struct recompress_cmd {
 /*
  * recompress command for device d. -EOPNOTSUPP: no MULTI_COMP, or a key the kernel
  * would silently ignore (max_pages < 6.10, priority < 6.12); -EINVAL: invalid value
- * (unknown type, threshold >= PAGE_SIZE, algo not in the mirror list, priority out of
+ * (unknown type, threshold >= d's page size, algo not in the mirror list, priority out of
  * range or empty); -ENOBUFS: buffer too small.
  */
 int zram_build_recompress(const struct zram_dev *d, const struct recompress_cmd *c, char *buf,
@@ -310,8 +355,11 @@ struct wb_range {
  */
 int zram_build_writeback_index(const struct zram_dev *d, const struct wb_range *r, size_t n,
 			       size_t *pos, uint64_t *off, char *buf, size_t size);
-/* writeback_limit in the kernel's 4 KiB units (u64 base 10). */
-int zram_build_writeback_limit(const struct zram_dev *d, uint64_t units, char *buf, size_t size);
+/*
+ * writeback_limit for pages of d: written in the kernel's ZRAM_WB_UNIT units (pages x
+ * PAGE_SIZE / 4096, saturating; u64 base 10), so always a whole number of pages.
+ */
+int zram_build_writeback_limit(const struct zram_dev *d, uint64_t pages, char *buf, size_t size);
 /* writeback_batch_size (6.19+): 1..UINT32_MAX; -EOPNOTSUPP without the attribute. */
 int zram_build_writeback_batch_size(const struct zram_dev *d, uint64_t n, char *buf, size_t size);
 /*
@@ -324,8 +372,8 @@ int zram_build_compressed_writeback(const struct zram_dev *d, bool on, char *buf
 bool zram_blockdev_path_valid(const char *path);
 /* backing_dev read back: the path, or "" when the kernel says "none". */
 int zram_parse_backing_dev(const char *s, size_t len, char *ret, size_t size);
-/* writeback_limit: the 4 KiB units left. */
-int zram_read_writeback_limit(int root_fd, unsigned id, uint64_t *ret);
+/* writeback_limit: the whole pages of d left (the kernel's 4 KiB units, rounded down). */
+int zram_read_writeback_limit(int root_fd, const struct zram_dev *d, uint64_t *ret_pages);
 
 /* "all" for age 0, else the age in decimal (never a leading zero: the kernel parses base 0). */
 int zram_build_idle(const struct zram_dev *d, uint64_t age_sec, char *buf, size_t size);

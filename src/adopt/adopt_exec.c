@@ -414,7 +414,7 @@ static int run_via_temp(const struct adopt_job *j)
 		if (zram_read_mm_stat(j->root_fd, t.id, &mm) == 0)
 			fprintf(j->out, "%s: holds %" PRIu64 " pages (orig_data_size) after the swapoff "
 					"of %s\n",
-				t.name, mm.v[MM_ORIG_DATA_SIZE] / ZRAM_PAGE_SIZE, j->dev.name);
+				t.name, mm.v[MM_ORIG_DATA_SIZE] / j->dev.page_size, j->dev.name);
 	}
 	r = reconfigure(j, &on);
 	if (!on) {

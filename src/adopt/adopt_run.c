@@ -244,7 +244,6 @@ static void old_header(struct adopt_job *j)
 static int gather(struct adopt_job *j, const struct adopt_opts *o, const struct config *cfg)
 {
 	uint64_t total;
-	long ps = sysconf(_SC_PAGESIZE);
 	int r = probe_device(j, o->id);
 
 	if (r >= 0)
@@ -263,10 +262,12 @@ static int gather(struct adopt_job *j, const struct adopt_opts *o, const struct 
 	j->fig.pool = j->dev.mm.v[MM_MEM_USED_TOTAL];
 	j->mem_limit = j->dev.mm.nfields > MM_MEM_LIMIT ? j->dev.mm.v[MM_MEM_LIMIT] : 0;
 	if (j->dev.has_bd_stat)
-		j->fig.written_back = sat_mul_u64(j->dev.bd_stat[0], ZRAM_PAGE_SIZE);
+		/* bd_stat counts 4 KiB units whatever the page size (zram.h, ZRAM_WB_UNIT) */
+		j->fig.written_back = sat_mul_u64(j->dev.bd_stat[0], ZRAM_WB_UNIT);
 	memcpy(j->backing_dev, j->dev.backing_dev, sizeof(j->backing_dev));
 	j->fig.can_hot_add = sysfs_exists(j->root_fd, "sys/class/zram-control/hot_add") == 0;
-	j->page_size = ps > 0 ? (size_t)ps : 4096;
+	/* swapon finds the header's magic at the end of the kernel's first page */
+	j->page_size = j->dev.page_size;
 	old_header(j);
 	return -1;
 }

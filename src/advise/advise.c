@@ -104,7 +104,8 @@ static int run_engine(const struct adv_opts *o, struct adv_run *run)
 		return 1;
 	}
 	build_specs(&run->eff, specs, &nspecs, run->rp);
-	r = adv_engine_init(run->e, zs_model_default(), specs, nspecs, o->threads);
+	r = adv_engine_init(run->e, zs_model_default(run->src.page_size), specs, nspecs,
+			    o->threads);
 	if (r < 0) {
 		free(run->e);
 		run->e = NULL;
@@ -148,10 +149,15 @@ static int advise_run(const struct adv_opts *o, int root_fd, struct adv_run *run
 	if (!o->primary_set)
 		(void)comp_parse_spec(ADV_FILE_DEFAULT_PRIMARY, &run->eff.primary.algo,
 				      &run->eff.primary.level);
+	run->src.page_size = o->page_size;
 	if (o->device) {
 		rc = adv_device_config(o, root_fd, &run->eff, &run->src, &di);
 		if (rc)
 			return rc;
+		if (adv_check_threshold(o, run->src.page_size) < 0) {
+			run->src.err = -EINVAL;
+			return 2;
+		}
 	}
 	rc = run_engine(o, run);
 	if (rc)
@@ -312,8 +318,9 @@ int advise_refresh(int root_fd, int dir_fd, const struct zram_dev *d, const stru
 	if (!due)
 		return 0;
 	/* A sample of a nearly empty device (just after boot) would be a poor basis. */
-	compressed =
-		sat_sub_u64(d->mm.v[MM_ORIG_DATA_SIZE] / COMP_PAGE_SIZE, d->mm.v[MM_SAME_PAGES]);
+	compressed = d->page_size ? sat_sub_u64(d->mm.v[MM_ORIG_DATA_SIZE] / d->page_size,
+						d->mm.v[MM_SAME_PAGES])
+				  : 0;
 	if (!d->initialized || compressed < cfg->advise_samples)
 		return -EAGAIN;
 	r = advise_device(root_fd, d->id, cfg->advise_samples, 1, ret);

@@ -18,7 +18,7 @@
 
 unsigned adv_stored_len(const struct zs_model *m, unsigned comp_len)
 {
-	return comp_len >= m->huge_class_size ? ZS_PAGE_SIZE : comp_len;
+	return comp_len >= m->huge_class_size ? m->page_size : comp_len;
 }
 
 enum adv_outcome adv_decide(const struct zs_model *m, unsigned old_len, const unsigned *new_len,
@@ -91,16 +91,20 @@ int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struc
 		nthreads = default_threads();
 	if (nthreads > ADV_MAX_THREADS)
 		nthreads = ADV_MAX_THREADS;
+	if (!zs)
+		return -EINVAL;
 	e->zs = zs;
+	e->page_size = zs->page_size;
 	e->verify = true;
-	e->pending = malloc((size_t)ADV_BATCH_PAGES * COMP_PAGE_SIZE);
+	e->pending = malloc((size_t)ADV_BATCH_PAGES * e->page_size);
 	if (!e->pending)
 		return -ENOMEM;
 	for (unsigned i = 0; i < nspecs; i++) {
 		e->spec[i] = specs[i];
 		e->nspecs = i + 1;
 		for (unsigned t = 0; t < nthreads; t++) {
-			r = comp_ctx_new(specs[i].algo, specs[i].level, &e->ctx[t][i]);
+			r = comp_ctx_new(specs[i].algo, specs[i].level, e->page_size,
+					 &e->ctx[t][i]);
 			if (r < 0) {
 				e->nthreads = nthreads;
 				adv_engine_free(e);
@@ -127,11 +131,11 @@ void adv_engine_free(struct adv_engine *e)
 
 int adv_engine_add_page(struct adv_engine *e, const void *page)
 {
-	if (comp_page_same_filled(page)) {
+	if (comp_page_same_filled(page, e->page_size)) {
 		e->same_pages++;
 		return 0;
 	}
-	memcpy(e->pending + e->npending * COMP_PAGE_SIZE, page, COMP_PAGE_SIZE);
+	memcpy(e->pending + e->npending * e->page_size, page, e->page_size);
 	if (++e->npending < ADV_BATCH_PAGES)
 		return 0;
 	return adv_engine_flush(e);
@@ -144,7 +148,8 @@ struct adv_worker {
 	unsigned *next; /* shared job counter */
 	unsigned njobs;
 	int *failed;  /* shared: first error, stops the others */
-	uint8_t *out; /* ADV_CHUNK_PAGES compressed results */
+	uint8_t *out;  /* ADV_CHUNK_PAGES compressed results */
+	uint8_t *back; /* one page decompressed */
 	uint64_t comp_ns[ADV_MAX_SPECS];
 	uint64_t decomp_ns[ADV_MAX_SPECS];
 	pthread_t th;
@@ -167,19 +172,20 @@ static int run_job(struct adv_worker *w, unsigned job)
 	size_t n = e->npending - first < ADV_CHUNK_PAGES ? e->npending - first : ADV_CHUNK_PAGES;
 	struct comp_ctx *c = w->e->ctx[w->tid][s];
 	uint16_t *row = e->sizes + (e->npages + first) * e->nspecs;
-	uint8_t back[COMP_PAGE_SIZE];
+	const size_t ps = e->page_size, dst = COMP_DST_SIZE(e->page_size);
+	size_t len[ADV_CHUNK_PAGES];
 	uint64_t t0, t1;
 	int r;
 
 	t0 = thread_cpu_ns();
 	for (size_t i = 0; i < n; i++) {
-		size_t len;
-
-		r = comp_compress(c, e->pending + (first + i) * COMP_PAGE_SIZE, COMP_PAGE_SIZE,
-				  w->out + i * COMP_DST_SIZE, COMP_DST_SIZE, &len);
+		r = comp_compress(c, e->pending + (first + i) * ps, ps, w->out + i * dst, dst,
+				  &len[i]);
 		if (r < 0)
 			return r;
-		row[i * e->nspecs + s] = (uint16_t)len;
+		/* 64 KiB pages can compress to more than 16 bits; every size from
+		 * huge_class_size (< PAGE_SIZE) up is stored as a page alike. */
+		row[i * e->nspecs + s] = (uint16_t)(len[i] < UINT16_MAX ? len[i] : UINT16_MAX);
 	}
 	t1 = thread_cpu_ns();
 	w->comp_ns[s] += t1 - t0;
@@ -188,10 +194,9 @@ static int run_job(struct adv_worker *w, unsigned job)
 	for (size_t i = 0; i < n; i++) {
 		size_t back_len;
 
-		r = comp_decompress(c, w->out + i * COMP_DST_SIZE, row[i * e->nspecs + s], back,
-				    sizeof(back), &back_len);
-		if (r < 0 || back_len != COMP_PAGE_SIZE ||
-		    memcmp(back, e->pending + (first + i) * COMP_PAGE_SIZE, COMP_PAGE_SIZE) != 0)
+		r = comp_decompress(c, w->out + i * dst, len[i], w->back, ps, &back_len);
+		if (r < 0 || back_len != ps ||
+		    memcmp(w->back, e->pending + (first + i) * ps, ps) != 0)
 			return -EIO;
 	}
 	w->decomp_ns[s] += thread_cpu_ns() - t1;
@@ -251,8 +256,12 @@ int adv_engine_flush(struct adv_engine *e)
 					   .next = &next,
 					   .njobs = (unsigned)(chunks * e->nspecs),
 					   .failed = &failed};
-		w[t].out = malloc((size_t)ADV_CHUNK_PAGES * COMP_DST_SIZE);
-		if (!w[t].out) {
+		w[t].out = malloc((size_t)ADV_CHUNK_PAGES * COMP_DST_SIZE(e->page_size));
+		w[t].back = malloc(e->page_size);
+		if (!w[t].out || !w[t].back) {
+			free(w[t].out);
+			free(w[t].back);
+			w[t].out = w[t].back = NULL;
 			failed = -ENOMEM;
 			nthreads = t;
 			break;
@@ -271,6 +280,7 @@ int adv_engine_flush(struct adv_engine *e)
 			e->decomp_ns[s] += w[t].decomp_ns[s];
 		}
 		free(w[t].out);
+		free(w[t].back);
 	}
 	if (failed)
 		return failed;
@@ -283,14 +293,14 @@ double adv_compress_mb_s(const struct adv_engine *e, unsigned spec)
 {
 	if (spec >= e->nspecs || e->comp_ns[spec] == 0)
 		return 0.0;
-	return (double)e->npages * COMP_PAGE_SIZE * 1e3 / (double)e->comp_ns[spec];
+	return (double)e->npages * e->page_size * 1e3 / (double)e->comp_ns[spec];
 }
 
 double adv_decompress_mb_s(const struct adv_engine *e, unsigned spec)
 {
 	if (spec >= e->nspecs || e->decomp_ns[spec] == 0)
 		return 0.0;
-	return (double)e->npages * COMP_PAGE_SIZE * 1e3 / (double)e->decomp_ns[spec];
+	return (double)e->npages * e->page_size * 1e3 / (double)e->decomp_ns[spec];
 }
 
 static double avg_ns(uint64_t total, size_t n)
@@ -349,7 +359,7 @@ void adv_evaluate(const struct adv_engine *e, const unsigned *chain, unsigned n,
 		case ADV_SKIPPED:
 			break;
 		}
-		if (stored == ZS_PAGE_SIZE)
+		if (stored == m->page_size)
 			huge++;
 		compr += stored;
 		h->objs[zs_class_of(m, stored)->index] += scale;

@@ -17,6 +17,7 @@ void adv_usage(FILE *f)
 		"       zram-recompd advise --input FILE [--samples N] [options]",
 		"options: --primary ALGO[:LEVEL]  --candidates A[:L],B[:L],...  --chain A[:L],...",
 		"         --threshold BYTES  --seed N  --threads N  --json  --save",
+		"         --page-size BYTES (with --input)",
 		"--save (with --device) stores the recommendation for recompress-algorithms = auto",
 		"in the state directory's advice file (see zram-recompd(8), ADVISE and FILES).",
 		"algorithms: lzo lzo-rle lz4 lz4hc zstd deflate; LEVEL is the acceleration for "
@@ -26,8 +27,9 @@ void adv_usage(FILE *f)
 		"device, every page of a file; --primary the device's comp_algorithm (lzo-rle for",
 		"files); --chain the device's recomp_algorithm list (zstd when it has none);",
 		"--threads one per CPU.",
-		"FILE holds 4096-byte pages, plain or zstd-compressed; a partial last page is",
-		"ignored with a warning.",
+		"FILE holds pages of --page-size bytes (default: this kernel's page size; 4 KiB",
+		"pages in their order make one 16 KiB page of each 4), plain or zstd-compressed;",
+		"a partial last page is ignored with a warning. A device's pages are its own.",
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
@@ -90,6 +92,7 @@ enum {
 	OPT_THREADS,
 	OPT_SAVE,
 	OPT_JSON,
+	OPT_PAGE_SIZE,
 	OPT_HELP,
 };
 
@@ -105,6 +108,7 @@ static const struct option long_opts[] = {
 	{"threads", required_argument, NULL, OPT_THREADS},
 	{"save", no_argument, NULL, OPT_SAVE},
 	{"json", no_argument, NULL, OPT_JSON},
+	{"page-size", required_argument, NULL, OPT_PAGE_SIZE},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -143,14 +147,22 @@ static int take_opt(int c, const char *arg, struct adv_opts *o)
 		o->chain_set = true;
 		return r < 0 ? 2 : 0;
 	case OPT_THRESHOLD:
-		/* The kernel refuses threshold >= huge_class_size with -EINVAL (6.5+). */
-		if (parse_u64(arg, &v) < 0 || v >= zs_huge_class_size()) {
-			log_error(
-				"advise: --threshold: want bytes below huge_class_size (%zu): '%s'",
-				zs_huge_class_size(), arg);
+		/* checked against huge_class_size once the page size is known */
+		if (parse_u64(arg, &v) < 0 || v >= ZS_PAGE_SIZE_MAX) {
+			log_error("advise: --threshold: want bytes below huge_class_size: '%s'",
+				  arg);
 			return 2;
 		}
 		o->threshold = (unsigned)v;
+		o->threshold_arg = arg;
+		return 0;
+	case OPT_PAGE_SIZE:
+		if (parse_u64(arg, &v) < 0 || !zram_page_size_valid(v)) {
+			log_error("advise: --page-size: want a power of two from %u to %u: '%s'",
+				  ZRAM_PAGE_SIZE_MIN, ZRAM_PAGE_SIZE_MAX, arg);
+			return 2;
+		}
+		o->page_size = (uint32_t)v;
 		return 0;
 	case OPT_SEED:
 		if (parse_u64(arg, &v) < 0) {
@@ -177,6 +189,24 @@ static int take_opt(int c, const char *arg, struct adv_opts *o)
 	return -1;
 }
 
+int adv_check_threshold(const struct adv_opts *o, uint32_t page_size)
+{
+	size_t huge = zs_huge_class_size(page_size);
+
+	/* The kernel refuses threshold >= huge_class_size with -EINVAL (6.5+). */
+	if (huge == 0) {
+		adv_error(o, "advise: page size %u is not modelled", page_size);
+		return -EINVAL;
+	}
+	if (o->threshold >= huge) {
+		adv_error(o, "advise: --threshold: want bytes below huge_class_size (%zu%s): '%s'",
+			  huge, page_size == ZRAM_PAGE_SIZE_MIN ? "" : " with these pages",
+			  o->threshold_arg ? o->threshold_arg : "?");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The combination of options; 0 or 2 after logging. */
 static int check_opts(struct adv_opts *o)
 {
@@ -188,6 +218,14 @@ static int check_opts(struct adv_opts *o)
 		log_error("advise: --save needs --device (advice is kept per device)");
 		return 2;
 	}
+	if (o->page_size && o->device) {
+		log_error("advise: --page-size is for --input: a device's pages are the kernel's");
+		return 2;
+	}
+	if (o->input && !o->page_size)
+		o->page_size = zram_host_page_size();
+	if (o->input && adv_check_threshold(o, o->page_size) < 0)
+		return 2;
 	if (o->samples > ADV_MAX_SAMPLES) {
 		log_error("advise: --samples: at most %u", ADV_MAX_SAMPLES);
 		return 2;

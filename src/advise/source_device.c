@@ -89,14 +89,16 @@ static int device_state(const struct adv_opts *o, int root_fd, struct adv_source
 	r = zram_read_mm_stat(root_fd, di->id, &src->now);
 	if (r == 0)
 		r = zram_read_disksize(root_fd, di->id, &disksize);
+	if (r == 0)
+		r = zram_read_page_size(root_fd, di->id, &src->page_size);
 	if (r < 0) {
 		src->err = r;
 		errno = -r;
-		adv_error(o, "advise: %s: cannot read mm_stat/disksize: %m", src->name);
+		adv_error(o, "advise: %s: cannot read mm_stat/disksize/page size: %m", src->name);
 		return 1;
 	}
 	src->have_now = true;
-	di->nslots = disksize / COMP_PAGE_SIZE;
+	di->nslots = disksize / src->page_size;
 	return 0;
 }
 
@@ -165,11 +167,12 @@ int adv_device_config(const struct adv_opts *o, int root_fd, struct adv_opts *ef
 	if (rc)
 		return rc;
 
-	/* Pages in zsmalloc: stored minus same-filled minus written back (bd_stat, if any). */
-	src->pages = src->now.v[MM_ORIG_DATA_SIZE] / COMP_PAGE_SIZE;
+	/* Pages in zsmalloc: stored minus same-filled minus written back (bd_stat, if any:
+	 * 4 KiB units, ZRAM_WB_UNIT). mm_stat's orig_data_size is bytes, same_pages pages. */
+	src->pages = src->now.v[MM_ORIG_DATA_SIZE] / src->page_size;
 	src->same_pages = src->now.v[MM_SAME_PAGES];
 	if (zram_read_bd_stat(root_fd, di->id, bd) == 0)
-		src->wb_pages = bd[0];
+		src->wb_pages = bd[0] / (src->page_size / ZRAM_WB_UNIT);
 	di->stored = sat_sub_u64(sat_sub_u64(src->pages, src->same_pages), src->wb_pages);
 	if (di->stored == 0) {
 		src->err = -ENODATA;
@@ -204,9 +207,9 @@ static int read_slots(const struct adv_opts *o, int fd, const struct slot_sample
 	int r = 0;
 
 	for (uint64_t i = 0; i < ss->n && r == 0; i++) {
-		ssize_t n = zram_read_slot(fd, ss->idx[i], page);
+		ssize_t n = zram_read_slot(fd, ss->idx[i], src->page_size, page);
 
-		if (n != (ssize_t)COMP_PAGE_SIZE) {
+		if (n != (ssize_t)src->page_size) {
 			src->err = n < 0 ? (int)n : -EIO;
 			errno = -src->err;
 			if (n < 0)
@@ -242,7 +245,7 @@ int adv_device_sample(const struct adv_opts *o, int root_fd, struct adv_rng *rng
 		want = di->nslots;
 	ss.cap = want;
 	ss.idx = calloc(want ? want : 1, sizeof(uint64_t));
-	page = aligned_alloc(COMP_PAGE_SIZE, COMP_PAGE_SIZE);
+	page = aligned_alloc(src->page_size, src->page_size);
 	if (!ss.idx || !page) {
 		src->err = -ENOMEM;
 		adv_error(o, "advise: out of memory");

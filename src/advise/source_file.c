@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pages of a page file for `advise --input` (include/advise_internal.h): 4096-byte pages,
- * plain or one zstd stream (recognised by its magic number, not by the name), every page
+ * Pages of a page file for `advise --input` (include/advise_internal.h): pages of the
+ * engine's page size (--page-size, else the kernel's; consecutive 4 KiB pages of a corpus
+ * make one larger page, in their order), plain or one zstd stream (recognised by its magic number, not by the name), every page
  * compressed or a reservoir sample of --samples of them.
  */
 #include "advise_internal.h"
@@ -32,7 +33,8 @@ struct file_reader {
 	struct adv_source *src;
 	struct adv_rng *rng;
 	struct reservoir res;
-	uint8_t page[COMP_PAGE_SIZE];
+	uint8_t page[COMP_PAGE_SIZE_MAX];
+	size_t ps; /* page size: e->page_size */
 	size_t fill;
 	ZSTD_DStream *zs; /* NULL: plain pages */
 	uint8_t *zout;
@@ -46,7 +48,7 @@ static int file_take_page(struct file_reader *fr)
 	uint64_t pos;
 
 	fr->src->pages++;
-	if (comp_page_same_filled(fr->page)) {
+	if (comp_page_same_filled(fr->page, fr->ps)) {
 		fr->src->same_pages++;
 		return 0;
 	}
@@ -54,7 +56,7 @@ static int file_take_page(struct file_reader *fr)
 		return adv_engine_add_page(fr->e, fr->page);
 	pos = adv_reservoir_pos(fr->rng, res->seen, res->cap);
 	if (pos < res->cap)
-		memcpy(res->pages + pos * COMP_PAGE_SIZE, fr->page, COMP_PAGE_SIZE);
+		memcpy(res->pages + pos * fr->ps, fr->page, fr->ps);
 	res->seen++;
 	return 0;
 }
@@ -63,7 +65,7 @@ static int file_take_page(struct file_reader *fr)
 static int file_feed(struct file_reader *fr, const uint8_t *buf, size_t len)
 {
 	while (len) {
-		size_t n = COMP_PAGE_SIZE - fr->fill;
+		size_t n = fr->ps - fr->fill;
 		int r;
 
 		if (n > len)
@@ -72,7 +74,7 @@ static int file_feed(struct file_reader *fr, const uint8_t *buf, size_t len)
 		fr->fill += n;
 		buf += n;
 		len -= n;
-		if (fr->fill == COMP_PAGE_SIZE) {
+		if (fr->fill == fr->ps) {
 			fr->fill = 0;
 			r = file_take_page(fr);
 			if (r < 0) {
@@ -183,16 +185,18 @@ static int finish_pages(struct file_reader *fr)
 
 	src->trailing = fr->fill;
 	if (src->pages == 0) {
-		log_error("advise: '%s': no pages (%s)", fr->path,
-			  fr->fill ? "shorter than one 4096-byte page" : "empty");
+		if (fr->fill)
+			log_error("advise: '%s': no pages (shorter than one %zu-byte page)",
+				  fr->path, fr->ps);
+		else
+			log_error("advise: '%s': no pages (empty)", fr->path);
 		return -ENODATA;
 	}
 	if (fr->fill)
-		log_warning(
-			"advise: '%s': ignoring %zu trailing bytes (not a whole 4096-byte page)",
-			fr->path, fr->fill);
+		log_warning("advise: '%s': ignoring %zu trailing bytes (not a whole %zu-byte page)",
+			    fr->path, fr->fill, fr->ps);
 	for (uint64_t i = 0; fr->res.pages && i < k && r == 0; i++)
-		r = adv_engine_add_page(fr->e, fr->res.pages + i * COMP_PAGE_SIZE);
+		r = adv_engine_add_page(fr->e, fr->res.pages + i * fr->ps);
 	if (r == 0)
 		r = adv_engine_flush(fr->e);
 	if (r < 0) {
@@ -211,7 +215,7 @@ static int reader_init(struct file_reader *fr, const struct adv_opts *o)
 	if (!o->samples_set || o->samples == 0)
 		return 0;
 	fr->res.cap = o->samples;
-	fr->res.pages = malloc(o->samples * COMP_PAGE_SIZE);
+	fr->res.pages = o->samples <= SIZE_MAX / fr->ps ? malloc(o->samples * fr->ps) : NULL;
 	if (!fr->res.pages) {
 		log_error("advise: cannot hold %" PRIu64 " sample pages in memory", o->samples);
 		return -ENOMEM;
@@ -231,7 +235,8 @@ int adv_read_file(const struct adv_opts *o, struct adv_rng *rng, struct adv_engi
 		log_error("advise: out of memory");
 		goto out;
 	}
-	*fr = (struct file_reader){.path = o->input, .e = e, .src = src, .rng = rng};
+	*fr = (struct file_reader){
+		.path = o->input, .e = e, .src = src, .rng = rng, .ps = e->page_size};
 	r = reader_init(fr, o);
 	if (r < 0)
 		goto out;

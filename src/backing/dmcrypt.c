@@ -138,7 +138,8 @@ int dmcrypt_open(const char *device, const char *name, char why[BACKING_WHY_MAX]
 		(void)snprintf(why, BACKING_WHY_MAX, "getrandom: %s", strerror(-r));
 		return r;
 	}
-	/* 4096-byte sectors: 8 times fewer IVs and requests for zram's 4 KiB pages; a device
+	/* 4096-byte sectors (the largest dm-crypt takes): 8 times fewer IVs and requests for
+	 * zram's pages, 4 KiB or larger, which zram writes back whole; a device
 	 * or kernel (before 4.12) that refuses them gets 512 */
 	r = activate(&l, device, name, key, 4096);
 	if (r < 0 && r != -EEXIST && r != -EBUSY)

@@ -95,7 +95,9 @@ const char *human_attr_note(char *buf, size_t size, const char *attr, const char
 		(void)snprintf(buf, size, " (%s)", human_duration(h, sizeof(h), v));
 	else if (strcmp(attr, "disksize") == 0)
 		(void)snprintf(buf, size, " (%s)", human_bytes(h, sizeof(h), v));
-	else if (strcmp(attr, "writeback_limit") == 0) /* in 4 KiB units on every page size */
+	/* writeback_limit counts 4 KiB units whatever PAGE_SIZE (6.2-7.3 zram_drv.c:
+	 * 1UL << (PAGE_SHIFT - 12) per page; zram.h ZRAM_WB_UNIT, a floor above) */
+	else if (strcmp(attr, "writeback_limit") == 0)
 		(void)snprintf(buf, size, " (%s)", human_bytes(h, sizeof(h), sat_mul_u64(v, 4096)));
 	return buf;
 }

@@ -660,8 +660,9 @@ static int once_device(const struct pass_ctx *ctx0, struct zram_dev *d, const st
 	if (!ctx->dry_run && dc.writeback && d->initialized && d->caps.writeback &&
 	    d->backing_dev[0])
 		*wb_reserved = history_wb_reserve(
-			&oh->h, d->name, policy_wb_budget_pages(c.wb_day_left, dc.wb_bytes_per_pass),
-			dc.wb_bytes_per_day);
+			&oh->h, d->name,
+			policy_wb_budget_pages(c.wb_day_left, dc.wb_bytes_per_pass, d->page_size),
+			d->page_size, dc.wb_bytes_per_day);
 	r = pass_run(ctx, d, &dc, &rep);
 	if (!ctx->dry_run) {
 		pass_print_report(stdout, &rep);
@@ -687,14 +688,16 @@ static void once_history_add(struct once_history *oh, const struct config *cfg,
 	if (rep->skipped || !rep->initialized) {
 		/* no pass after all: the reservation goes back */
 		if (wb_reserved)
-			history_wb_charge(&oh->h, d->name, wb_reserved, 0, dc.wb_bytes_per_day);
+			history_wb_charge(&oh->h, d->name, wb_reserved, 0, d->page_size,
+					  dc.wb_bytes_per_day);
 		return;
 	}
 	once_history_open(oh, cfg);
 	pass_summarize(rep, &sum);
 	history_add(&oh->h, d->name, &sum, rep->new_incompressible, r < 0);
 	if (rep->wb.planned || wb_reserved)
-		history_wb_charge(&oh->h, d->name, wb_reserved, sum.wb_pages, dc.wb_bytes_per_day);
+		history_wb_charge(&oh->h, d->name, wb_reserved, sum.wb_pages, d->page_size,
+				  dc.wb_bytes_per_day);
 	if (oh->live) {
 		dev_live_fill(&oh->live[oh->n_live], d,
 			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);

@@ -159,8 +159,10 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	struct bs_counts bs;
 	bool first = true;
 
-	fprintf(f, "{\"name\":\"%s\",\"initialized\":%s,\"disksize\":%" PRIu64 ",\"primary\":",
-		d->name, d->initialized ? "true" : "false", d->disksize);
+	fprintf(f,
+		"{\"name\":\"%s\",\"initialized\":%s,\"disksize\":%" PRIu64
+		",\"page_size\":%" PRIu32 ",\"primary\":",
+		d->name, d->initialized ? "true" : "false", d->disksize, d->page_size);
 	json_print_string(f, zram_primary(d));
 	fputs(",\"recomp_algorithms\":[", f);
 	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
@@ -205,7 +207,8 @@ static void print_text_writeback(FILE *f, const struct zram_dev *d)
 	else if (d->has_bd_stat)
 		fprintf(f, "  backing device: %s: %" PRIu64 " pages stored, %" PRIu64
 			   " written, %" PRIu64 " read back\n",
-			d->backing_dev, d->bd_stat[0], d->bd_stat[2], d->bd_stat[1]);
+			d->backing_dev, zram_units_to_pages(d, d->bd_stat[0]),
+			zram_units_to_pages(d, d->bd_stat[2]), zram_units_to_pages(d, d->bd_stat[1]));
 	if (d->caps.writeback && d->backing_dev[0] && !d->caps.block_state)
 		fprintf(f, "  writeback ages: unknown (no debugfs block_state): idle and huge_idle "
 			   "writeback are skipped\n");
@@ -296,9 +299,9 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
 	unsigned nsem = zram_caps_semantics(c, sem, 8);
 
-	fprintf(f, "%s: %s, disksize %s\n", d->name,
+	fprintf(f, "%s: %s, disksize %s, %" PRIu32 " KiB pages\n", d->name,
 		d->initialized ? "initialized" : "not initialized",
-		human_bytes(a, sizeof(a), d->disksize));
+		human_bytes(a, sizeof(a), d->disksize), d->page_size / 1024);
 	/* Without MULTI_COMP the recompression line says it (and before 6.2, zram_caps_explain). */
 	if (!c->multi_comp && kver_ge(kv, 6, 2, 0))
 		nwhy = 0;

@@ -20,9 +20,11 @@
 
 /*
  * The kernel rejects threshold >= huge_class_size, which is below PAGE_SIZE (6.5+; 6.2-6.4:
- * >= PAGE_SIZE). huge_class_size is not exported, so we can only bound it by the 4 KiB page.
+ * >= PAGE_SIZE). huge_class_size is not exported, so the bound is the page size of the
+ * running kernel (4 KiB on x86-64, 16 KiB on a Raspberry Pi 5; every zram device has it):
+ * THRESHOLD_MAX is the largest page's, max_below_page lowers it to this kernel's.
  */
-#define THRESHOLD_MAX 4095u
+#define THRESHOLD_MAX 65535u
 #define BATCH_MAX (UINT64_C(1) << 32)
 #define PASS_PAGES_MAX (UINT64_C(1) << 40)
 #define AGE_LIMIT_SEC UINT64_C(31536000) /* one year */
@@ -84,6 +86,7 @@ struct key_def {
 	const char *const *names; /* KIND_ENUM: NULL-terminated, in enum order */
 	uint32_t pct_min, pct_max; /* KIND_SHARE: bounds of N% (min, max: of the bytes) */
 	bool section_only;	  /* SCOPE_DEVICE, but not in [global]: one value per device */
+	bool max_below_page;	  /* KIND_NUMBER: max is the running kernel's page size - 1 */
 	unsigned readers;	  /* enum cfg_reader: what uses the key when it runs */
 };
 
@@ -138,9 +141,11 @@ static uint64_t load_uint(const void *field, size_t size)
 
 static int parse_number(const struct key_def *k, char *v, void *base, char *why)
 {
-	uint64_t n;
+	uint64_t n, max = k->max;
 	int r;
 
+	if (k->max_below_page && zram_page_size_valid(zram_host_page_size()))
+		max = zram_host_page_size() - 1;
 	if (!*v)
 		return fail(why, -EINVAL, "empty value");
 	r = units_parse(v, k->unit, &n);
@@ -148,9 +153,9 @@ static int parse_number(const struct key_def *k, char *v, void *base, char *why)
 		return fail(why, r, "'%s' is not %s", v, units_hint(k->unit));
 	if (r == -EDOM)
 		return fail(why, -EINVAL, "'%s' is not a whole number of %s", v, units_name(k->unit));
-	if (r < 0 || n < k->min || n > k->max)
+	if (r < 0 || n < k->min || n > max)
 		return fail(why, -ERANGE, "'%s' is out of range %" PRIu64 "-%" PRIu64 "%s", v,
-			    k->min, k->max, k->note ? k->note : "");
+			    k->min, max, k->note ? k->note : "");
 	store_uint(field_of(k, base), k->size, n);
 	return 0;
 }
@@ -631,7 +636,8 @@ static const struct key_def key_defs[] = {
 	KEY("passes", "huge_idle idle huge", KIND_PASSES, DEV(CFG_K_PASSES, n_passes, passes),
 	    BOTH),
 	NUM("threshold-bytes", "0", CFG_K_THRESHOLD, threshold_bytes, 0, THRESHOLD_MAX,
-	    " (the kernel requires threshold < huge_class_size, which is below 4096)", BYTES, BOTH),
+	    " (the kernel requires threshold < huge_class_size, which is below the page size)",
+	    BYTES, BOTH, .max_below_page = true),
 	NUM("max-pages-per-batch", "2048", CFG_K_BATCH, max_pages_per_batch, 1, BATCH_MAX, NULL,
 	    BOTH),
 	NUM("max-write-ms", "100", CFG_K_MAX_WRITE_MS, max_write_ms, 0, 60000,
@@ -680,9 +686,9 @@ static const struct key_def key_defs[] = {
 	NUM("writeback-idle-age-sec", "86400", CFG_K_WB_AGE, wb_idle_age_sec, 0, AGE_LIMIT_SEC,
 	    " (0 = every page counts as idle)", SECS, BOTH),
 	NUM("writeback-bytes-per-day", "1073741824", CFG_K_WB_DAY, wb_bytes_per_day, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES, BOTH),
+	    WB_BYTES_MAX, " (at least the smallest page, 4 KiB)", BYTES, BOTH),
 	NUM("writeback-bytes-per-pass", "134217728", CFG_K_WB_PASS, wb_bytes_per_pass, 4096,
-	    WB_BYTES_MAX, " (at least one 4 KiB page)", BYTES, BOTH),
+	    WB_BYTES_MAX, " (at least the smallest page, 4 KiB)", BYTES, BOTH),
 	NUM("writeback-batch-size", "0", CFG_K_WB_BATCH, wb_batch_size, 0, CFG_WB_BATCH_MAX,
 	    " (0 = the kernel's default)", BOTH),
 	KEY("backing-device", "", KIND_BLOCKDEV,

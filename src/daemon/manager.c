@@ -279,7 +279,7 @@ static void finish_job(struct manager *m, struct job *j)
 	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
 	if (rep->wb.planned || j->wb_reserved)
 		history_wb_charge(&m->hist, j->dev.name, j->wb_reserved, sum.wb_pages,
-				  j->cfg.wb_bytes_per_day);
+				  j->dev.page_size, j->cfg.wb_bytes_per_day);
 	md->job = NULL;
 	if (!md->timer) {
 		/* dropped while the job ran */
@@ -380,6 +380,7 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	s->content_sig = md->dev.mm.v[MM_HUGE_PAGES_SINCE];
 	s->n_secondaries = md->dev.recomp.count;
 	s->priority_supported = md->dev.caps.priority;
+	s->page_size = md->dev.page_size;
 	/* The day budget lives with the totals (state file): a restart does not reset it. */
 	if (md->cfg.writeback) {
 		bool persisted;
@@ -452,7 +453,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	/* the pass's writeback budget leaves the day budget (state file) before any write */
 	if (dec.plan.n_wb && md->dev.caps.writeback && md->dev.backing_dev[0])
 		j->wb_reserved = history_wb_reserve(&m->hist, md->dev.name,
-						    dec.plan.wb_budget_pages,
+						    dec.plan.wb_budget_pages, md->dev.page_size,
 						    md->cfg.wb_bytes_per_day);
 	md->job = j;
 	md->busy = true;
@@ -785,7 +786,7 @@ static void stop_worker(struct manager *m)
 		next = j->next;
 		if (j->wb_reserved)
 			history_wb_charge(&m->hist, j->dev.name, j->wb_reserved, 0,
-					  j->cfg.wb_bytes_per_day);
+					  j->dev.page_size, j->cfg.wb_bytes_per_day);
 		j->md->busy = false;
 		j->md->job = NULL;
 		free(j);

@@ -457,14 +457,14 @@ int zram_read_bd_stat(int root_fd, unsigned id, uint64_t ret[3])
 	return read_dev_fields(root_fd, id, "bd_stat", ret, 3);
 }
 
-int zram_read_bd_writes(int root_fd, unsigned id, uint64_t *ret)
+int zram_read_bd_writes(int root_fd, const struct zram_dev *d, uint64_t *ret_pages)
 {
 	uint64_t v[3];
-	int r = zram_read_bd_stat(root_fd, id, v);
+	int r = zram_read_bd_stat(root_fd, d->id, v);
 
 	if (r < 0)
 		return r;
-	*ret = v[2];
+	*ret_pages = zram_units_to_pages(d, v[2]);
 	return 0;
 }
 
@@ -514,22 +514,6 @@ int zram_open_slots(int root_fd, unsigned id, int *ret_fd)
 	if (r == 0)
 		(void)posix_fadvise(*ret_fd, 0, 0, POSIX_FADV_RANDOM);
 	return r;
-}
-
-ssize_t zram_read_slot(int fd, uint64_t slot, void *page)
-{
-	uint64_t off = slot * ZRAM_PAGE_SIZE;
-	size_t len;
-	int r;
-
-	if (slot > UINT64_MAX / ZRAM_PAGE_SIZE)
-		return -EINVAL;
-	r = pread_full(fd, page, ZRAM_PAGE_SIZE, off, &len);
-	if (r < 0)
-		return r;
-	if (len == ZRAM_PAGE_SIZE)
-		(void)posix_fadvise(fd, (off_t)off, ZRAM_PAGE_SIZE, POSIX_FADV_DONTNEED);
-	return (ssize_t)len;
 }
 
 int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret)
@@ -646,6 +630,10 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 	r = zram_read_disksize(root_fd, id, &d.disksize);
 	if (r < 0)
 		return gone(r);
+	*ret_attr = "queue/physical_block_size";
+	r = zram_read_page_size(root_fd, id, &d.page_size);
+	if (r < 0)
+		return gone(r);
 
 	*ret_attr = "comp_algorithm";
 	r = zram_read_comp_algorithm(root_fd, id, &d.comp);
@@ -700,12 +688,17 @@ int zram_parse_backing_dev(const char *s, size_t len, char *ret, size_t size)
 	return 0;
 }
 
-int zram_read_writeback_limit(int root_fd, unsigned id, uint64_t *ret)
+int zram_read_writeback_limit(int root_fd, const struct zram_dev *d, uint64_t *ret_pages)
 {
 	char path[64];
-	int r = dev_path(path, sizeof(path), id, "writeback_limit");
+	uint64_t units;
+	int r = dev_path(path, sizeof(path), d->id, "writeback_limit");
 
-	return r < 0 ? r : sysfs_read_u64(root_fd, path, ret);
+	if (r == 0)
+		r = sysfs_read_u64(root_fd, path, &units);
+	if (r == 0)
+		*ret_pages = zram_units_to_pages(d, units);
+	return r;
 }
 
 int zram_write(int root_fd, unsigned id, const char *attr, const char *cmd)

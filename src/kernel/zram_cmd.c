@@ -34,7 +34,7 @@ int zram_build_recompress(const struct zram_dev *d, const struct recompress_cmd 
 	}
 	/* 6.5+: threshold must be below huge_class_size (not exported, < PAGE_SIZE);
 	 * 6.2-6.4: below PAGE_SIZE. Values in between are the kernel's to reject. */
-	if (c->threshold >= ZRAM_PAGE_SIZE)
+	if (!zram_page_size_valid(d->page_size) || c->threshold >= d->page_size)
 		return -EINVAL;
 	if (c->max_pages && !d->caps.max_pages)
 		return -EOPNOTSUPP;
@@ -158,7 +158,8 @@ int zram_build_writeback(const struct zram_dev *d, enum wb_type t, char *buf, si
 /* r[i] is a range the device has, after r[i - 1]. */
 static bool wb_range_ok(const struct zram_dev *d, const struct wb_range *r, size_t i)
 {
-	uint64_t nr_pages = d->disksize / ZRAM_PAGE_SIZE;
+	/* the kernel's nr_pages: disksize >> PAGE_SHIFT (6.2-7.3 zram_drv.c) */
+	uint64_t nr_pages = d->disksize / d->page_size;
 
 	if (r[i].lo > r[i].hi || r[i].hi >= nr_pages)
 		return false;
@@ -175,6 +176,8 @@ int zram_build_writeback_index(const struct zram_dev *d, const struct wb_range *
 		return -EOPNOTSUPP;
 	if (!d->backing_dev[0])
 		return -ENODEV;
+	if (!zram_page_size_valid(d->page_size))
+		return -EINVAL;
 	if (*pos >= n)
 		return -ENOENT;
 	if (!d->caps.wb_type_key) {
@@ -219,12 +222,20 @@ int zram_build_writeback_index(const struct zram_dev *d, const struct wb_range *
 	return used ? 0 : -ENOSPC;
 }
 
-int zram_build_writeback_limit(const struct zram_dev *d, uint64_t units, char *buf, size_t size)
+int zram_build_writeback_limit(const struct zram_dev *d, uint64_t pages, char *buf, size_t size)
 {
+	uint64_t units;
+
 	if (!d->caps.writeback)
 		return -EOPNOTSUPP;
-	/* <= 6.18 with pages larger than 4 KiB a limit that is not a multiple of the page
-	 * wraps (ABI pitfall 20); only 4 KiB pages are handled here (ZRAM_PAGE_SIZE). */
+	if (!zram_page_size_valid(d->page_size))
+		return -EINVAL;
+	/* The limit counts 4 KiB units, and each page written back takes PAGE_SIZE / 4096
+	 * of them (6.2-7.3 zram_drv.c: bd_wb_limit -= 1UL << (PAGE_SHIFT - 12)). <= 6.18 a
+	 * limit that is not a multiple of that wraps (ABI pitfall 20; 6.19+ rounds down):
+	 * whole pages never do, and a saturated limit is rounded down to whole pages too. */
+	units = sat_mul_u64(pages, zram_units_per_page(d));
+	units -= units % zram_units_per_page(d);
 	return str_printf(buf, size, "%llu", (unsigned long long)units);
 }
 

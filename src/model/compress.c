@@ -24,8 +24,9 @@
  *  - lzo-rle (bitstream version 1): the stream starts with 17, 1; 4+ zero bytes at the scan
  *    position become a run (up to 2051 bytes, not beyond the tail) encoded as the M4
  *    instruction with distance 0xbfff plus one length byte; runs do not enter the table.
- * Only inputs up to 16 KiB are accepted, so every match distance fits the M2/M3 forms and
- * the M4 long-distance form is never needed.
+ * Only inputs up to 16 KiB are accepted (pages of 4, 8 and 16 KiB), so every match distance
+ * fits the M2/M3 forms and the M4 long-distance form is never needed; larger pages would
+ * need it and the kernel's 48 KiB chunks (lzo1x_1_compress), which are not mirrored.
  */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getParams(): the kernel's zstd_get_params() */
 #include "compress.h"
@@ -617,13 +618,16 @@ struct comp_ctx {
 	} u;
 };
 
-int comp_ctx_new(enum comp_algo a, int level, struct comp_ctx **ret)
+int comp_ctx_new(enum comp_algo a, int level, size_t page_size, struct comp_ctx **ret)
 {
 	struct comp_ctx *c;
 	int r = -ENOMEM;
 
-	if ((unsigned)a >= COMP_NR_ALGOS)
+	if ((unsigned)a >= COMP_NR_ALGOS || page_size < COMP_PAGE_SIZE_MIN ||
+	    page_size > COMP_PAGE_SIZE_MAX || (page_size & (page_size - 1)))
 		return -EINVAL;
+	if ((a == COMP_LZO || a == COMP_LZO_RLE) && page_size > LZO_MAX_IN)
+		return -EOPNOTSUPP;
 	if ((r = comp_level_check(a, level)) < 0)
 		return r;
 	c = calloc(1, sizeof(*c));
@@ -655,8 +659,9 @@ int comp_ctx_new(enum comp_algo a, int level, struct comp_ctx **ret)
 		c->u.zstd.dctx = ZSTD_createDCtx();
 		if (!c->u.zstd.cctx || !c->u.zstd.dctx)
 			goto fail;
-		/* zstd_get_params(level, PAGE_SIZE): parameters tuned for a 4 KiB source. */
-		c->u.zstd.params = ZSTD_getParams(c->level, COMP_PAGE_SIZE, 0);
+		/* zstd_get_params(level, PAGE_SIZE) (6.12-7.3 backend_zstd.c): parameters
+		 * tuned for a source of one page. */
+		c->u.zstd.params = ZSTD_getParams(c->level, page_size, 0);
 		break;
 	case COMP_DEFLATE:
 		if (deflateInit2(&c->u.zlib.def, c->level, Z_DEFLATED, -DEFLATE_WINBITS,
@@ -779,7 +784,7 @@ int comp_compress(struct comp_ctx *c, const void *src, size_t src_len, void *dst
 {
 	int n;
 
-	if (src_len == 0 || src_len > LZO_MAX_IN || dst_cap > INT32_MAX)
+	if (src_len == 0 || src_len > COMP_PAGE_SIZE_MAX || dst_cap > INT32_MAX)
 		return -EINVAL;
 	switch (c->algo) {
 	case COMP_LZO:
@@ -853,14 +858,14 @@ int comp_decompress(struct comp_ctx *c, const void *src, size_t src_len, void *d
 	}
 }
 
-bool comp_page_same_filled(const void *page)
+bool comp_page_same_filled(const void *page, size_t page_size)
 {
 	unsigned long first, w;
 	const unsigned char *p = page;
 
 	/* Word-wise like page_same_filled(); memcpy keeps unaligned buffers legal. */
 	memcpy(&first, p, sizeof(first));
-	for (size_t off = sizeof(w); off < COMP_PAGE_SIZE; off += sizeof(w)) {
+	for (size_t off = sizeof(w); off < page_size; off += sizeof(w)) {
 		memcpy(&w, p + off, sizeof(w));
 		if (w != first)
 			return false;

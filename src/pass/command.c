@@ -11,8 +11,10 @@
 #include "log.h"
 #include "pass_cpu.h"
 #include "util.h"
+#include "zsmalloc.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 bool pass_stop_requested(const struct pass_ctx *ctx)
@@ -70,9 +72,10 @@ void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, 
 	case EINVAL:
 		if (strcmp(attr, "recompress") == 0 && threshold) {
 			log_error("%s: recompress: kernel rejected threshold=%u (EINVAL): the "
-				  "threshold must be below huge_class_size (3625 bytes on 6.12 x86_64 "
-				  "with 4 KiB pages); lower threshold-bytes",
-				  d->name, threshold);
+				  "threshold must be below huge_class_size (%zu bytes with the default "
+				  "zsmalloc chain and this kernel's %" PRIu32 "-byte pages); lower "
+				  "threshold-bytes",
+				  d->name, threshold, zs_huge_class_size(d->page_size), d->page_size);
 			return;
 		}
 		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && !init) {

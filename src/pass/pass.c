@@ -435,6 +435,7 @@ int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_co
 		.n_secondaries = d->recomp.count,
 		.priority_supported = d->caps.priority,
 		.wb_day_left = ctx->wb_day_left,
+		.page_size = d->page_size,
 	};
 	struct pass_plan plan;
 
@@ -450,7 +451,7 @@ static void pass_run_begin(const struct pass_ctx *ctx, const struct zram_dev *d,
 	if (ctx->dry_run)
 		return;
 	if (d->caps.writeback)
-		(void)zram_read_bd_writes(ctx->root_fd, d->id, &st->bd_before);
+		(void)zram_read_bd_writes(ctx->root_fd, d, &st->bd_before);
 	st->have_sig = zram_read_write_sig(ctx->root_fd, d->id, &st->sig0) == 0;
 	st->memo_usable = st->have_sig && d->memo.write_sig == st->sig0;
 }
@@ -462,7 +463,7 @@ static void pass_run_begin(const struct pass_ctx *ctx, const struct zram_dev *d,
 static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev *d,
 			      struct pass_run *st, struct device_report *rep)
 {
-	uint64_t nslots = d->disksize / ZRAM_PAGE_SIZE;
+	uint64_t nslots = d->page_size ? d->disksize / d->page_size : 0;
 
 	if (st->began || ctx->dry_run)
 		return;
@@ -651,7 +652,7 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		}
 		(void)zram_read_mm_stat(ctx->root_fd, d->id, &d->mm);
 		if (d->caps.writeback && st->bd_before != UINT64_MAX &&
-		    zram_read_bd_writes(ctx->root_fd, d->id, &bd_after) == 0)
+		    zram_read_bd_writes(ctx->root_fd, d, &bd_after) == 0)
 			rep->written_back = sat_sub_u64(bd_after, st->bd_before);
 		if (st->bs_ok && st->wrote && st->cur_valid && plan_pressure) {
 			/*
@@ -710,6 +711,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	memset(rep, 0, sizeof(*rep));
 	rep->algorithms_written = algorithms_written;
 	memcpy(rep->name, d->name, sizeof(rep->name));
+	rep->page_size = d->page_size;
 	rep->initialized = d->initialized;
 	rep->before = rep->after = d->mm;
 	scope = pass_scope(d, plan, rep);

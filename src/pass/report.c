@@ -161,7 +161,7 @@ static void print_writeback(FILE *f, const struct device_report *rep)
 
 		fprintf(f, "%s: writeback %s: %" PRIu64 " pages (%s), %.3f s in kernel, stop: %s",
 			rep->name, wb_type_name(s->type), s->pages,
-			human_bytes(a, sizeof(a), s->pages * ZRAM_PAGE_SIZE),
+			human_bytes(a, sizeof(a), sat_mul_u64(s->pages, rep->page_size)),
 			(double)s->kernel_ns / 1e9, wb_stop_name(s->stop));
 		if (s->by_age && s->stop != WB_NO_AGES)
 			fprintf(f,
@@ -175,10 +175,10 @@ static void print_writeback(FILE *f, const struct device_report *rep)
 	fprintf(f,
 		"%s: writeback: %" PRIu64 " pages (%s) written back, pool %s, budget left %s of "
 		"%s",
-		rep->name, w->pages, human_bytes(a, sizeof(a), w->pages * ZRAM_PAGE_SIZE),
+		rep->name, w->pages, human_bytes(a, sizeof(a), sat_mul_u64(w->pages, rep->page_size)),
 		human_bytes_signed(b, sizeof(b), -w->mem_freed),
-		human_bytes(c, sizeof(c), sat_sub_u64(w->budget_pages, w->pages) * ZRAM_PAGE_SIZE),
-		human_bytes(d, sizeof(d), w->budget_pages * ZRAM_PAGE_SIZE));
+		human_bytes(c, sizeof(c), sat_mul_u64(sat_sub_u64(w->budget_pages, w->pages), rep->page_size)),
+		human_bytes(d, sizeof(d), sat_mul_u64(w->budget_pages, rep->page_size)));
 	if (w->limited)
 		fprintf(f, ", within another writer's writeback_limit of %" PRIu64 " pages",
 			w->limit_pages);

@@ -4,8 +4,9 @@
  * include/pass.h, pass_writeback), after the recompression steps and before compaction,
  * and the backing device set before disksize (pass_configure_writeback).
  *
- * The kernel enforces the budget itself: before each step writeback_limit gets the 4 KiB
- * units the pass may still write and writeback_limit_enable is 1, so neither a crash of
+ * The kernel enforces the budget itself: before each step writeback_limit gets the pages
+ * the pass may still write (in the kernel's 4 KiB units: zram_build_writeback_limit) and
+ * writeback_limit_enable is 1, so neither a crash of
  * the daemon nor a write that takes long can go past it. What a step wrote is bd_stat's
  * bd_writes after minus before (the kernel reports no count of its own). -EIO with the
  * limit at 0 is the kernel saying "budget spent" (it checks the limit per page, so some
@@ -42,10 +43,11 @@ static int wb_write(const struct pass_ctx *ctx, const struct zram_dev *d, const 
 	return r;
 }
 
-static int write_limit(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t units)
+/* writeback_limit for pages of the device (written in the kernel's 4 KiB units). */
+static int write_limit(const struct pass_ctx *ctx, const struct zram_dev *d, uint64_t pages)
 {
 	char cmd[32];
-	int r = zram_build_writeback_limit(d, units, cmd, sizeof(cmd));
+	int r = zram_build_writeback_limit(d, pages, cmd, sizeof(cmd));
 
 	if (r < 0)
 		return r;
@@ -132,7 +134,7 @@ static int wb_write_one(const struct pass_ctx *ctx, struct zram_dev *d, const ch
 		return pass_write(ctx, d, "writeback", cmd, NULL, NULL);
 	r = pass_write(ctx, d, "writeback", cmd, &wr->kernel_ns, NULL);
 	wr->writes++;
-	if (r == -EIO && zram_read_writeback_limit(ctx->root_fd, d->id, &limit) == 0 &&
+	if (r == -EIO && zram_read_writeback_limit(ctx->root_fd, d, &limit) == 0 &&
 	    limit == 0)
 		return 1;
 	if (r < 0) {
@@ -154,7 +156,7 @@ static int wb_bd_writes(const struct pass_ctx *ctx, const struct zram_dev *d, ui
 	*ret = 0;
 	if (ctx->dry_run)
 		return 0;
-	r = zram_read_bd_writes(ctx->root_fd, d->id, ret);
+	r = zram_read_bd_writes(ctx->root_fd, d, ret);
 	if (r < 0)
 		pass_log_write_error(ctx, d, "bd_stat", "", r, 0);
 	return r;
@@ -175,8 +177,8 @@ static void wb_count(const struct pass_ctx *ctx, const struct zram_dev *d, uint6
 
 	if (ctx->dry_run)
 		return;
-	n = zram_read_bd_writes(ctx->root_fd, d->id, &bd1) == 0 ? sat_sub_u64(bd1, bd0) : 0;
-	if (zram_read_writeback_limit(ctx->root_fd, d->id, &limit1) == 0 &&
+	n = zram_read_bd_writes(ctx->root_fd, d, &bd1) == 0 ? sat_sub_u64(bd1, bd0) : 0;
+	if (zram_read_writeback_limit(ctx->root_fd, d, &limit1) == 0 &&
 	    sat_sub_u64(limit0, limit1) > n)
 		n = limit0 - limit1;
 	wr->pages = sat_add_u64(wr->pages, n);
@@ -215,7 +217,7 @@ static int wb_end(const struct pass_ctx *ctx, struct wb_report *wr, int r)
  * An idle or huge_idle step: the slots come from block_state by their ac_time (policy.h,
  * struct wb_select), never from the kernel's IDLE flag, and go by index. 6.16+: ranges,
  * several keys per write (1 KiB, well below PAGE_SIZE); 6.2-6.15: one page_index= per
- * write, so at most the budget left in writes (each a synchronous 4 KiB write to the
+ * write, so at most the budget left in writes (each a synchronous one-page write to the
  * backing device: about what the kernel's own mode spends per page, plus a syscall).
  */
 static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
@@ -321,8 +323,9 @@ static int run_wb_step(const struct pass_ctx *ctx, struct zram_dev *d, const str
 
 /*
  * Before the pass: whether another writer's limit is on (writeback_limit_enable 1), and
- * what it has left, into w (limited, limit_pages). The limit is a u64 of 4 KiB units; one
- * that cannot be read counts as 0 (nothing may be written), one that is off as none.
+ * what it has left, into w (limited, limit_pages). The limit is a u64 of 4 KiB units, read
+ * as whole pages of the device (a remainder below one page cannot be written: <= 6.18 it
+ * would wrap, 6.19+ rounds it away); one that cannot be read counts as 0 (nothing may be written), one that is off as none.
  */
 static void wb_read_limit(const struct pass_ctx *ctx, const struct zram_dev *d,
 			  struct wb_pass_report *w)
@@ -336,7 +339,7 @@ static void wb_read_limit(const struct pass_ctx *ctx, const struct zram_dev *d,
 	if (sysfs_read_u64(ctx->root_fd, path, &enabled) < 0 || !enabled)
 		return;
 	w->limited = true;
-	if (zram_read_writeback_limit(ctx->root_fd, d->id, &w->limit_pages) < 0)
+	if (zram_read_writeback_limit(ctx->root_fd, d, &w->limit_pages) < 0)
 		w->limit_pages = 0;
 }
 

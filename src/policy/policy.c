@@ -525,9 +525,9 @@ uint64_t policy_wb_refill(uint64_t left, uint64_t at_unix, uint64_t now_unix, ui
 	return left > per_day ? per_day : left;
 }
 
-uint64_t policy_wb_budget_pages(uint64_t day_left, uint64_t per_pass)
+uint64_t policy_wb_budget_pages(uint64_t day_left, uint64_t per_pass, uint32_t page_size)
 {
-	return (day_left < per_pass ? day_left : per_pass) / ZRAM_PAGE_SIZE;
+	return page_size ? (day_left < per_pass ? day_left : per_pass) / page_size : 0;
 }
 
 void policy_plan_writeback(const struct dev_config *cfg, const struct policy_snapshot *s,
@@ -538,7 +538,8 @@ void policy_plan_writeback(const struct dev_config *cfg, const struct policy_sna
 	if (!cfg->writeback)
 		return;
 	plan->wb_batch_size = cfg->wb_batch_size;
-	plan->wb_budget_pages = policy_wb_budget_pages(s->wb_day_left, cfg->wb_bytes_per_pass);
+	plan->wb_budget_pages =
+		policy_wb_budget_pages(s->wb_day_left, cfg->wb_bytes_per_pass, s->page_size);
 	for (unsigned i = 0; i < cfg->n_wb_types && i < WB_NR_TYPES; i++) {
 		struct wb_step *w = &plan->wb[plan->n_wb++];
 

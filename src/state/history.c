@@ -68,14 +68,14 @@ void history_add(struct history *h, const char *name, const struct pass_summary 
 }
 
 uint64_t history_wb_reserve(struct history *h, const char *name, uint64_t pages,
-			    uint64_t per_day)
+			    uint32_t page_size, uint64_t per_day)
 {
 	struct dev_totals *t = state_get(&h->st, name);
 	int r;
 
 	if (!t || pages == 0)
 		return 0;
-	state_wb_reserve(t, pages, per_day, (uint64_t)time(NULL));
+	state_wb_reserve(t, pages, page_size, per_day, (uint64_t)time(NULL));
 	if (h->dir_fd >= 0) {
 		r = state_save(&h->st, h->dir_fd);
 		if (r < 0)
@@ -86,12 +86,12 @@ uint64_t history_wb_reserve(struct history *h, const char *name, uint64_t pages,
 }
 
 void history_wb_charge(struct history *h, const char *name, uint64_t reserved, uint64_t pages,
-		       uint64_t per_day)
+		       uint32_t page_size, uint64_t per_day)
 {
 	struct dev_totals *t = state_get(&h->st, name);
 
 	if (t)
-		state_wb_settle(t, reserved, pages, per_day, (uint64_t)time(NULL));
+		state_wb_settle(t, reserved, pages, page_size, per_day, (uint64_t)time(NULL));
 }
 
 uint64_t history_wb_day_left(struct history *h, const char *name, uint64_t per_day,

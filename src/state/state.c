@@ -140,29 +140,31 @@ uint64_t state_wb_day_left(struct dev_totals *t, uint64_t per_day, uint64_t now_
 	return t->wb_day_left;
 }
 
-void state_wb_charge(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix)
+void state_wb_charge(struct dev_totals *t, uint64_t pages, uint32_t page_size, uint64_t per_day,
+		     uint64_t now_unix)
 {
-	state_wb_settle(t, 0, pages, per_day, now_unix);
+	state_wb_settle(t, 0, pages, page_size, per_day, now_unix);
 }
 
-void state_wb_reserve(struct dev_totals *t, uint64_t pages, uint64_t per_day, uint64_t now_unix)
+void state_wb_reserve(struct dev_totals *t, uint64_t pages, uint32_t page_size, uint64_t per_day,
+		      uint64_t now_unix)
 {
 	(void)state_wb_day_left(t, per_day, now_unix);
-	t->wb_day_left = sat_sub_u64(t->wb_day_left, sat_mul_u64(pages, ZRAM_PAGE_SIZE));
+	t->wb_day_left = sat_sub_u64(t->wb_day_left, sat_mul_u64(pages, page_size));
 }
 
-void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, uint64_t per_day,
-		     uint64_t now_unix)
+void state_wb_settle(struct dev_totals *t, uint64_t reserved, uint64_t pages, uint32_t page_size,
+		     uint64_t per_day, uint64_t now_unix)
 {
 	(void)state_wb_day_left(t, per_day, now_unix);
 	t->wb_pages = sat_add_u64(t->wb_pages, pages);
 	if (pages > reserved) {
 		/* more than reserved (not with the kernel's limit, but never trust that) */
 		t->wb_day_left = sat_sub_u64(t->wb_day_left,
-					     sat_mul_u64(pages - reserved, ZRAM_PAGE_SIZE));
+					     sat_mul_u64(pages - reserved, page_size));
 		return;
 	}
-	t->wb_day_left = sat_add_u64(t->wb_day_left, sat_mul_u64(reserved - pages, ZRAM_PAGE_SIZE));
+	t->wb_day_left = sat_add_u64(t->wb_day_left, sat_mul_u64(reserved - pages, page_size));
 	if (t->wb_day_left > per_day)
 		t->wb_day_left = per_day;
 }
@@ -685,7 +687,7 @@ static const struct {
 	  "Unix time of the last pass, 0 if none.", M_TOTALS,
 	  offsetof(struct dev_totals, last_pass_unix) },
 	{ "zram_recompd_writeback_pages_total", "counter",
-	  "Pages (4 KiB units) written back to the backing device by passes.", M_TOTALS,
+	  "Pages written back to the backing device by passes.", M_TOTALS,
 	  offsetof(struct dev_totals, wb_pages) },
 	{ "zram_recompd_writeback_day_left_bytes", "gauge",
 	  "Writeback day budget left at the last pass (refills over 24 h); no sample for a "
@@ -699,6 +701,9 @@ static const struct {
 	  offsetof(struct dev_live, mem_used_total) },
 	{ "zram_recompd_huge_pages", "gauge", "Pages stored uncompressed (mm_stat).", M_LIVE,
 	  offsetof(struct dev_live, huge_pages) },
+	{ "zram_recompd_page_size_bytes", "gauge",
+	  "The kernel's page size, the unit of every pages figure here.", M_LIVE,
+	  offsetof(struct dev_live, page_size) },
 	{ "zram_recompd_incompressible_pages", "gauge",
 	  "Pages flagged incompressible (debugfs block_state).", M_LIVE_OPT,
 	  offsetof(struct dev_live, incompressible) },
@@ -706,10 +711,10 @@ static const struct {
 	  "The longest single recompress write of the last pass (max-write-ms bounds it).",
 	  M_LIVE_SECONDS_OPT, offsetof(struct dev_live, longest_write_ns) },
 	{ "zram_recompd_backing_dev_pages", "gauge",
-	  "Pages (4 KiB units) stored on the backing device (bd_stat bd_count).", M_LIVE_OPT,
+	  "Pages stored on the backing device (bd_stat bd_count).", M_LIVE_OPT,
 	  offsetof(struct dev_live, bd_count) },
 	{ "zram_recompd_backing_dev_writes_pages", "counter",
-	  "Pages (4 KiB units) written to the backing device since setup (bd_stat bd_writes).",
+	  "Pages written to the backing device since setup (bd_stat bd_writes).",
 	  M_LIVE_OPT, offsetof(struct dev_live, bd_writes) },
 };
 
@@ -839,6 +844,8 @@ void dev_live_fill(struct dev_live *l, const struct zram_dev *d, uint64_t incomp
 	l->huge_pages = d->mm.v[MM_HUGE_PAGES];
 	l->incompressible = incompressible;
 	l->longest_write_ns = UINT64_MAX;
-	l->bd_count = d->has_bd_stat ? d->bd_stat[0] : UINT64_MAX;
-	l->bd_writes = d->has_bd_stat ? d->bd_stat[2] : UINT64_MAX;
+	l->page_size = d->page_size;
+	/* bd_stat counts 4 KiB units (zram.h, ZRAM_WB_UNIT): as pages like the others */
+	l->bd_count = d->has_bd_stat ? zram_units_to_pages(d, d->bd_stat[0]) : UINT64_MAX;
+	l->bd_writes = d->has_bd_stat ? zram_units_to_pages(d, d->bd_stat[2]) : UINT64_MAX;
 }

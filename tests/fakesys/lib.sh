@@ -114,11 +114,13 @@ fr_meminfo() {
 #   mm_raw=TEXT     mm_stat content verbatim
 #   link=rel|abs|none   sys/block/zramN symlink: relative (default), absolute "/sys/devices/...",
 #                   or none (the caller makes its own)
+#   page=BYTES      the kernel's PAGE_SIZE, as queue/physical_block_size shows it (default 4096;
+#                   16384 for a Raspberry Pi 5)
 fr_dev() {
 	local r=$1 ver=$2 id=$3
 	shift 3
 	local init=1 primary=lzo-rle recomp="1:zstd" recomp_raw="" has_raw=0 multi=1 wb=0
-	local mm="" mm_raw="" has_mm_raw=0 link=rel kv d p name
+	local mm="" mm_raw="" has_mm_raw=0 link=rel page=4096 kv d p name
 
 	for kv in "$@"; do
 		case $kv in
@@ -137,6 +139,7 @@ fr_dev() {
 			has_mm_raw=1
 			;;
 		link=*) link=${kv#link=} ;;
+		page=*) page=${kv#page=} ;;
 		*)
 			echo "fr_dev: unknown option $kv" >&2
 			return 1
@@ -161,6 +164,10 @@ fr_dev() {
 		printf '0\n' >"$d/size"
 	fi
 	printf '%s\n' "$init" >"$d/initstate"
+	# zram sets physical_block_size to PAGE_SIZE (logical_block_size stays 4096)
+	mkdir -p "$d/queue"
+	printf '%s\n' "$page" >"$d/queue/physical_block_size"
+	printf '4096\n' >"$d/queue/logical_block_size"
 	# Write-only attributes of every version (ABI §2).
 	for name in reset compact mem_limit mem_used_max idle; do
 		: >"$d/$name"

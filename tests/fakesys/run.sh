@@ -1776,10 +1776,11 @@ run_test empty-sysroot t_empty_sysroot
 # The fake bd_stat never moves, so every step writes nothing and each gets the whole budget:
 # the command sequences are what is checked (the VM tier checks the effects).
 
-# wb_root VER [BACKING]: zram0 with CONFIG_ZRAM_WRITEBACK, backing_dev BACKING ("none").
+# wb_root VER [BACKING [PAGE]]: zram0 with CONFIG_ZRAM_WRITEBACK, backing_dev BACKING ("none"),
+# the kernel's page size PAGE (default 4096).
 wb_root() {
 	fr_new "$R" "$1"
-	fr_dev "$R" "$1" 0 wb=1
+	fr_dev "$R" "$1" 0 wb=1 "page=${3:-4096}"
 	fr_kconfig "$R" boot 'CONFIG_ZRAM=m' 'CONFIG_ZRAM_MEMORY_TRACKING=y' \
 		'CONFIG_ZRAM_TRACK_ENTRY_ACTIME=y' 'CONFIG_ZRAM_MULTI_COMP=y' 'CONFIG_ZRAM_WRITEBACK=y'
 	printf '%s\n' "${2:-/dev/loop0}" >"$(attr 0 backing_dev)"
@@ -1893,6 +1894,52 @@ t_wb_by_age() {
 for v in 6.12 7.3; do
 	run_test "writeback-by-age-$v" t_wb_by_age "$v"
 done
+
+# 16 KiB pages (Raspberry Pi 5, issue 26): every page count follows the kernel's page size,
+# which zram shows as queue/physical_block_size. 48 KiB a day are 3 pages here (12 with 4 KiB
+# pages would take every old slot, see above); writeback_limit and bd_stat count 4 KiB units
+# whatever the page size, so 3 pages are a limit of 12, and bd_stat's 40 units are 10 pages.
+t_page_16k() {
+	wb_root 7.3 /dev/loop0 16384
+	wb_agefile
+	printf '%8s %8s %8s\n' 40 8 400 >"$(attr 0 bd_stat)"
+	conf '[global]' 'writeback = yes' 'writeback-bytes-per-day = 49152' \
+		'writeback-types = idle' 'writeback-idle-age-sec = 5' "metrics-file = $T/m.prom"
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 writeback)" "page_indexes=0-1 page_index=4"
+	expect_content "$(attr 0 writeback_limit)" 0 0 12
+	expect_has "$T/out" "3 selected"
+	expect_has "$T/out" "3 over the budget"
+	expect_has "$T/out" "zram0: writeback: 0 pages (0 B) written back, pool 0 B, budget left 48.0 KiB of 48.0 KiB, bd_stat 40 8 400"
+	grep -q '^zram0 .* wb_pages=0 wb_day_left=49152 ' "$T/no-state/state" ||
+		die "state: $(oneline "$T/no-state/state")"
+	expect_has "$T/m.prom" 'zram_recompd_page_size_bytes{device="zram0"} 16384'
+	expect_has "$T/m.prom" 'zram_recompd_backing_dev_pages{device="zram0"} 10'
+	expect_has "$T/m.prom" 'zram_recompd_backing_dev_writes_pages{device="zram0"} 100'
+	# 20 KiB a day: one whole page, a limit of 4 units (5 would wrap a <= 6.18 kernel)
+	: >"$(attr 0 writeback)"
+	conf '[global]' 'writeback = yes' 'writeback-bytes-per-day = 20480' \
+		'writeback-types = idle' 'writeback-idle-age-sec = 5'
+	zro --once
+	expect_rc 0
+	expect_content "$(attr 0 writeback)" "page_index=0"
+	expect_content "$(attr 0 writeback_limit)" 0 0 12 0 4
+	# a threshold at or above the page size cannot be written: 16383 can
+	conf '[global]' 'threshold-bytes = 3000'
+	: >"$(attr 0 recompress)"
+	zro --once
+	expect_rc 0
+	expect_has "$(attr 0 recompress)" "threshold=3000"
+	zr --sysroot "$R" --config "$T/conf" status
+	expect_rc 0
+	expect_has "$T/out" "zram0: initialized, disksize 1.0 GiB, 16 KiB pages"
+	expect_has "$T/out" "  backing device: /dev/loop0: 10 pages stored, 100 written, 2 read back"
+	zr --sysroot "$R" --config "$T/conf" status --json
+	expect_has "$T/out" '"disksize":1073741824,"page_size":16384,'
+	expect_has "$T/out" '"bd_stat":{"bd_count":40,"bd_reads":8,"bd_writes":400}'
+}
+run_test page-size-16k t_page_16k
 
 # A device without a backing device: skipped with a line, no error, nothing written.
 t_wb_no_backing() {

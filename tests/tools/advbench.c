@@ -82,7 +82,7 @@ static int load(const char *path)
 	} else {
 		pages = raw;
 	}
-	npages = len / COMP_PAGE_SIZE;
+	npages = len / 4096u;
 	return npages ? 0 : -EINVAL;
 }
 
@@ -95,8 +95,8 @@ static void bench_algorithms(void)
 {
 	static const char *const specs[] = {"lzo-rle", "lzo",	 "lz4",	    "lz4hc",
 					    "zstd",    "zstd:9", "deflate", "deflate:9"};
-	static uint8_t back[COMP_PAGE_SIZE];
-	uint8_t *store = malloc(npages * COMP_DST_SIZE);
+	static uint8_t back[4096u];
+	uint8_t *store = malloc(npages * COMP_DST_SIZE(4096));
 	uint16_t *len = calloc(npages, sizeof(*len));
 
 	if (!store || !len) {
@@ -112,18 +112,18 @@ static void bench_algorithms(void)
 		size_t n = 0;
 		int level;
 
-		if (comp_parse_spec(specs[s], &a, &level) < 0 || comp_ctx_new(a, level, &c) < 0)
+		if (comp_parse_spec(specs[s], &a, &level) < 0 || comp_ctx_new(a, level, 4096, &c) < 0)
 			continue;
 		t0 = now_monotonic_ns();
 		for (size_t i = 0; i < npages; i++) {
-			const uint8_t *p = pages + i * COMP_PAGE_SIZE;
+			const uint8_t *p = pages + i * 4096u;
 			size_t l = 0;
 
 			len[i] = 0;
-			if (comp_page_same_filled(p))
+			if (comp_page_same_filled(p, 4096))
 				continue;
-			if (comp_compress(c, p, COMP_PAGE_SIZE, store + i * COMP_DST_SIZE,
-					  COMP_DST_SIZE, &l) < 0)
+			if (comp_compress(c, p, 4096u, store + i * COMP_DST_SIZE(4096),
+					  COMP_DST_SIZE(4096), &l) < 0)
 				break;
 			len[i] = (uint16_t)l;
 			out += l;
@@ -134,7 +134,7 @@ static void bench_algorithms(void)
 		for (size_t i = 0; i < npages; i++) {
 			size_t bl = 0;
 
-			if (len[i] && comp_decompress(c, store + i * COMP_DST_SIZE, len[i], back,
+			if (len[i] && comp_decompress(c, store + i * COMP_DST_SIZE(4096), len[i], back,
 						      sizeof(back), &bl) < 0)
 				fprintf(stderr, "advbench: %s: page %zu does not decompress\n",
 					specs[s], i);
@@ -142,9 +142,9 @@ static void bench_algorithms(void)
 		td = now_monotonic_ns() - t0;
 		comp_ctx_free(c);
 		printf("%-10s %12.0f %10.1f %12.0f %11.1f %7.3f\n", specs[s], (double)n / secs(tc),
-		       (double)n * COMP_PAGE_SIZE / 1e6 / secs(tc), (double)n / secs(td),
-		       (double)n * COMP_PAGE_SIZE / 1e6 / secs(td),
-		       out ? (double)n * COMP_PAGE_SIZE / (double)out : 0.0);
+		       (double)n * 4096u / 1e6 / secs(tc), (double)n / secs(td),
+		       (double)n * 4096u / 1e6 / secs(td),
+		       out ? (double)n * 4096u / (double)out : 0.0);
 	}
 out:
 	free(store);
@@ -229,7 +229,7 @@ static int make_fake_device(void)
 	if (!bs)
 		return -ENOMEM;
 	for (size_t i = 0; i < npages; i++) {
-		bool s = comp_page_same_filled(pages + i * COMP_PAGE_SIZE);
+		bool s = comp_page_same_filled(pages + i * 4096u, 4096);
 
 		same += s;
 		bl += (size_t)snprintf(bs + bl, 42, "%12zu %12zu.%06u %c.....\n", i, 1000 + i, 0u,
@@ -239,12 +239,12 @@ static int make_fake_device(void)
 	free(bs);
 	if (r < 0)
 		return r;
-	snprintf(buf, sizeof(buf), "%zu %zu %zu 0 0 %zu 0 0 0\n", npages * COMP_PAGE_SIZE,
-		 npages * COMP_PAGE_SIZE / 3, npages * COMP_PAGE_SIZE / 3, same);
+	snprintf(buf, sizeof(buf), "%zu %zu %zu 0 0 %zu 0 0 0\n", npages * 4096u,
+		 npages * 4096u / 3, npages * 4096u / 3, same);
 	if ((r = write_file("sys/block/zram0/mm_stat", buf, strlen(buf))) < 0 ||
 	    (r = write_file("sys/block/zram0/initstate", "1\n", 2)) < 0)
 		return r;
-	snprintf(buf, sizeof(buf), "%zu\n", npages * COMP_PAGE_SIZE);
+	snprintf(buf, sizeof(buf), "%zu\n", npages * 4096u);
 	if ((r = write_file("sys/block/zram0/disksize", buf, strlen(buf))) < 0)
 		return r;
 	snprintf(buf, sizeof(buf), "lzo [lzo-rle] lz4 lz4hc zstd deflate \n");
@@ -253,7 +253,7 @@ static int make_fake_device(void)
 	snprintf(buf, sizeof(buf), "#1: lzo lzo-rle lz4 lz4hc [zstd] deflate \n");
 	if ((r = write_file("sys/block/zram0/recomp_algorithm", buf, strlen(buf))) < 0)
 		return r;
-	return write_file("dev/zram0", pages, npages * COMP_PAGE_SIZE);
+	return write_file("dev/zram0", pages, npages * 4096u);
 }
 
 /* Run advise in a child with stdout discarded; wall time and the child's peak RSS. */

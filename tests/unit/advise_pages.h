@@ -97,7 +97,7 @@ static inline void make_device(const char *comp, const char *recomp, bool with_b
 	memset(disk, 0, sizeof(disk));
 	memcpy(disk, mix, sizeof(mix));
 	for (int i = 0; i < MIX_PAGES; i++)
-		same += comp_page_same_filled(mix[i]);
+		same += comp_page_same_filled(mix[i], 4096);
 	fr_write("sys/block/zram0/initstate", "1\n");
 	fr_write("sys/block/zram0/disksize", "262144\n");
 	fr_write("sys/block/zram0/comp_algorithm", comp);
@@ -112,7 +112,7 @@ static inline void make_device(const char *comp, const char *recomp, bool with_b
 		size_t len = 0;
 
 		for (int i = 0; i < MIX_PAGES; i++) {
-			bool s = comp_page_same_filled(mix[i]);
+			bool s = comp_page_same_filled(mix[i], 4096);
 
 			snprintf(line, sizeof(line), "%12d %12d.%06d %c.%c...\n", i, 1000 + i, 0,
 				 s ? 's' : '.', (!s && i % 5 == 2) ? 'h' : '.');

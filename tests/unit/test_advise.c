@@ -316,18 +316,18 @@ struct expect {
 static void expect_compute(const uint8_t (*pages)[4096], unsigned n, enum comp_algo pa, int pl,
 			   enum comp_algo ca, int cl, struct expect *x)
 {
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(4096);
 	struct comp_ctx *p = NULL, *c = NULL;
-	static uint8_t dst[COMP_DST_SIZE];
+	static uint8_t dst[COMP_DST_SIZE(4096)];
 
 	memset(x, 0, sizeof(*x));
-	assert_int_equal(comp_ctx_new(pa, pl, &p), 0);
-	assert_int_equal(comp_ctx_new(ca, cl, &c), 0);
+	assert_int_equal(comp_ctx_new(pa, pl, 4096, &p), 0);
+	assert_int_equal(comp_ctx_new(ca, cl, 4096, &c), 0);
 	for (unsigned i = 0; i < n; i++) {
 		size_t lp = 0, lc = 0;
 		unsigned stored;
 
-		if (comp_page_same_filled(pages[i]))
+		if (comp_page_same_filled(pages[i], 4096))
 			continue;
 		assert_int_equal(comp_compress(p, pages[i], 4096, dst, sizeof(dst), &lp), 0);
 		assert_int_equal(comp_compress(c, pages[i], 4096, dst, sizeof(dst), &lc), 0);
@@ -378,7 +378,7 @@ static const char *const chain_keys[] = {"algos", "compr_bytes", "mem_bytes"};
 
 static void test_json_file(void **state)
 {
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(4096);
 	struct expect x;
 	int root, prim, cands, c, chain, rec;
 
@@ -611,7 +611,7 @@ static void test_sampling_scales(void **state)
 	/* Identical pages: 8 samples scaled by 64/8 give the exact totals. */
 	assert_int_equal(jnum(jget(0, "primary"), "compr_bytes"), x.primary_compr);
 	assert_int_equal(jnum(jget(0, "primary"), "mem_bytes"),
-			 zs_pool_bytes(zs_model_default(), &x.hp));
+			 zs_pool_bytes(zs_model_default(4096), &x.hp));
 	assert_int_equal(jnum(jat(jget(0, "candidates"), 1), "pages_improved"), 64);
 	rec = jget(0, "recommendation");
 	assert_int_equal(jnum(rec, "sampled_pages"), 8);
@@ -909,6 +909,7 @@ static void fill_dev(struct zram_dev *d, const char *primary)
 	d->comp.n = 1;
 	d->comp.selected = 0;
 	strcpy(d->comp.name[0], primary);
+	d->page_size = 4096;
 	d->mm.v[MM_ORIG_DATA_SIZE] = MIX_PAGES * 4096;
 	d->mm.v[MM_SAME_PAGES] = MIX_PAGES / 5;
 }

@@ -20,7 +20,7 @@
 
 static void test_decide(void **state)
 {
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(4096);
 	unsigned w = 99;
 
 	(void)state;
@@ -62,7 +62,7 @@ static void test_decide(void **state)
 /* adv_evaluate() on a hand-filled engine: exact counts, bytes, pool memory and scaling. */
 static void test_evaluate(void **state)
 {
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(4096);
 	uint16_t sizes[] = {
 		/* primary, A, B */
 		3000, 2000, 1000, /* A wins (3072 -> 2048 class) */
@@ -160,12 +160,12 @@ static void test_engine_threads(void **state)
 	};
 	const unsigned n = ADV_BATCH_PAGES * 2 + 77;
 	struct adv_engine e1, e3;
-	static uint8_t page[4096], dst[COMP_DST_SIZE];
+	static uint8_t page[4096], dst[COMP_DST_SIZE(4096)];
 	unsigned same = 0;
 
 	(void)state;
-	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, 4, 1), 0);
-	assert_int_equal(adv_engine_init(&e3, zs_model_default(), specs, 4, 3), 0);
+	assert_int_equal(adv_engine_init(&e1, zs_model_default(4096), specs, 4, 1), 0);
+	assert_int_equal(adv_engine_init(&e3, zs_model_default(4096), specs, 4, 3), 0);
 	assert_int_equal(e1.nthreads, 1);
 	assert_int_equal(e3.nthreads, 3);
 	for (unsigned i = 0; i < n; i++) {
@@ -193,7 +193,7 @@ static void test_engine_threads(void **state)
 		while (last % 7 == 3)
 			last--;
 		gen_page(page, last % 3, last + 1);
-		assert_int_equal(comp_ctx_new(COMP_DEFLATE, 1, &c), 0);
+		assert_int_equal(comp_ctx_new(COMP_DEFLATE, 1, 4096, &c), 0);
 		assert_int_equal(comp_compress(c, page, 4096, dst, sizeof(dst), &len), 0);
 		assert_int_equal(e3.sizes[(e3.npages - 1) * 4 + 3], len);
 		comp_ctx_free(c);
@@ -205,8 +205,8 @@ static void test_engine_threads(void **state)
 	adv_engine_free(&e1);
 	adv_engine_free(&e3);
 	/* Bad counts. */
-	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, 0, 1), -EINVAL);
-	assert_int_equal(adv_engine_init(&e1, zs_model_default(), specs, ADV_MAX_SPECS + 1, 1),
+	assert_int_equal(adv_engine_init(&e1, zs_model_default(4096), specs, 0, 1), -EINVAL);
+	assert_int_equal(adv_engine_init(&e1, zs_model_default(4096), specs, ADV_MAX_SPECS + 1, 1),
 			 -EINVAL);
 }
 
@@ -226,7 +226,7 @@ static void test_spec_identity(void **state)
 	assert_true(adv_spec_equal(&specs[1], &s));
 	assert_false(adv_spec_equal(&specs[2], &s));
 	assert_false(adv_spec_equal(&specs[0], &s));
-	assert_int_equal(adv_engine_init(&e, zs_model_default(), specs, 3, 1), 0);
+	assert_int_equal(adv_engine_init(&e, zs_model_default(4096), specs, 3, 1), 0);
 	assert_int_equal(adv_engine_find(&e, &s), 1);
 	s.level = 9;
 	assert_int_equal(adv_engine_find(&e, &s), 2);
@@ -249,6 +249,7 @@ static void test_speeds(void **state)
 
 	(void)state;
 	memset(&e, 0, sizeof(e));
+	e.page_size = 4096;
 	e.nspecs = 2;
 	e.npages = 1000;	    /* 4096000 bytes */
 	e.comp_ns[1] = 2000000;	    /* 2 ms: 2048 MB/s */
@@ -256,6 +257,10 @@ static void test_speeds(void **state)
 	assert_true(adv_compress_mb_s(&e, 1) > 2047.99 && adv_compress_mb_s(&e, 1) < 2048.01);
 	assert_true(adv_decompress_mb_s(&e, 1) > 9.99 && adv_decompress_mb_s(&e, 1) < 10.01);
 	assert_true(adv_compress_mb_s(&e, 0) == 0.0);
+	/* 16 KiB pages: the same CPU time for four times the bytes */
+	e.page_size = 16384;
+	assert_true(adv_compress_mb_s(&e, 1) > 8191.99 && adv_compress_mb_s(&e, 1) < 8192.01);
+	assert_true(adv_decompress_mb_s(&e, 1) > 39.99 && adv_decompress_mb_s(&e, 1) < 40.01);
 }
 
 int main(void)

@@ -44,7 +44,8 @@ static void build(int kind, unsigned threshold)
 
 	memset(&eng, 0, sizeof(eng));
 	memset(&rep, 0, sizeof(rep));
-	eng.zs = zs_model_default();
+	eng.zs = zs_model_default(4096);
+	eng.page_size = 4096;
 	eng.nspecs = 4;
 	eng.spec[0] = (struct adv_spec){COMP_LZO_RLE, COMP_LEVEL_DEFAULT};
 	eng.spec[1] = (struct adv_spec){COMP_LZ4HC, COMP_LEVEL_DEFAULT};

@@ -43,7 +43,7 @@ static int teardown(void **state)
 
 static void engine(struct adv_engine *e)
 {
-	assert_int_equal(adv_engine_init(e, zs_model_default(), specs, 2, 1), 0);
+	assert_int_equal(adv_engine_init(e, zs_model_default(4096), specs, 2, 1), 0);
 }
 
 /* adv_read_file() on fr_dir/rel with --samples (0: every page) and --seed. */
@@ -214,6 +214,81 @@ static void test_device_config(void **state)
 	assert_null(src.chain_from);
 }
 
+/*
+ * Pages of the kernel's size (issue 26): a file of 4 KiB corpus pages read as 16 KiB pages
+ * is 4 consecutive ones each, in their order; 64 KiB leaves a partial page. A device's page
+ * size is its queue/physical_block_size: slots, stored pages and bd_stat follow it.
+ */
+static void test_page_sizes(void **state)
+{
+	static const unsigned ps[] = {4096, 16384, 65536};
+	/* lzo and lzo-rle are mirrored up to 16 KiB pages only */
+	static const struct adv_spec sp[] = {{COMP_LZ4, COMP_LEVEL_DEFAULT},
+					     {COMP_ZSTD, COMP_LEVEL_DEFAULT}};
+	static uint8_t out[COMP_DST_SIZE(16384)];
+	struct adv_opts o = {.device = "zram0", .quiet = true}, eff;
+	struct adv_dev_info di;
+	struct adv_engine e;
+	struct adv_source src;
+	struct comp_ctx *c;
+	size_t len;
+
+	(void)state;
+	write_bytes("mix.pages", mix, sizeof(mix));
+	for (size_t i = 0; i < 3; i++) {
+		struct adv_opts fo = {.input = tpath("mix.pages"), .page_size = ps[i]};
+		struct adv_rng rng = {1};
+		uint64_t same = 0;
+
+		for (size_t p = 0; p < sizeof(mix) / ps[i]; p++)
+			same += comp_page_same_filled((const uint8_t *)mix + p * ps[i], ps[i]);
+		memset(&src, 0, sizeof(src));
+		assert_int_equal(adv_engine_init(&e, zs_model_default(ps[i]), sp, 2, 1), 0);
+		assert_int_equal(e.page_size, ps[i]);
+		assert_int_equal(adv_read_file(&fo, &rng, &e, &src), 0);
+		assert_int_equal(src.pages, sizeof(mix) / ps[i]);
+		assert_int_equal(src.same_pages, same);
+		assert_int_equal(e.npages, src.pages - same);
+		assert_int_equal(src.trailing, sizeof(mix) % ps[i]);
+		if (ps[i] == 16384) {
+			/* 40 pages of 4 KiB are 10 of 16 KiB; the first is pages 0-3 as one */
+			assert_int_equal(src.pages, 10);
+			assert_int_equal(comp_ctx_new(COMP_ZSTD, COMP_LEVEL_DEFAULT, 16384, &c), 0);
+			assert_int_equal(comp_compress(c, mix, 16384, out, sizeof(out), &len), 0);
+			comp_ctx_free(c);
+			if (!same)
+				assert_int_equal(e.sizes[1], len);
+		}
+		if (ps[i] == 65536)
+			assert_int_equal(src.trailing, 32768);
+		adv_engine_free(&e);
+	}
+	assert_int_equal(adv_engine_init(&e, zs_model_default(65536), specs, 2, 1), -EOPNOTSUPP);
+	assert_int_equal(adv_engine_init(&e, zs_model_default(16384), specs, 2, 1), 0);
+	adv_engine_free(&e);
+	assert_int_equal(adv_engine_init(&e, NULL, specs, 2, 1), -EINVAL);
+
+	/* a device with 16 KiB pages */
+	make_device("lzo [lz4] zstd deflate \n", "#1: lzo lz4 [zstd] deflate \n", true);
+	fr_write("sys/block/zram0/bd_stat", "7 10 20\n"); /* 4 KiB units: 1 whole page */
+	fr_write("sys/block/zram0/queue/physical_block_size", "16384\n");
+	assert_int_equal(config(&o, &eff, &src, &di), 0);
+	assert_int_equal(src.page_size, 16384);
+	assert_int_equal(di.nslots, 16);
+	assert_int_equal(src.pages, MIX_PAGES / 4);
+	assert_int_equal(src.wb_pages, 1);
+	assert_int_equal(di.stored, MIX_PAGES / 4 - MIX_PAGES / 5 - 1);
+	/* --threshold is checked against that page size's huge_class_size */
+	o.threshold = 14552;
+	assert_int_equal(adv_check_threshold(&o, 16384), 0);
+	o.threshold = 14553;
+	assert_int_equal(adv_check_threshold(&o, 16384), -EINVAL);
+	assert_int_equal(adv_check_threshold(&o, 65536), 0);
+	o.threshold = 3625;
+	assert_int_equal(adv_check_threshold(&o, 4096), -EINVAL);
+	assert_int_equal(adv_check_threshold(&o, 12288), -EINVAL);
+}
+
 /* Each failure: its exit code and the -errno advise_device() returns; quiet means silent. */
 static void test_device_config_errors(void **state)
 {
@@ -344,6 +419,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_config_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_sample_errors, setup, teardown),
 	};

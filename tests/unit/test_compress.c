@@ -75,9 +75,9 @@ static void gen_page(uint8_t *p, unsigned kind, uint64_t seed)
 	}
 }
 
-static uint8_t page[COMP_PAGE_SIZE];
-static uint8_t out[COMP_DST_SIZE];
-static uint8_t back[COMP_PAGE_SIZE];
+static uint8_t page[4096u];
+static uint8_t out[COMP_DST_SIZE(4096)];
+static uint8_t back[4096u];
 
 static void test_names(void **state)
 {
@@ -188,7 +188,7 @@ static void test_round_trip_all(void **state)
 	for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++) {
 		struct comp_ctx *c = NULL;
 
-		assert_int_equal(comp_ctx_new(specs[s].a, specs[s].level, &c), 0);
+		assert_int_equal(comp_ctx_new(specs[s].a, specs[s].level, 4096, &c), 0);
 		assert_int_equal(comp_ctx_algo(c), specs[s].a);
 		for (unsigned kind = 0; kind < 4; kind++) {
 			for (uint64_t seed = 1; seed <= 3; seed++) {
@@ -202,11 +202,11 @@ static void test_round_trip_all(void **state)
 				memset(back, 0xa5, sizeof(back));
 				assert_int_equal(
 					comp_decompress(c, out, len, back, sizeof(back), &blen), 0);
-				assert_int_equal(blen, COMP_PAGE_SIZE);
-				assert_memory_equal(back, page, COMP_PAGE_SIZE);
+				assert_int_equal(blen, 4096u);
+				assert_memory_equal(back, page, 4096u);
 				/* Random data does not compress: the result exceeds a page. */
 				if (kind == 1)
-					assert_true(len > COMP_PAGE_SIZE);
+					assert_true(len > 4096u);
 				/* Sparse pages shrink (deflate level 0 only stores). */
 				if (kind == 2 &&
 				    !(specs[s].a == COMP_DEFLATE && specs[s].level == 0))
@@ -237,8 +237,8 @@ static void test_lzo_golden(void **state)
 	struct comp_ctx *lzo = NULL, *rle = NULL;
 
 	(void)state;
-	assert_int_equal(comp_ctx_new(COMP_LZO, COMP_LEVEL_DEFAULT, &lzo), 0);
-	assert_int_equal(comp_ctx_new(COMP_LZO_RLE, COMP_LEVEL_DEFAULT, &rle), 0);
+	assert_int_equal(comp_ctx_new(COMP_LZO, COMP_LEVEL_DEFAULT, 4096, &lzo), 0);
+	assert_int_equal(comp_ctx_new(COMP_LZO_RLE, COMP_LEVEL_DEFAULT, 4096, &rle), 0);
 	for (size_t i = 0; i < sizeof(lzo_golden) / sizeof(lzo_golden[0]); i++) {
 		const struct lzo_golden *g = &lzo_golden[i];
 		size_t len = 0;
@@ -276,8 +276,8 @@ static void test_lzo_liblzo2_decodes(void **state)
 					 0);
 			assert_int_equal(lzo1x_decompress_safe(out, len, back, &blen, NULL),
 					 LZO_E_OK);
-			assert_int_equal(blen, COMP_PAGE_SIZE);
-			assert_memory_equal(back, page, COMP_PAGE_SIZE);
+			assert_int_equal(blen, 4096u);
+			assert_memory_equal(back, page, 4096u);
 		}
 	}
 }
@@ -357,7 +357,7 @@ static void test_zstd_deflate_golden(void **state)
 		struct comp_ctx *c = NULL;
 		size_t len = 0;
 
-		assert_int_equal(comp_ctx_new(g->a, g->level, &c), 0);
+		assert_int_equal(comp_ctx_new(g->a, g->level, 4096, &c), 0);
 		gen_page(page, g->kind, g->seed);
 		assert_int_equal(comp_compress(c, page, sizeof(page), out, sizeof(out), &len), 0);
 		assert_int_equal(len, g->len);
@@ -374,10 +374,10 @@ static void test_zstd_frame(void **state)
 	size_t len = 0;
 
 	(void)state;
-	assert_int_equal(comp_ctx_new(COMP_ZSTD, COMP_LEVEL_DEFAULT, &c), 0);
+	assert_int_equal(comp_ctx_new(COMP_ZSTD, COMP_LEVEL_DEFAULT, 4096, &c), 0);
 	gen_page(page, 0, 1);
 	assert_int_equal(comp_compress(c, page, sizeof(page), out, sizeof(out), &len), 0);
-	assert_int_equal(ZSTD_getFrameContentSize(out, len), COMP_PAGE_SIZE);
+	assert_int_equal(ZSTD_getFrameContentSize(out, len), 4096u);
 	assert_int_equal(ZSTD_getFrameHeader(&fh, out, len), 0);
 	assert_int_equal(fh.checksumFlag, 0);
 	assert_int_equal(fh.dictID, 0);
@@ -390,13 +390,13 @@ static void test_errors(void **state)
 	struct comp_ctx *c = NULL;
 
 	(void)state;
-	assert_int_equal(comp_ctx_new(COMP_NR_ALGOS, COMP_LEVEL_DEFAULT, &c), -EINVAL);
-	assert_int_equal(comp_ctx_new(COMP_DEFLATE, 12, &c), -EINVAL);
+	assert_int_equal(comp_ctx_new(COMP_NR_ALGOS, COMP_LEVEL_DEFAULT, 4096, &c), -EINVAL);
+	assert_int_equal(comp_ctx_new(COMP_DEFLATE, 12, 4096, &c), -EINVAL);
 	comp_ctx_free(NULL);
 	for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
 		size_t len = 0, blen = 0;
 
-		assert_int_equal(comp_ctx_new(algos[i], COMP_LEVEL_DEFAULT, &c), 0);
+		assert_int_equal(comp_ctx_new(algos[i], COMP_LEVEL_DEFAULT, 4096, &c), 0);
 		gen_page(page, 0, 3);
 		/* Too little room for the output. */
 		assert_int_equal(comp_compress(c, page, sizeof(page), out, 64, &len), -ENOBUFS);
@@ -408,7 +408,7 @@ static void test_errors(void **state)
 		assert_int_not_equal(comp_decompress(c, out, len, back, 100, &blen), 0);
 		/* Still usable after errors. */
 		assert_int_equal(comp_decompress(c, out, len, back, sizeof(back), &blen), 0);
-		assert_memory_equal(back, page, COMP_PAGE_SIZE);
+		assert_memory_equal(back, page, 4096u);
 		comp_ctx_free(c);
 	}
 	/* Garbage for the LZO decoder: a match before the start of the output. */
@@ -429,17 +429,17 @@ static void test_same_filled(void **state)
 
 	(void)state;
 	memset(page, 0, sizeof(page));
-	assert_true(comp_page_same_filled(page));
+	assert_true(comp_page_same_filled(page, 4096));
 	for (size_t i = 0; i < sizeof(page); i += sizeof(w))
 		memcpy(page + i, &w, sizeof(w));
-	assert_true(comp_page_same_filled(page));
+	assert_true(comp_page_same_filled(page, 4096));
 	page[4095] ^= 1; /* last word differs */
-	assert_false(comp_page_same_filled(page));
+	assert_false(comp_page_same_filled(page, 4096));
 	page[4095] ^= 1;
 	page[2048] ^= 1; /* a middle word differs */
-	assert_false(comp_page_same_filled(page));
+	assert_false(comp_page_same_filled(page, 4096));
 	memset(page, 0xab, sizeof(page));
-	assert_true(comp_page_same_filled(page));
+	assert_true(comp_page_same_filled(page, 4096));
 	/*
 	 * Alternating 4-byte halves inside equal 8-byte words: the kernel's page_same_filled()
 	 * compares unsigned longs, so they count as same with 64-bit words and not with 32-bit
@@ -447,9 +447,9 @@ static void test_same_filled(void **state)
 	 */
 	for (size_t i = 0; i < sizeof(page); i += 4)
 		memcpy(page + i, i % 8 ? "BBBB" : "AAAA", 4);
-	assert_int_equal(comp_page_same_filled(page), sizeof(long) == 8);
+	assert_int_equal(comp_page_same_filled(page, 4096), sizeof(long) == 8);
 	gen_page(page, 0, 1);
-	assert_false(comp_page_same_filled(page));
+	assert_false(comp_page_same_filled(page, 4096));
 }
 
 int main(void)

@@ -633,6 +633,7 @@ static struct policy_snapshot snap(uint64_t now)
 		.mem_available = 1000,
 		.n_secondaries = 2,
 		.priority_supported = true,
+		.page_size = 4096,
 	};
 	return s;
 }
@@ -1147,6 +1148,17 @@ static void test_plan_writeback(void **state)
 	s.wb_day_left = 10 * 4096 + 4095;
 	(void)policy_plan(NULL, &c, &s, &p);
 	assert_int_equal(p.wb_budget_pages, 10); /* what is left today, whole pages */
+	/* pages of the device's size: 16 KiB (Raspberry Pi 5) and 64 KiB */
+	s.page_size = 16384;
+	(void)policy_plan(NULL, &c, &s, &p);
+	assert_int_equal(p.wb_budget_pages, 2);
+	s.wb_day_left = 1 << 30;
+	(void)policy_plan(NULL, &c, &s, &p);
+	assert_int_equal(p.wb_budget_pages, 8192);
+	s.page_size = 65536;
+	(void)policy_plan(NULL, &c, &s, &p);
+	assert_int_equal(p.wb_budget_pages, 2048);
+	s.page_size = 4096;
 	s.wb_day_left = 0;
 	(void)policy_plan(NULL, &c, &s, &p);
 	assert_int_equal(p.wb_budget_pages, 0);
@@ -1172,7 +1184,17 @@ static void test_wb_refill(void **state)
 	assert_int_equal(at, 4000);
 	/* the day budget was lowered: capped */
 	assert_int_equal(policy_wb_refill(1 << 20, 1000, 2000, 4096, &at), 4096);
-	assert_int_equal(policy_wb_budget_pages(UINT64_MAX, UINT64_MAX), UINT64_MAX / 4096);
+	assert_int_equal(policy_wb_budget_pages(UINT64_MAX, UINT64_MAX, 4096), UINT64_MAX / 4096);
+	/* pages of the device's size: 16 and 64 KiB pages take 4 and 16 times fewer */
+	assert_int_equal(policy_wb_budget_pages(1 << 30, 128 << 20, 4096), 32768);
+	assert_int_equal(policy_wb_budget_pages(1 << 30, 128 << 20, 16384), 8192);
+	assert_int_equal(policy_wb_budget_pages(1 << 30, 128 << 20, 65536), 2048);
+	/* the day's rest is smaller: it counts, rounded down to whole pages */
+	assert_int_equal(policy_wb_budget_pages(100000, 128 << 20, 4096), 24);
+	assert_int_equal(policy_wb_budget_pages(100000, 128 << 20, 16384), 6);
+	assert_int_equal(policy_wb_budget_pages(100000, 128 << 20, 65536), 1);
+	assert_int_equal(policy_wb_budget_pages(16383, 128 << 20, 16384), 0);
+	assert_int_equal(policy_wb_budget_pages(1 << 30, 128 << 20, 0), 0);
 }
 
 static void test_daemon_cold_tier(void **state)

@@ -451,7 +451,7 @@ static void test_wb_day_budget(void **arg)
 
 	(void)arg;
 	assert_int_equal(state_wb_day_left(&t, day, t0), day);
-	state_wb_charge(&t, 1536, day, t0); /* 6 MiB */
+	state_wb_charge(&t, 1536, 4096, day, t0); /* 6 MiB */
 	assert_int_equal(t.wb_pages, 1536);
 	assert_int_equal(t.wb_day_left, 2 << 20);
 	/* a restart a minute later: 60/86400 of the day back, not the whole day */
@@ -462,9 +462,19 @@ static void test_wb_day_budget(void **arg)
 	/* a day later: full, never more */
 	assert_int_equal(state_wb_day_left(&t, day, t0 + 3 * 86400), day);
 	/* more written than left (another budget): 0, not a wrap */
-	state_wb_charge(&t, 4096, day, t0 + 3 * 86400);
+	state_wb_charge(&t, 4096, 4096, day, t0 + 3 * 86400);
 	assert_int_equal(t.wb_day_left, 0);
 	assert_int_equal(t.wb_pages, 1536 + 4096);
+
+	/* 16 KiB pages: 384 pages are the same 6 MiB */
+	t = (struct dev_totals){ .name = "zram0" };
+	assert_int_equal(state_wb_day_left(&t, day, t0), day);
+	state_wb_charge(&t, 384, 16384, day, t0);
+	assert_int_equal(t.wb_pages, 384);
+	assert_int_equal(t.wb_day_left, 2 << 20);
+	/* 64 KiB pages: 32 more are 2 MiB, all that was left */
+	state_wb_charge(&t, 32, 65536, day, t0);
+	assert_int_equal(t.wb_day_left, 0);
 }
 
 /*
@@ -472,46 +482,55 @@ static void test_wb_day_budget(void **arg)
  * write and before the save after the pass leaves the day budget charged by the whole pass
  * budget (never less than was written), and a pass that ends settles to what it wrote.
  */
-static void test_wb_reserve_settle(void **arg)
+static void wb_reserve_settle_at(uint32_t ps, uint64_t after_reserve)
 {
 	struct state s = { 0 }, crashed = { 0 };
 	struct dev_totals *t;
-	const uint64_t day = 1 << 20, t0 = 1700000000;
+	const uint64_t day = 64 << 20, t0 = 1700000000;
 	int root;
 
-	(void)arg;
 	root = fr_open_root();
 	assert_true(root >= 0);
 	t = state_get(&s, "zram0");
 	assert_non_null(t);
-	state_wb_reserve(t, 32, day, t0); /* 128 KiB of the 1 MiB day */
-	assert_int_equal(t->wb_day_left, day - 32 * 4096);
+	state_wb_reserve(t, 32, ps, day, t0); /* 32 pages of the 64 MiB day */
+	assert_int_equal(t->wb_day_left, after_reserve);
+	assert_int_equal(t->wb_day_left, day - 32 * (uint64_t)ps);
 	assert_int_equal(t->wb_pages, 0);
 	assert_int_equal(state_save(&s, root), 0);
 	/* the process dies here; the next one finds the reservation spent */
 	assert_int_equal(state_load(&crashed, root), 0);
-	assert_int_equal(crashed.dev[0].wb_day_left, day - 32 * 4096);
-	assert_int_equal(state_wb_day_left(&crashed.dev[0], day, t0), day - 32 * 4096);
+	assert_int_equal(crashed.dev[0].wb_day_left, after_reserve);
+	assert_int_equal(state_wb_day_left(&crashed.dev[0], day, t0), after_reserve);
 
 	/* the pass wrote 5 pages: 27 go back */
-	state_wb_settle(t, 32, 5, day, t0);
-	assert_int_equal(t->wb_day_left, day - 5 * 4096);
+	state_wb_settle(t, 32, 5, ps, day, t0);
+	assert_int_equal(t->wb_day_left, day - 5 * (uint64_t)ps);
 	assert_int_equal(t->wb_pages, 5);
 	/* settling never fills past the day's budget (a refill came meanwhile) */
-	state_wb_reserve(t, 32, day, t0);
-	state_wb_settle(t, 32, 0, day, t0 + 86400);
+	state_wb_reserve(t, 32, ps, day, t0);
+	state_wb_settle(t, 32, 0, ps, day, t0 + 86400);
 	assert_int_equal(t->wb_day_left, day);
 	/* more written than reserved: the excess is charged too */
-	state_wb_reserve(t, 4, day, t0 + 86400);
-	state_wb_settle(t, 4, 10, day, t0 + 86400);
-	assert_int_equal(t->wb_day_left, day - 10 * 4096);
+	state_wb_reserve(t, 4, ps, day, t0 + 86400);
+	state_wb_settle(t, 4, 10, ps, day, t0 + 86400);
+	assert_int_equal(t->wb_day_left, day - 10 * (uint64_t)ps);
 	assert_int_equal(t->wb_pages, 15);
 	/* state_wb_charge is a settle without a reservation */
-	state_wb_charge(t, 6, day, t0 + 86400);
-	assert_int_equal(t->wb_day_left, day - 16 * 4096);
+	state_wb_charge(t, 6, ps, day, t0 + 86400);
+	assert_int_equal(t->wb_day_left, day - 16 * (uint64_t)ps);
 	state_free(&s);
 	state_free(&crashed);
 	close(root);
+}
+
+/* The same at the kernel's page sizes 4, 16 and 64 KiB: pages are of that size. */
+static void test_wb_reserve_settle(void **arg)
+{
+	(void)arg;
+	wb_reserve_settle_at(4096, 66977792);
+	wb_reserve_settle_at(16384, 66584576);
+	wb_reserve_settle_at(65536, 65011712);
 }
 
 static void test_load_corrupt(void **arg)
@@ -928,8 +947,8 @@ static const char metrics_golden[] =
 	"# TYPE zram_recompd_last_pass_timestamp_seconds gauge\n"
 	"zram_recompd_last_pass_timestamp_seconds{device=\"zram0\"} 1700000000\n"
 	"zram_recompd_last_pass_timestamp_seconds{device=\"zram1\"} 1700000100\n"
-	"# HELP zram_recompd_writeback_pages_total Pages (4 KiB units) written back to the backing "
-	"device by passes.\n"
+	"# HELP zram_recompd_writeback_pages_total Pages written back to the backing device by "
+	"passes.\n"
 	"# TYPE zram_recompd_writeback_pages_total counter\n"
 	"zram_recompd_writeback_pages_total{device=\"zram0\"} 413\n"
 	"zram_recompd_writeback_pages_total{device=\"zram1\"} 0\n"
@@ -954,6 +973,11 @@ static const char metrics_golden[] =
 	"# TYPE zram_recompd_huge_pages gauge\n"
 	"zram_recompd_huge_pages{device=\"zram0\"} 12\n"
 	"zram_recompd_huge_pages{device=\"zram1\"} 0\n"
+	"# HELP zram_recompd_page_size_bytes The kernel's page size, the unit of every pages "
+	"figure here.\n"
+	"# TYPE zram_recompd_page_size_bytes gauge\n"
+	"zram_recompd_page_size_bytes{device=\"zram0\"} 16384\n"
+	"zram_recompd_page_size_bytes{device=\"zram1\"} 4096\n"
 	"# HELP zram_recompd_incompressible_pages Pages flagged incompressible (debugfs "
 	"block_state).\n"
 	"# TYPE zram_recompd_incompressible_pages gauge\n"
@@ -963,12 +987,12 @@ static const char metrics_golden[] =
 	"# TYPE zram_recompd_last_pass_longest_write_seconds gauge\n"
 	"zram_recompd_last_pass_longest_write_seconds{device=\"zram0\"} 0.087\n"
 
-	"# HELP zram_recompd_backing_dev_pages Pages (4 KiB units) stored on the backing device "
-	"(bd_stat bd_count).\n"
+	"# HELP zram_recompd_backing_dev_pages Pages stored on the backing device (bd_stat "
+	"bd_count).\n"
 	"# TYPE zram_recompd_backing_dev_pages gauge\n"
 	"zram_recompd_backing_dev_pages{device=\"zram0\"} 413\n"
-	"# HELP zram_recompd_backing_dev_writes_pages Pages (4 KiB units) written to the backing "
-	"device since setup (bd_stat bd_writes).\n"
+	"# HELP zram_recompd_backing_dev_writes_pages Pages written to the backing device since "
+	"setup (bd_stat bd_writes).\n"
 	"# TYPE zram_recompd_backing_dev_writes_pages counter\n"
 	"zram_recompd_backing_dev_writes_pages{device=\"zram0\"} 420\n";
 
@@ -988,11 +1012,39 @@ static void metrics_sample(struct state *s, struct dev_live live[2])
 	live[0] = (struct dev_live){ .name = "zram0", .orig_data_size = 4194304,
 				     .compr_data_size = 1048576, .mem_used_total = 1200000,
 				     .huge_pages = 12, .incompressible = 5, .bd_count = 413,
-				     .bd_writes = 420, .longest_write_ns = 87000000 };
+				     .bd_writes = 420, .longest_write_ns = 87000000,
+				     .page_size = 16384 };
 	/* no block_state, no pass yet, no backing device: those samples are left out */
-	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX,
+	live[1] = (struct dev_live){ .name = "zram1", .incompressible = UINT64_MAX, .page_size = 4096,
 				     .longest_write_ns = UINT64_MAX, .bd_count = UINT64_MAX,
 				     .bd_writes = UINT64_MAX };
+}
+
+/* The live figures of a device with 16 KiB pages: bd_stat's 4 KiB units become pages. */
+static void test_live_fill_page_size(void **arg)
+{
+	struct zram_dev d = { .name = "zram0", .page_size = 16384, .has_bd_stat = true,
+			      .bd_stat = { 40, 8, 400 } };
+	struct dev_live l;
+
+	(void)arg;
+	d.mm.v[MM_HUGE_PAGES] = 7;
+	dev_live_fill(&l, &d, 3);
+	assert_int_equal(l.page_size, 16384);
+	assert_int_equal(l.bd_count, 10);
+	assert_int_equal(l.bd_writes, 100);
+	assert_int_equal(l.huge_pages, 7);
+	d.page_size = 65536;
+	dev_live_fill(&l, &d, 3);
+	assert_int_equal(l.bd_count, 2);
+	assert_int_equal(l.bd_writes, 25);
+	d.page_size = 4096;
+	dev_live_fill(&l, &d, 3);
+	assert_int_equal(l.bd_count, 40);
+	assert_int_equal(l.bd_writes, 400);
+	d.has_bd_stat = false;
+	dev_live_fill(&l, &d, 3);
+	assert_true(l.bd_count == UINT64_MAX && l.bd_writes == UINT64_MAX);
 }
 
 static void test_metrics_golden(void **arg)
@@ -1104,7 +1156,7 @@ static void test_metrics_empty(void **arg)
 		assert_true(strncmp(p, "# HELP ", 7) == 0 || strncmp(p, "# TYPE ", 7) == 0);
 		lines++;
 	}
-	assert_int_equal(lines, 19 * 2);
+	assert_int_equal(lines, 20 * 2);
 	assert_null(strchr(strstr(out, "} 1\n") + 4, '{'));
 }
 
@@ -1356,6 +1408,7 @@ int main(void)
 		T(test_save_rename_fails),
 		T(test_save_replaces_symlink),
 		T(test_save_rejects_invalid_state),
+		T(test_live_fill_page_size),
 		T(test_metrics_golden),
 		T(test_metrics_atomic_replace),
 		T(test_metrics_seconds_format),

@@ -348,7 +348,7 @@ static void test_caps(void **state)
 
 static struct zram_dev dev_612(void)
 {
-	struct zram_dev d = { .id = 0, .name = "zram0", .initialized = true };
+	struct zram_dev d = { .id = 0, .name = "zram0", .initialized = true, .page_size = 4096 };
 	struct kver v = { 6, 12, 118 };
 	const char *s = "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 \n";
 
@@ -401,6 +401,27 @@ static void test_build_recompress(void **state)
 	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
 	c = (struct recompress_cmd){ .type = PASS_IDLE, .max_pages = 2048 };
 	assert_int_equal(zram_build_recompress(&d, &c, buf, 10), -ENOBUFS);
+	/* The threshold bound is the device's page size: 16 and 64 KiB pages take more. */
+	c = (struct recompress_cmd){ .type = PASS_IDLE, .threshold = 4096 };
+	d.page_size = 16384;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "type=idle threshold=4096");
+	c.threshold = 16383;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), 0);
+	c.threshold = 16384;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	d.page_size = 65536;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "type=idle threshold=16384");
+	c.threshold = 65536;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	/* a device without a valid page size gets no command at all */
+	c.threshold = 0;
+	d.page_size = 0;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	d.page_size = 12288;
+	assert_int_equal(zram_build_recompress(&d, &c, buf, sizeof(buf)), -EINVAL);
+	d.page_size = 4096;
 
 	/* Version gates: keys that older kernels would silently ignore. */
 	struct kver v = { 6, 9, 0 };
@@ -536,6 +557,24 @@ static void test_probe_and_write(void **state)
 	assert_true(d.caps.multi_comp);
 	assert_false(d.caps.block_state);
 	assert_int_equal(d.mm.v[MM_MEM_USED_TOTAL], 8192);
+	/* no queue/physical_block_size in this root: the page size of the kernel we run on */
+	assert_int_equal(d.page_size, sysconf(_SC_PAGESIZE));
+	/* zram's physical_block_size is PAGE_SIZE: 16 KiB on a Raspberry Pi 5 */
+	fr_write("sys/devices/virtual/block/zram0/queue/physical_block_size", "16384\n");
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), 0);
+	assert_int_equal(d.page_size, 16384);
+	fr_write("sys/devices/virtual/block/zram0/queue/physical_block_size", "65536\n");
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), 0);
+	assert_int_equal(d.page_size, 65536);
+	/* not a page size: the probe fails, naming the attribute */
+	fr_write("sys/devices/virtual/block/zram0/queue/physical_block_size", "512\n");
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), -EINVAL);
+	assert_string_equal(attr, "queue/physical_block_size");
+	fr_write("sys/devices/virtual/block/zram0/queue/physical_block_size", "12288\n");
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), -EINVAL);
+	fr_write("sys/devices/virtual/block/zram0/queue/physical_block_size", "4096\n");
+	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 0, &d, &attr), 0);
+	assert_int_equal(d.page_size, 4096);
 	assert_int_equal(zram_probe(root, &v, TRI_UNKNOWN, 1, &d, &attr), -ENODEV);
 
 	assert_int_equal(host_read_meminfo(root, &total, &avail), 0);
@@ -605,7 +644,7 @@ static void test_kconfig(void **state)
 /* writeback by index: one page_index= per write before 6.16, ranges from 6.16, validated. */
 static void test_writeback_index_builder(void **state)
 {
-	struct zram_dev d = {0};
+	struct zram_dev d = {.page_size = 4096};
 	struct kver v612 = {6, 12, 0}, v73 = {7, 3, 4};
 	struct wb_range r[] = {{0, 2}, {5, 5}, {9, 12}};
 	size_t pos = 0;
@@ -673,12 +712,41 @@ static void test_writeback_index_builder(void **state)
 			zram_build_writeback_index(&d, past, 1, &pos, &off, buf, sizeof(buf)),
 			-ERANGE);
 	}
+	/* The same disksize holds 4 slots of 16 KiB and 1 of 64 KiB: 4 is past the end. */
+	{
+		struct wb_range in16[] = {{3, 3}}, past16[] = {{4, 4}}, in64[] = {{0, 0}},
+				past64[] = {{1, 1}};
+
+		d.page_size = 16384;
+		pos = off = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, in16, 1, &pos, &off, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, "page_index=3");
+		pos = off = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, past16, 1, &pos, &off, buf, sizeof(buf)),
+			-ERANGE);
+		d.page_size = 65536;
+		pos = off = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, in64, 1, &pos, &off, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, "page_index=0");
+		pos = off = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, past64, 1, &pos, &off, buf, sizeof(buf)),
+			-ERANGE);
+		d.page_size = 0;
+		pos = off = 0;
+		assert_int_equal(
+			zram_build_writeback_index(&d, in64, 1, &pos, &off, buf, sizeof(buf)),
+			-EINVAL);
+	}
 }
 
 /* writeback commands: the syntax of each version, every value validated. */
 static void test_writeback_builders(void **state)
 {
-	struct zram_dev d = { 0 };
+	struct zram_dev d = { .page_size = 4096 };
 	struct kver v62 = { 6, 2, 16 }, v616 = { 6, 16, 0 }, v73 = { 7, 3, 4 };
 	char buf[160], back[128];
 
@@ -705,6 +773,21 @@ static void test_writeback_builders(void **state)
 	assert_string_equal(buf, "2048");
 	assert_int_equal(zram_build_writeback_limit(&d, 0, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "0");
+	/* the limit counts 4 KiB units whatever the page size: pages x PAGE_SIZE / 4096,
+	 * always whole pages (<= 6.18 another value wraps), saturating to whole pages */
+	d.page_size = 16384;
+	assert_int_equal(zram_build_writeback_limit(&d, 2048, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "8192");
+	assert_int_equal(zram_build_writeback_limit(&d, UINT64_MAX, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "18446744073709551612");
+	d.page_size = 65536;
+	assert_int_equal(zram_build_writeback_limit(&d, 2048, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "32768");
+	assert_int_equal(zram_build_writeback_limit(&d, UINT64_MAX, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "18446744073709551600");
+	d.page_size = 0;
+	assert_int_equal(zram_build_writeback_limit(&d, 1, buf, sizeof(buf)), -EINVAL);
+	d.page_size = 4096;
 	/* writeback_batch_size and compressed_writeback: by their files */
 	assert_int_equal(zram_build_writeback_batch_size(&d, 64, buf, sizeof(buf)), -EOPNOTSUPP);
 	assert_int_equal(zram_build_compressed_writeback(&d, true, buf, sizeof(buf)), -EOPNOTSUPP);
@@ -771,8 +854,29 @@ static void test_attribute_readers(void **state)
 	assert_string_equal(rc.name[1], "zstd");
 	assert_int_equal(zram_read_bd_stat(root, 0, bd), 0);
 	assert_true(bd[0] == 3 && bd[1] == 10 && bd[2] == 20);
-	assert_int_equal(zram_read_bd_writes(root, 0, &v), 0);
-	assert_true(v == 20);
+	{
+		/* bd_stat counts 4 KiB units: as pages of 16 and 64 KiB, 4 and 16 times fewer */
+		struct zram_dev pd = { .id = 0, .page_size = 4096 };
+
+		assert_int_equal(zram_read_bd_writes(root, &pd, &v), 0);
+		assert_true(v == 20);
+		pd.page_size = 16384;
+		assert_int_equal(zram_read_bd_writes(root, &pd, &v), 0);
+		assert_true(v == 5);
+		pd.page_size = 65536;
+		assert_int_equal(zram_read_bd_writes(root, &pd, &v), 0);
+		assert_true(v == 1);
+		/* writeback_limit likewise, rounded down to whole pages */
+		fr_write("sys/block/zram0/writeback_limit", "39\n");
+		assert_int_equal(zram_read_writeback_limit(root, &pd, &v), 0);
+		assert_true(v == 2);
+		pd.page_size = 16384;
+		assert_int_equal(zram_read_writeback_limit(root, &pd, &v), 0);
+		assert_true(v == 9);
+		pd.page_size = 4096;
+		assert_int_equal(zram_read_writeback_limit(root, &pd, &v), 0);
+		assert_true(v == 39);
+	}
 
 	/* Missing attributes (no MULTI_COMP, no WRITEBACK, no device) are -ENOENT. */
 	assert_int_equal(zram_read_disksize(root, 1, &v), -ENOENT);
@@ -816,18 +920,28 @@ static void test_slot_reads(void **state)
 	}
 	root = fr_open_root();
 	assert_int_equal(zram_open_slots(root, 0, &fd), 0);
-	assert_int_equal(zram_read_slot(fd, 2, page), 4096);
+	assert_int_equal(zram_read_slot(fd, 2, 4096, page), 4096);
 	assert_true(page[0] == 'c' && page[4095] == 'c');
-	assert_int_equal(zram_read_slot(fd, 0, page), 4096);
+	assert_int_equal(zram_read_slot(fd, 0, 4096, page), 4096);
 	assert_true(page[0] == 'a' && page[4095] == 'a');
 	/* The partial page at the end, and nothing past it. */
-	assert_int_equal(zram_read_slot(fd, 3, page), 100);
-	assert_int_equal(zram_read_slot(fd, 4, page), 0);
+	assert_int_equal(zram_read_slot(fd, 3, 4096, page), 100);
+	assert_int_equal(zram_read_slot(fd, 4, 4096, page), 0);
 	/* An offset past what off_t holds is refused, not wrapped. */
-	assert_int_equal(zram_read_slot(fd, UINT64_MAX / 4096 + 1, page), -EINVAL);
-	assert_int_equal(zram_read_slot(fd, UINT64_MAX / 4096, page), -EINVAL);
+	assert_int_equal(zram_read_slot(fd, UINT64_MAX / 4096 + 1, 4096, page), -EINVAL);
+	assert_int_equal(zram_read_slot(fd, UINT64_MAX / 4096, 4096, page), -EINVAL);
+	/* 16 KiB pages: slot 0 holds the first four 4 KiB blocks, slot 1 the partial rest */
+	{
+		static char big[16384];
+
+		assert_int_equal(zram_read_slot(fd, 0, 16384, big), 12388);
+		assert_true(big[0] == 'a' && big[4096] == 'b' && big[12387] == 'd');
+		assert_int_equal(zram_read_slot(fd, 1, 16384, big), 0);
+		assert_int_equal(zram_read_slot(fd, 0, 12288, big), -EINVAL);
+		assert_int_equal(zram_read_slot(fd, 0, 0, big), -EINVAL);
+	}
 	close(fd);
-	assert_int_equal(zram_read_slot(fd, 0, page), -EBADF);
+	assert_int_equal(zram_read_slot(fd, 0, 4096, page), -EBADF);
 	assert_int_equal(zram_open_slots(root, 1, &fd), -ENOENT);
 	close(root);
 	fr_teardown();

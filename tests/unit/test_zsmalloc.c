@@ -23,14 +23,14 @@
 
 static void test_default_model(void **state)
 {
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(4096);
 
 	(void)state;
 	assert_int_equal(m->chain_size, 8);
 	assert_int_equal(m->huge_class_size, 3625);
-	assert_int_equal(zs_huge_class_size(), 3625);
+	assert_int_equal(zs_huge_class_size(4096), 3625);
 	assert_int_equal(m->nmerged, 119);
-	assert_ptr_equal(zs_model_default(), m);
+	assert_ptr_equal(zs_model_default(4096), m);
 }
 
 static void test_chain_sizes(void **state)
@@ -38,14 +38,14 @@ static void test_chain_sizes(void **state)
 	struct zs_model m;
 
 	(void)state;
-	assert_int_equal(zs_model_init(&m, 4), 0);
+	assert_int_equal(zs_model_init(&m, 4, 4096), 0);
 	assert_int_equal(m.huge_class_size, 3257);
 	assert_int_equal(m.nmerged, 69);
-	assert_int_equal(zs_model_init(&m, 16), 0);
+	assert_int_equal(zs_model_init(&m, 16, 4096), 0);
 	assert_int_equal(m.huge_class_size, 3833);
 	assert_int_equal(m.nmerged, 192);
-	assert_int_equal(zs_model_init(&m, 3), -EINVAL);
-	assert_int_equal(zs_model_init(&m, 17), -EINVAL);
+	assert_int_equal(zs_model_init(&m, 3, 4096), -EINVAL);
+	assert_int_equal(zs_model_init(&m, 17, 4096), -EINVAL);
 }
 
 static void test_class_of(void **state)
@@ -64,7 +64,7 @@ static void test_class_of(void **state)
 		{3625, 254, 4096, 1, 1}, /* huge_class_size */
 		{4000, 254, 4096, 1, 1},  {4096, 254, 4096, 1, 1},  {8192, 254, 4096, 1, 1},
 	};
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(4096);
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -78,13 +78,13 @@ static void test_class_of(void **state)
 }
 
 /* Properties that hold for every size: monotonic, fits, huge boundary exact. */
-static void test_class_invariants(void **state)
+static void class_invariants_at(unsigned ps)
 {
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(ps);
 	unsigned prev = 0;
 
-	(void)state;
-	for (size_t n = 1; n <= ZS_PAGE_SIZE; n++) {
+	assert_non_null(m);
+	for (size_t n = 1; n <= ps; n++) {
 		const struct zs_class *c = zs_class_of(m, n);
 
 		assert_true(c->index >= prev);
@@ -94,18 +94,75 @@ static void test_class_invariants(void **state)
 			assert_true(c->objs_per_zspage > 1);
 			assert_true(c->pages_per_zspage <= m->chain_size);
 		} else {
-			assert_int_equal(c->index, ZS_NR_CLASSES - 1);
+			assert_int_equal(c->index, m->nclasses - 1);
+			assert_int_equal(c->size, ps);
 			assert_int_equal(c->objs_per_zspage, 1);
 		}
 		/* A class wastes less than one object per zspage. */
-		assert_true(c->pages_per_zspage * ZS_PAGE_SIZE - c->objs_per_zspage * c->size <
-			    c->size);
+		assert_true(c->pages_per_zspage * ps - c->objs_per_zspage * c->size < c->size);
 	}
+}
+
+static void test_class_invariants(void **state)
+{
+	(void)state;
+	class_invariants_at(4096);
+	class_invariants_at(16384);
+	class_invariants_at(65536);
+}
+
+/*
+ * The classes follow PAGE_SIZE (delta = PAGE_SIZE >> 8, up to PAGE_SIZE): figures of the
+ * kernel's formulas for 4, 16 and 64 KiB pages with the default chain of 8.
+ */
+static void test_page_sizes(void **state)
+{
+	static const struct {
+		unsigned ps, delta, nclasses, huge, nmerged, big_size, pool_1000x100;
+	} t[] = {
+		{4096, 16, 255, 3625, 119, 3632, 25 * 4096},	/* 4 per page */
+		{16384, 64, 257, 14553, 121, 14560, 4 * 2 * 16384}, /* 31 per 2 pages */
+		{65536, 256, 257, 58137, 123, 58144, 2 * 65536},    /* 62 per page */
+	};
+	struct zs_model m;
+	struct zs_hist h;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const struct zs_model *d = zs_model_default(t[i].ps);
+
+		assert_non_null(d);
+		assert_int_equal(d->page_size, t[i].ps);
+		assert_int_equal(d->delta, t[i].delta);
+		assert_int_equal(d->nclasses, t[i].nclasses);
+		assert_int_equal(d->huge_class_size, t[i].huge);
+		assert_int_equal(zs_huge_class_size(t[i].ps), t[i].huge);
+		assert_int_equal(d->nmerged, t[i].nmerged);
+		/* the largest non-huge class holds 9 objects in 8 pages at every size */
+		assert_int_equal(zs_class_of(d, t[i].huge - 1)->size, t[i].big_size);
+		assert_int_equal(zs_class_of(d, t[i].huge - 1)->pages_per_zspage, 8);
+		assert_int_equal(zs_class_of(d, t[i].huge - 1)->objs_per_zspage, 9);
+		zs_hist_clear(&h);
+		zs_hist_add(d, &h, 1000, 100);
+		assert_int_equal(zs_pool_bytes(d, &h), t[i].pool_1000x100);
+		/* a huge object takes one whole page of that size */
+		zs_hist_clear(&h);
+		zs_hist_add(d, &h, t[i].huge, 1);
+		assert_int_equal(zs_pool_bytes(d, &h), t[i].ps);
+	}
+	/* 8 and 32 KiB are page sizes too; nothing else is */
+	assert_int_equal(zs_huge_class_size(8192), 7257);
+	assert_int_equal(zs_huge_class_size(32768), 29081);
+	assert_null(zs_model_default(12288));
+	assert_int_equal(zs_huge_class_size(2048), 0);
+	assert_int_equal(zs_huge_class_size(131072), 0);
+	assert_int_equal(zs_model_init(&m, 8, 12288), -EINVAL);
+	assert_int_equal(zs_model_init(&m, 8, 0), -EINVAL);
 }
 
 static void test_pool_bytes(void **state)
 {
-	const struct zs_model *m = zs_model_default();
+	const struct zs_model *m = zs_model_default(4096);
 	struct zs_hist h;
 
 	(void)state;
@@ -141,7 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_model), cmocka_unit_test(test_chain_sizes),
 		cmocka_unit_test(test_class_of),      cmocka_unit_test(test_class_invariants),
-		cmocka_unit_test(test_pool_bytes),
+		cmocka_unit_test(test_page_sizes),    cmocka_unit_test(test_pool_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
