@@ -598,7 +598,7 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	if (step->type == PASS_HUGE && !step->fallback && pr->error == 0) {
 		/* what it saved for what it tried decides when the next one runs */
 		d->huge_wait = policy_huge_wait(d->huge_wait, (uint64_t)pr->compr_saved,
-						sat_mul_u64(pr->pages_tried, ZRAM_PAGE_SIZE));
+						sat_mul_u64(pr->pages_tried, d->page_size));
 		d->huge_wait_left = d->huge_wait;
 	}
 	if (!step->fallback) {
