@@ -156,6 +156,9 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		d.backing_noted = md->dev.backing_noted; /* that notice once per device */
 		/* the kernel's cost per page learnt so far (max-write-ms) */
 		memcpy(d.wcost, md->dev.wcost, sizeof(d.wcost));
+		/* the huge step's wait after ones that saved little (policy_huge_wait) */
+		d.huge_wait = md->dev.huge_wait;
+		d.huge_wait_left = md->dev.huge_wait_left;
 	}
 	md->dev = d;
 	if (d.initialized)

@@ -531,6 +531,35 @@ t_ripen_pressure() {
 	dstop
 }
 
+# A huge step that saves nothing (the fake kernel changes nothing) makes the next ones wait
+# 1, 2, 4 passes, across the device's re-probes between passes. New huge pages keep landing
+# (huge_pages_since rises), so the "nothing changed" rule does not leave the type out instead.
+t_huge_waits() {
+	local n huge since=1037 loop
+	new_root
+	conf "${BASE_CONF[@]}" "passes = huge"
+	dstart
+	(
+		while :; do
+			since=$((since + 1))
+			put_mm 0 104857600 30300000 37300000 0 43100000 120 0 1037 "$since"
+			sleep 0.2
+		done
+	) &
+	loop=$!
+	wait_for 20000 at_least 8 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		{ kill "$loop"; die "fewer than 8 passes in 20 s; stderr: $(oneline "$T/d.err")"; }
+	kill "$loop"
+	wait "$loop" 2>/dev/null
+	dstop
+	n=$(passes_logged zram0)
+	huge=$(count "$(attr 0 recompress)" '^type=huge ')
+	# runs at passes 1, 3, 6, then every 9th at most: 8 passes write at most 3 or 4 times
+	[ "$huge" -ge 2 ] && [ "$huge" -le $(((n + 2) / 2)) ] ||
+		die "$n passes, $huge type=huge writes: $(oneline "$(attr 0 recompress)")"
+	[ "$huge" -le 4 ] || die "$n passes, $huge type=huge writes (expected at most 4 in 8-9 passes)"
+}
+
 t_bad_config_exit() {
 	local rc
 	new_root
@@ -946,7 +975,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
-	sandbox_sighup_metrics ripen_pressure config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics ripen_pressure huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {
