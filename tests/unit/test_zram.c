@@ -642,6 +642,20 @@ static void test_kconfig(void **state)
 }
 
 /* writeback by index: one page_index= per write before 6.16, ranges from 6.16, validated. */
+/* The writeback index command for slot idx at page size ps: rc, and the text when 0. */
+static void one_index(struct zram_dev *d, uint32_t ps, uint64_t idx, int rc, const char *want)
+{
+	struct wb_range r[] = {{idx, idx}};
+	size_t pos = 0;
+	uint64_t off = 0;
+	char buf[64];
+
+	d->page_size = ps;
+	assert_int_equal(zram_build_writeback_index(d, r, 1, &pos, &off, buf, sizeof(buf)), rc);
+	if (want)
+		assert_string_equal(buf, want);
+}
+
 static void test_writeback_index_builder(void **state)
 {
 	struct zram_dev d = {.page_size = 4096};
@@ -713,34 +727,11 @@ static void test_writeback_index_builder(void **state)
 			-ERANGE);
 	}
 	/* The same disksize holds 4 slots of 16 KiB and 1 of 64 KiB: 4 is past the end. */
-	{
-		struct wb_range in16[] = {{3, 3}}, past16[] = {{4, 4}}, in64[] = {{0, 0}},
-				past64[] = {{1, 1}};
-
-		d.page_size = 16384;
-		pos = off = 0;
-		assert_int_equal(
-			zram_build_writeback_index(&d, in16, 1, &pos, &off, buf, sizeof(buf)), 0);
-		assert_string_equal(buf, "page_index=3");
-		pos = off = 0;
-		assert_int_equal(
-			zram_build_writeback_index(&d, past16, 1, &pos, &off, buf, sizeof(buf)),
-			-ERANGE);
-		d.page_size = 65536;
-		pos = off = 0;
-		assert_int_equal(
-			zram_build_writeback_index(&d, in64, 1, &pos, &off, buf, sizeof(buf)), 0);
-		assert_string_equal(buf, "page_index=0");
-		pos = off = 0;
-		assert_int_equal(
-			zram_build_writeback_index(&d, past64, 1, &pos, &off, buf, sizeof(buf)),
-			-ERANGE);
-		d.page_size = 0;
-		pos = off = 0;
-		assert_int_equal(
-			zram_build_writeback_index(&d, in64, 1, &pos, &off, buf, sizeof(buf)),
-			-EINVAL);
-	}
+	one_index(&d, 16384, 3, 0, "page_index=3");
+	one_index(&d, 16384, 4, -ERANGE, NULL);
+	one_index(&d, 65536, 0, 0, "page_index=0");
+	one_index(&d, 65536, 1, -ERANGE, NULL);
+	one_index(&d, 0, 0, -EINVAL, NULL);
 }
 
 /* writeback commands: the syntax of each version, every value validated. */
