@@ -29,7 +29,9 @@ void pass_summarize(const struct device_report *rep, struct pass_summary *s)
 		if (p->max_write_ns > s->max_write_ns)
 			s->max_write_ns = p->max_write_ns;
 		s->interrupted |= p->stop == STOP_SIGNAL;
-		if (p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) {
+		/* a huge step waiting after one that saved little (STOP_UNPAID) did not run:
+		 * it must not make the type look exhausted until new huge pages land */
+		if ((p->type == PASS_HUGE || p->type == PASS_HUGE_IDLE) && p->stop != STOP_UNPAID) {
 			s->huge_ran = true;
 			/*
 			 * huge_delta is the raw count: under swap traffic swap-ins lower it
