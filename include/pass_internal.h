@@ -61,7 +61,8 @@ void pass_read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct b
 		  struct bs_set *record, const struct bs_set *before, uint64_t *new_incomp,
 		  bool *ok);
 enum batch_stop pass_idle_verdict(const struct pass_ctx *ctx, const struct zram_dev *d,
-				  const struct pass_step *step, struct pass_run *st);
+				  const struct pass_step *step, struct pass_run *st,
+				  unsigned mem_permille);
 bool pass_idle_type(enum pass_type t);
 /* Slots a step of this type could try at priority 1 (block_state counts). */
 uint64_t pass_candidates(const struct bs_counts *c, enum pass_type t);

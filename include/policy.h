@@ -193,11 +193,17 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
  * 195 us emulated on 6.12). Under a swap workload new idle pages trickle in while tens of
  * thousands stay recompressed, and a pass for a few hundred pages would decompress all
  * of them. So the step runs when the pages it can try (fresh) cost at least as much as
- * the walk: fresh >= walked / 2. 6.15+ skip those slots in the scan (walk_decompresses
- * false): any fresh page is worth a write.
+ * the walk: fresh >= walked / 2. Under memory pressure (mem_permille) memory freed now is
+ * worth more than the CPU, as the naive job's every-pass walk shows right after a burst
+ * (6.12, issue 29: the daemon skipped the idle step of its fourth pass for 0.72 x the
+ * naive job's savings), so the divisor grows in proportion, to 8 at full pressure: the
+ * walk may cost up to about 4 times the pages tried. 6.15+ skip those slots in the scan
+ * (walk_decompresses false): any fresh page is worth a write.
  */
 #define POLICY_WALK_COST_DIVISOR 2
-bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses);
+#define POLICY_WALK_COST_DIVISOR_PRESSED 8
+bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses,
+			    unsigned mem_permille);
 
 /*
  * The daemon's huge step pays its way (per device, across passes): huge pages are stored
@@ -247,7 +253,8 @@ void policy_counts_after(struct bs_counts *c, uint64_t tried);
  * are left and, where the walk decompresses (check_walk), they pay for it
  * (policy_idle_walk_worth). false: undecided, read block_state.
  */
-bool policy_idle_go(uint64_t fresh, uint64_t walked, bool check_walk, bool walk_decompresses);
+bool policy_idle_go(uint64_t fresh, uint64_t walked, bool check_walk, bool walk_decompresses,
+		    unsigned mem_permille);
 
 /* Pool fragmentation in per mille: (mem_used_total - compr_data_size) / mem_used_total. */
 unsigned policy_fragmentation_permille(const struct zram_mm_stat *mm);

@@ -501,7 +501,7 @@ static bool step_left_out(const struct pass_ctx *ctx, struct zram_dev *d,
 	}
 	if (!st->bs_ok)
 		return false;
-	why = pass_idle_verdict(ctx, d, step, st);
+	why = pass_idle_verdict(ctx, d, step, st, plan->mem_pressure_permille);
 	if (why == STOP_NONE && step->type == PASS_HUGE && plan->ripen_probe && st->idle_nothing &&
 	    pass_counts_now(ctx, d, st, &c) && policy_burst_young(pass_young_estimate(&c), c.allocated))
 		why = STOP_YOUNG;

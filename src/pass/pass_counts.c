@@ -102,7 +102,8 @@ void pass_read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct b
  * (policy_idle_go); only a doubt is read.
  */
 enum batch_stop pass_idle_verdict(const struct pass_ctx *ctx, const struct zram_dev *d,
-				  const struct pass_step *step, struct pass_run *st)
+				  const struct pass_step *step, struct pass_run *st,
+				  unsigned mem_permille)
 {
 	bool top = step->priority == 1 || (step->priority == 0 && d->recomp.count == 1);
 	bool walk = top && step->type == PASS_IDLE;
@@ -112,7 +113,7 @@ enum batch_stop pass_idle_verdict(const struct pass_ctx *ctx, const struct zram_
 		return STOP_NONE;
 	if (!st->cur_valid && pass_counts_est(st, &c) &&
 	    policy_idle_go(pass_candidates(&c, step->type), c.recompressed, walk,
-			   !d->caps.prio_max_active))
+			   !d->caps.prio_max_active, mem_permille))
 		return STOP_NONE;
 	if (!pass_counts_now(ctx, d, st, &c))
 		return STOP_NONE;
@@ -121,7 +122,8 @@ enum batch_stop pass_idle_verdict(const struct pass_ctx *ctx, const struct zram_
 		return STOP_NOTHING;
 	}
 	/* 6.15+ skip slots already at the step's priority in their scan. */
-	if (walk && !policy_idle_walk_worth(c.idle_fresh, c.recompressed, !d->caps.prio_max_active))
+	if (walk && !policy_idle_walk_worth(c.idle_fresh, c.recompressed, !d->caps.prio_max_active,
+					    mem_permille))
 		return STOP_WALK;
 	return STOP_NONE;
 }

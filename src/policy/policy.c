@@ -113,11 +113,18 @@ bool policy_failures_marked(const struct zram_caps *c, unsigned prio, unsigned h
 	return highest == 1; /* 6.12-6.14: only if this write tried every secondary */
 }
 
-bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses)
+bool policy_idle_walk_worth(uint64_t fresh, uint64_t walked, bool walk_decompresses,
+			    unsigned mem_permille)
 {
+	uint64_t m = mem_permille > 1000 ? 1000 : mem_permille;
+	uint64_t div_x1000 = POLICY_WALK_COST_DIVISOR * 1000 +
+			     (POLICY_WALK_COST_DIVISOR_PRESSED - POLICY_WALK_COST_DIVISOR) * m;
+
 	if (fresh == 0)
 		return false;
-	return !walk_decompresses || fresh >= walked / POLICY_WALK_COST_DIVISOR;
+	/* walked / divisor, in thousandths of the divisor (walked * 1000 could overflow) */
+	return !walk_decompresses ||
+	       fresh >= walked / div_x1000 * 1000 + walked % div_x1000 * 1000 / div_x1000;
 }
 
 unsigned policy_huge_wait(unsigned last, uint64_t saved, uint64_t tried_bytes)
@@ -154,11 +161,12 @@ void policy_counts_after(struct bs_counts *c, uint64_t tried)
 	c->recompressed = sat_add_u64(c->recompressed, tried);
 }
 
-bool policy_idle_go(uint64_t fresh, uint64_t walked, bool check_walk, bool walk_decompresses)
+bool policy_idle_go(uint64_t fresh, uint64_t walked, bool check_walk, bool walk_decompresses,
+		    unsigned mem_permille)
 {
 	if (fresh == 0)
 		return false;
-	return !check_walk || policy_idle_walk_worth(fresh, walked, walk_decompresses);
+	return !check_walk || policy_idle_walk_worth(fresh, walked, walk_decompresses, mem_permille);
 }
 
 bool policy_batch_progress(const struct zram_mm_stat *before, const struct zram_mm_stat *after,

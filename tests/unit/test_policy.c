@@ -211,16 +211,29 @@ static void test_failures_marked(void **state)
 static void test_idle_walk_worth(void **state)
 {
 	(void)state;
-	assert_false(policy_idle_walk_worth(0, 0, true));
-	assert_false(policy_idle_walk_worth(0, 10, false));
-	assert_true(policy_idle_walk_worth(1, 0, true));
+	assert_false(policy_idle_walk_worth(0, 0, true, 0));
+	assert_false(policy_idle_walk_worth(0, 10, false, 0));
+	assert_true(policy_idle_walk_worth(1, 0, true, 0));
 	/* 6.2-6.14: the walk decompresses every recompressed slot, at half a page's cost */
-	assert_true(policy_idle_walk_worth(500, 1000, true));
-	assert_true(policy_idle_walk_worth(500, 1001, true));
-	assert_false(policy_idle_walk_worth(499, 1000, true));
-	assert_false(policy_idle_walk_worth(800, 55000, true));
+	assert_true(policy_idle_walk_worth(500, 1000, true, 0));
+	assert_true(policy_idle_walk_worth(500, 1001, true, 0));
+	assert_false(policy_idle_walk_worth(499, 1000, true, 0));
+	assert_false(policy_idle_walk_worth(800, 55000, true, 0));
 	/* 6.15+: those slots are skipped in the scan */
-	assert_true(policy_idle_walk_worth(1, 55000, false));
+	assert_true(policy_idle_walk_worth(1, 55000, false, 0));
+	/* memory pressure: the divisor grows from 2 to 8 in proportion (5 at half) */
+	assert_false(policy_idle_walk_worth(1999, 10000, true, 500));
+	assert_true(policy_idle_walk_worth(2000, 10000, true, 500));
+	assert_false(policy_idle_walk_worth(1249, 10000, true, 1000));
+	assert_true(policy_idle_walk_worth(1250, 10000, true, 1000));
+	assert_true(policy_idle_walk_worth(1250, 10000, true, 5000)); /* clamped to full */
+	assert_false(policy_idle_walk_worth(1249, 10000, true, 5000));
+	/* the 6.12 burst's fourth pass: about 4,000 fresh against 12,000 recompressed */
+	assert_false(policy_idle_walk_worth(4000, 12000, true, 0));
+	assert_true(policy_idle_walk_worth(4000, 12000, true, 1000));
+	/* no overflow near the top */
+	assert_true(policy_idle_walk_worth(UINT64_MAX / 8 + 1, UINT64_MAX, true, 1000));
+	assert_false(policy_idle_walk_worth(UINT64_MAX / 8 - 1, UINT64_MAX, true, 1000));
 }
 
 /* The huge step's wait: 0 while it pays, then 1, 2, 4, 8 passes, 0 again once it pays. */
@@ -311,12 +324,15 @@ static void test_counts_after(void **state)
 static void test_idle_go(void **state)
 {
 	(void)state;
-	assert_false(policy_idle_go(0, 0, false, true));
-	assert_false(policy_idle_go(0, 0, true, false));
-	assert_true(policy_idle_go(1, 100000, false, true)); /* huge_idle: no walk check */
-	assert_true(policy_idle_go(500, 1000, true, true));
-	assert_false(policy_idle_go(499, 1000, true, true));
-	assert_true(policy_idle_go(1, 100000, true, false)); /* 6.15+: no decompressing walk */
+	assert_false(policy_idle_go(0, 0, false, true, 0));
+	assert_false(policy_idle_go(0, 0, true, false, 0));
+	assert_true(policy_idle_go(1, 100000, false, true, 0)); /* huge_idle: no walk check */
+	assert_true(policy_idle_go(500, 1000, true, true, 0));
+	assert_false(policy_idle_go(499, 1000, true, true, 0));
+	assert_true(policy_idle_go(1, 100000, true, false, 0)); /* 6.15+: no decompressing walk */
+	/* under full memory pressure the walk may cost more */
+	assert_true(policy_idle_go(125, 1000, true, true, 1000));
+	assert_false(policy_idle_go(124, 1000, true, true, 1000));
 }
 
 /*
