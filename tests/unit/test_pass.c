@@ -931,6 +931,17 @@ static void test_idle_step_waits_for_walk_worth(void **state)
 				  "           2            0.000000 ...ir.\n"
 				  "           3            0.000000 ...ir.\n"
 				  "           4           17.000001 ...i..\n";
+	static const char ten[] = "           0            0.000000 ...ir.\n"
+				  "           1            0.000000 ...ir.\n"
+				  "           2            0.000000 ...ir.\n"
+				  "           3            0.000000 ...ir.\n"
+				  "           4            0.000000 ...ir.\n"
+				  "           5            0.000000 ...ir.\n"
+				  "           6            0.000000 ...ir.\n"
+				  "           7            0.000000 ...ir.\n"
+				  "           8            0.000000 ...ir.\n"
+				  "           9            0.000000 ...ir.\n"
+				  "          10           17.000001 ...i..\n";
 	struct device_report rep = { 0 };
 
 	(void)state;
@@ -971,6 +982,23 @@ static void test_idle_step_waits_for_walk_worth(void **state)
 	w.log[0] = '\0';
 	fr_write("sys/kernel/debug/zram/zram0/block_state", few);
 	dev.caps.prio_max_active = true;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
+	/*
+	 * 6.2-6.14 under memory pressure: one new idle page among ten recompressed ones is not
+	 * worth the walk at half pressure (a fifth of them: 2) and is at full pressure (an
+	 * eighth: 1).
+	 */
+	dev.caps.prio_max_active = false;
+	ctx.mem_total = 1000 * 4096;
+	ctx.mem_available = 125 * 4096; /* 12.5% available: m = 1/2 */
+	w.log[0] = '\0';
+	fr_write("sys/kernel/debug/zram/zram0/block_state", ten);
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[1].stop, STOP_WALK);
+	assert_null(strstr(w.log, "recompress: type=idle"));
+	ctx.mem_available = 10 * 4096; /* 1%: full pressure */
+	fr_write("sys/kernel/debug/zram/zram0/block_state", ten);
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
 }
