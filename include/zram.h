@@ -171,6 +171,26 @@ struct zram_memo {
 	uint64_t left[PASS_NR_TYPES]; /* candidates the whole chain tried and left as they were */
 };
 
+/*
+ * What the daemon's passes learn of a device, kept from pass to pass while the device keeps
+ * its setup (one struct, so that a re-probe carries all of it over); --once starts empty.
+ */
+struct zram_learnt {
+	struct zram_memo memo;
+	/* the daemon's huge step: passes it waits, and the wait it was last given
+	 * (policy_huge_wait) */
+	unsigned huge_wait_left, huge_wait;
+	/*
+	 * The kernel's cost per page as learnt from this device's recompress writes, per type
+	 * and priority (index 0: no priority= key), for max-write-ms (write_cost.h).
+	 */
+	struct write_cost wcost[PASS_NR_TYPES][ZRAM_MAX_PRIO + 1];
+	/* the "idle writeback needs block_state" notice was logged (once per device) */
+	bool wb_no_ages_logged;
+	/* the "backing_dev is already ...; backing-device not applied" notice was logged */
+	bool backing_noted;
+};
+
 struct zram_dev {
 	unsigned id;
 	char name[ZRAM_NAME_MAX];
@@ -190,20 +210,8 @@ struct zram_dev {
 	uint64_t bd_stat[3];
 	/* backing_dev (CONFIG_ZRAM_WRITEBACK): the path, "" for the kernel's "none" */
 	char backing_dev[128];
-	struct zram_memo memo;
-	/* the daemon's huge step: passes it waits, and the wait it was last given
-	 * (policy_huge_wait) */
-	unsigned huge_wait_left, huge_wait;
-	/*
-	 * The kernel's cost per page as learnt from this device's recompress writes, per type
-	 * and priority (index 0: no priority= key), for max-write-ms (write_cost.h). Kept
-	 * across the daemon's passes while the device keeps its setup; --once starts empty.
-	 */
-	struct write_cost wcost[PASS_NR_TYPES][ZRAM_MAX_PRIO + 1];
-	/* the "idle writeback needs block_state" notice was logged (once per device) */
-	bool wb_no_ages_logged;
-	/* the "backing_dev is already ...; backing-device not applied" notice was logged */
-	bool backing_noted;
+	/* What passes learnt of this device: kept while it keeps its setup (refresh_dev). */
+	struct zram_learnt learnt;
 };
 
 /*

@@ -152,13 +152,8 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 			 d.name, d.disksize, zram_primary(&d));
 		policy_dev_init(&md->pol, &md->cfg, now_monotonic_ns());
 	} else if (!is_new) {
-		d.memo = md->dev.memo; /* what the last pass learnt (zram.h) */
-		d.backing_noted = md->dev.backing_noted; /* that notice once per device */
-		/* the kernel's cost per page learnt so far (max-write-ms) */
-		memcpy(d.wcost, md->dev.wcost, sizeof(d.wcost));
-		/* the huge step's wait after ones that saved little (policy_huge_wait) */
-		d.huge_wait = md->dev.huge_wait;
-		d.huge_wait_left = md->dev.huge_wait_left;
+		/* what the passes learnt (memo, write costs, huge wait, notices logged) */
+		d.learnt = md->dev.learnt;
 	}
 	md->dev = d;
 	if (d.initialized)

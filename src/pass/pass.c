@@ -286,7 +286,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	struct batches b = {
 		.st = { .pages_budget = plan->pages_budget, .batched = d->caps.max_pages },
 		.batch = plan->batch_pages,
-		.cost = &d->wcost[step->type][step->priority <= ZRAM_MAX_PRIO ? step->priority : 0],
+		.cost = &d->learnt.wcost[step->type][step->priority <= ZRAM_MAX_PRIO ? step->priority : 0],
 		/*
 		 * Where failures are marked 'n', a write that tried pages always shows
 		 * progress (shrunk or marked): no progress means it found nothing, and that
@@ -453,7 +453,7 @@ static void pass_run_begin(const struct pass_ctx *ctx, const struct zram_dev *d,
 	if (d->caps.writeback)
 		(void)zram_read_bd_writes(ctx->root_fd, d, &st->bd_before);
 	st->have_sig = zram_read_write_sig(ctx->root_fd, d->id, &st->sig0) == 0;
-	st->memo_usable = st->have_sig && d->memo.write_sig == st->sig0;
+	st->memo_usable = st->have_sig && d->learnt.memo.write_sig == st->sig0;
 }
 
 /*
@@ -494,8 +494,8 @@ static bool step_left_out(const struct pass_ctx *ctx, struct zram_dev *d,
 
 	if (ctx->dry_run || step->fallback)
 		return false;
-	if (step->type == PASS_HUGE && d->huge_wait_left) {
-		d->huge_wait_left--;
+	if (step->type == PASS_HUGE && d->learnt.huge_wait_left) {
+		d->learnt.huge_wait_left--;
 		skip_step(rep, step, STOP_UNPAID);
 		return true;
 	}
@@ -505,12 +505,12 @@ static bool step_left_out(const struct pass_ctx *ctx, struct zram_dev *d,
 	if (why == STOP_NONE && step->type == PASS_HUGE && plan->ripen_probe && st->idle_nothing &&
 	    pass_counts_now(ctx, d, st, &c) && policy_burst_young(pass_young_estimate(&c), c.allocated))
 		why = STOP_YOUNG;
-	if (why == STOP_NONE && st->memo_usable && d->memo.valid[step->type] &&
-	    pass_chain_unchanged(ctx, d, step, d->memo.left[step->type], st)) {
+	if (why == STOP_NONE && st->memo_usable && d->learnt.memo.valid[step->type] &&
+	    pass_chain_unchanged(ctx, d, step, d->learnt.memo.left[step->type], st)) {
 		why = STOP_UNCHANGED;
 		/* still true at the end of this pass if nothing is written meanwhile */
 		st->memo.valid[step->type] = true;
-		st->memo.left[step->type] = d->memo.left[step->type];
+		st->memo.left[step->type] = d->learnt.memo.left[step->type];
 	}
 	if (why == STOP_NONE)
 		return false;
@@ -597,9 +597,9 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 	st->charged = sat_add_u64(st->charged, pr->pages_charged);
 	if (step->type == PASS_HUGE && !step->fallback && pr->error == 0) {
 		/* what it saved for what it tried decides when the next one runs */
-		d->huge_wait = policy_huge_wait(d->huge_wait, (uint64_t)pr->compr_saved,
+		d->learnt.huge_wait = policy_huge_wait(d->learnt.huge_wait, (uint64_t)pr->compr_saved,
 						sat_mul_u64(pr->pages_tried, d->page_size));
-		d->huge_wait_left = d->huge_wait;
+		d->learnt.huge_wait_left = d->learnt.huge_wait;
 	}
 	if (!step->fallback) {
 		st->chain_measured = have_c0;
@@ -640,9 +640,9 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		if (st->have_sig && zram_read_write_sig(ctx->root_fd, d->id, &sig1) == 0 &&
 		    sig1 == st->sig0) {
 			st->memo.write_sig = st->sig0;
-			d->memo = st->memo;
+			d->learnt.memo = st->memo;
 		} else {
-			memset(&d->memo, 0, sizeof(d->memo));
+			memset(&d->learnt.memo, 0, sizeof(d->learnt.memo));
 		}
 		/* A reset (hot_remove resets first) empties mm_stat: that is no saving. */
 		if (zram_read_initstate(ctx->root_fd, d->id, &init) < 0 || !init) {

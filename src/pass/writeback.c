@@ -234,13 +234,13 @@ static int wb_step_by_age(const struct pass_ctx *ctx, struct zram_dev *d,
 	if (!d->caps.block_state) {
 		/* The kernel's own filter would take every slot the recompression mark (or
 		 * any shorter mark) left idle, and recompressed slots look idle since boot. */
-		if (!d->wb_no_ages_logged)
+		if (!d->learnt.wb_no_ages_logged)
 			log_notice(
 				"%s: writeback idle/huge_idle skipped: page ages unknown without "
 				"debugfs block_state (CONFIG_ZRAM_MEMORY_TRACKING, debugfs "
 				"mounted), so writeback-idle-age-sec cannot be honoured",
 				d->name);
-		d->wb_no_ages_logged = true;
+		d->learnt.wb_no_ages_logged = true;
 		wr->stop = WB_NO_AGES;
 		return 0;
 	}
@@ -530,24 +530,24 @@ int pass_configure_writeback(const struct pass_ctx *ctx, struct zram_dev *d,
 		/* a loop device or dm-crypt: `backing setup` (as root, outside the daemon's
 		 * sandbox and device policy) makes it and writes compressed_writeback too;
 		 * --once ran it before its sandbox (backing.h) */
-		if (!d->backing_dev[0] && !d->backing_noted)
+		if (!d->backing_dev[0] && !d->learnt.backing_noted)
 			log_notice("%s: not initialized; its %s is set up by 'zram-recompd backing "
 				   "setup' (zram-recompd-backing.service) or the setup "
 				   "tool's hook (--once), not by the daemon",
 				   d->name,
 				   cfg->backing_file[0] ? "backing-file" : "encrypted backing-device");
-		d->backing_noted = true;
+		d->learnt.backing_noted = true;
 		return 0;
 	}
 	if (d->backing_dev[0]) {
 		/* zram-generator's writeback-device= (or the admin, or we) came first: never
 		 * fight it, and leave its compressed_writeback choice alone too. Said once per
 		 * device (the daemon gets here at every rescan until disksize). */
-		if (cfg->backing_device[0] && !d->backing_noted &&
+		if (cfg->backing_device[0] && !d->learnt.backing_noted &&
 		    !same_backing(ctx->root_fd, d->backing_dev, cfg->backing_device)) {
 			log_notice("%s: backing_dev is already %s; backing-device = %s not applied",
 				   d->name, d->backing_dev, cfg->backing_device);
-			d->backing_noted = true;
+			d->learnt.backing_noted = true;
 		}
 		return 0;
 	}

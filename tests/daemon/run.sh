@@ -798,6 +798,31 @@ t_backing_noted_once() {
 		die "backing_dev written: $(oneline "$(attr 0 backing_dev)")"
 }
 
+# Writeback of idle pages without block_state: page ages are unknown, the idle types are
+# skipped, and the notice comes once per device, not at every pass (each pass re-probes
+# the device: what passes learnt, notices included, is carried over as one struct).
+passes_at_least() {
+	[ "$(passes_logged "$1")" -ge "$2" ]
+}
+
+t_wb_no_ages_once() {
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0 wb=1
+	printf '/dev/loop0\n' >"$(attr 0 backing_dev)"
+	conf "${BASE_CONF[@]}" "writeback = yes" "writeback-types = idle"
+	dstart
+	wait_for 5000 grep -q 'writeback idle/huge_idle skipped: page ages unknown' "$T/d.err" ||
+		die "no notice: $(oneline "$T/d.err")"
+	# more passes (interval-sec = 1)
+	wait_for $((8000 * SLOW)) passes_at_least zram0 3 ||
+		die "passes: $(passes_logged zram0)"
+	dstop
+	[ "$(count "$T/d.err" 'writeback idle/huge_idle skipped: page ages unknown')" = 1 ] ||
+		die "notices: $(grep -c 'page ages unknown' "$T/d.err")"
+	! grep -q 'type=idle\|^idle' "$(attr 0 writeback)" 2>/dev/null ||
+		die "idle writeback written: $(oneline "$(attr 0 writeback)")"
+}
+
 # The Landlock sandbox (issue 11): a reload that moves metrics-file to another directory is
 # warned about, and the daemon's write there fails with EACCES although it may write there
 # otherwise (same user, a directory it could create files in); with --no-sandbox the same
@@ -979,6 +1004,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	device_readded
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
+	wb_no_ages_once
 	sandbox_sighup_metrics ripen_pressure huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 

@@ -390,8 +390,8 @@ static void test_write_bounded_growth(void **state)
 	pass_summarize(&rep, &sum);
 	assert_true(sum.max_write_ns == rep.passes[0].max_write_ns);
 	/* four writes made progress and taught the cost; the empty fifth did not */
-	assert_true(dev.wcost[PASS_IDLE][1].samples == 4);
-	assert_true(dev.wcost[PASS_IDLE][1].max_pages == 2048);
+	assert_true(dev.learnt.wcost[PASS_IDLE][1].samples == 4);
+	assert_true(dev.learnt.wcost[PASS_IDLE][1].max_pages == 2048);
 	/* the pass report names the longest write */
 	pass_print_report(outf, &rep);
 	fflush(outf);
@@ -837,7 +837,7 @@ static void test_huge_waits_when_unpaid(void **state)
 			assert_int_equal(rep.passes[0].stop, STOP_UNPAID);
 		}
 	}
-	assert_int_equal(dev.huge_wait, 4);
+	assert_int_equal(dev.learnt.huge_wait, 4);
 	memset(&rep, 0, sizeof(rep));
 	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
 	assert_int_equal(rep.passes[0].stop, STOP_UNPAID);
@@ -846,10 +846,10 @@ static void test_huge_waits_when_unpaid(void **state)
 	assert_non_null(strstr(out, "saved under 1/64 of the pages it tried"));
 
 	/* one that pays (the fake kernel saves 1 MB a write) ends the wait */
-	dev.huge_wait_left = 0;
+	dev.learnt.huge_wait_left = 0;
 	w.progress_batches = 1;
 	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
-	assert_int_equal(dev.huge_wait, 0);
+	assert_int_equal(dev.learnt.huge_wait, 0);
 	w.log[0] = '\0';
 	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
 	assert_non_null(strstr(w.log, "recompress: type=huge"));
@@ -1118,8 +1118,8 @@ static void test_unmarked_failures_not_retried(void **state)
 				   "recompress: type=idle priority=2 max_pages=3\n");
 	assert_int_equal(rep.passes[1].unshrunk, 3);
 	assert_true(rep.passes[1].unshrunk_retried);
-	assert_true(dev.memo.valid[PASS_IDLE]);
-	assert_int_equal(dev.memo.left[PASS_IDLE], 3);
+	assert_true(dev.learnt.memo.valid[PASS_IDLE]);
+	assert_int_equal(dev.learnt.memo.left[PASS_IDLE], 3);
 
 	/* nothing written since: the chain is skipped, only the idle mark is written */
 	w.log[0] = '\0';
@@ -1127,7 +1127,7 @@ static void test_unmarked_failures_not_retried(void **state)
 	assert_string_equal(w.log, "idle: all\n");
 	assert_int_equal(rep.passes[0].stop, STOP_UNCHANGED);
 	assert_int_equal(rep.passes[1].stop, STOP_NOTHING);
-	assert_true(dev.memo.valid[PASS_IDLE]);
+	assert_true(dev.learnt.memo.valid[PASS_IDLE]);
 
 	/* a page became idle that was not before: the chain runs again */
 	w.log[0] = '\0';
@@ -1138,7 +1138,7 @@ static void test_unmarked_failures_not_retried(void **state)
 		 "           3           20.000001 ...i..\n");
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
-	assert_int_equal(dev.memo.left[PASS_IDLE], 4);
+	assert_int_equal(dev.learnt.memo.left[PASS_IDLE], 4);
 
 	/* a write to the device (stat's write count moved): no skip either */
 	w.log[0] = '\0';
@@ -1149,7 +1149,7 @@ static void test_unmarked_failures_not_retried(void **state)
 	/* --once (a fresh device model) knows nothing: the chain runs */
 	w.log[0] = '\0';
 	assert_int_equal(zram_probe(root, &v, TRI_YES, 0, &dev, &attr), 0);
-	assert_false(dev.memo.valid[PASS_IDLE]);
+	assert_false(dev.learnt.memo.valid[PASS_IDLE]);
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_non_null(strstr(w.log, "recompress: type=idle priority=1 max_pages=2048\n"));
 }
@@ -1527,7 +1527,7 @@ static void test_configure_ebusy_gives_way(void **state)
 	w.log[0] = '\0';
 	cfg.backing_device[0] = '\0';
 	strcpy(cfg.backing_file, "/var/lib/zram-recompd/zram0.swap");
-	dev.backing_noted = false;
+	dev.learnt.backing_noted = false;
 	capture_start();
 	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), 0);
 	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), 0);
@@ -1540,7 +1540,7 @@ static void test_configure_ebusy_gives_way(void **state)
 	cfg.backing_file[0] = '\0';
 	strcpy(cfg.backing_device, "/dev/sdb2");
 	cfg.backing_encryption = BACKING_ENC_YES;
-	dev.backing_noted = false;
+	dev.learnt.backing_noted = false;
 	capture_start();
 	assert_int_equal(pass_configure_writeback(&ctx, &dev, &cfg), 0);
 	log = capture_end();
