@@ -33,7 +33,7 @@ set -eu
 
 BUILD="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev
 libcryptsetup-dev"
-VM="qemu-system-x86 busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
+VM="qemu-system-x86 qemu-system-arm busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
 debian-archive-keyring e2fsprogs libcryptsetup12"
 TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"
 FUZZ="clang libclang-rt-dev"
