@@ -330,6 +330,8 @@ vm_kernel() {
 	VM_ARCH=$KARCH
 	_rel=$(vm_kernel_release "$VM_IMAGE")
 	VM_LABEL=${_rel:-$1}
+	# 6.12-arm64 has 6.12's release: its results say "[6.12.118-arm64]".
+	[ "$KARCH" = x86_64 ] || [ -z "$_rel" ] || VM_LABEL=$_rel-$KARCH
 	# The source tree build-kernel.sh unpacked (bzImage-<source version>[-<variant>]-<fragments
 	# sum>): mkinitramfs.sh takes the kernel's zram selftest scripts from it.
 	_v=${VM_IMAGE##*/}

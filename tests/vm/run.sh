@@ -223,6 +223,22 @@ run_systemd() {
 	[ "$n_sd" -gt 0 ] || vm_result FAIL systemd "run-systemd.sh reported no result"
 }
 
+# arm64_build: the arm64 programs of the 6.12-arm64 image (mkinitramfs.sh, VM_ARCH=arm64):
+# the cross build in build-arm64 (tests/cross/build.sh: an incremental make, a few seconds
+# when the cross tier of make check has just built it) and its package (tests/cross/deb.sh,
+# only when the .deb is missing or older than the program), unless VM_TARGET_BUILDDIR names
+# a build to use as it is. Its messages go to stderr; a failure leaves the scenarios to
+# report what is missing.
+arm64_build() {
+	[ -z "${VM_TARGET_BUILDDIR:-}" ] || return 0
+	tests/cross/build.sh arm64 >&2 || return 0
+	case " $GUEST " in *" autopkgtest "*) ;; *) return 0 ;; esac
+	_ver=$(sed -n 's/^VERSION := //p' Makefile)
+	_deb=build-arm64/deb/zram-recompd_${_ver}_arm64.deb
+	[ -f "$_deb" ] && [ -z "$(find build-arm64/zram-recompd -newer "$_deb")" ] && return 0
+	tests/cross/deb.sh arm64 >&2 || true
+}
+
 # fail_kernel REASON: every test of this kernel fails (its VMs cannot run).
 fail_kernel() {
 	# shellcheck disable=SC2086 # a word list
@@ -280,6 +296,7 @@ for K in $KERNELS; do
 	fi
 	echo "vm: kernel $K: $VM_LABEL, $VM_IMAGE ($(($(vm_now) - t0)) s to build or find)" >&2
 	t0=$(vm_now)
+	[ "$VM_ARCH" != arm64 ] || [ -z "$GUEST" ] || arm64_build
 	run_guest "$K"
 	t1=$(vm_now)
 	run_systemd "$K"
