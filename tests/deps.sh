@@ -8,7 +8,9 @@
 # make deps)
 #   build  compiler and the libraries zram-recompd links (libcryptsetup-dev: its header;
 #          the library is loaded with dlopen when a backing file is set up)
-#   vm     qemu, busybox and what building a test kernel takes (tests/vm)
+#   vm     qemu (qemu-system-arm: qemu-system-aarch64 for the 6.12-arm64 kernel), busybox
+#          and what building a test kernel takes (tests/vm; the arm64 kernel also needs the
+#          cross group's gcc-aarch64-linux-gnu, which build-kernel.sh installs when missing)
 #   test   cmocka, man, python3 and strace for the test tiers; Debian's 6.12 kernel source
 #   fuzz   clang and libFuzzer (tests/fuzz: make fuzz, the fuzz tier of make check). On
 #          Debian 12 clang is clang-14, whose libclang_rt.fuzzer-x86_64.a (and the ASan/UBSan
