@@ -8,7 +8,9 @@
 # make deps)
 #   build  compiler and the libraries zram-recompd links (libcryptsetup-dev: its header;
 #          the library is loaded with dlopen when a backing file is set up)
-#   vm     qemu, busybox and what building a test kernel takes (tests/vm)
+#   vm     qemu (qemu-system-arm: qemu-system-aarch64 for the 6.12-arm64 kernel), busybox
+#          and what building a test kernel takes (tests/vm; the arm64 kernel also needs the
+#          cross group's gcc-aarch64-linux-gnu, which build-kernel.sh installs when missing)
 #   test   cmocka, man, python3 and strace for the test tiers; Debian's 6.12 kernel source
 #   fuzz   clang and libFuzzer (tests/fuzz: make fuzz, the fuzz tier of make check). On
 #          Debian 12 clang is clang-14, whose libclang_rt.fuzzer-x86_64.a (and the ASan/UBSan
@@ -33,7 +35,7 @@ set -eu
 
 BUILD="build-essential pkg-config libsystemd-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev
 libcryptsetup-dev"
-VM="qemu-system-x86 busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
+VM="qemu-system-x86 qemu-system-arm busybox-static zstd cpio xz-utils kmod bc bison flex libelf-dev libssl-dev
 debian-archive-keyring e2fsprogs libcryptsetup12"
 TEST="libcmocka-dev man-db groff-base python3 strace linux-source-6.12"
 FUZZ="clang libclang-rt-dev"

@@ -222,3 +222,47 @@ cross_pkg_config_env() {
 	echo "PKG_CONFIG_LIBDIR=$CROSS_SYSROOT/usr/lib/$CROSS_TRIPLET/pkgconfig:$CROSS_SYSROOT/usr/share/pkgconfig"
 	echo "PKG_CONFIG_SYSROOT_DIR=$CROSS_SYSROOT"
 }
+
+# The userland of the arm64 VM's busybox image (tests/vm/mkinitramfs.sh, the 6.12-arm64
+# kernel): busybox-static, and dash and findutils, the shell and the GNU find (find -printf)
+# the package's autopkgtest runs with on a real system (both Essential there; busybox's
+# find has no -printf, and its sh runs its own applets before any program in PATH).
+CROSS_GUEST_PKGS="busybox-static dash findutils"
+
+# cross_guest ARCH: CROSS_GUEST ($VM_CACHE/cross/guest-ARCH) holds CROSS_GUEST_PKGS of ARCH
+# with their dependencies (libc6 ...), fetched and unpacked like the sysroot (a private apt
+# configuration, dpkg-deb -x, nothing installed; a stamp names what it holds, later runs
+# need no network).
+cross_guest() {
+	cross_arch_spec "$1"
+	CROSS_GUEST=$CROSS_CACHE/guest-$1
+	_want="arch=$1 suite=$(cross_suite) pkgs=$CROSS_GUEST_PKGS recipe=1" || exit 1
+	if [ -f "$CROSS_GUEST/.stamp" ] && [ "$(cat "$CROSS_GUEST/.stamp")" = "$_want" ]; then
+		return 0
+	fi
+	mkdir -p "$CROSS_CACHE"
+	exec 8>"$CROSS_CACHE/guest-$1.lock"
+	flock 8
+	if [ -f "$CROSS_GUEST/.stamp" ] && [ "$(cat "$CROSS_GUEST/.stamp")" = "$_want" ]; then
+		return 0
+	fi
+	_ad=$CROSS_CACHE/apt-guest-$1
+	cross_apt_prepare "$_ad" "$1"
+	rm -f "$_ad/cache/archives"/*.deb
+	vm_log "downloading the $1 packages of: $CROSS_GUEST_PKGS"
+	# A word list.
+	# shellcheck disable=SC2086
+	cross_apt "$_ad" "$1" install -y --download-only --no-install-recommends $CROSS_GUEST_PKGS >&2 ||
+		vm_die "apt-get could not download the $1 packages of the VM's userland"
+	rm -rf "$CROSS_GUEST.tmp"
+	mkdir -p "$CROSS_GUEST.tmp"
+	for _deb in "$_ad/cache/archives"/*.deb; do
+		dpkg-deb -x "$_deb" "$CROSS_GUEST.tmp" || vm_die "dpkg-deb -x $_deb failed"
+	done
+	cross_fix_links "$CROSS_GUEST.tmp"
+	rm -rf "$_ad/cache" "$_ad/lists"
+	echo "$_want" >"$CROSS_GUEST.tmp/.stamp"
+	rm -rf "$CROSS_GUEST"
+	mv "$CROSS_GUEST.tmp" "$CROSS_GUEST"
+	vm_log "VM userland ready: $CROSS_GUEST"
+}

@@ -19,7 +19,8 @@
  *       and wait for SIGTERM with the memory still held, so that the pool can be measured.
  *       With VERIFY 1 (the check tier's swap_short scenario), after that line: one line
  *       "SWAPLOAD hotslot OFFSET" per hot page that is swapped out (its swap offset, from
- *       /proc/self/pagemap: the zram slot index), "SWAPLOAD hotslots N", then, on SIGUSR1,
+ *       /proc/self/pagemap: the zram slot index; pages of the kernel's size here, 4 KiB ones
+ *       everywhere else), "SWAPLOAD hotslots N", then, on SIGUSR1,
  *       every page is compared with FILE (its index in the first 8 bytes; the bytes the hot
  *       loop increments, 128..191, skipped for hot pages) and
  *         "SWAPLOAD verify pages N bad M first_bad I"
@@ -175,18 +176,23 @@ static uint64_t phase(struct load *l, const char *name, unsigned long long secon
 	return ops;
 }
 
-/* The swap offsets of the hot pages that are swapped out, one line each. */
+/* The swap offsets of the hot pages that are swapped out, one line each. pagemap has one
+ * entry per page of the kernel's size (16 KiB on the arm64 test kernel: four of the
+ * workload's 4 KiB pages share it, and a zram slot), so the hot region is walked in those. */
 static void hot_slots(const struct load *l)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	uintptr_t first = (uintptr_t)l->mem / PAGE;
+	long kpage = sysconf(_SC_PAGESIZE);
+	size_t kp = kpage > 0 ? (size_t)kpage : PAGE;
+	uintptr_t first = (uintptr_t)l->mem / kp;
+	size_t kpages = (l->hot * PAGE + kp - 1) / kp;
 	uint64_t n = 0;
 
 	if (fd < 0) {
 		perror("swapload: /proc/self/pagemap");
 		return;
 	}
-	for (size_t i = 0; i < l->hot; i++) {
+	for (size_t i = 0; i < kpages; i++) {
 		uint64_t e;
 
 		if (pread(fd, &e, sizeof(e), (off_t)((first + i) * sizeof(e))) != sizeof(e))

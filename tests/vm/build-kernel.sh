@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds (or fetches from the cache) the bzImage of one kernel of the VM test tier.
 #
-# Usage: build-kernel.sh [6.12|7.3|6.12-nomc] (default: the newest; the list is vm_kernel_spec
-# in host-lib.sh; K-VARIANT adds kernel-VARIANT.fragment and is built from a copy of K's tree). tinyconfig + tests/vm/kernel.fragment (+ kernel-K.fragment when it exists), from
+# Usage: build-kernel.sh [6.12|7.3|6.12-nomc|6.12-arm64] (default: the newest; the list is
+# vm_kernel_spec in host-lib.sh; K-VARIANT adds kernel-VARIANT.fragment and is built from a
+# copy of K's tree; K-arm64 is cross-built for arm64 with aarch64-linux-gnu-gcc (tests/deps.sh
+# cross) in a tree of its own, and its image is the uncompressed arm64 Image, cached as
+# Image-<source version>-arm64-<fragments sha256 prefix>). tinyconfig + tests/vm/kernel.fragment (+ kernel-K.fragment when it exists), from
 # Debian's linux-source-K package: 6.12 installed with apt, 7.3 (not in Debian 12) downloaded
 # from trixie-backports into the cache by vm_fetch_source without installing it. The result is
 # cached as $VM_CACHE/bzImage-<source version>-<fragments sha256 prefix>, so a second run with
@@ -42,6 +45,13 @@ fi
 
 # shellcheck disable=SC2086 # a word list
 vm_apt_install $VM_KERNEL_BUILD_PKGS
+# arm64: Debian's cross compiler (an amd64 program, like the cross tier's), the image `make
+# Image` leaves in arch/arm64/boot.
+KMAKE_ARCH=$KARCH KCROSS='' KTARGET=bzImage KIMAGE=arch/x86/boot/bzImage
+if [ "$KARCH" = arm64 ]; then
+	vm_apt_install gcc-aarch64-linux-gnu
+	KCROSS=aarch64-linux-gnu- KTARGET=Image KIMAGE=arch/arm64/boot/Image
+fi
 if [ -z "$KSUITE" ]; then
 	vm_apt_install "$KPKG"
 	SRC_TAR=/usr/src/$KPKG.tar.xz
@@ -61,7 +71,7 @@ src_ver=$(echo "$src_ver" | tr -c 'A-Za-z0-9.+\n-' '_')
 # shellcheck disable=SC2086 # FRAGMENT_K: a word list (paths without spaces)
 frag_sum=$(cat "$FRAGMENT" $FRAGMENT_K | sha256sum | cut -c1-12)
 mkdir -p "$VM_CACHE"
-IMAGE=$VM_CACHE/bzImage-$src_ver${KVARIANT:+-$KVARIANT}-$frag_sum
+IMAGE=$VM_CACHE/$KTARGET-$src_ver${KVARIANT:+-$KVARIANT}-$frag_sum
 
 if [ -s "$IMAGE" ]; then
 	vm_log "cached kernel: $IMAGE"
@@ -87,7 +97,9 @@ start=$(vm_now)
 # then recompiles only what depends on the options that differ (for nomc: zram), not the
 # whole kernel. A copy, not hard links: the compiler rewrites object files in place.
 BASE_OBJ=$VM_CACHE/kbuild-$src_ver
-if [ -n "$KVARIANT" ] && [ ! -f "$OBJ/.config" ] && [ -f "$BASE_OBJ/vmlinux" ]; then
+# Not for another architecture (arm64): nothing of the x86 tree is of use there.
+if [ -n "$KVARIANT" ] && [ "$KARCH" = x86_64 ] && [ ! -f "$OBJ/.config" ] &&
+	[ -f "$BASE_OBJ/vmlinux" ]; then
 	vm_log "copying the build tree of $KBASE for $K (incremental build)"
 	rm -rf "$OBJ.tmp"
 	cp -a "$BASE_OBJ" "$OBJ.tmp"
@@ -117,9 +129,10 @@ if [ ! -f "$SRC/Makefile" ]; then
 fi
 
 # ARCH=x86_64, not the default x86: with ARCH=x86 the 64BIT option is a prompt and
-# tinyconfig (allnoconfig underneath) would pick a 32-bit kernel.
+# tinyconfig (allnoconfig underneath) would pick a 32-bit kernel. ARCH=arm64 with
+# CROSS_COMPILE=aarch64-linux-gnu- for the arm64 kernel.
 kmake() {
-	make -C "$SRC" O="$OBJ" ARCH=x86_64 "$@"
+	make -C "$SRC" O="$OBJ" ARCH="$KMAKE_ARCH" ${KCROSS:+CROSS_COMPILE=$KCROSS} "$@"
 }
 
 mkdir -p "$OBJ"
@@ -163,32 +176,36 @@ if [ -n "$bad" ]; then
 	vm_die "kernel config does not match kernel.fragment$FRAG_NAMES (missing dependency?)"
 fi
 
-vm_log "building bzImage with -j$(nproc) (several minutes on 2 cores)"
-kmake -j"$(nproc)" bzImage >>"$LOG" 2>&1 || { tail -n 40 "$LOG" >&2; vm_die "kernel build failed"; }
-cp "$OBJ/arch/x86/boot/bzImage" "$IMAGE.tmp"
+vm_log "building $KTARGET ($KMAKE_ARCH) with -j$(nproc) (several minutes on 2 cores)"
+kmake -j"$(nproc)" "$KTARGET" >>"$LOG" 2>&1 || { tail -n 40 "$LOG" >&2; vm_die "kernel build failed"; }
+cp "$OBJ/$KIMAGE" "$IMAGE.tmp"
 cp "$OBJ/.config" "$IMAGE.config"
 mv "$IMAGE.tmp" "$IMAGE"
 # Keep the two newest images of this kernel series and variant (other fragments, other
 # uploads); the version in the name starts with the series ("bzImage-6.12.118-..."; no
 # spaces), a variant's name has "-VARIANT-" after the version.
 # shellcheck disable=SC2010
-ls -1t "$VM_CACHE"/bzImage-"$KBASE".* 2>/dev/null | grep -v '\.config$' |
+ls -1t "$VM_CACHE"/"$KTARGET"-"$KBASE".* 2>/dev/null | grep -v '\.config$' |
 	if [ -n "$KVARIANT" ]; then grep -- "-$KVARIANT-"; else grep -v -- '-nomc-'; fi |
 	tail -n +3 |
 	while read -r old; do
 		rm -f "$old" "$old.config"
 	done
 if [ "${ZRAM_RECOMPD_VM_KEEP_TREE:-1}" = 0 ]; then
-	case " ${VM_KERNELS:-$VM_KERNELS_KNOWN} " in
-	*" $K-nomc "*)
-		# its variant is built next from this tree (incremental): it removes it
-		vm_log "keeping the tree of $K for $K-nomc"
-		;;
+	# The kernels built after this one: K-nomc is built from K's build tree (incremental),
+	# every variant of KBASE from its source tree; whichever comes last removes them.
+	later=" ${VM_KERNELS:-$VM_KERNELS_KNOWN} "
+	later=${later#* "$K" }
+	case " $later " in
+	*" $K-nomc "*) vm_log "keeping the build tree of $K for $K-nomc" ;;
 	*)
 		rm -rf "$OBJ"
-		[ -z "$KVARIANT" ] || rm -rf "$BASE_OBJ"
-		rm -rf "$SRC"
+		[ "$KVARIANT" != nomc ] || rm -rf "$BASE_OBJ"
 		;;
+	esac
+	case " $later " in
+	*" $KBASE-"*) vm_log "keeping the source tree of $KBASE for its variants" ;;
+	*) rm -rf "$SRC" ;;
 	esac
 fi
 vm_log "built $IMAGE in $(($(vm_now) - start)) s"

@@ -14,7 +14,20 @@ VM_KERNEL_BUILD_PKGS="bc bison flex libelf-dev libssl-dev cpio xz-utils build-es
 # The kernels of the VM tier, oldest first; VM_KERNELS selects some of them (default: all).
 # 6.12-nomc is 6.12 without CONFIG_ZRAM_MULTI_COMP (kernel-nomc.fragment), like Ubuntu's
 # kernels: built incrementally from 6.12's tree; it runs only the nomc_* scenarios.
-VM_KERNELS_KNOWN="6.12 7.3 6.12-nomc"
+# 6.12-arm64 is 6.12 for arm64 with 16 KiB pages (kernel-arm64.fragment, issue 26), cross-built
+# and booted with qemu-system-aarch64 -M virt; it runs the scenarios of VM_ARM64_TESTS.
+VM_KERNELS_KNOWN="6.12 7.3 6.12-nomc 6.12-arm64"
+# The busybox scenarios of the arm64 kernel: those of issue 26 (one pass, the daemon's idle
+# and huge passes, writeback, the kernel's ABI, incompressible pages, the swap squeeze) and
+# the package's autopkgtest; the others need the host's x86 programs (strace, mke2fs,
+# libcryptsetup) or repeat what these show at a page size that does not matter to them.
+# shellcheck disable=SC2034 # used by run.sh
+VM_ARM64_TESTS="kernel_features kernel_abi once_recompress idle_age incompressible
+writeback_once daemon_hot_set daemon_huge swap_short autopkgtest"
+# Scenarios that run on the arm64 kernel only: the arm64 package's autopkgtest (the x86-64
+# package's runs in the deb tier, tests/deb/run.sh).
+# shellcheck disable=SC2034 # used by run.sh
+VM_ARM64_ONLY="autopkgtest"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 VM_KERNEL_NEWEST=7.3
 
@@ -28,9 +41,12 @@ vm_kernel_spec() {
 	KBASE=${1%%-*}
 	KVARIANT=
 	[ "$KBASE" = "$1" ] || KVARIANT=${1#*-}
+	# KARCH: the kernel's architecture (make ARCH=, the image, the qemu that boots it).
+	KARCH=x86_64
 	case $KVARIANT in
 	'' | nomc) ;;
-	*) vm_die "unknown kernel variant '$KVARIANT' of $KBASE (known: nomc)" ;;
+	arm64) KARCH=arm64 ;;
+	*) vm_die "unknown kernel variant '$KVARIANT' of $KBASE (known: nomc, arm64)" ;;
 	esac
 	case $KBASE in
 	6.12)
@@ -225,8 +241,14 @@ vm_hook_debs() {
 
 # vm_kernel_release BZIMAGE: the kernel's release (uname -r), read from the bzImage's setup
 # header (boot protocol: kernel_version at 0x20e is an offset from 0x200 of a NUL-terminated
-# string "RELEASE (builder) #1 ..."). Empty when the file is not a bzImage.
+# string "RELEASE (builder) #1 ..."). An arm64 Image (magic "ARM" 0x64 at 0x38) is not
+# compressed: its banner "Linux version RELEASE (builder) ..." is in it as it is. Empty when
+# the file is neither.
 vm_kernel_release() {
+	if [ "$(dd if="$1" bs=1 skip=56 count=4 2>/dev/null | od -An -tx1 | tr -d ' ')" = 41524d64 ]; then
+		grep -a -o -m 1 'Linux version [^ ]*' "$1" | head -n 1 | cut -d' ' -f3
+		return 0
+	fi
 	_o=$(od -An -tu2 -j526 -N2 "$1" 2>/dev/null | tr -d ' ')
 	[ -n "$_o" ] && [ "$_o" -gt 0 ] || return 0
 	dd if="$1" bs=1 skip=$((_o + 512)) count=64 2>/dev/null | tr '\0' '\n' | head -n 1 |
@@ -296,18 +318,26 @@ vm_need_tools() {
 	return 0
 }
 
-# vm_kernel K: the bzImage of test kernel K (build-kernel.sh: built once, then cached) in
-# VM_IMAGE, and its release (uname -r, read from the image; K when unreadable) in VM_LABEL.
-# Fails when there is no image. Needs VM_DIR (tests/vm, absolute), set by the caller.
+# vm_kernel K: the bzImage (arm64: Image) of test kernel K (build-kernel.sh: built once, then
+# cached) in VM_IMAGE, its release (uname -r, read from the image; K when unreadable) in
+# VM_LABEL, and its architecture in VM_ARCH (x86_64 or arm64: which qemu boots it, vm_boot;
+# which programs its initramfs holds, mkinitramfs.sh). Fails when there is no image. Needs
+# VM_DIR (tests/vm, absolute), set by the caller.
 vm_kernel() {
 	VM_IMAGE=$("${VM_DIR:?}/build-kernel.sh" "$1" | tail -n 1) && [ -r "$VM_IMAGE" ] ||
 		return 1
+	vm_kernel_spec "$1"
+	VM_ARCH=$KARCH
 	_rel=$(vm_kernel_release "$VM_IMAGE")
 	VM_LABEL=${_rel:-$1}
-	# The source tree build-kernel.sh unpacked (bzImage-<source version>-<fragments sum>):
-	# mkinitramfs.sh takes the kernel's zram selftest scripts from it.
-	_v=${VM_IMAGE##*/bzImage-}
-	VM_KSRC=$(dirname "$VM_IMAGE")/linux-${_v%-*}
+	# 6.12-arm64 has 6.12's release: its results say "[6.12.118-arm64]".
+	[ "$KARCH" = x86_64 ] || [ -z "$_rel" ] || VM_LABEL=$_rel-$KARCH
+	# The source tree build-kernel.sh unpacked (bzImage-<source version>[-<variant>]-<fragments
+	# sum>): mkinitramfs.sh takes the kernel's zram selftest scripts from it.
+	_v=${VM_IMAGE##*/}
+	_v=${_v#*Image-}
+	_v=${_v%-*}
+	VM_KSRC=$(dirname "$VM_IMAGE")/linux-${_v%"${KVARIANT:+-$KVARIANT}"}
 }
 
 # ---- the qemu runner ----
@@ -333,9 +363,19 @@ vm_boot() {
 	fi
 	_t0=$(vm_now)
 	VM_RC=0
-	timeout -k 10 "$_limit" "${QEMU:-qemu-system-x86_64}" -machine accel=tcg -cpu max -smp "${VM_SMP:-2}" \
+	# arm64 (VM_ARCH, set by vm_kernel): qemu's virt board (-M virt: GIC, PL011 UART as
+	# ttyAMA0, PSCI for the reboot), described to the kernel by a device tree; -cpu max has
+	# the 16 KiB granule. QEMU_AARCH64 overrides the emulator as QEMU does for x86-64.
+	if [ "${VM_ARCH:-x86_64}" = arm64 ]; then
+		_qemu=${QEMU_AARCH64:-qemu-system-aarch64} _machine=virt,accel=tcg
+		_console="console=ttyAMA0 panic=-1 quiet"
+	else
+		_qemu=${QEMU:-qemu-system-x86_64} _machine=accel=tcg
+		_console="console=ttyS0 panic=-1 quiet no_timer_check"
+	fi
+	timeout -k 10 "$_limit" "$_qemu" -machine "$_machine" -cpu max -smp "${VM_SMP:-2}" \
 		-m 1536 "$@" -nographic -no-reboot -kernel "$_kernel" -initrd "$_initrd" \
-		-append "console=ttyS0 panic=-1 quiet no_timer_check${_append:+ $_append}" </dev/null >"$_log" 2>&1 ||
+		-append "$_console${_append:+ $_append}" </dev/null >"$_log" 2>&1 ||
 		VM_RC=$?
 	VM_SECS=$(($(vm_now) - _t0))
 	tr -d '\r' <"$_log" >"$_log.tmp" && mv "$_log.tmp" "$_log"

@@ -17,6 +17,19 @@
 #   zram_selftest scenario; never copied into the repository.
 #   /vm/mode says which of the two /init runs: the scenarios named in /vm/tests (VM_TESTS,
 #   default every scenario; each limited to VM_SCENARIO_TIMEOUT s, default 120) or the demo.
+#   VM_ARCH=arm64 (run.sh, for the 6.12-arm64 kernel): the same image for arm64, from
+#   programs of that architecture: busybox (static), dash and GNU find from Debian's arm64
+#   packages (tests/cross/lib.sh's cross_guest: fetched into the cache, unpacked with
+#   dpkg-deb -x), zram-recompd and swapload of the cross build (VM_TARGET_BUILDDIR, default
+#   build-arm64: tests/cross/build.sh arm64), each with the libraries its ELF header names
+#   (readelf: the host's ldd cannot run an arm64 loader), taken from that userland or the
+#   cross sysroot; the page data as for x86-64 (pagegen runs on the host). For the
+#   autopkgtest scenario: the arm64 .deb of `make deb-cross ARCH=arm64`
+#   (ZRAM_RECOMPD_DEB_ARM64, default VM_TARGET_BUILDDIR/deb/zram-recompd_VERSION_arm64.deb)
+#   unpacked with dpkg-deb -x into /vm/pkg, "Package Version" in /vm/pkg.version, and the
+#   package's debian/tests/fake-sysfs (etc/debian/tests) as /vm/autopkgtest/fake-sysfs; dash
+#   and find in /vm/debian/bin. No strace, mke2fs or libcryptsetup (x86-64 programs of the
+#   host): the scenarios that need them are not in the arm64 kernel's list (VM_ARM64_TESTS).
 #
 # systemd (run-systemd.sh): the host's systemd (Debian 12: systemd 252) as PID 1
 #   (rdinit=/usr/lib/systemd/systemd), starting the driver unit zram-recompd-vmtest.service
@@ -93,8 +106,28 @@ PAGEGEN=$BUILDDIR/tools/pagegen
 RECOMPD=$BUILDDIR/zram-recompd
 
 [ -x "$PAGEGEN" ] || vm_die "$PAGEGEN missing (run: make BUILDDIR=${BUILDDIR#"$TOP"/} tools)"
-BUSYBOX=$(command -v busybox || true)
-[ -n "$BUSYBOX" ] || vm_die "busybox not found (apt-get install busybox-static)"
+IARCH=${VM_ARCH:-x86_64}
+case $IARCH in
+x86_64)
+	BUSYBOX=$(command -v busybox || true)
+	[ -n "$BUSYBOX" ] || vm_die "busybox not found (apt-get install busybox-static)"
+	;;
+arm64)
+	[ "$MODE" = tests ] || vm_die "VM_ARCH=arm64: only the tests image is made for arm64"
+	# shellcheck source=tests/cross/lib.sh
+	. "$TOP/tests/cross/lib.sh"
+	cross_guest arm64
+	cross_sysroot arm64
+	BUSYBOX=$CROSS_GUEST/bin/busybox
+	TBUILD=${VM_TARGET_BUILDDIR:-build-arm64}
+	case $TBUILD in
+	/*) ;;
+	*) TBUILD=$TOP/$TBUILD ;;
+	esac
+	RECOMPD=$TBUILD/zram-recompd
+	;;
+*) vm_die "unknown VM_ARCH '$IARCH' (x86_64 or arm64)" ;;
+esac
 
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/zram-recompd-initramfs.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
@@ -111,13 +144,52 @@ copy_libs() {
 	done
 }
 
+# copy_libs_target FILE: for a program of another architecture (VM_ARCH=arm64), its ELF
+# interpreter and every library its dynamic section names (NEEDED), recursively, from the
+# VM userland (CROSS_GUEST) or the cross sysroot, at the same path in the image
+# (/lib/TRIPLET, /usr/lib/TRIPLET: the loader's built-in search path, no ld.so.cache).
+copy_libs_target() {
+	_interp=$(readelf -lW "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+	if [ -n "$_interp" ] && [ ! -e "$STAGE$_interp" ]; then
+		for _r in "$CROSS_GUEST" "$CROSS_SYSROOT" ''; do
+			[ -n "$_r" ] || vm_die "$1: interpreter $_interp not in $CROSS_GUEST or $CROSS_SYSROOT"
+			[ -e "$_r$_interp" ] || continue
+			mkdir -p "$STAGE$(dirname "$_interp")"
+			cp -L "$_r$_interp" "$STAGE$_interp"
+			break
+		done
+	fi
+	for _n in $(readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		_found=
+		for _d in "/lib/$CROSS_TRIPLET" "/usr/lib/$CROSS_TRIPLET"; do
+			[ -e "$STAGE$_d/$_n" ] && _found=1
+		done
+		[ -z "$_found" ] || continue
+		for _r in "$CROSS_GUEST" "$CROSS_SYSROOT"; do
+			for _d in "/lib/$CROSS_TRIPLET" "/usr/lib/$CROSS_TRIPLET"; do
+				[ -e "$_r$_d/$_n" ] || continue
+				mkdir -p "$STAGE$_d"
+				cp -L "$_r$_d/$_n" "$STAGE$_d/$_n"
+				copy_libs_target "$STAGE$_d/$_n"
+				_found=1
+				break 2
+			done
+		done
+		[ -n "$_found" ] || vm_die "$1 needs $_n: not in $CROSS_GUEST or $CROSS_SYSROOT"
+	done
+}
+
 # copy_bin FILE [DEST]: a program (at DEST in the image, default its own path) and its
 # libraries.
 copy_bin() {
 	dest=${2:-$1}
 	mkdir -p "$STAGE$(dirname "$dest")"
 	cp -L "$1" "$STAGE$dest"
-	copy_libs "$1"
+	if [ "$IARCH" = x86_64 ]; then
+		copy_libs "$1"
+	else
+		copy_libs_target "$STAGE$dest"
+	fi
 }
 
 # copy_dlopened SONAME: a library a program loads with dlopen() (so ldd of the program does
@@ -143,18 +215,23 @@ busybox_image() {
 	else
 		vm_log "warning: $RECOMPD not built; scenarios that need it will be skipped"
 	fi
+	[ "$IARCH" = x86_64 ] || target_extras
 	# the encrypted backing file: libcryptsetup (dlopen'd by `backing setup`) and mke2fs,
 	# which formats the ext4 image holding the backing file (backing_file_* scenarios)
-	copy_dlopened libcryptsetup.so.12
+	[ "$IARCH" != x86_64 ] || copy_dlopened libcryptsetup.so.12
 	MKE2FS=$(command -v mke2fs || echo /sbin/mke2fs)
-	if [ -x "$MKE2FS" ]; then
+	if [ "$IARCH" != x86_64 ]; then
+		:
+	elif [ -x "$MKE2FS" ]; then
 		copy_bin "$MKE2FS" /usr/sbin/mke2fs
 	else
 		vm_log "warning: mke2fs not found (tests/deps.sh vm: e2fsprogs); backing_file_* will be skipped"
 	fi
 	# the swap workload of swap_short (the bench copies its own as well)
-	if [ -x "$BUILDDIR/tools/swapload" ]; then
-		copy_bin "$BUILDDIR/tools/swapload" /usr/bin/swapload
+	_swapload=$BUILDDIR/tools/swapload
+	[ "$IARCH" = x86_64 ] || _swapload=$TBUILD/tools/swapload
+	if [ -x "$_swapload" ]; then
+		copy_bin "$_swapload" /usr/bin/swapload
 	fi
 
 	mkdir -p "$STAGE/vm/scenarios" "$STAGE/vm/data" "$STAGE/dev" "$STAGE/proc" \
@@ -165,7 +242,9 @@ busybox_image() {
 	cp "$HERE"/scenarios/*.sh "$STAGE/vm/scenarios/"
 	# The strace_allowlist scenario: strace with its libraries, and the strace tier's call set.
 	STRACE=$(command -v strace || true)
-	if [ -n "$STRACE" ]; then
+	if [ "$IARCH" != x86_64 ]; then
+		:
+	elif [ -n "$STRACE" ]; then
 		copy_bin "$STRACE" /usr/bin/strace
 	else
 		vm_log "warning: strace not found (tests/deps.sh test); strace_allowlist will be skipped"
@@ -210,7 +289,29 @@ busybox_image() {
 		WHAT=demo
 	else
 		WHAT="tests:$tests"
+		[ "$IARCH" = x86_64 ] || WHAT="$IARCH $WHAT"
 	fi
+}
+
+# target_extras: what only the arm64 image has (see the top): dash and GNU find in
+# /vm/debian/bin, and the arm64 package with its autopkgtest.
+target_extras() {
+	mkdir -p "$STAGE/vm/debian/bin"
+	copy_bin "$CROSS_GUEST/bin/dash" /vm/debian/bin/dash
+	copy_bin "$CROSS_GUEST/usr/bin/find" /vm/debian/bin/find
+	_ver=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+	_deb=${ZRAM_RECOMPD_DEB_ARM64:-$TBUILD/deb/zram-recompd_${_ver}_arm64.deb}
+	if [ ! -f "$_deb" ]; then
+		vm_log "warning: $_deb missing (make deb-cross ARCH=arm64); autopkgtest will be skipped"
+		return 0
+	fi
+	mkdir -p "$STAGE/vm/pkg" "$STAGE/vm/autopkgtest"
+	dpkg-deb -x "$_deb" "$STAGE/vm/pkg" || vm_die "dpkg-deb -x $_deb failed"
+	[ -x "$STAGE/vm/pkg/usr/sbin/zram-recompd" ] || vm_die "$_deb has no /usr/sbin/zram-recompd"
+	copy_libs_target "$STAGE/vm/pkg/usr/sbin/zram-recompd"
+	dpkg-deb -f "$_deb" Package Version Architecture | sed 's/^[A-Za-z]*: //' | tr '\n' ' ' |
+		sed 's/ $/\n/' >"$STAGE/vm/pkg.version"
+	install -m 0755 "$TOP/etc/debian/tests/fake-sysfs" "$STAGE/vm/autopkgtest/fake-sysfs"
 }
 
 # systemd_image: the image of run-systemd.sh.

@@ -107,6 +107,8 @@ vm_need_tools "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio systemctl
 	/usr/lib/systemd/systemd:systemd
 [ -z "$VM_MISSING" ] || fail_all "missing:$VM_MISSING"
 vm_kernel "$K" || fail_all "no test kernel (build-kernel.sh $K failed)"
+# The image is the host's systemd, an x86-64 program (run.sh runs no systemd VM on arm64).
+[ "$VM_ARCH" = x86_64 ] || fail_all "kernel $K is $VM_ARCH: the systemd VM boots the host's x86-64 systemd"
 # The hook images name the kernel's release (modules.builtin).
 export VM_KERNEL_RELEASE="$VM_LABEL"
 

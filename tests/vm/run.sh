@@ -14,9 +14,12 @@
 # Booting, console logs and the parsing of the VMTEST lines are host-lib.sh's (vm_run), shared
 # with run-systemd.sh.
 #
-# Environment: BUILDDIR (default build), VM_KERNELS="6.12 7.3 6.12-nomc" (kernels to run on;
-# 6.12-nomc, without CONFIG_ZRAM_MULTI_COMP, runs only the nomc_* scenarios and, of the systemd
-# VM, the check that the units are skipped),
+# Environment: BUILDDIR (default build), VM_KERNELS="6.12 7.3 6.12-nomc 6.12-arm64" (kernels
+# to run on; 6.12-nomc, without CONFIG_ZRAM_MULTI_COMP, runs only the nomc_* scenarios and, of
+# the systemd VM, the check that the units are skipped; 6.12-arm64, arm64 with 16 KiB pages
+# under qemu-system-aarch64, only the scenarios of VM_ARM64_TESTS in host-lib.sh and no
+# systemd VM (the host's systemd is an x86-64 program), with the programs of
+# VM_TARGET_BUILDDIR, default build-arm64: tests/cross/build.sh arm64, make deb-cross),
 # VM_TESTS="name ..." (default: all; host_no_multicomp is a valid name too),
 # ZRAM_RECOMPD_VM_KERNEL (one given bzImage instead, run once unless VM_KERNELS is set), CORPUS,
 # VM_PAGES, VM_TIMEOUT (whole VM, s, default 480), VM_SCENARIO_TIMEOUT (each scenario, s,
@@ -86,7 +89,8 @@ done
 run_guest() {
 	[ -n "$GUEST" ] || return 0
 	INITRD=$OUTDIR/initramfs.cpio.gz
-	if ! VM_TESTS="$GUEST" VM_KSRC="${VM_KSRC:-}" "$HERE/mkinitramfs.sh" "$INITRD" tests; then
+	if ! VM_TESTS="$GUEST" VM_KSRC="${VM_KSRC:-}" VM_ARCH="${VM_ARCH:-x86_64}" \
+		"$HERE/mkinitramfs.sh" "$INITRD" tests; then
 		# shellcheck disable=SC2086 # a word list
 		vm_result_each FAIL "mkinitramfs.sh failed" $GUEST
 		return
@@ -130,8 +134,8 @@ retry_guest() {
 		*) echo "$_l" ;;
 		esac
 	done <"$2"
-	if ! VM_TESTS="${_again# }" VM_KSRC="${VM_KSRC:-}" "$HERE/mkinitramfs.sh" "$INITRD" tests \
-		>/dev/null; then
+	if ! VM_TESTS="${_again# }" VM_KSRC="${VM_KSRC:-}" VM_ARCH="${VM_ARCH:-x86_64}" \
+		"$HERE/mkinitramfs.sh" "$INITRD" tests >/dev/null; then
 		# shellcheck disable=SC2086 # a word list
 		vm_result_each FAIL "mkinitramfs.sh failed (retry)" $_again
 		return
@@ -219,6 +223,22 @@ run_systemd() {
 	[ "$n_sd" -gt 0 ] || vm_result FAIL systemd "run-systemd.sh reported no result"
 }
 
+# arm64_build: the arm64 programs of the 6.12-arm64 image (mkinitramfs.sh, VM_ARCH=arm64):
+# the cross build in build-arm64 (tests/cross/build.sh: an incremental make, a few seconds
+# when the cross tier of make check has just built it) and its package (tests/cross/deb.sh,
+# only when the .deb is missing or older than the program), unless VM_TARGET_BUILDDIR names
+# a build to use as it is. Its messages go to stderr; a failure leaves the scenarios to
+# report what is missing.
+arm64_build() {
+	[ -z "${VM_TARGET_BUILDDIR:-}" ] || return 0
+	tests/cross/build.sh arm64 >&2 || return 0
+	case " $GUEST " in *" autopkgtest "*) ;; *) return 0 ;; esac
+	_ver=$(sed -n 's/^VERSION := //p' Makefile)
+	_deb=build-arm64/deb/zram-recompd_${_ver}_arm64.deb
+	[ -f "$_deb" ] && [ -z "$(find build-arm64/zram-recompd -newer "$_deb")" ] && return 0
+	tests/cross/deb.sh arm64 >&2 || true
+}
+
 # fail_kernel REASON: every test of this kernel fails (its VMs cannot run).
 fail_kernel() {
 	# shellcheck disable=SC2086 # a word list
@@ -230,13 +250,23 @@ fail_kernel() {
 VM_MISSING=
 if [ -n "$GUEST$SYSTEMD" ]; then
 	vm_need_tools "$QEMU:qemu-system-x86" busybox:busybox-static cpio:cpio zstd:zstd
+	case " $KERNELS " in
+	*-arm64" "*)
+		MISSING_X86=$VM_MISSING
+		vm_need_tools "${QEMU_AARCH64:-qemu-system-aarch64}:qemu-system-arm" readelf:binutils
+		VM_MISSING="$MISSING_X86$VM_MISSING"
+		;;
+	esac
 fi
 
 # The nomc_* scenarios need a kernel without CONFIG_ZRAM_MULTI_COMP (6.12-nomc), which runs
 # only them (the others need recompression); its systemd VM checks only that the units are
 # skipped (run-systemd.sh).
+# The arm64 kernel runs only VM_ARM64_TESTS (host-lib.sh), and no systemd VM; the scenarios
+# of VM_ARM64_ONLY (the arm64 package's autopkgtest) run only there.
 ALL_SEL=$GUEST
 ALL_SYSTEMD=$SYSTEMD
+ARM64_TESTS=$(echo "$VM_ARM64_TESTS" | tr '\n' ' ')
 for K in $KERNELS; do
 	VM_LABEL=$K
 	GUEST=
@@ -244,7 +274,14 @@ for K in $KERNELS; do
 	for t in $ALL_SEL; do
 		case $K in
 		*-nomc) case $t in nomc_*) GUEST="$GUEST $t" ;; esac ;;
-		*) case $t in nomc_*) ;; *) GUEST="$GUEST $t" ;; esac ;;
+		*-arm64)
+			case " $ARM64_TESTS " in *" $t "*) GUEST="$GUEST $t" ;; esac
+			SYSTEMD=
+			;;
+		*)
+			case " $VM_ARM64_ONLY " in *" $t "*) continue ;; esac
+			case $t in nomc_*) ;; *) GUEST="$GUEST $t" ;; esac
+			;;
 		esac
 	done
 	[ -n "$GUEST$SYSTEMD" ] || continue
@@ -259,6 +296,7 @@ for K in $KERNELS; do
 	fi
 	echo "vm: kernel $K: $VM_LABEL, $VM_IMAGE ($(($(vm_now) - t0)) s to build or find)" >&2
 	t0=$(vm_now)
+	[ "$VM_ARCH" != arm64 ] || [ -z "$GUEST" ] || arm64_build
 	run_guest "$K"
 	t1=$(vm_now)
 	run_systemd "$K"

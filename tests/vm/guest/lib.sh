@@ -176,6 +176,19 @@ zget() {
 # ---- the running kernel: scenarios assert what this version does (zram-abi.md §1, §12) ----
 KREL=$(uname -r)
 
+# PAGE: the kernel's page size in bytes, from the auxiliary vector the kernel gives every
+# process (AT_PAGESZ, type 6; 64-bit words on both test architectures): 4096 on x86-64,
+# 16384 on the arm64 kernel (kernel-arm64.fragment). A zram slot holds one page, so every
+# count of slots, mm_stat size and block_state index is in these units (kernel_features
+# asserts zram's physical_block_size is the same). busybox has no getconf.
+PAGE=$(od -An -tu8 -v /proc/self/auxv |
+	awk '{ for (i = 1; i <= NF; i++) a[n++] = $i }
+		END { for (i = 0; i + 1 < n; i += 2) if (a[i] == 6) { print a[i + 1]; exit } }')
+case $PAGE in
+4096 | 16384 | 65536) ;;
+*) echo "VMTEST FAIL $T: no page size from /proc/self/auxv (got '$PAGE')"; exit 1 ;;
+esac
+
 # kver_ge MAJOR MINOR: the running kernel is MAJOR.MINOR or newer.
 kver_ge() {
 	_maj=${KREL%%.*}
@@ -217,6 +230,19 @@ mm() {
 	esac
 }
 
+# bd_pages DEV FIELD: a bd_stat column (bd_count, bd_reads, bd_writes) in pages of $PAGE
+# bytes: the kernel prints bd_stat in 4 KiB units whatever PAGE_SIZE is (6.12 and 7.3
+# zram_drv.c, bd_stat_show: FOUR_K()), so at 16 KiB one page written counts 4 there.
+bd_pages() {
+	set -- "$1" "$2" $(cat "/sys/block/$1/bd_stat")
+	case $2 in
+	bd_count) echo $(($3 * 4096 / PAGE)) ;;
+	bd_reads) echo $(($4 * 4096 / PAGE)) ;;
+	bd_writes) echo $(($5 * 4096 / PAGE)) ;;
+	*) fail "bd_pages: unknown field $2" ;;
+	esac
+}
+
 # block_state DEV: the debugfs file, read with a big buffer (short reads end a line early,
 # zram-abi.md §4).
 block_state() {
@@ -237,12 +263,12 @@ bs_total() {
 		lo < 0 || ($1 >= lo && $1 <= hi) { n++ } END { print n + 0 }'
 }
 
-# load DEV FILE [SKIP COUNT [SEEK]]: write 4 KiB pages (SKIP, COUNT, SEEK in pages) with
+# load DEV FILE [SKIP COUNT [SEEK]]: write pages of $PAGE bytes (SKIP, COUNT, SEEK in pages) with
 # O_DIRECT: no page cache copy, and the ac_time of each slot is the time of this write. Large
 # blocks: zram splits them per page anyway, and fewer syscalls matter under emulation.
 load() {
 	dd if="$2" of="/dev/$1" bs=256K iflag=skip_bytes,count_bytes oflag=seek_bytes,direct \
-		${3:+skip=$(($3 * 4096))} ${4:+count=$(($4 * 4096))} ${5:+seek=$(($5 * 4096))} \
+		${3:+skip=$(($3 * PAGE))} ${4:+count=$(($4 * PAGE))} ${5:+seek=$(($5 * PAGE))} \
 		conv=notrunc 2>/dev/null || fail "dd $2 to /dev/$1 failed"
 }
 
@@ -284,9 +310,10 @@ elapsed() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'
 }
 
-# Number of 4 KiB pages in FILE.
+# Number of whole pages ($PAGE bytes: 4 KiB pagegen pages taken 4 at a time at 16 KiB, in
+# their order) in FILE.
 pages_of() {
-	echo $(($(wc -c <"$1") / 4096))
+	echo $(($(wc -c <"$1") / PAGE))
 }
 
 # pass_note TEXT: pass, with a short note (a measurement) on the result line.

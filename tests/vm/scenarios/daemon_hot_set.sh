@@ -8,9 +8,10 @@
 . /vm/lib.sh
 need_recompd
 
-N=2560     # slots in use
-HOT0=1024  # hot block: slots HOT0 .. HOT0 + HOTN - 1
-HOTN=512   # 20%
+# Sized in bytes (10 MiB), so that 16 KiB pages (the arm64 kernel) take as long as 4 KiB ones.
+N=$((10485760 / PAGE))  # slots in use: 2560 at 4 KiB, 640 at 16 KiB
+HOT0=$((N * 2 / 5))     # hot block: slots HOT0 .. HOT0 + HOTN - 1
+HOTN=$((N / 5))         # 20%
 AGE=5
 
 zram_add

@@ -6,7 +6,8 @@
 . /vm/lib.sh
 need_recompd
 
-N=1024
+# 4 MiB a set: 1024 pages of 4 KiB, 256 of 16 KiB (the kernel's page size, $PAGE)
+N=$((4194304 / PAGE))
 conf "$WORK/setup.conf" "recompress-algorithms = zstd"
 conf "$WORK/c.conf" "recompress-algorithms = zstd" "idle-age-min-sec = 3" \
 	"idle-age-max-sec = 3" "passes = idle"

@@ -29,7 +29,7 @@ note "before: $A mm_stat $(zget "$A" mm_stat)"
 note "zstd reference: $B mm_stat $(zget "$B" mm_stat)"
 c0=$(mm "$A" compr_data_size)
 pc0=$(mm "$A" pages_compacted)
-expect_eq "orig_data_size" "$(mm "$A" orig_data_size)" $((pages * 4096))
+expect_eq "orig_data_size" "$(mm "$A" orig_data_size)" $((pages * PAGE))
 expect_eq "recompressed slots before" "$(bs_count "$A" r)" 0
 
 t0=$(now)
@@ -48,11 +48,11 @@ note "compr_data_size $c0 -> $c1, recompressed slots $r, pages_compacted $pc0 ->
 [ "$c1" -lt "$c0" ] || fail "compr_data_size did not drop ($c0 -> $c1)"
 [ "$r" -gt 0 ] || fail "no slot has the r flag"
 [ "$pc1" -gt "$pc0" ] || fail "pages_compacted did not grow ($pc0 -> $pc1): no compaction"
-expect_eq "orig_data_size after" "$(mm "$A" orig_data_size)" $((pages * 4096))
+expect_eq "orig_data_size after" "$(mm "$A" orig_data_size)" $((pages * PAGE))
 # Within 2% of the zstd-primary device (either side).
 awk -v m="$m1" -v z="$mz" 'BEGIN { d = m - z; if (d < 0) d = -d; exit !(d * 100 <= 2 * z) }' ||
 	fail "mem_used_total $m1 is not within 2% of the zstd-primary device's $mz"
 # The data survived recompression and compaction: read it back.
-dd if="/dev/$A" bs=4096 count="$pages" 2>/dev/null | cmp -s - "$DATA/pages.bin" ||
+dd if="/dev/$A" bs="$PAGE" count="$pages" 2>/dev/null | cmp -s - "$DATA/pages.bin" ||
 	fail "data read back from $A differs from what was written"
 pass
