@@ -293,6 +293,11 @@ run_vm() {
 		log "$kver: no page size in $VM_IMAGE.config"
 		return 1
 	}
+	# A prefixed kernel's own run: its keys may outlive the top-level meta (BENCH_KEEP).
+	if [ -n "$pre" ]; then
+		kv "${pre}meta.date" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		kv "${pre}meta.git_commit" "$(git rev-parse HEAD 2>/dev/null || echo unknown)"
+	fi
 	kv "${pre}meta.arch" "$VM_ARCH"
 	kv "${pre}meta.page_size" "$psz"
 	page_file "$psz" "$pre"
@@ -462,10 +467,10 @@ if [ "${BENCH_KEEP:-0}" = 1 ] && [ -r "$RESULTS" ]; then
 	DKV=$OUT/kv-kept.txt
 	if python3 "$HERE/keep.py" "$RESULTS" "${ran# }" >"$DKV"; then
 		cat "$KV" >>"$DKV"
-		# the kernels of the kept keys too
+		# the kernels of the kept keys too, in their order, then the new ones
 		kp=$(sed -n 's/^meta\.kept\.kernel_prefixes //p' "$DKV")
 		# shellcheck disable=SC2086 # word lists
-		kp=$(printf '%s\n' $kp $prefixes | sort -u | tr '\n' ' ')
+		kp=$(printf '%s\n' $kp $prefixes | awk '!seen[$0]++' | tr '\n' ' ')
 		echo "meta.kernel_prefixes ${kp% }" >>"$DKV"
 	else
 		log "keep.py could not read $RESULTS; nothing kept"
