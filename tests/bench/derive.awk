@@ -35,6 +35,46 @@ function target(id, text, k, limit, op, unit, nm,    m, ok) {
 		put("targets." id ".times_limit", fmt(m / limit, 3))
 }
 
+# measured(id, text, measured key, unit): a figure reported without a target (none was set for
+# it): measurements.ID.{text,measured,unit}, "null" when it was not measured.
+function measured(id, text, k, unit)
+{
+	put("measurements." id ".text", text)
+	put("measurements." id ".unit", unit)
+	put("measurements." id ".measured", has(k) ? V[k] : "null")
+}
+
+# kname(pre): the kernel of key prefix pre as the tables name it: its release, and for a
+# kernel of another architecture than x86-64 the architecture and page size
+# ("6.12.118 arm64, 16 KiB pages").
+function kname(pre,    a)
+{
+	a = V[pre "meta.arch"]
+	if (a == "" || a == "x86_64")
+		return V[pre "meta.kernel"]
+	return V[pre "meta.kernel"] " " a ", " (num(pre "meta.page_size") / 1024) " KiB pages"
+}
+
+# x86(pre): the kernel of key prefix pre is an x86-64 one (kept keys of older runs have no
+# meta.arch: they all were).
+function x86(pre) { return V[pre "meta.arch"] == "" || V[pre "meta.arch"] == "x86_64" }
+
+# The measurements of every kernel: the daemon's CPU per MiB its --once pass saved; on a
+# kernel of another architecture (arm64, 16 KiB pages: no target was set for it, issue 26)
+# the once pass against the physical limit too.
+function kernel_measurements(pre, suf,    kern)
+{
+	kern = kname(pre)
+	measured("static_once_cpu_per_mib" suf, "static (" kern "): CPU of the zram-recompd --once process (user + system) per MiB of pool memory it saved",
+		 pre "static.once.cpu_s_per_mib_saved", "s / MiB")
+	if (x86(pre))
+		return
+	measured("static_once_memory" suf, "static (" kern "): mem_used_total after one --once against the physical limit (zstd primary)",
+		 pre "static.once.mem_ratio", "x limit")
+	measured("static_once_compr" suf, "static (" kern "): compr_data_size after one --once against the physical limit",
+		 pre "static.once.compr_ratio", "x limit")
+}
+
 # The targets measured on every kernel (key prefix pre, target name suffix suf).
 function kernel_targets(pre, suf, kern)
 {
@@ -262,6 +302,14 @@ function derive_static(pre,    i, p, n, L) {
 	p = pre "static.once"
 	if (has(p ".compact_freed") && num(p ".mem_saved_bytes") > 0)
 		put(p ".compact_share", fmt(num(p ".compact_freed") / num(p ".mem_saved_bytes"), 3))
+	# the daemon's CPU (its whole process: user, and system with the kernel's recompression in
+	# its writes) per MiB of pool memory the pass saved; the naive job's kernel-write time per
+	# MiB beside it (its writes are all it does)
+	if (has(p ".cpu_s") && num(p ".mem_saved_bytes") > 0)
+		put(p ".cpu_s_per_mib_saved", fmt(num(p ".cpu_s") / mib(num(p ".mem_saved_bytes")), 4))
+	p = pre "static.naive_compact"
+	if (has(p ".kernel_write_s") && num(p ".mem_saved_bytes") > 0)
+		put(p ".kernel_s_per_mib_saved", fmt(num(p ".kernel_write_s") / mib(num(p ".mem_saved_bytes")), 4))
 }
 
 {
@@ -420,9 +468,14 @@ END {
 	# ---- targets ----
 	kernel_targets("", "", V["meta.kernel"])
 	burst_targets("", "", V["meta.kernel"])
+	kernel_measurements("", "")
 	for (j = 1; j <= nk; j++) {
 		t = KP[j]
 		sub(/\.$/, "", t)
+		kernel_measurements(KP[j], "_" t)
+		# no targets were set for another architecture: its figures are measurements
+		if (!x86(KP[j]))
+			continue
 		kernel_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
 		burst_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
 	}

@@ -21,6 +21,15 @@ function row(a, b, c, d, e, f_, g_, h, i, j, k) {
 	if (k != "") line = line " | " k
 	print line " |"
 }
+# kname(pre): the kernel of key prefix pre, with the architecture and page size when it is
+# not x86-64 (as derive.awk names it).
+function kname(pre,    a)
+{
+	a = V[pre "meta.arch"]
+	if (a == "" || a == "x86_64")
+		return g(pre "meta.kernel")
+	return g(pre "meta.kernel") " " a ", " (num(pre "meta.page_size") / 1024) " KiB pages"
+}
 function failed(sc) {
 	if (has("vm." sc ".result") && V["vm." sc ".result"] != "PASS")
 		print "\n*" sc ": " V["vm." sc ".result"] (has("vm." sc ".reason") ? " — " V["vm." sc ".reason"] : "") "*"
@@ -134,6 +143,16 @@ function static_table(pre, kernel,    i, p, P, L) {
 	      ". Its compaction freed " mib(pre "static.once.compact_freed") " (" f(pre "static.once.compact_share", 3) \
 	      " of what the pass freed) in " s(pre "static.once.compact_s", 3) \
 	      ". The cold tier reached its level after " g(pre "static.cold.passes") " daemon passes."
+	if (has(pre "static.once.cpu_s"))
+		print "\nThe --once process used " s(pre "static.once.cpu_s", 3) " of CPU (user " \
+		      s(pre "static.once.user_s", 3) ", system " s(pre "static.once.sys_s", 3) \
+		      ", its kernel writes included): **" f(pre "static.once.cpu_s_per_mib_saved", 4) \
+		      " s per MiB saved** (" mib(pre "static.once.mem_saved_bytes") " of mem_used_total); " \
+		      "naive + compact: " f(pre "static.naive_compact.kernel_s_per_mib_saved", 4) \
+		      " s of kernel writes per MiB saved."
+	if (has(pre "meta.corpus_layout"))
+		print "\nPages of " g(pre "static.page_size") " bytes (" g(pre "static.pages") " of them): " \
+		      g(pre "meta.corpus_layout") "."
 }
 
 {
@@ -148,6 +167,9 @@ END {
 	      (V["meta.git_dirty"] == "true" ? " (uncommitted changes)" : "") "; " g("meta.date") \
 	      "; host: " g("meta.host_cpu") ", " g("meta.host_cpus") " CPUs, load " g("meta.host_load_1min") " before the VM, " \
 	      g("meta.host_load_1min_after_vm") " after."
+	if (has("meta.kept.git_commit"))
+		print "Kept (BENCH_KEEP=1): the keys of the scenarios and kernels not run now come from the run at commit " \
+		      substr(g("meta.kept.git_commit"), 1, 12) " of " g("meta.kept.date") "."
 	if (V["meta.clock"] ~ /^guest instructions/)
 		print "Times in the VM count emulated instructions, 1 ns each (qemu -icount): they repeat from run to " \
 		      "run whatever the host's load; compare them with each other, not with real hardware."
@@ -158,7 +180,7 @@ END {
 	nk = split(V["meta.kernel_prefixes"], KP, " ")
 	static_table("", g("meta.kernel"))
 	for (j = 1; j <= nk; j++)
-		static_table(KP[j], g(KP[j] "meta.kernel"))
+		static_table(KP[j], kname(KP[j]))
 	failed("static")
 
 	if (has("swap.none.mem_used_total") || has(KP[1] "swap.none.mem_used_total")) {
@@ -411,9 +433,32 @@ END {
 	      "parser_throughput parser_vs_awk advisor_error", I, " ")
 	for (i = 1; i in I; i++) {
 		p = "targets." I[i]
+		# none for a kernel without targets (arm64: its figures are measurements)
+		if (!((p ".text") in V))
+			continue
 		r = V[p ".result"]
 		row(V[p ".text"], g(p ".measured") " " V[p ".unit"], V[p ".limit"],
 		    r == "met" ? "met" : r == "missed" ? "**missed** (" g(p ".times_limit") " × the limit)" : \
 		    g(p ".note"))
+	}
+
+	print "\n## Measurements without a target\n"
+	row("figure", "measured")
+	row("---", "---:")
+	# per kernel, as the targets: the first kernel, then meta.kernel_prefixes
+	for (j = 0; j <= nk; j++) {
+		t = ""
+		if (j > 0) {
+			t = KP[j]
+			sub(/\.$/, "", t)
+			t = "_" t
+		}
+		split("static_once_memory static_once_compr static_once_cpu_per_mib", MI, " ")
+		for (i = 1; i <= 3; i++) {
+			p = "measurements." MI[i] t
+			if (!((p ".text") in V))
+				continue
+			row(V[p ".text"], has(p ".measured") ? V[p ".measured"] " " V[p ".unit"] : "not measured")
+		}
 	}
 }

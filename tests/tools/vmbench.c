@@ -35,6 +35,12 @@
  *                                    named ATTR (e.g. recompress) open for MS milliseconds:
  *                                    zram-recompd holds it open only around one write;
  *                                    prints "NS MS_OPEN_AT_SIGNAL"
+ *   vmbench run OUT PROG ARG...      run PROG (an absolute path, no shell) with stdout and
+ *                                    stderr to the file OUT and wait for it; prints "NS EXIT
+ *                                    UTIME_NS STIME_NS": wall time, exit code (128 + signal
+ *                                    when killed), and the CPU of all its threads (wait4's
+ *                                    rusage; busybox's shell can only give the ticks of all
+ *                                    its children at once)
  *   vmbench proc PID                 the whole process (all threads): "utime_ticks stime_ticks
  *                                    voluntary_cs nonvoluntary_cs vmhwm_kb vmrss_kb threads
  *                                    rss_anon_kb rss_file_kb rss_shmem_kb uss_kb pss_kb"
@@ -53,7 +59,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -594,13 +602,65 @@ static int cmd_proc(pid_t pid)
 	return 0;
 }
 
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
+}
+
+/* The CPU a program costs, measured from outside (the bench's `--once` runs). */
+static int cmd_run(const char *out, char **argv)
+{
+	struct rusage ru;
+	uint64_t t0, t1;
+	pid_t pid;
+	int status, code, fd;
+
+	if (argv[0][0] != '/') {
+		fprintf(stderr, "vmbench run: %s: not an absolute path\n", argv[0]);
+		return 2;
+	}
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "vmbench run: %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "vmbench run: fork: %s\n", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (pid == 0) {
+		if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		dprintf(2, "vmbench run: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	while (wait4(pid, &status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "vmbench run: wait4: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	t1 = now_ns();
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	printf("%" PRIu64 " %d %" PRIu64 " %" PRIu64 "\n", t1 - t0, code, tv_ns(&ru.ru_utime),
+	       tv_ns(&ru.ru_stime));
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: vmbench now | sleepuntil NS | write FILE STRING |\n"
 			"       readloop FILE MS SECONDS |\n"
 			"       batches DEV STRING MAX | rewrite DEV FILE STRIDE |\n"
 			"       term PID DEV TIMEOUT_S | termcpu PID TICKS TIMEOUT_S |\n"
-			"       termwrite PID ATTR MS TIMEOUT_S | proc PID\n");
+			"       termwrite PID ATTR MS TIMEOUT_S | run OUT PROG ARG... |\n"
+			"       proc PID\n");
 	return 2;
 }
 
@@ -666,6 +726,8 @@ int main(int argc, char **argv)
 			return usage();
 		return cmd_termwrite((pid_t)a, argv[3], b, c);
 	}
+	if (!strcmp(argv[1], "run") && argc >= 4)
+		return cmd_run(argv[2], argv + 3);
 	if (!strcmp(argv[1], "proc") && argc == 3) {
 		if (parse_num(argv[2], &a) < 0)
 			return usage();

@@ -13,13 +13,17 @@
 #   cold           the daemon with recompress-algorithms = zstd zstd, levels 3 and 9, and a
 #                  cold tier at priority 2 (cold age 4 s, interval 2 s): memory once its
 #                  first cold pass has run, against limit9
-# Reports mm_stat after each, the time spent in kernel writes, and the r/n slot counts.
+# Reports mm_stat after each, the time spent in kernel writes, and the r/n slot counts; for
+# --once also the CPU of the whole process (user and system, all threads: wait4 in vmbench
+# run), of which the recompress writes' kernel work is part. Pages, disksize and slot counts
+# are in the kernel's page size (PAGE, static.page_size).
 # Word splitting of $(...) into "set --" is intended; start_bg assigns pids by name.
 # shellcheck disable=SC1091,SC2046,SC2086,SC2154
 . /vm/lib.sh
 . /vm/benchlib.sh
 need_recompd
 
+out static.page_size "$PAGE"
 out static.pages "$PAGES"
 out static.disksize "$DISKSIZE"
 
@@ -68,17 +72,19 @@ done
 
 bench_dev lzo-rle zstd
 conf "$WORK/once.conf" "recompress-algorithms = zstd" "idle-age-max-sec = 0"
-t0=$(ns)
-"$RECOMPD" --config "$WORK/once.conf" --once --device "$Z" >"$WORK/once.out" 2>&1
-rc=$?
-t1=$(ns)
+# vmbench run: "NS EXIT UTIME_NS STIME_NS" of the --once process
+set -- $("$VMBENCH" run "$WORK/once.out" "$RECOMPD" --config "$WORK/once.conf" --once --device "$Z")
+[ $# -eq 4 ] || fail "vmbench run of zram-recompd --once failed"
 show "$WORK/once.out"
-[ "$rc" -eq 0 ] || fail "zram-recompd --once exited $rc"
+[ "$2" -eq 0 ] || fail "zram-recompd --once exited $2"
+out static.once.wall_s "$(secs "$1")"
+out static.once.user_s "$(secs "$3")"
+out static.once.sys_s "$(secs "$4")"
+out static.once.cpu_s "$(secs $(($3 + $4)))"
 mm_out static.once "$Z"
 # --once reports the time of every recompress and compact write, not the idle mark's.
 out static.once.kernel_write_s "$(once_kernel_s "$WORK/once.out")"
 out static.once.writes "$(once_writes "$WORK/once.out")"
-out static.once.wall_s "$(secs $((t1 - t0)))"
 flags static.once
 # compaction's share: what it freed after the passes, and its write time
 set -- $(awk '/: compact: freed / {

@@ -27,7 +27,7 @@ zset "$Z" recomp_algorithm "algo=zstd priority=1"
 zset "$Z" backing_dev "$L"
 zset "$Z" disksize "$DISKSIZE"
 load "$Z" "$DATA/pages.bin"
-dd if="/dev/$Z" bs=4096 count="$PAGES" 2>/dev/null | md5sum >"$WORK/sum0"
+dd if="/dev/$Z" bs="$PAGE" count="$PAGES" 2>/dev/null | md5sum >"$WORK/sum0"
 mm_out writeback.before "$Z"
 
 # wb_kernel_s FILE: kernel time of the writeback steps in a --once report.
@@ -56,14 +56,15 @@ for run in recomp wb; do
 	if [ "$run" = recomp ]; then
 		out writeback.recomp.incompressible_slots "$(bs_count "$Z" n)"
 	else
-		out writeback.wb.written_pages "$3"
+		# bd_stat counts 4 KiB units whatever PAGE is (lib.sh, bd_pages)
+		out writeback.wb.written_pages $(($3 * 4096 / PAGE))
 		out writeback.wb.written_bytes $(($3 * 4096))
 		out writeback.wb.writeback_kernel_s "$(wb_kernel_s "$WORK/wb.out")"
 		out writeback.wb.written_back_slots "$(bs_count "$Z" w)"
 	fi
 done
 
-dd if="/dev/$Z" bs=4096 count="$PAGES" 2>/dev/null | md5sum >"$WORK/sum1"
+dd if="/dev/$Z" bs="$PAGE" count="$PAGES" 2>/dev/null | md5sum >"$WORK/sum1"
 if cmp -s "$WORK/sum0" "$WORK/sum1"; then
 	out writeback.data_intact yes
 else
