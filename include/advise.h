@@ -86,6 +86,7 @@ int advise_refresh(int root_fd, int dir_fd, const struct zram_dev *d, const stru
 struct adv_spec {
 	enum comp_algo algo;
 	int level; /* as requested; COMP_LEVEL_DEFAULT = the kernel's default */
+	bool dict; /* zstd with the engine's dictionary (adv_engine_init_dict()) */
 };
 
 /* Outcome of one slot under zram's recompression decision (6.12 zram_recompress()). */
@@ -137,6 +138,10 @@ struct adv_engine {
 	uint8_t *pending; /* ADV_BATCH_PAGES pages waiting for the next flush */
 	size_t npending;
 	bool verify; /* decompress and compare every result (default true) */
+	const void *dict; /* adv_engine_init_dict(): the specs' dictionary, not owned */
+	size_t dict_size;
+	uint8_t *keep; /* adv_engine_keep(): copies of the first keep_cap non-same pages */
+	size_t nkeep, keep_cap;
 };
 
 /*
@@ -146,6 +151,15 @@ struct adv_engine {
  */
 int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
 		    unsigned nspecs, unsigned nthreads);
+/* The same, with a zstd dictionary for the specs that ask for it (dict must outlive e). */
+int adv_engine_init_dict(struct adv_engine *e, const struct zs_model *zs,
+			 const struct adv_spec *specs, unsigned nspecs, unsigned nthreads,
+			 const void *dict, size_t dict_size);
+/*
+ * Keep a copy of the first cap non-same pages added from now on (in e->keep, e->nkeep of
+ * them), for training a dictionary; freed (wiped) with the engine. -ENOMEM, -EINVAL.
+ */
+int adv_engine_keep(struct adv_engine *e, size_t cap);
 void adv_engine_free(struct adv_engine *e);
 /*
  * One page of e->page_size bytes: same-filled pages are only counted; others are queued and compressed
@@ -180,5 +194,8 @@ struct adv_eval {
  */
 void adv_evaluate(const struct adv_engine *e, const unsigned *chain, unsigned n, unsigned threshold,
 		  double scale, struct adv_eval *ret);
+/* The same with spec primary as the primary's stored sizes (adv_evaluate: spec 0). */
+void adv_evaluate_with(const struct adv_engine *e, unsigned primary, const unsigned *chain,
+		       unsigned n, unsigned threshold, double scale, struct adv_eval *ret);
 
 #endif
