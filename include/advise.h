@@ -41,11 +41,23 @@
  *    "recommendation": {"pays", "secondaries": [{"priority", "algo", "level"}], "threshold",
  *                       "mem_saving_bytes", "compr_saving_bytes", "cpu_seconds",
  *                       "config": {...} (when it pays), "alternative": {...} (optional),
- *                       "sampled_pages", "scaled", "reason"}}
+ *                       "sampled_pages", "scaled", "reason"},
+ *    "dictionary": only with --dict (docs/dictionary.md):
+ *      {"trained", "threshold_percent", "reason", and when trained: "size", "id", "trainer",
+ *       "sampled_pages", "train_pages", "train_bytes", "train_cpu_seconds",
+ *       "train_mem_bound_bytes", "heldout_pages", "scale",
+ *       "without": {"mem_bytes", "compr_bytes"},
+ *       "variants": [{"priorities": [{"priority", "algo", "level"}], "mem_bytes",
+ *                     "compr_bytes", "kernel_bytes", "saving_bytes", "net_saving_bytes"}],
+ *       "recommended", "priorities" (of the recommended variant, else []),
+ *       "file" (--dict-out, else null)}}
  * compr_bytes is the predicted compr_data_size after recompressing every stored page with
  * that candidate alone (the primary's object kept where it does not win), mem_bytes the
  * predicted mem_used_total after compaction. With sampling every figure is scaled to the
  * pages of the device or file ("scaled": true).
+ *
+ * With --dict the figures of "dictionary" are predicted on held-out pages only: the part of
+ * the sample the dictionary was not trained on, scaled to the device or file.
  *
  * Reading /dev/zramN marks the sampled slots accessed (their idle mark is cleared). A page
  * file whose size is not a multiple of the page size is used up to its last whole page, with a

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DICT_SIZE_DEFAULT (64u * 1024u)	 /* bytes; docs/dictionary.md */
+#define DICT_CPARAMS_SMALL (128u * 1024u) /* see dict_default_size() */
 #define DICT_SIZE_MIN 1024u
 #define DICT_SIZE_MAX (1024u * 1024u)
 #define DICT_TRAIN_PAGES_DEFAULT 4096u	 /* at most this many pages train it ... */
@@ -46,6 +46,15 @@ struct dict_bounds {
  * DICT_HELDOUT_MIN held-out pages.
  */
 size_t dict_train_count(size_t n, size_t page_size, const struct dict_bounds *b);
+
+/*
+ * The default dictionary size for pages of page_size bytes: 128 KiB less one page (124 KiB
+ * for 4 KiB pages). The kernel sizes the CDict's tables with ZSTD_getCParams(level,
+ * PAGE_SIZE, dictionary size), whose table for page + dictionary up to 128 KiB is the one
+ * for small sources; one byte more quadruples the level-9 tables (1.2 to 4.4 MiB of kernel
+ * memory, measured with libzstd 1.5.4). docs/dictionary.md has the sizes tried.
+ */
+uint32_t dict_default_size(size_t page_size);
 
 /*
  * The held-out split: idx[0..n) is permuted (partial Fisher-Yates driven by below(arg, k),

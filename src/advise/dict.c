@@ -46,6 +46,13 @@ size_t dict_train_count(size_t n, size_t page_size, const struct dict_bounds *b)
 	return t;
 }
 
+uint32_t dict_default_size(size_t page_size)
+{
+	if (page_size + DICT_SIZE_MIN > DICT_CPARAMS_SMALL)
+		return DICT_CPARAMS_SMALL / 2; /* 64 KiB pages: no small-source tables anyway */
+	return (uint32_t)(DICT_CPARAMS_SMALL - page_size);
+}
+
 void dict_split(size_t *idx, size_t n, size_t t, uint64_t (*below)(void *arg, uint64_t k),
 		void *arg)
 {

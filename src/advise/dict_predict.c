@@ -226,7 +226,7 @@ int adv_dict_predict(const struct adv_opts *eff, struct adv_rng *rng, const stru
 		     const struct adv_source *src, struct adv_dict_report *dr)
 {
 	memset(dr, 0, sizeof(*dr));
-	dr->bounds.dict_size = eff->dict.size ? eff->dict.size : DICT_SIZE_DEFAULT;
+	dr->bounds.dict_size = eff->dict.size ? eff->dict.size : dict_default_size(e->page_size);
 	dr->bounds.max_pages = eff->dict.train_pages ? eff->dict.train_pages
 						     : DICT_TRAIN_PAGES_DEFAULT;
 	dr->bounds.max_bytes = eff->dict.train_bytes ? eff->dict.train_bytes

@@ -81,7 +81,7 @@ static int teardown(void **state)
 
 static void test_train_count(void **state)
 {
-	struct dict_bounds b = {.dict_size = DICT_SIZE_DEFAULT, .max_pages = 4096,
+	struct dict_bounds b = {.dict_size = 65536, .max_pages = 4096,
 				.max_bytes = 16u << 20};
 
 	(void)state;
@@ -217,8 +217,15 @@ static void test_ctx_dict(void **state)
 static void test_kernel_bytes(void **state)
 {
 	uint64_t k3 = dict_kernel_bytes(65536, 3, PS), k9 = dict_kernel_bytes(65536, 9, PS);
+	uint32_t def = dict_default_size(PS);
 
 	(void)state;
+	assert_int_equal(def, 124 * 1024);
+	assert_int_equal(dict_default_size(16384), 112 * 1024);
+	assert_int_equal(dict_default_size(65536), 64 * 1024);
+	/* The default stays in zstd's small-source tables; one byte more does not. */
+	assert_true(dict_kernel_bytes(def + 1, 9, PS) > 2 * dict_kernel_bytes(def, 9, PS));
+	assert_true(dict_kernel_bytes(def, 9, PS) < k9 + def);
 	assert_true(k3 > 65536); /* the file's bytes plus the CDict's and DDict's tables */
 	assert_true(k9 > k3);	 /* level 9 searches larger tables */
 	assert_true(dict_kernel_bytes(131072, 9, PS) > k9);
