@@ -29,7 +29,7 @@
 #define DICT_TRAIN_BYTES_DEFAULT (16u << 20) /* ... and at most this many bytes of them */
 #define DICT_TRAIN_BYTES_MAX (256u << 20)
 #define DICT_HELDOUT_MIN 16u		 /* pages to predict on, at least */
-#define DICT_THRESHOLD_DEFAULT 3u	 /* percent of the pool, net of kernel memory */
+#define DICT_THRESHOLD_DEFAULT 5u	 /* percent of the pool, net of kernel memory */
 #define DICT_MAX_PRIO 4			 /* priority 0 (primary) to 3 */
 #define DICT_MAX_VARIANTS (DICT_MAX_PRIO + 1)
 

@@ -558,7 +558,7 @@ static void test_main_json(void **state)
 	snprintf(out, sizeof(out), "%s", tpath("vocab.dict"));
 	assert_int_equal(run_advise(args), 0);
 	assert_string_equal(err_buf, "");
-	assert_non_null(strstr(out_buf, ",\"dictionary\":{\"trained\":true,\"threshold_percent\":3,"
+	assert_non_null(strstr(out_buf, ",\"dictionary\":{\"trained\":true,\"threshold_percent\":5,"
 					"\"size\":"));
 	assert_non_null(strstr(out_buf, "\"sampled_pages\":200,\"train_pages\":100,"
 					"\"train_bytes\":409600,"));
