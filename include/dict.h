@@ -51,7 +51,7 @@ size_t dict_train_count(size_t n, size_t page_size, const struct dict_bounds *b)
  * The default dictionary size for pages of page_size bytes: 128 KiB less one page (124 KiB
  * for 4 KiB pages). The kernel sizes the CDict's tables with ZSTD_getCParams(level,
  * PAGE_SIZE, dictionary size), whose table for page + dictionary up to 128 KiB is the one
- * for small sources; one byte more quadruples the level-9 tables (1.2 to 4.4 MiB of kernel
+ * for small sources; one byte more quadruples the level-9 tables (1.16 to 4.17 MiB of kernel
  * memory, measured with libzstd 1.5.4). docs/dictionary.md has the sizes tried.
  */
 uint32_t dict_default_size(size_t page_size);
