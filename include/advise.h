@@ -41,11 +41,23 @@
  *    "recommendation": {"pays", "secondaries": [{"priority", "algo", "level"}], "threshold",
  *                       "mem_saving_bytes", "compr_saving_bytes", "cpu_seconds",
  *                       "config": {...} (when it pays), "alternative": {...} (optional),
- *                       "sampled_pages", "scaled", "reason"}}
+ *                       "sampled_pages", "scaled", "reason"},
+ *    "dictionary": only with --dict (docs/dictionary.md):
+ *      {"trained", "threshold_percent", "reason", and when trained: "size", "id", "trainer",
+ *       "sampled_pages", "train_pages", "train_bytes", "train_cpu_seconds",
+ *       "train_mem_bound_bytes", "heldout_pages", "scale",
+ *       "without": {"mem_bytes", "compr_bytes"},
+ *       "variants": [{"priorities": [{"priority", "algo", "level"}], "mem_bytes",
+ *                     "compr_bytes", "kernel_bytes", "saving_bytes", "net_saving_bytes"}],
+ *       "recommended", "priorities" (of the recommended variant, else []),
+ *       "file" (--dict-out, else null)}}
  * compr_bytes is the predicted compr_data_size after recompressing every stored page with
  * that candidate alone (the primary's object kept where it does not win), mem_bytes the
  * predicted mem_used_total after compaction. With sampling every figure is scaled to the
  * pages of the device or file ("scaled": true).
+ *
+ * With --dict the figures of "dictionary" are predicted on held-out pages only: the part of
+ * the sample the dictionary was not trained on, scaled to the device or file.
  *
  * Reading /dev/zramN marks the sampled slots accessed (their idle mark is cleared). A page
  * file whose size is not a multiple of the page size is used up to its last whole page, with a
@@ -86,6 +98,7 @@ int advise_refresh(int root_fd, int dir_fd, const struct zram_dev *d, const stru
 struct adv_spec {
 	enum comp_algo algo;
 	int level; /* as requested; COMP_LEVEL_DEFAULT = the kernel's default */
+	bool dict; /* zstd with the engine's dictionary (adv_engine_init_dict()) */
 };
 
 /* Outcome of one slot under zram's recompression decision (6.12 zram_recompress()). */
@@ -137,6 +150,10 @@ struct adv_engine {
 	uint8_t *pending; /* ADV_BATCH_PAGES pages waiting for the next flush */
 	size_t npending;
 	bool verify; /* decompress and compare every result (default true) */
+	const void *dict; /* adv_engine_init_dict(): the specs' dictionary, not owned */
+	size_t dict_size;
+	uint8_t *keep; /* adv_engine_keep(): copies of the first keep_cap non-same pages */
+	size_t nkeep, keep_cap;
 };
 
 /*
@@ -146,6 +163,15 @@ struct adv_engine {
  */
 int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
 		    unsigned nspecs, unsigned nthreads);
+/* The same, with a zstd dictionary for the specs that ask for it (dict must outlive e). */
+int adv_engine_init_dict(struct adv_engine *e, const struct zs_model *zs,
+			 const struct adv_spec *specs, unsigned nspecs, unsigned nthreads,
+			 const void *dict, size_t dict_size);
+/*
+ * Keep a copy of the first cap non-same pages added from now on (in e->keep, e->nkeep of
+ * them), for training a dictionary; freed (wiped) with the engine. -ENOMEM, -EINVAL.
+ */
+int adv_engine_keep(struct adv_engine *e, size_t cap);
 void adv_engine_free(struct adv_engine *e);
 /*
  * One page of e->page_size bytes: same-filled pages are only counted; others are queued and compressed
@@ -180,5 +206,8 @@ struct adv_eval {
  */
 void adv_evaluate(const struct adv_engine *e, const unsigned *chain, unsigned n, unsigned threshold,
 		  double scale, struct adv_eval *ret);
+/* The same with spec primary as the primary's stored sizes (adv_evaluate: spec 0). */
+void adv_evaluate_with(const struct adv_engine *e, unsigned primary, const unsigned *chain,
+		       unsigned n, unsigned threshold, double scale, struct adv_eval *ret);
 
 #endif

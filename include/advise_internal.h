@@ -12,6 +12,9 @@
  *   engine.c         every spec compresses every page; zram's per-slot decision; the pool
  *                    predicted for a chain (advise.h)
  *   recommend.c      the best chain, a cheaper alternative and a threshold
+ *   dict.c           --dict: a zstd dictionary trained, its cost, the decision (dict.h)
+ *   dict_predict.c   --dict: the pool with and without it, on held-out pages
+ *   dict_report.c    --dict: its part of the text and JSON output
  *   report.c         the text and JSON output
  *   advise.c         the run from options to report; --save, advise_device(), the refresh
  *
@@ -19,6 +22,7 @@
  */
 
 #include "advise.h"
+#include "dict.h"
 #include "log.h"
 #include "util.h"
 #include "zram.h"
@@ -30,6 +34,19 @@
 #define ADV_DEFAULT_DEVICE_SAMPLES 4096u
 #define ADV_MAX_SAMPLES (1u << 20) /* file reservoir: 4 GiB of pages at most */
 #define ADV_DEFAULT_CANDIDATES "lz4hc,zstd,zstd:9,deflate"
+#define ADV_DICT_FILE_SAMPLES 8192u /* --dict on a file without --samples */
+#define ADV_DICT_SAMPLE_BYTES_MAX (256u << 20) /* --dict keeps the sample: at most this */
+
+/* --dict and its options (dict.h has the defaults). */
+struct adv_dict_opts {
+	bool on;
+	uint32_t size;	      /* --dict-size */
+	uint64_t train_pages; /* --dict-train-pages */
+	uint64_t train_bytes; /* --dict-train-bytes */
+	unsigned threshold;   /* --dict-threshold, percent */
+	const char *out;      /* --dict-out FILE, or NULL: the dictionary stays in memory */
+	bool any_set;	      /* a --dict-* option was given */
+};
 
 struct adv_opts {
 	const char *device;
@@ -51,6 +68,7 @@ struct adv_opts {
 	struct adv_spec cand[ADV_MAX_CANDIDATES];
 	unsigned nchain;
 	struct adv_spec chain[ADV_MAX_CHAIN];
+	struct adv_dict_opts dict;
 };
 
 /* ---- options.c */
@@ -203,6 +221,7 @@ struct adv_report {
 	bool have_alt;
 	struct adv_chain_eval alt; /* cheaper chain with >= 85% of the best saving */
 	char reason[256];
+	const struct adv_dict_report *dict; /* --dict, else NULL */
 };
 
 /* Pool bytes x saves against base (negative: x needs more). */
@@ -212,6 +231,50 @@ int64_t adv_saving(const struct adv_eval *base, const struct adv_eval *x);
  * pays, alt, reason, and a threshold search when threshold (the user's) is 0.
  */
 void adv_recommend(const struct adv_engine *e, unsigned threshold, struct adv_report *rp);
+
+/* ---- dict_predict.c */
+
+/* What --dict found: the dictionary, and the pool with and without it per priority. */
+struct adv_dict_report {
+	bool trained;	 /* a dictionary was trained and predicted on held-out pages */
+	char why[256];	 /* when not trained: why not */
+	struct dict_trained d;
+	struct dict_bounds bounds;
+	size_t sampled;	 /* non-same pages kept from the sample */
+	size_t heldout;	 /* of them, predicted on (never trained on) */
+	double scale;	 /* pages represented per held-out page */
+	unsigned nprio;	 /* 1 (the primary) + the chain's secondaries */
+	struct adv_spec prio[DICT_MAX_PRIO];
+	uint64_t kernel_bytes[DICT_MAX_PRIO]; /* a zstd priority's cost with the dictionary */
+	struct adv_eval without;	      /* the chain without a dictionary, held-out pages */
+	unsigned nvar;
+	struct dict_variant var[DICT_MAX_VARIANTS];
+	struct adv_eval var_ev[DICT_MAX_VARIANTS];
+	struct dict_decision dec;
+	unsigned threshold_pct;
+	const char *written; /* --dict-out: the file written */
+};
+
+/*
+ * Number of pages e should keep for --dict (adv_engine_keep()) with eff's sample: 0 when
+ * the sample is unbounded (checked by the options).
+ */
+size_t adv_dict_keep_pages(const struct adv_opts *eff, uint32_t page_size);
+/*
+ * --dict after the main run: train on a part of e's kept pages (dict_train_count(),
+ * dict_split() with rng), predict eff's primary and chain with and without it on the other
+ * part, decide, and write --dict-out. A sample too small or a chain without zstd is not
+ * an error (dr->why says so). Returns 0 or the exit code 1 after logging.
+ */
+int adv_dict_predict(const struct adv_opts *eff, struct adv_rng *rng, const struct adv_engine *e,
+		     const struct adv_source *src, struct adv_dict_report *dr);
+void adv_dict_report_free(struct adv_dict_report *dr);
+
+/* ---- dict_report.c: to stdout, from report.c when rp->dict is set */
+
+void adv_dict_print_text(const struct adv_dict_report *dr);
+/* The "dictionary" member of advise's JSON object, with its leading comma. */
+void adv_dict_print_json(const struct adv_dict_report *dr);
 
 /* ---- report.c: to stdout */
 

@@ -79,6 +79,14 @@ int comp_ctx_new(enum comp_algo a, int level, size_t page_size, struct comp_ctx 
 void comp_ctx_free(struct comp_ctx *c);
 enum comp_algo comp_ctx_algo(const struct comp_ctx *c);
 int comp_ctx_level(const struct comp_ctx *c); /* effective level */
+/*
+ * A zstd dictionary for a zstd context, as 6.12+ algorithm_params dict= gives the backend:
+ * compression with ZSTD_compress_usingCDict() on a CDict of ZSTD_getCParams(level,
+ * page size, dictionary size), decompression with the DDict. Both refer to dict, which
+ * must outlive the context. -EINVAL another algorithm, a dictionary already set, or one
+ * libzstd refuses (or no memory for it).
+ */
+int comp_ctx_set_dict(struct comp_ctx *c, const void *dict, size_t size);
 
 /*
  * Compress src (1..65536 bytes, lzo 1..16384; zram always passes one page) into dst. dst_cap

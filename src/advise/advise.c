@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ struct adv_run {
 	struct adv_rng rng;
 	struct adv_engine *e;
 	struct adv_report *rp;
+	struct adv_dict_report *dr; /* --dict */
 };
 
 static void rng_seed(struct adv_rng *g, const struct adv_opts *o)
@@ -85,8 +87,36 @@ static void run_free(struct adv_run *run)
 		free(run->e);
 	}
 	free(run->rp);
+	if (run->dr)
+		adv_dict_report_free(run->dr);
+	free(run->dr);
 	run->e = NULL;
 	run->rp = NULL;
+	run->dr = NULL;
+}
+
+/* --dict: the engine keeps the sampled pages to train on. 0 or the exit code (logged). */
+static int dict_keep(const struct adv_opts *o, struct adv_run *run)
+{
+	size_t n = adv_dict_keep_pages(&run->eff, run->src.page_size);
+	int r;
+
+	if (!o->dict.on)
+		return 0;
+	if (n == 0) {
+		log_error("advise: --dict: a sample of %" PRIu64 " pages of %u bytes is more than "
+			  "%u MiB; use fewer --samples",
+			  o->samples_set ? o->samples : ADV_DEFAULT_DEVICE_SAMPLES,
+			  run->src.page_size, ADV_DICT_SAMPLE_BYTES_MAX >> 20);
+		return 2;
+	}
+	run->dr = calloc(1, sizeof(*run->dr));
+	r = run->dr ? adv_engine_keep(run->e, n) : -ENOMEM;
+	if (r < 0) {
+		log_error("advise: --dict: cannot keep %zu sample pages: %s", n, strerror(-r));
+		return 1;
+	}
+	return 0;
 }
 
 /* The report and the engine with its compressors for run->eff. */
@@ -160,6 +190,8 @@ static int advise_run(const struct adv_opts *o, int root_fd, struct adv_run *run
 		}
 	}
 	rc = run_engine(o, run);
+	if (rc == 0)
+		rc = dict_keep(o, run);
 	if (rc)
 		return rc;
 	rc = o->device ? adv_device_sample(o, root_fd, &run->rng, &di, run->e, &run->src)
@@ -167,7 +199,10 @@ static int advise_run(const struct adv_opts *o, int root_fd, struct adv_run *run
 	if (rc)
 		return rc;
 	run_report(run->e, o->threshold, &run->src, run->rp);
-	return 0;
+	if (!run->dr)
+		return 0;
+	run->rp->dict = run->dr;
+	return adv_dict_predict(&run->eff, &run->rng, run->e, &run->src, run->dr);
 }
 
 /* The recommendation as stored advice; -ENODATA when there is none (no page compressed). */

@@ -48,7 +48,7 @@ enum adv_outcome adv_decide(const struct zs_model *m, unsigned old_len, const un
 
 bool adv_spec_equal(const struct adv_spec *a, const struct adv_spec *b)
 {
-	return a->algo == b->algo &&
+	return a->algo == b->algo && a->dict == b->dict &&
 	       comp_effective_level(a->algo, a->level) == comp_effective_level(b->algo, b->level);
 }
 
@@ -82,9 +82,33 @@ static unsigned default_threads(void)
 int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struct adv_spec *specs,
 		    unsigned nspecs, unsigned nthreads)
 {
+	return adv_engine_init_dict(e, zs, specs, nspecs, nthreads, NULL, 0);
+}
+
+/* One spec's context, with the dictionary when the spec asks for it. */
+static int spec_ctx(const struct adv_engine *e, const struct adv_spec *s, struct comp_ctx **ret)
+{
+	int r = comp_ctx_new(s->algo, s->level, e->page_size, ret);
+
+	if (r < 0 || !s->dict)
+		return r;
+	r = e->dict ? comp_ctx_set_dict(*ret, e->dict, e->dict_size) : -EINVAL;
+	if (r < 0) {
+		comp_ctx_free(*ret);
+		*ret = NULL;
+	}
+	return r;
+}
+
+int adv_engine_init_dict(struct adv_engine *e, const struct zs_model *zs,
+			 const struct adv_spec *specs, unsigned nspecs, unsigned nthreads,
+			 const void *dict, size_t dict_size)
+{
 	int r;
 
 	memset(e, 0, sizeof(*e));
+	e->dict = dict;
+	e->dict_size = dict_size;
 	if (nspecs == 0 || nspecs > ADV_MAX_SPECS)
 		return -EINVAL;
 	if (nthreads == 0)
@@ -103,8 +127,7 @@ int adv_engine_init(struct adv_engine *e, const struct zs_model *zs, const struc
 		e->spec[i] = specs[i];
 		e->nspecs = i + 1;
 		for (unsigned t = 0; t < nthreads; t++) {
-			r = comp_ctx_new(specs[i].algo, specs[i].level, e->page_size,
-					 &e->ctx[t][i]);
+			r = spec_ctx(e, &specs[i], &e->ctx[t][i]);
 			if (r < 0) {
 				e->nthreads = nthreads;
 				adv_engine_free(e);
@@ -123,10 +146,27 @@ void adv_engine_free(struct adv_engine *e)
 			comp_ctx_free(e->ctx[t][i]);
 	free(e->sizes);
 	free(e->pending);
+	if (e->keep)
+		explicit_bzero(e->keep, e->keep_cap * e->page_size); /* process memory */
+	free(e->keep);
 	e->sizes = NULL;
 	e->pending = NULL;
+	e->keep = NULL;
+	e->nkeep = e->keep_cap = 0;
 	e->nspecs = e->nthreads = 0;
 	e->npages = e->cap = e->npending = 0;
+}
+
+int adv_engine_keep(struct adv_engine *e, size_t cap)
+{
+	if (e->keep || cap == 0 || cap > SIZE_MAX / e->page_size)
+		return -EINVAL;
+	e->keep = malloc(cap * e->page_size);
+	if (!e->keep)
+		return -ENOMEM;
+	e->keep_cap = cap;
+	e->nkeep = 0;
+	return 0;
 }
 
 int adv_engine_add_page(struct adv_engine *e, const void *page)
@@ -135,6 +175,8 @@ int adv_engine_add_page(struct adv_engine *e, const void *page)
 		e->same_pages++;
 		return 0;
 	}
+	if (e->nkeep < e->keep_cap)
+		memcpy(e->keep + e->nkeep++ * e->page_size, page, e->page_size);
 	memcpy(e->pending + e->npending * e->page_size, page, e->page_size);
 	if (++e->npending < ADV_BATCH_PAGES)
 		return 0;
@@ -316,20 +358,28 @@ static uint64_t scaled(double v, double scale)
 void adv_evaluate(const struct adv_engine *e, const unsigned *chain, unsigned n, unsigned threshold,
 		  double scale, struct adv_eval *ret)
 {
+	adv_evaluate_with(e, 0, chain, n, threshold, scale, ret);
+}
+
+void adv_evaluate_with(const struct adv_engine *e, unsigned primary, const unsigned *chain,
+		       unsigned n, unsigned threshold, double scale, struct adv_eval *ret)
+{
 	const struct zs_model *m = e->zs;
 	double compr = 0, huge = 0, improved = 0, incomp = 0, miss = 0, attempted = 0, cpu_ns = 0;
-	double dec_ns = avg_ns(e->decomp_ns[0], e->npages);
+	double dec_ns = avg_ns(e->decomp_ns[primary], e->npages);
 	struct zs_hist *h = calloc(1, sizeof(*h));
 	unsigned new_len[ADV_MAX_CHAIN];
 
 	memset(ret, 0, sizeof(*ret));
-	if (!h)
+	if (!h || primary >= e->nspecs) {
+		free(h);
 		return; /* cannot happen in practice; all-zero figures are visibly wrong */
+	}
 	if (n > ADV_MAX_CHAIN)
 		n = ADV_MAX_CHAIN;
 	for (size_t p = 0; p < e->npages; p++) {
 		const uint16_t *row = e->sizes + p * e->nspecs;
-		unsigned stored = adv_stored_len(m, row[0]);
+		unsigned stored = adv_stored_len(m, row[primary]);
 		unsigned win = 0;
 		enum adv_outcome o;
 

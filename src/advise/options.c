@@ -3,10 +3,12 @@
 #include "advise_internal.h"
 
 #include "log.h"
+#include "units.h"
 #include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +20,11 @@ void adv_usage(FILE *f)
 		"options: --primary ALGO[:LEVEL]  --candidates A[:L],B[:L],...  --chain A[:L],...",
 		"         --threshold BYTES  --seed N  --threads N  --json  --save",
 		"         --page-size BYTES (with --input)",
+		"         --dict [--dict-size BYTES] [--dict-train-pages N] [--dict-train-bytes BYTES]",
+		"                [--dict-threshold PERCENT] [--dict-out FILE]",
+		"--dict trains a zstd dictionary on part of the sample and predicts the chain with",
+		"and without it on the rest (docs/dictionary.md); it stays in memory unless",
+		"--dict-out names a new file, which then holds fragments of process memory.",
 		"--save (with --device) stores the recommendation for recompress-algorithms = auto",
 		"in the state directory's advice file (see zram-recompd(8), ADVISE and FILES).",
 		"algorithms: lzo lzo-rle lz4 lz4hc zstd deflate; LEVEL is the acceleration for "
@@ -93,6 +100,12 @@ enum {
 	OPT_SAVE,
 	OPT_JSON,
 	OPT_PAGE_SIZE,
+	OPT_DICT,
+	OPT_DICT_SIZE,
+	OPT_DICT_TRAIN_PAGES,
+	OPT_DICT_TRAIN_BYTES,
+	OPT_DICT_THRESHOLD,
+	OPT_DICT_OUT,
 	OPT_HELP,
 };
 
@@ -109,9 +122,68 @@ static const struct option long_opts[] = {
 	{"save", no_argument, NULL, OPT_SAVE},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"page-size", required_argument, NULL, OPT_PAGE_SIZE},
+	{"dict", no_argument, NULL, OPT_DICT},
+	{"dict-size", required_argument, NULL, OPT_DICT_SIZE},
+	{"dict-train-pages", required_argument, NULL, OPT_DICT_TRAIN_PAGES},
+	{"dict-train-bytes", required_argument, NULL, OPT_DICT_TRAIN_BYTES},
+	{"dict-threshold", required_argument, NULL, OPT_DICT_THRESHOLD},
+	{"dict-out", required_argument, NULL, OPT_DICT_OUT},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
+
+/* A --dict-* value: bytes (with K/M suffixes) or a count in [min, max]; 0 or 2 logged. */
+static int dict_value(const char *what, const char *arg, enum unit u, uint64_t min, uint64_t max,
+		      uint64_t *ret)
+{
+	if (units_parse(arg, u, ret) < 0 || *ret < min || *ret > max) {
+		log_error("advise: %s: want %s from %" PRIu64 " to %" PRIu64 ": '%s'", what,
+			  u == UNIT_BYTES ? "bytes" : "a number", min, max, arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* The --dict options; 0, 2 after logging, or -1 for another option. */
+static int take_dict_opt(int c, const char *arg, struct adv_dict_opts *d)
+{
+	uint64_t v = 0;
+	int r = -1;
+
+	if (c != OPT_DICT)
+		d->any_set = true;
+	switch (c) {
+	case OPT_DICT:
+		d->on = true;
+		return 0;
+	case OPT_DICT_SIZE:
+		r = dict_value("--dict-size", arg, UNIT_BYTES, DICT_SIZE_MIN, DICT_SIZE_MAX, &v);
+		d->size = (uint32_t)v;
+		return r;
+	case OPT_DICT_TRAIN_PAGES:
+		r = dict_value("--dict-train-pages", arg, UNIT_NONE, DICT_TRAIN_PAGES_MIN,
+			       ADV_MAX_SAMPLES, &v);
+		d->train_pages = v;
+		return r;
+	case OPT_DICT_TRAIN_BYTES:
+		r = dict_value("--dict-train-bytes", arg, UNIT_BYTES, 64 * 1024,
+			       DICT_TRAIN_BYTES_MAX, &v);
+		d->train_bytes = v;
+		return r;
+	case OPT_DICT_THRESHOLD:
+		r = dict_value("--dict-threshold", arg, UNIT_NONE, 0, 100, &v);
+		d->threshold = (unsigned)v;
+		return r;
+	case OPT_DICT_OUT:
+		if (arg[0] == '\0') {
+			log_error("advise: --dict-out: empty file name");
+			return 2;
+		}
+		d->out = arg;
+		return 0;
+	}
+	return -1;
+}
 
 /* One option and its value; 0, 2 after logging a usage error, or -1 for no such option. */
 static int take_opt(int c, const char *arg, struct adv_opts *o)
@@ -186,7 +258,7 @@ static int take_opt(int c, const char *arg, struct adv_opts *o)
 		o->json = true;
 		return 0;
 	}
-	return -1;
+	return take_dict_opt(c, arg, &o->dict);
 }
 
 int adv_check_threshold(const struct adv_opts *o, uint32_t page_size)
@@ -203,6 +275,33 @@ int adv_check_threshold(const struct adv_opts *o, uint32_t page_size)
 			  huge, page_size == ZRAM_PAGE_SIZE_MIN ? "" : " with these pages",
 			  o->threshold_arg ? o->threshold_arg : "?");
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --dict keeps its sample in memory: it must be bounded. 0 or 2 after logging. */
+static int check_dict_opts(struct adv_opts *o)
+{
+	if (o->dict.any_set && !o->dict.on) {
+		log_error("advise: --dict-size, --dict-train-*, --dict-threshold and --dict-out "
+			  "need --dict");
+		return 2;
+	}
+	if (!o->dict.on)
+		return 0;
+	if (o->input && !o->samples_set) {
+		o->samples = ADV_DICT_FILE_SAMPLES;
+		o->samples_set = true;
+	}
+	if (o->samples_set && o->samples == 0) {
+		log_error("advise: --dict needs a bounded sample: --samples N, not 0");
+		return 2;
+	}
+	/* A device's page size is checked when it is known (adv_dict_keep_pages()). */
+	if (o->input && o->samples > ADV_DICT_SAMPLE_BYTES_MAX / o->page_size) {
+		log_error("advise: --dict: --samples %" PRIu64 " of %u bytes is more than %u MiB",
+			  o->samples, o->page_size, ADV_DICT_SAMPLE_BYTES_MAX >> 20);
+		return 2;
 	}
 	return 0;
 }
@@ -230,6 +329,8 @@ static int check_opts(struct adv_opts *o)
 		log_error("advise: --samples: at most %u", ADV_MAX_SAMPLES);
 		return 2;
 	}
+	if (check_dict_opts(o))
+		return 2;
 	if (o->ncand == 0 && adv_parse_spec_list("--candidates", ADV_DEFAULT_CANDIDATES, o->cand,
 						 ADV_MAX_CANDIDATES, &o->ncand) < 0)
 		return 2;
@@ -242,6 +343,7 @@ int adv_parse_opts(int argc, char **argv, struct adv_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->primary.level = COMP_LEVEL_DEFAULT;
+	o->dict.threshold = DICT_THRESHOLD_DEFAULT;
 	optind = 0; /* full re-initialisation: main may have used getopt already */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", long_opts, NULL)) != -1) {

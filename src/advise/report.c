@@ -261,6 +261,8 @@ void adv_print_text(const struct adv_engine *e, const struct adv_source *src,
 	text_table(e, rp);
 	text_chain(e, src, o, rp);
 	text_recommendation(e, o, rp);
+	if (rp->dict)
+		adv_dict_print_text(rp->dict);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -360,5 +362,8 @@ void adv_print_json(const struct adv_engine *e, const struct adv_source *src,
 	printf(",\"sampled_pages\":%" PRIu64 ",\"scaled\":%s,\"reason\":", src->sampled,
 	       src->sampling ? "true" : "false");
 	json_print_string(stdout, rp->reason);
-	printf("}}\n");
+	printf("}");
+	if (rp->dict)
+		adv_dict_print_json(rp->dict);
+	printf("}\n");
 }

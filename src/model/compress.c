@@ -27,6 +27,7 @@
  * Only inputs up to 16 KiB are accepted (pages of 4, 8 and 16 KiB), so every match distance
  * fits the M2/M3 forms and the M4 long-distance form is never needed; larger pages would
  * need it and the kernel's 48 KiB chunks (lzo1x_1_compress), which are not mirrored.
+ * The LZO decoder that checks the round trip is in lzo_decode.c.
  */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getParams(): the kernel's zstd_get_params() */
 #include "compress.h"
@@ -414,189 +415,6 @@ int comp_lzo_encode(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_c
 	return 0;
 }
 
-/* ---- LZO1X decoder (versions 0 and 1), from the format description ---- */
-
-struct lzo_in {
-	const uint8_t *p;
-	const uint8_t *end;
-};
-
-static int lzo_get(struct lzo_in *in, unsigned *ret)
-{
-	if (in->p >= in->end)
-		return -EIO;
-	*ret = *in->p++;
-	return 0;
-}
-
-/* Extended length: zero bytes add 255 each, the first non-zero byte ends it. */
-static int lzo_get_extra(struct lzo_in *in, size_t base, size_t *ret)
-{
-	size_t len = base;
-	unsigned b;
-
-	for (;;) {
-		if (lzo_get(in, &b) < 0)
-			return -EIO;
-		if (b)
-			break;
-		len += 255;
-		if (len > LZO_MAX_IN * 2)
-			return -EIO;
-	}
-	*ret = len + b;
-	return 0;
-}
-
-static int lzo_copy_lit(struct lzo_in *in, uint8_t **op, uint8_t *oend, size_t n)
-{
-	if ((size_t)(in->end - in->p) < n)
-		return -EIO;
-	if ((size_t)(oend - *op) < n)
-		return -ENOBUFS;
-	memcpy(*op, in->p, n);
-	in->p += n;
-	*op += n;
-	return 0;
-}
-
-static int lzo_copy_match(uint8_t *out, uint8_t **op, uint8_t *oend, size_t dist, size_t n)
-{
-	uint8_t *o = *op;
-
-	if (dist == 0 || dist > (size_t)(o - out))
-		return -EIO;
-	if ((size_t)(oend - o) < n)
-		return -ENOBUFS;
-	for (size_t i = 0; i < n; i++, o++)
-		*o = *(o - dist); /* byte by byte: overlapping copies repeat the pattern */
-	*op = o;
-	return 0;
-}
-
-enum { LZO_M4_MATCH, LZO_M4_RUN, LZO_M4_END };
-
-/*
- * An M4 instruction (16 <= t < 32): a far match (LZO_M4_MATCH: len, dist and the trailing
- * literal count s to apply), the end of the stream, or in lzo-rle (version 1) a zero run,
- * written out here with its trailing literals (LZO_M4_RUN).
- */
-static int lzo_m4(struct lzo_in *in, unsigned t, unsigned version, uint8_t **op, uint8_t *oend,
-		  size_t *len, size_t *dist, unsigned *s)
-{
-	unsigned lo, hi, x;
-	int r;
-
-	if ((r = lzo_get(in, &lo)) < 0 || (r = lzo_get(in, &hi)) < 0)
-		return r;
-	if (version && (t & 0xf8) == 0x18 && (lo & 0xfc) == 0xfc && hi == 0xff) {
-		if ((r = lzo_get(in, &x)) < 0)
-			return r;
-		*len = (((size_t)x << 3) | (t & 7)) + LZO_MIN_RUN;
-		if ((size_t)(oend - *op) < *len)
-			return -ENOBUFS;
-		memset(*op, 0, *len);
-		*op += *len;
-		*s = lo & 3;
-		r = lzo_copy_lit(in, op, oend, *s);
-		return r < 0 ? r : LZO_M4_RUN;
-	}
-	in->p -= 2;
-	if (t & 7)
-		*len = 2 + (t & 7);
-	else if ((r = lzo_get_extra(in, 9, len)) < 0)
-		return r;
-	if ((r = lzo_get(in, &lo)) < 0 || (r = lzo_get(in, &hi)) < 0)
-		return r;
-	*dist = ((size_t)(t & 8) << 11) + ((lo | hi << 8) >> 2);
-	if (*dist == 0)
-		return LZO_M4_END;
-	*dist += 0x4000;
-	*s = lo & 3;
-	return LZO_M4_MATCH;
-}
-
-int comp_lzo_decode(const uint8_t *src, size_t src_len, uint8_t *out, size_t out_cap,
-		    size_t *ret_len)
-{
-	struct lzo_in in = {.p = src, .end = src + src_len};
-	uint8_t *op = out, *const oend = out + out_cap;
-	unsigned version = 0, t, state = 0;
-	int r;
-
-	if (src_len >= 5 && src[0] == 17) {
-		version = src[1];
-		in.p += 2;
-	}
-	if (in.p < in.end && in.p[0] > 17) {
-		t = *in.p++ - 17u;
-		if ((r = lzo_copy_lit(&in, &op, oend, t)) < 0)
-			return r;
-		state = t < 4 ? t : 4;
-	}
-	for (;;) {
-		size_t len, dist;
-		unsigned b, s;
-
-		if ((r = lzo_get(&in, &t)) < 0)
-			return r;
-		if (t < 16) {
-			if (state == 0) {
-				/* Long literal run. */
-				if (t)
-					len = 3 + t;
-				else if ((r = lzo_get_extra(&in, 18, &len)) < 0)
-					return r;
-				if ((r = lzo_copy_lit(&in, &op, oend, len)) < 0)
-					return r;
-				state = 4;
-				continue;
-			}
-			if ((r = lzo_get(&in, &b)) < 0)
-				return r;
-			len = state < 4 ? 2 : 3;
-			dist = ((size_t)b << 2) + ((t >> 2) & 3) + (state < 4 ? 1 : 2049);
-			s = t & 3;
-		} else if (t < 32) {
-			r = lzo_m4(&in, t, version, &op, oend, &len, &dist, &s);
-			if (r < 0)
-				return r;
-			if (r == LZO_M4_END)
-				break;
-			if (r == LZO_M4_RUN) {
-				state = s;
-				continue;
-			}
-		} else if (t < 64) {
-			unsigned lo, hi;
-
-			if (t & 31)
-				len = 2 + (t & 31);
-			else if ((r = lzo_get_extra(&in, 33, &len)) < 0)
-				return r;
-			if ((r = lzo_get(&in, &lo)) < 0 || (r = lzo_get(&in, &hi)) < 0)
-				return r;
-			dist = ((lo | hi << 8) >> 2) + 1;
-			s = lo & 3;
-		} else {
-			if ((r = lzo_get(&in, &b)) < 0)
-				return r;
-			len = t < 128 ? 3 + ((t >> 5) & 1) : 5 + ((t >> 5) & 3);
-			dist = ((size_t)b << 3) + ((t >> 2) & 7) + 1;
-			s = t & 3;
-		}
-		if ((r = lzo_copy_match(out, &op, oend, dist, len)) < 0)
-			return r;
-		if ((r = lzo_copy_lit(&in, &op, oend, s)) < 0)
-			return r;
-		state = s;
-	}
-	if (in.p != in.end)
-		return -EIO; /* trailing garbage: the kernel reports LZO_E_INPUT_NOT_CONSUMED */
-	*ret_len = (size_t)(op - out);
-	return 0;
-}
-
 /* ---- contexts ---- */
 
 struct comp_ctx {
@@ -609,6 +427,9 @@ struct comp_ctx {
 			ZSTD_CCtx *cctx;
 			ZSTD_DCtx *dctx;
 			ZSTD_parameters params;
+			ZSTD_CDict *cdict; /* comp_ctx_set_dict() */
+			ZSTD_DDict *ddict;
+			size_t page_size;
 		} zstd;
 		struct {
 			z_stream def;
@@ -662,6 +483,7 @@ int comp_ctx_new(enum comp_algo a, int level, size_t page_size, struct comp_ctx 
 		/* zstd_get_params(level, PAGE_SIZE) (6.12-7.3 backend_zstd.c): parameters
 		 * tuned for a source of one page. */
 		c->u.zstd.params = ZSTD_getParams(c->level, page_size, 0);
+		c->u.zstd.page_size = page_size;
 		break;
 	case COMP_DEFLATE:
 		if (deflateInit2(&c->u.zlib.def, c->level, Z_DEFLATED, -DEFLATE_WINBITS,
@@ -701,6 +523,8 @@ void comp_ctx_free(struct comp_ctx *c)
 	case COMP_ZSTD:
 		ZSTD_freeCCtx(c->u.zstd.cctx);
 		ZSTD_freeDCtx(c->u.zstd.dctx);
+		ZSTD_freeCDict(c->u.zstd.cdict);
+		ZSTD_freeDDict(c->u.zstd.ddict);
 		break;
 	case COMP_DEFLATE:
 		if (c->u.zlib.def_ok)
@@ -722,6 +546,25 @@ enum comp_algo comp_ctx_algo(const struct comp_ctx *c)
 int comp_ctx_level(const struct comp_ctx *c)
 {
 	return c->level;
+}
+
+int comp_ctx_set_dict(struct comp_ctx *c, const void *dict, size_t size)
+{
+	if (c->algo != COMP_ZSTD || !dict || size == 0 || c->u.zstd.cdict)
+		return -EINVAL;
+	/* 6.12-7.3 backend_zstd.c zstd_setup_params(): both by reference, the compression
+	 * parameters of ZSTD_getCParams(level, PAGE_SIZE, dictionary size). */
+	c->u.zstd.cdict = ZSTD_createCDict_advanced(
+		dict, size, ZSTD_dlm_byRef, ZSTD_dct_auto,
+		ZSTD_getCParams(c->level, c->u.zstd.page_size, size), ZSTD_defaultCMem);
+	c->u.zstd.ddict = ZSTD_createDDict_byReference(dict, size);
+	if (c->u.zstd.cdict && c->u.zstd.ddict)
+		return 0;
+	ZSTD_freeCDict(c->u.zstd.cdict);
+	ZSTD_freeDDict(c->u.zstd.ddict);
+	c->u.zstd.cdict = NULL;
+	c->u.zstd.ddict = NULL;
+	return -EINVAL;
 }
 
 /* The kernel's zstd_compress_cctx(): reset, pledge the size, set every parameter, compress2. */
@@ -747,6 +590,11 @@ static int zstd_compress_page(struct comp_ctx *c, const void *src, size_t len, v
 	};
 	size_t n;
 
+	/* With a dictionary: zstd_compress_using_cdict() (6.12-7.3). */
+	if (c->u.zstd.cdict) {
+		n = ZSTD_compress_usingCDict(cc, dst, cap, src, len, c->u.zstd.cdict);
+		goto out;
+	}
 	if (ZSTD_isError(ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters)) ||
 	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cc, len)))
 		return -EIO;
@@ -754,6 +602,7 @@ static int zstd_compress_page(struct comp_ctx *c, const void *src, size_t len, v
 		if (ZSTD_isError(ZSTD_CCtx_setParameter(cc, set[i].key, set[i].value)))
 			return -EIO;
 	n = ZSTD_compress2(cc, dst, cap, src, len);
+out:
 	if (ZSTD_isError(n))
 		return ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall ? -ENOBUFS : -EIO;
 	*ret_len = n;
@@ -832,7 +681,9 @@ int comp_decompress(struct comp_ctx *c, const void *src, size_t src_len, void *d
 		*ret_len = (size_t)k;
 		return 0;
 	case COMP_ZSTD:
-		n = ZSTD_decompressDCtx(c->u.zstd.dctx, dst, dst_cap, src, src_len);
+		n = c->u.zstd.ddict ? ZSTD_decompress_usingDDict(c->u.zstd.dctx, dst, dst_cap, src,
+								 src_len, c->u.zstd.ddict)
+				    : ZSTD_decompressDCtx(c->u.zstd.dctx, dst, dst_cap, src, src_len);
 		if (ZSTD_isError(n))
 			return ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall ? -ENOBUFS
 										   : -EIO;

@@ -153,10 +153,10 @@ static void test_evaluate(void **state)
 static void test_engine_threads(void **state)
 {
 	const struct adv_spec specs[] = {
-		{COMP_LZO_RLE, COMP_LEVEL_DEFAULT},
-		{COMP_ZSTD, COMP_LEVEL_DEFAULT},
-		{COMP_LZ4, COMP_LEVEL_DEFAULT},
-		{COMP_DEFLATE, 1},
+		{COMP_LZO_RLE, COMP_LEVEL_DEFAULT, false},
+		{COMP_ZSTD, COMP_LEVEL_DEFAULT, false},
+		{COMP_LZ4, COMP_LEVEL_DEFAULT, false},
+		{COMP_DEFLATE, 1, false},
 	};
 	const unsigned n = ADV_BATCH_PAGES * 2 + 77;
 	struct adv_engine e1, e3;
@@ -214,9 +214,9 @@ static void test_engine_threads(void **state)
 static void test_spec_identity(void **state)
 {
 	const struct adv_spec specs[] = {
-		{COMP_LZO_RLE, COMP_LEVEL_DEFAULT},
-		{COMP_ZSTD, COMP_LEVEL_DEFAULT},
-		{COMP_ZSTD, 9},
+		{COMP_LZO_RLE, COMP_LEVEL_DEFAULT, false},
+		{COMP_ZSTD, COMP_LEVEL_DEFAULT, false},
+		{COMP_ZSTD, 9, false},
 	};
 	struct adv_spec s;
 	struct adv_engine e;

@@ -47,10 +47,10 @@ static void build(int kind, unsigned threshold)
 	eng.zs = zs_model_default(4096);
 	eng.page_size = 4096;
 	eng.nspecs = 4;
-	eng.spec[0] = (struct adv_spec){COMP_LZO_RLE, COMP_LEVEL_DEFAULT};
-	eng.spec[1] = (struct adv_spec){COMP_LZ4HC, COMP_LEVEL_DEFAULT};
-	eng.spec[2] = (struct adv_spec){COMP_ZSTD, COMP_LEVEL_DEFAULT};
-	eng.spec[3] = (struct adv_spec){COMP_DEFLATE, 9};
+	eng.spec[0] = (struct adv_spec){COMP_LZO_RLE, COMP_LEVEL_DEFAULT, false};
+	eng.spec[1] = (struct adv_spec){COMP_LZ4HC, COMP_LEVEL_DEFAULT, false};
+	eng.spec[2] = (struct adv_spec){COMP_ZSTD, COMP_LEVEL_DEFAULT, false};
+	eng.spec[3] = (struct adv_spec){COMP_DEFLATE, 9, false};
 	eng.npages = 64;
 	eng.sizes = sizes;
 	for (unsigned p = 0; p < 64; p++) {

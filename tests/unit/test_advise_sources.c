@@ -21,8 +21,8 @@
 #include <zstd.h>
 
 static const struct adv_spec specs[] = {
-	{COMP_LZO_RLE, COMP_LEVEL_DEFAULT},
-	{COMP_ZSTD, COMP_LEVEL_DEFAULT},
+	{COMP_LZO_RLE, COMP_LEVEL_DEFAULT, false},
+	{COMP_ZSTD, COMP_LEVEL_DEFAULT, false},
 };
 
 static int setup(void **state)
@@ -223,8 +223,8 @@ static void test_page_sizes(void **state)
 {
 	static const unsigned ps[] = {4096, 16384, 65536};
 	/* lzo and lzo-rle are mirrored up to 16 KiB pages only */
-	static const struct adv_spec sp[] = {{COMP_LZ4, COMP_LEVEL_DEFAULT},
-					     {COMP_ZSTD, COMP_LEVEL_DEFAULT}};
+	static const struct adv_spec sp[] = {{COMP_LZ4, COMP_LEVEL_DEFAULT, false},
+					     {COMP_ZSTD, COMP_LEVEL_DEFAULT, false}};
 	static uint8_t out[COMP_DST_SIZE(16384)];
 	struct adv_opts o = {.device = "zram0", .quiet = true}, eff;
 	struct adv_dev_info di;
