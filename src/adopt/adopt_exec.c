@@ -150,23 +150,6 @@ static int swap_off(const struct adopt_job *j, const char *name, const char *why
 	return 0;
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)(p - (const char *)buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * The swap header of device d (its id), the size it was set up with. kept: the UUID is the
  * old header's (printed under --dry-run too; a new random one only when it is written).
@@ -192,7 +175,7 @@ static int write_header(const struct adopt_job *j, const struct zram_dev *d, con
 	if (r == 0)
 		r = sysfs_open_zram_dev_excl(j->root_fd, d->id, &fd);
 	if (r == 0) {
-		r = pwrite_all(fd, page, j->page_size);
+		r = pwrite_full(fd, page, j->page_size, 0);
 		if (r == 0 && fsync(fd) < 0)
 			r = -errno;
 		close(fd);

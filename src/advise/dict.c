@@ -145,21 +145,6 @@ uint64_t dict_kernel_bytes(size_t dict_size, int level, size_t page_size)
 	       ZSTD_estimateDDictSize(dict_size, ZSTD_dlm_byRef);
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int dict_write_file(const char *path, const struct dict_trained *d)
 {
 	int fd, r;
@@ -169,7 +154,7 @@ int dict_write_file(const char *path, const struct dict_trained *d)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, d->buf, d->size);
+	r = pwrite_full(fd, d->buf, d->size, 0);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)

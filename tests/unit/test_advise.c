@@ -16,6 +16,7 @@
 #include "config.h"
 #include "fakeroot.h"
 #include "advise_pages.h" /* after fakeroot.h */
+#include "advise_run.h"   /* after fakeroot.h */
 #include "zram.h"
 
 #include <errno.h>
@@ -236,59 +237,24 @@ static double jnum(int obj, const char *key)
 
 /* ------------------------------------------------------------ helpers */
 
-static char out_buf[65536], err_buf[8192];
-
-static void slurp(int fd, char *buf, size_t size)
-{
-	ssize_t n;
-
-	(void)lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, size - 1);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
 /* Run advise_main with a NULL-terminated argument list; stdout/stderr land in the buffers. */
 static int run_advise(int root_fd, ...)
 {
-	char *argv[32];
-	int argc = 0, rc, o, e, so, se;
+	const char *args[31];
+	int n = 0;
 	va_list ap;
 
-	argv[argc++] = strdup("advise");
 	va_start(ap, root_fd);
 	for (;;) {
 		const char *a = va_arg(ap, const char *);
 
-		if (!a || argc == 31)
+		if (!a || n == 30)
 			break;
-		argv[argc++] = strdup(a);
+		args[n++] = a;
 	}
 	va_end(ap);
-	argv[argc] = NULL;
-
-	fflush(stdout);
-	fflush(stderr);
-	o = open(tpath("stdout"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	e = open(tpath("stderr"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(o >= 0 && e >= 0);
-	so = dup(1);
-	se = dup(2);
-	dup2(o, 1);
-	dup2(e, 2);
-	rc = advise_main(argc, argv, root_fd);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	slurp(o, out_buf, sizeof(out_buf));
-	slurp(e, err_buf, sizeof(err_buf));
-	close(o);
-	close(e);
-	for (int i = 0; i < argc; i++)
-		free(argv[i]);
-	return rc;
+	args[n] = NULL;
+	return advise_run_args(root_fd, args);
 }
 
 static int setup(void **state)

@@ -17,6 +17,7 @@
 #include "dict.h"
 #include "fakeroot.h"
 #include "advise_pages.h" /* after fakeroot.h */
+#include "advise_run.h"   /* after fakeroot.h */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -489,49 +490,9 @@ static void test_options(void **state)
 
 /* ------------------------------------------------------------ advise_main */
 
-static char out_buf[1 << 16], err_buf[4096];
-
-static void slurp_fd(int fd, char *buf, size_t size)
-{
-	ssize_t n;
-
-	(void)lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, size - 1);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
 static int run_advise(const char *const *args)
 {
-	char *argv[32];
-	int argc = 0, rc, o, e, so, se;
-
-	argv[argc++] = strdup("advise");
-	for (; *args && argc < 31; args++)
-		argv[argc++] = strdup(*args);
-	argv[argc] = NULL;
-	fflush(stdout);
-	fflush(stderr);
-	o = open(tpath("stdout"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	e = open(tpath("stderr"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(o >= 0 && e >= 0);
-	so = dup(1);
-	se = dup(2);
-	dup2(o, 1);
-	dup2(e, 2);
-	rc = advise_main(argc, argv, -1);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	slurp_fd(o, out_buf, sizeof(out_buf));
-	slurp_fd(e, err_buf, sizeof(err_buf));
-	close(o);
-	close(e);
-	for (int i = 0; i < argc; i++)
-		free(argv[i]);
-	return rc;
+	return advise_run_args(-1, args);
 }
 
 static void write_vocab_file(const char *rel, size_t n)
