@@ -218,7 +218,7 @@ static void test_spec_identity(void **state)
 		{COMP_ZSTD, COMP_LEVEL_DEFAULT, false},
 		{COMP_ZSTD, 9, false},
 	};
-	struct adv_spec s;
+	struct adv_spec s = { 0 }; /* comp_parse_spec sets algo and level only */
 	struct adv_engine e;
 
 	(void)state;
