@@ -104,8 +104,8 @@ uint64_t now_boottime_ns(void);
 int read_full(int fd, void *buf, size_t len, size_t *ret_len);
 /* The same with pread(2) from offset off. */
 int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len);
-/* pwrite(2) of all len bytes at offset off, retrying EINTR: 0 or -errno (-EIO: wrote 0). */
-int pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+/* write(2) of all len bytes, retrying EINTR: 0 or -errno (-EIO: wrote 0). */
+int write_full(int fd, const void *buf, size_t len);
 
 /*
  * A directory stream on fd (which it then owns; closed on failure too): 0 or -errno. The

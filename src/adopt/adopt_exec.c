@@ -175,7 +175,7 @@ static int write_header(const struct adopt_job *j, const struct zram_dev *d, con
 	if (r == 0)
 		r = sysfs_open_zram_dev_excl(j->root_fd, d->id, &fd);
 	if (r == 0) {
-		r = pwrite_full(fd, page, j->page_size, 0);
+		r = write_full(fd, page, j->page_size);
 		if (r == 0 && fsync(fd) < 0)
 			r = -errno;
 		close(fd);

@@ -154,7 +154,7 @@ int dict_write_file(const char *path, const struct dict_trained *d)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 	if (fd < 0)
 		return -errno;
-	r = pwrite_full(fd, d->buf, d->size, 0);
+	r = write_full(fd, d->buf, d->size);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)

@@ -185,21 +185,18 @@ int pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *ret_len)
 	return read_loop(fd, buf, len, (int64_t)off, ret_len);
 }
 
-int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+int write_full(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
-	if (off > (uint64_t)INT64_MAX - len)
-		return -EINVAL;
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
 		p += n;
-		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
 	return 0;

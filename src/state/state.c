@@ -251,22 +251,6 @@ static void obuf_printf(struct obuf *b, const char *fmt, ...)
 	}
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* write(2), not pwrite_full: test_state_crash kills the writer at each call */
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Random suffix for temporary names; uniqueness is enforced by O_EXCL, not by this. */
 static void random_suffix(char *out, size_t n)
 {
@@ -322,7 +306,7 @@ static int replace_file(int dfd, const char *name, const char *data, size_t len,
 		r = -errno;
 		goto fail;
 	}
-	r = write_all(fd, data, len);
+	r = write_full(fd, data, len); /* write(2): test_state_crash kills at each call */
 	if (r < 0)
 		goto fail;
 	if (fsync(fd) < 0) {
