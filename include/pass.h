@@ -63,8 +63,11 @@ struct pass_report {
 	uint64_t pages_charged; /* sum of max_pages written */
 	int64_t compr_saved;	/* compr_data_size reduction by this step's writes, measured
 				 * around each write, other writers' share taken out (>= 0) */
-	int64_t mem_freed;	/* mem_used_total before - after (compaction comes later) */
+	int64_t mem_freed;	/* mem_used_total before - after (with the compactions below;
+				 * the pass's own compaction comes later) */
 	int64_t huge_delta;	/* huge_pages after - before */
+	unsigned compactions;	 /* compactions between writes (policy_compact_in_step) */
+	int64_t compact_freed;	 /* mem_used_total they freed */
 	uint64_t kernel_ns;	/* time spent inside recompress writes */
 	uint64_t max_write_ns;	/* the longest of them (max-write-ms bounds it) */
 	enum batch_stop {

@@ -82,6 +82,8 @@ struct batches {
 	/* where failures are marked: the candidates at the step's start (policy_marked_step_more) */
 	uint64_t cand;
 	bool cand_known;
+	int64_t saved_at_compact; /* pr->compr_saved at the step's last compaction */
+	bool compact_off;	  /* a compaction between writes failed: the pass's own one says why */
 };
 
 enum { BATCH_WRITTEN, BATCH_RETRY, BATCH_DONE };
@@ -274,6 +276,36 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 }
 
 /*
+ * Under memory pressure, after a write: compaction when the step's writes have saved
+ * enough since the last one (policy_compact_in_step), so that the memory they free goes
+ * back to the workload now, not at the pass's end. ENOMEM or another refusal ends it for
+ * the step; the pass's compaction at its end reports a lasting error.
+ */
+static void step_compact(const struct pass_ctx *ctx, struct zram_dev *d,
+			 const struct pass_plan *plan, struct pass_report *pr, struct batches *b)
+{
+	struct zram_mm_stat after;
+	uint64_t before = d->mm.v[MM_MEM_USED_TOTAL];
+	int64_t since = pr->compr_saved - b->saved_at_compact;
+
+	if (b->compact_off || since <= 0 ||
+	    !policy_compact_in_step(plan->compact, plan->mem_pressure_permille, (uint64_t)since,
+				    before))
+		return;
+	b->saved_at_compact = pr->compr_saved;
+	if (pass_write(ctx, d, "compact", "1", NULL, NULL) < 0) {
+		b->compact_off = true;
+		return;
+	}
+	pr->compactions++;
+	if (zram_read_mm_stat(ctx->root_fd, d->id, &after) == 0) {
+		d->mm = after;
+		b->mm_fresh = true;
+		pr->compact_freed += -delta_i64(before, after.v[MM_MEM_USED_TOTAL]);
+	}
+}
+
+/*
  * One step: recompress writes of at most batch_pages until a batch makes no progress or
  * the budget is spent (the pass's pages left, and for a fallback what the previous
  * priority left unshrunk).
@@ -340,6 +372,8 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			st->cur_valid = false;
 			st->wrote = true;
 			r = batch_outcome(ctx, d, pr, &b, &before, st);
+			if (r == BATCH_WRITTEN)
+				step_compact(ctx, d, plan, pr, &b);
 		}
 	} while (r == BATCH_WRITTEN || r == BATCH_RETRY);
 	if (pr->compr_saved < 0)

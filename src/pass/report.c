@@ -101,6 +101,10 @@ static void print_step(FILE *f, const char *name, const struct pass_report *p)
 		fprintf(f, ", paced %.3f s", (double)p->paced_ns / 1e9);
 	if (p->enomem)
 		fprintf(f, ", %u ENOMEM (batch halved)", p->enomem);
+	if (p->compactions)
+		fprintf(f, ", compacted %u time%s between writes (freed %s)", p->compactions,
+			p->compactions == 1 ? "" : "s",
+			human_bytes_signed(a, sizeof(a), p->compact_freed));
 	if (p->unshrunk != UINT64_MAX && p->stop != STOP_NOTHING)
 		fprintf(f, ", %" PRIu64 " page%s not shrunk%s", p->unshrunk,
 			p->unshrunk == 1 ? "" : "s",

@@ -62,6 +62,18 @@ bool policy_should_compact(enum compact_mode mode, const struct zram_mm_stat *af
 	return false;
 }
 
+bool policy_compact_in_step(enum compact_mode mode, unsigned mem_permille, uint64_t saved_since,
+			    uint64_t pool)
+{
+	uint64_t want = pool / POLICY_STEP_COMPACT_SHARE;
+
+	if (mode == COMPACT_NEVER || mem_permille == 0 || pool == 0)
+		return false;
+	if (want < POLICY_STEP_COMPACT_MIN)
+		want = POLICY_STEP_COMPACT_MIN;
+	return saved_since >= want;
+}
+
 void policy_expand_plan(const struct pass_plan *in, const struct policy_kernel *k,
 			struct pass_plan *out)
 {

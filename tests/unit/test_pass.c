@@ -479,6 +479,89 @@ static void test_write_bounded_pressure(void **state)
 	assert_int_equal(nth_max_pages(2), 2048);
 }
 
+/* Occurrences of NEEDLE in the write log. */
+static unsigned count_lines(const char *log, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(log, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The next run's writes logged from the start. */
+static void setup_counts_reset(void)
+{
+	w.log[0] = '\0';
+}
+
+/*
+ * Under memory pressure a step compacts between its writes once they have saved 1/64 of
+ * the pool and at least 1 MiB since the last compaction (policy_compact_in_step): here
+ * 1 MB a write, so after the second and the fourth. Without pressure, or with compact =
+ * never, only the pass's end compacts; with a pool 64 x 10 MB, 4 MB of savings are not
+ * enough.
+ */
+static void test_compact_between_writes(void **state)
+{
+	static const char pressed[] = "idle: all\n"
+				      "recompress: type=idle priority=1 max_pages=2048\n"
+				      "recompress: type=idle priority=1 max_pages=2048\n"
+				      "compact: 1\n"
+				      "recompress: type=idle priority=1 max_pages=2048\n"
+				      "recompress: type=idle priority=1 max_pages=2048\n"
+				      "compact: 1\n"
+				      "recompress: type=idle priority=1 max_pages=2048\n"
+				      "compact: 1\n";
+	struct device_report rep = { 0 };
+
+	(void)state;
+	cfg_idle_only();
+	cfg.compact = COMPACT_AUTO;
+	w.progress_batches = 4;
+	ctx.mem_total = 1000 * 4096;
+	ctx.mem_available = 10 * 4096; /* full pressure */
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_string_equal(w.log, pressed);
+	assert_int_equal(rep.passes[0].compactions, 2);
+	/* 43 MB used -> 38 + 1.9 MB after the first, 36 + 1.8 MB after the second; the
+	 * fake kernel's writes free nothing by themselves, so the step's pool change is theirs */
+	assert_true(rep.passes[0].compact_freed == 43000000 - (36000000 + 36000000 / 20));
+	assert_true(rep.passes[0].mem_freed == rep.passes[0].compact_freed);
+	assert_true(rep.compacted); /* and the pass's end, as before */
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "compacted 2 times between writes"));
+
+	/* no pressure: the end only */
+	setup_counts_reset();
+	ctx.mem_available = 900 * 4096;
+	w.progress_batches = 4;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[0].compactions, 0);
+	assert_int_equal(count_lines(w.log, "compact: 1"), 1);
+
+	/* compact = never: none at all, pressure or not */
+	setup_counts_reset();
+	cfg.compact = COMPACT_NEVER;
+	ctx.mem_available = 10 * 4096;
+	w.progress_batches = 4;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(count_lines(w.log, "compact: 1"), 0);
+
+	/* a pool of 640 MB: 4 MB saved is under 1/64 of it (10 MB) */
+	setup_counts_reset();
+	cfg.compact = COMPACT_AUTO;
+	w.used = 640000000;
+	write_mm();
+	w.progress_batches = 4;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[0].compactions, 0);
+	assert_int_equal(count_lines(w.log, "compact: 1"), 1);
+}
+
 /* Two secondaries on 6.12, the idle step at #1: its failures are not marked 'n'. */
 static void failures_unmarked(void)
 {
@@ -1996,6 +2079,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_bounded_slow_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_cpu_not_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compact_between_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_counts_under_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_verdict_estimated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_when_unpaid, setup, teardown),

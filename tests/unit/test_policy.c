@@ -208,6 +208,26 @@ static void test_failures_marked(void **state)
 	assert_false(c614.blocking_pp);
 }
 
+/* Compaction between a step's writes: under pressure only, 1 MiB and 1/64 of the pool. */
+static void test_compact_in_step(void **state)
+{
+	(void)state;
+	/* no pressure, compact = never, or an empty pool: never */
+	assert_false(policy_compact_in_step(COMPACT_AUTO, 0, 1u << 30, 100u << 20));
+	assert_false(policy_compact_in_step(COMPACT_NEVER, 1000, 1u << 30, 100u << 20));
+	assert_false(policy_compact_in_step(COMPACT_AUTO, 1000, 1u << 30, 0));
+	/* a 32 MiB pool: 1/64 is 512 KiB, so the 1 MiB floor decides */
+	assert_false(policy_compact_in_step(COMPACT_AUTO, 1, (1u << 20) - 1, 32u << 20));
+	assert_true(policy_compact_in_step(COMPACT_AUTO, 1, 1u << 20, 32u << 20));
+	assert_true(policy_compact_in_step(COMPACT_ALWAYS, 500, 1u << 20, 32u << 20));
+	/* a 1 GiB pool: 16 MiB */
+	assert_false(policy_compact_in_step(COMPACT_AUTO, 1000, (16u << 20) - 1, 1u << 30));
+	assert_true(policy_compact_in_step(COMPACT_AUTO, 1000, 16u << 20, 1u << 30));
+	/* no overflow at the top */
+	assert_true(policy_compact_in_step(COMPACT_AUTO, 1000, UINT64_MAX, UINT64_MAX));
+	assert_false(policy_compact_in_step(COMPACT_AUTO, 1000, UINT64_MAX / 65, UINT64_MAX));
+}
+
 static void test_idle_walk_worth(void **state)
 {
 	(void)state;
@@ -1349,6 +1369,7 @@ int main(void)
 		cmocka_unit_test(test_expand_plan),
 		cmocka_unit_test(test_failures_marked),
 		cmocka_unit_test(test_idle_walk_worth),
+		cmocka_unit_test(test_compact_in_step),
 		cmocka_unit_test(test_enomem_batch),
 		cmocka_unit_test(test_huge_wait),
 		cmocka_unit_test(test_marked_step_more),
