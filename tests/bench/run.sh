@@ -326,7 +326,7 @@ run_vm() {
 	# Knobs of the guest scenarios (README, Variables), passed on as shell assignments.
 	env | grep -E '^BENCH_(CHURN_[A-Z_]+|WBCRYPT_[A-Z_]+|SWAP_[A-Z_]+|BURST_[A-Z_]+|LARGE_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
 		sed 's/^/export /' >"$st/vm/bench.env"
-	env | grep -E '^BENCH_BURST_(SHAPES|POLICIES)=[a-z0-9 ]+$' | sed "s/^\([A-Z_]*\)=\(.*\)/export \1='\2'/" >>"$st/vm/bench.env"
+	env | grep -E '^BENCH_BURST_(SHAPES|ALL_SHAPES|POLICIES)=[a-z0-9 ]+$' | sed "s/^\([A-Z_]*\)=\(.*\)/export \1='\2'/" >>"$st/vm/bench.env"
 	# vmbench needs only libc, which the image already has for zram-recompd (of its
 	# architecture).
 	vm_cpio "$st" >>"$INITRD"
@@ -335,7 +335,8 @@ run_vm() {
 	log "booting $KERNEL (TCG); console log $LOG"
 	t0=$(ns)
 	if [ -n "$ICOUNT" ]; then
-		vm_boot "$KERNEL" "$INITRD" "$LOG" "${VM_TIMEOUT:-2700}" "" -icount "$ICOUNT"
+		# shellcheck disable=SC2086 # BOOT_QEMU_OPTS: words
+		vm_boot "$KERNEL" "$INITRD" "$LOG" "${VM_TIMEOUT:-2700}" "" -icount "$ICOUNT" ${BOOT_QEMU_OPTS:-}
 	else
 		vm_boot "$KERNEL" "$INITRD" "$LOG" "${VM_TIMEOUT:-2700}"
 	fi
@@ -384,11 +385,52 @@ run_kernel() {
 	if [ -n "$burst" ]; then
 		VM_SMP=${BENCH_BURST_SMP:-1}
 		kv "${2}meta.burst_vm_cpus" "$VM_SMP"
-		BENCH_SCENARIO_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} VM_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} \
-			run_vm "$1" "$2" burst -burst || rk=1
+		if [ "${BENCH_BURST_BOOT:-one}" = each ]; then
+			run_burst_each "$1" "$2" || rk=1
+		else
+			BENCH_SCENARIO_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} VM_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} \
+				run_vm "$1" "$2" burst -burst || rk=1
+		fi
 		VM_SMP=2
 	fi
 	return $rk
+}
+
+# run_burst_each K PREFIX (BENCH_BURST_BOOT=each): the burst scenario with one boot per
+# shape, run and policy, each from the same fresh state, and qemu's random generator
+# seeded (-seed: RDRAND, which the guest kernel mixes into its pools, comes from it), so
+# that with -icount and one vCPU nothing but the policy differs between boots. The
+# console log of each boot is kept as console-K-burst-SHAPE-rN-POLICY.log. The result
+# (vm.burst.result) is PASS only when every boot passed.
+run_burst_each() {
+	be_shapes=${BENCH_BURST_SHAPES:-warmcold hot40}
+	be_runs=${BENCH_BURST_RUNS:-3}
+	be_bad=
+	kv "${2}meta.burst_boots" "each (seed ${BENCH_BURST_SEED:-29})"
+	for be_shape in $be_shapes; do
+		be_r=1
+		while [ "$be_r" -le "$be_runs" ]; do
+			for be_pol in ${BENCH_BURST_POLICIES:-none naive daemon}; do
+				BENCH_BURST_SHAPES=$be_shape BENCH_BURST_ALL_SHAPES=$be_shapes \
+					BENCH_BURST_RUNS=1 BENCH_BURST_ALL_RUNS=$be_runs \
+					BENCH_BURST_RUN_FIRST=$be_r BENCH_BURST_POLICIES=$be_pol \
+					BOOT_QEMU_OPTS="-seed ${BENCH_BURST_SEED:-29}" \
+					BENCH_SCENARIO_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} \
+					VM_TIMEOUT=${BENCH_BURST_TIMEOUT:-6000} \
+					run_vm "$1" "$2" burst -burst || be_bad=1
+				[ "$VM_ST" = PASS ] || be_bad=1
+				cp "$OUT/console-$1-burst.log" "$OUT/console-$1-burst-$be_shape-r$be_r-$be_pol.log"
+			done
+			be_r=$((be_r + 1))
+		done
+	done
+	# later keys replace earlier ones (derive.awk): the whole's result last
+	if [ -n "$be_bad" ]; then
+		kv "${2}vm.burst.result" FAIL
+		kv "${2}vm.burst.reason" "a boot of BENCH_BURST_BOOT=each failed (console-$1-burst-*.log)"
+		return 1
+	fi
+	kv "${2}vm.burst.result" PASS
 }
 
 # BENCH_PARALLEL=1: the kernels' boots at once, each into a key file of its own, added to

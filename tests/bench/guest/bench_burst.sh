@@ -13,6 +13,9 @@
 # bench_swap.sh (swaplib.sh). run.sh boots this scenario with one vCPU (BENCH_BURST_SMP):
 # with -icount, one vCPU is a one-CPU machine whose schedule repeats, so the spread of the
 # runs shows what is left of chance. Keys: burst.SHAPE.rN.POLICY.*.
+# BENCH_BURST_BOOT=each (run.sh): one policy of one run per boot, so that no run starts
+# from what the one before left in memory; then BENCH_BURST_RUN_FIRST numbers this boot's
+# run, and BENCH_BURST_ALL_SHAPES / BENCH_BURST_ALL_RUNS give the header keys of the whole.
 # shellcheck disable=SC1091,SC2154
 . /vm/lib.sh
 . /vm/benchlib.sh
@@ -27,8 +30,8 @@ POLICIES=${BENCH_BURST_POLICIES:-none naive daemon}
 out burst.mib "$MIB"
 out burst.ram_mib "$RAM"
 out burst.seconds "$SECS"
-out burst.runs "$RUNS"
-out burst.shapes "$SHAPES"
+out burst.runs "${BENCH_BURST_ALL_RUNS:-$RUNS}"
+out burst.shapes "${BENCH_BURST_ALL_SHAPES:-$SHAPES}"
 out burst.cpus "$(grep -c '^processor' /proc/cpuinfo)"
 for shape in $SHAPES; do
 	case $shape in
@@ -38,8 +41,8 @@ for shape in $SHAPES; do
 	esac
 	out "burst.$shape.hot_percent" "$hot"
 	out "burst.$shape.cold_every" "$cold"
-	r=1
-	while [ "$r" -le "$RUNS" ]; do
+	r=${BENCH_BURST_RUN_FIRST:-1}
+	while [ "$r" -lt $((${BENCH_BURST_RUN_FIRST:-1} + RUNS)) ]; do
 		for policy in $POLICIES; do
 			swap_policy "burst.$shape.r$r" "$policy" "$MIB" "$hot" "$SECS" "$cold" 0
 		done
