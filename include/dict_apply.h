@@ -7,16 +7,21 @@
  * where the file is, whether it may be given to the kernel, at which priorities.
  *
  * The kernel reads the file itself, by path, when `algorithm_params priority=P dict=PATH`
- * is written, so the path must be one the project controls, never one taken from input:
+ * is written, so the path must be one the project controls, never one taken from input.
+ * Looked up in this order:
  *
- *   $CREDENTIALS_DIRECTORY/zramN.zdict  systemd's credentials directory of the unit that
- *                                       runs --once (LoadCredentialEncrypted=: the opt-in
- *                                       encrypted persistence), first;
  *   /run/zram-recompd/dict/zramN.zdict  the memory-backed directory advise --dict-install
- *                                       writes (gone at reboot), else.
+ *                                       writes (gone at reboot);
+ *   $CREDENTIALS_DIRECTORY/zramN.zdict  systemd's credentials directory of the unit that
+ *                                       runs --once, when it loads one itself;
+ *   /run/credentials/zram-recompd-dict@zramN.service/zramN.zdict
+ *                                       the saved dictionary, encrypted at rest
+ *                                       (systemd-creds), decrypted at boot into that unit's
+ *                                       credentials (LoadCredentialEncrypted=, ramfs): the
+ *                                       opt-in persistence (systemd/zram-recompd-dict@.service).
  *
  * Beside each, zramN.zdict.pred holds advise's prediction (one line, no page content), and
- * the directory under /run holds zramN.zdict.applied, what --once or adopt gave the kernel
+ * /run/zram-recompd/dict holds zramN.zdict.applied, what --once or adopt gave the kernel
  * (for `status`). Every directory must be a real directory (no symbolic link on the way),
  * owned by the running user (root), writable by nobody else, on tmpfs or ramfs; every file a
  * regular file owned by that user with mode 0600 or stricter. A dictionary file must be a

@@ -208,21 +208,36 @@ static int find_in(const char *dir, const char *dev, bool cred, struct dict_foun
 	return r;
 }
 
+/* The directory of zram-recompd-dict@DEV.service's credentials (systemd: /run/credentials/UNIT). */
+static int unit_creds_dir(const char *dev, char *buf, size_t size)
+{
+	const char *root = secure_getenv("ZRAM_RECOMPD_CREDENTIALS_ROOT");
+
+	return str_printf(buf, size, "%s/zram-recompd-dict@%s.service",
+			  root && *root ? root : "/run/credentials", dev);
+}
+
 int dict_find(const char *dev, struct dict_found *ret, char *why, size_t why_size)
 {
 	const char *cred = secure_getenv("CREDENTIALS_DIRECTORY");
-	int r = -ENOENT;
+	char unit_dir[ZRAM_DICT_PATH_MAX];
+	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	why[0] = '\0';
 	if (!zram_name_valid(dev))
 		return -EINVAL;
-	/* systemd sets it for the unit's commands (LoadCredential*=); the path is systemd's */
-	if (cred && *cred)
-		r = find_in(cred, dev, true, ret, why, why_size);
-	if (r == -ENOENT) {
+	/* the newest first: one advise --dict-install put in memory during this boot */
+	r = find_in(dict_dir_path(), dev, false, ret, why, why_size);
+	/* systemd's credentials directory of this unit (LoadCredentialEncrypted= on it) */
+	if (r == -ENOENT && cred && *cred) {
 		memset(ret, 0, sizeof(*ret));
-		r = find_in(dict_dir_path(), dev, false, ret, why, why_size);
+		r = find_in(cred, dev, true, ret, why, why_size);
+	}
+	/* ... or of zram-recompd-dict@DEV.service, which decrypted the saved one at boot */
+	if (r == -ENOENT && unit_creds_dir(dev, unit_dir, sizeof(unit_dir)) == 0) {
+		memset(ret, 0, sizeof(*ret));
+		r = find_in(unit_dir, dev, true, ret, why, why_size);
 	}
 	return r;
 }
