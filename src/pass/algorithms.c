@@ -184,9 +184,9 @@ static void dict_record(const struct pass_ctx *ctx, const struct zram_dev *d,
 			    applied ? "write" : "remove", dict_dir_path(), d->name,
 			    DICT_APPLIED_EXT, strerror(-r));
 	else if (applied)
-		log_info("%s: zstd dictionary %s (%llu bytes, id %u) at priority %s%s%s", d->name,
-			 f->path, (unsigned long long)f->size, f->id,
-			 applied & 2 ? "1 " : "", applied & 4 ? "2 " : "", applied & 8 ? "3" : "");
+		log_info("%s: zstd dictionary %s (%llu bytes, id %u) at priority%s%s%s", d->name,
+			 f->path, (unsigned long long)f->size, f->id, applied & 2 ? " 1" : "",
+			 applied & 4 ? " 2" : "", applied & 8 ? " 3" : "");
 }
 
 /*
