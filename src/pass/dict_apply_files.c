@@ -40,11 +40,12 @@ const char *dict_dir_path(void)
 	return e && *e ? e : DICT_DIR_DEFAULT;
 }
 
-/* mkdir -p dir, new components mode 0700. */
+/* mkdir -p dir, new components mode 0700; existing ones are not touched (no mkdir call). */
 static int mkdir_p(const char *dir)
 {
 	char buf[ZRAM_DICT_PATH_MAX];
 	size_t len = strlen(dir);
+	struct stat st;
 
 	if (len >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -55,7 +56,7 @@ static int mkdir_p(const char *dir)
 		char c = *s;
 
 		*s = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		if (lstat(buf, &st) < 0 && (errno != ENOENT || (mkdir(buf, 0700) < 0 && errno != EEXIST)))
 			return -errno;
 		if (!c)
 			return 0;
@@ -74,14 +75,15 @@ int dict_dir_open(const char *dir, bool create, char *why, size_t why_size)
 		(void)snprintf(why, why_size, "not a plain absolute path");
 		return -EINVAL;
 	}
-	if (create) {
+	fd = open2(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd == -ENOENT && create) {
 		r = mkdir_p(dir);
 		if (r < 0) {
 			(void)snprintf(why, why_size, "cannot create it: %s", strerror(-r));
 			return r;
 		}
+		fd = open2(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
 	}
-	fd = open2(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0) {
 		(void)snprintf(why, why_size, "%s", fd == -ELOOP ? "a symbolic link on the way"
 								  : strerror(-fd));
