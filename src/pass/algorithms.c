@@ -149,8 +149,11 @@ static int write_params(const struct pass_ctx *ctx, const struct zram_dev *d,
 			r = pass_write(ctx, d, "algorithm_params", cmd, NULL, NULL);
 		if (r == 0)
 			return 1;
-		/* the kernel reads the file now: -EINVAL/-ENOENT when it cannot (7.1+: the
-		 * priority's parameters are reset by then); the level goes in again below */
+		/* set up by another tool meanwhile, or gone: the device's, not the file's */
+		if (r == -EBUSY || r == -ENODEV)
+			return pass_log_setup_error(ctx, d, "algorithm_params", cmd, r);
+		/* the kernel reads the file now: -EINVAL (7.3: also -ENOENT ...) when it cannot
+		 * (7.1+: the priority's parameters are reset by then); the level goes in again */
 		log_error("%s: algorithm_params: dictionary %s at priority %u: %s; configured "
 			  "without the dictionary",
 			  d->name, dict, i + 1, strerror(-r));

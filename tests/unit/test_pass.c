@@ -1495,6 +1495,20 @@ static void test_configure_dict_refused_by_kernel(void **state)
 	/* nothing applied: no record */
 	snprintf(path, sizeof(path), "%s/zram0.zdict.applied", dir);
 	assert_int_equal(access(path, F_OK), -1);
+	/* EBUSY is the device's (another tool's disksize), not the file's: no retry, -EBUSY */
+	w.log[0] = '\0';
+	w.fail_errno = EBUSY;
+	w.fail_times = -1;
+	memset(&dev.recomp, 0, sizeof(dev.recomp));
+	capture_start();
+	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), -EBUSY);
+	log = capture_end();
+	assert_null(strstr(log, "configured without the dictionary"));
+	snprintf(want, sizeof(want),
+		 "recomp_algorithm: algo=zstd priority=1\n"
+		 "algorithm_params: priority=1 level=9 dict=%s/zram0.zdict\n",
+		 dir);
+	assert_string_equal(w.log, want);
 	unsetenv("ZRAM_RECOMPD_DICT_DIR");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
