@@ -34,12 +34,13 @@ static int parse_prios(char *v, unsigned *ret, char *why)
 		unsigned p;
 
 		if (strlen(tok) != 1 || tok[0] < '1' || tok[0] > '3')
-			return dict_fail(why, -EINVAL,
-					 "'%s' is not no, auto, yes or a secondary priority 1-3 "
-					 "(the primary cannot take a dictionary here: the setup tool "
-					 "writes comp_algorithm after the hook, and 7.3 then resets "
-					 "its parameters)",
-					 tok);
+			return dict_fail(
+				why, -EINVAL,
+				"'%s' is not no, auto, yes or a secondary priority 1-3 "
+				"(the primary cannot take a dictionary here: the setup tool "
+				"writes comp_algorithm after the hook, and 7.3 then resets "
+				"its parameters)",
+				tok);
 		p = (unsigned)(tok[0] - '0');
 		if (mask & (1u << p))
 			return dict_fail(why, -EINVAL, "priority %s is listed twice", tok);

@@ -305,25 +305,28 @@ static void note_add(char *note, size_t size, const char *fmt, ...)
 }
 
 /* auto: the prediction's priorities, where the configuration is what was predicted. */
-static unsigned mask_auto(const struct dev_config *cfg, const struct dict_pred *pred,
-			  char *note, size_t size)
+static unsigned mask_auto(const struct dev_config *cfg, const struct dict_pred *pred, char *note,
+			  size_t size)
 {
 	unsigned mask = 0;
 
 	if (!pred->known) {
-		(void)snprintf(note, size, "no prediction (advise --dict --dict-install writes "
-					   "one): not applied");
+		(void)snprintf(note, size,
+			       "no prediction (advise --dict --dict-install writes "
+			       "one): not applied");
 		return 0;
 	}
 	if (!pred->recommend) {
-		(void)snprintf(note, size, "advise did not recommend it (net saving %s%%): "
-					   "not applied",
+		(void)snprintf(note, size,
+			       "advise did not recommend it (net saving %s%%): "
+			       "not applied",
 			       pred->net[0] ? pred->net : "?");
 		return 0;
 	}
 	if (pred->mask & 1u)
-		note_add(note, size, "the primary is not given one (the setup tool writes its "
-					 "comp_algorithm after --once; 7.3 then resets its parameters)");
+		note_add(note, size,
+			 "the primary is not given one (the setup tool writes its "
+			 "comp_algorithm after --once; 7.3 then resets its parameters)");
 	for (unsigned p = 1; p < DICT_NPRIO; p++) {
 		if (!(pred->mask & (1u << p)))
 			continue;
@@ -331,7 +334,8 @@ static unsigned mask_auto(const struct dev_config *cfg, const struct dict_pred *
 			note_add(note, size, "priority %u does not hold zstd as predicted", p);
 		else if (cfg_zstd_level(cfg, p) != pred->level[p])
 			note_add(note, size,
-				 "priority %u was predicted at zstd level %d, the configuration has %d",
+				 "priority %u was predicted at zstd level %d, the configuration "
+				 "has %d",
 				 p, pred->level[p], cfg_zstd_level(cfg, p));
 		else
 			mask |= 1u << p;

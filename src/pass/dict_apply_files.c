@@ -56,7 +56,8 @@ static int mkdir_p(const char *dir)
 		char c = *s;
 
 		*s = '\0';
-		if (lstat(buf, &st) < 0 && (errno != ENOENT || (mkdir(buf, 0700) < 0 && errno != EEXIST)))
+		if (lstat(buf, &st) < 0 &&
+		    (errno != ENOENT || (mkdir(buf, 0700) < 0 && errno != EEXIST)))
 			return -errno;
 		if (!c)
 			return 0;
@@ -85,8 +86,8 @@ int dict_dir_open(const char *dir, bool create, char *why, size_t why_size)
 		fd = open2(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
 	}
 	if (fd < 0) {
-		(void)snprintf(why, why_size, "%s", fd == -ELOOP ? "a symbolic link on the way"
-								  : strerror(-fd));
+		(void)snprintf(why, why_size, "%s",
+			       fd == -ELOOP ? "a symbolic link on the way" : strerror(-fd));
 		return fd;
 	}
 	if (fstat(fd, &st) < 0 || fstatfs(fd, &sf) < 0) {
@@ -96,8 +97,9 @@ int dict_dir_open(const char *dir, bool create, char *why, size_t why_size)
 		r = dict_check_dir(&st, geteuid(), why, why_size);
 	}
 	if (r == 0 && !dict_fs_in_memory((long)sf.f_type)) {
-		(void)snprintf(why, why_size, "not on tmpfs or ramfs: a dictionary never goes to "
-					      "persistent storage in clear text");
+		(void)snprintf(why, why_size,
+			       "not on tmpfs or ramfs: a dictionary never goes to "
+			       "persistent storage in clear text");
 		r = -EXDEV;
 	}
 	if (r < 0) {
@@ -113,8 +115,8 @@ static int open_ours(int dir_fd, const char *name, struct stat *st, char *why, s
 	int fd = open2(dir_fd, name, O_RDONLY | O_NONBLOCK, RESOLVE_BENEATH);
 
 	if (fd < 0) {
-		(void)snprintf(why, why_size, "%s", fd == -ELOOP ? "a symbolic link"
-								  : strerror(-fd));
+		(void)snprintf(why, why_size, "%s",
+			       fd == -ELOOP ? "a symbolic link" : strerror(-fd));
 		return fd;
 	}
 	if (fstat(fd, st) < 0) {
@@ -176,8 +178,8 @@ static int check_dict_file(int dir_fd, const char *name, struct dict_found *ret,
 }
 
 /* Device dev's dictionary in dir: 0, -ENOENT (no directory or no file), -errno + why. */
-static int find_in(const char *dir, const char *dev, bool cred, struct dict_found *ret,
-		   char *why, size_t why_size)
+static int find_in(const char *dir, const char *dev, bool cred, struct dict_found *ret, char *why,
+		   size_t why_size)
 {
 	char name[64], line[DICT_LINE_MAX], w[192];
 	int dfd, r;

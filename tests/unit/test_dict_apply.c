@@ -38,7 +38,7 @@ static void test_checks(void **state)
 {
 	char why[128];
 	struct stat st;
-	uint8_t h[8] = { 0x37, 0xa4, 0x30, 0xec, 0x78, 0x56, 0x34, 0x12 };
+	uint8_t h[8] = {0x37, 0xa4, 0x30, 0xec, 0x78, 0x56, 0x34, 0x12};
 	uint32_t id = 0;
 
 	(void)state;
@@ -82,7 +82,7 @@ static void test_checks(void **state)
 
 	assert_true(dict_fs_in_memory(0x01021994L));  /* tmpfs */
 	assert_true(dict_fs_in_memory(0x858458f6L));  /* ramfs */
-	assert_false(dict_fs_in_memory(0xEF53L));      /* ext4 */
+	assert_false(dict_fs_in_memory(0xEF53L));     /* ext4 */
 	assert_false(dict_fs_in_memory(0x9123683EL)); /* btrfs */
 }
 
@@ -103,14 +103,13 @@ static void test_pred_format(void **state)
 	assert_int_equal(p.level[2], 9);
 	assert_string_equal(p.net, "7.3");
 	assert_int_equal(dict_pred_format(&p, buf, sizeof(buf)), 0);
-	assert_string_equal(buf,
-			    "recommend=yes priorities=2 prio1=zstd:3 prio2=zstd:9 net-percent=7.3\n");
+	assert_string_equal(
+		buf, "recommend=yes priorities=2 prio1=zstd:3 prio2=zstd:9 net-percent=7.3\n");
 	assert_int_equal(dict_pred_parse(buf, &q), 0);
 	assert_memory_equal(&p, &q, sizeof(p));
 	/* negative levels, several priorities, another algorithm at the primary */
-	assert_int_equal(dict_pred_parse("recommend=no priorities=1,2 prio0=lzo-rle prio1=zstd:-5",
-					 &p),
-			 0);
+	assert_int_equal(
+		dict_pred_parse("recommend=no priorities=1,2 prio0=lzo-rle prio1=zstd:-5", &p), 0);
 	assert_false(p.recommend);
 	assert_int_equal(p.mask, 6u);
 	assert_int_equal(p.level[1], -5);
@@ -155,14 +154,16 @@ static void test_record_format(void **state)
 	assert_int_equal(r.applied, 10u);
 	assert_true(r.credential);
 	assert_false(r.pred.known);
-	assert_int_equal(dict_record_parse("applied= file=/a bytes=1 id=1 source=run", &r), -EINVAL);
-	assert_int_equal(dict_record_parse("applied=2 file=a bytes=1 id=1 source=run", &r), -EINVAL);
+	assert_int_equal(dict_record_parse("applied= file=/a bytes=1 id=1 source=run", &r),
+			 -EINVAL);
+	assert_int_equal(dict_record_parse("applied=2 file=a bytes=1 id=1 source=run", &r),
+			 -EINVAL);
 	assert_int_equal(dict_record_parse("applied=2 bytes=1 id=1 source=run", &r), -EINVAL);
 	assert_int_equal(dict_record_parse("applied=2 file=/a source=disk", &r), -EINVAL);
 }
 
-static struct dev_config cfg_of(enum dict_use use, unsigned prios, const char *a1,
-				const char *a2, int l1, int l2)
+static struct dev_config cfg_of(enum dict_use use, unsigned prios, const char *a1, const char *a2,
+				int l1, int l2)
 {
 	struct dev_config c;
 
@@ -189,8 +190,8 @@ static void test_mask(void **state)
 	char note[256];
 
 	(void)state;
-	assert_int_equal(dict_pred_parse("recommend=yes priorities=2 prio1=zstd:3 prio2=zstd:9", &p),
-			 0);
+	assert_int_equal(
+		dict_pred_parse("recommend=yes priorities=2 prio1=zstd:3 prio2=zstd:9", &p), 0);
 	/* no: never, whatever the prediction */
 	c = cfg_of(DICT_USE_NO, 0, "zstd", "zstd", 0, 9);
 	assert_int_equal(dict_apply_mask(&c, &p, note, sizeof(note)), 0u);
@@ -219,9 +220,8 @@ static void test_mask(void **state)
 	assert_string_equal(note,
 			    "no prediction (advise --dict --dict-install writes one): not applied");
 	/* the primary is never given one */
-	assert_int_equal(dict_pred_parse("recommend=yes priorities=0,2 prio0=zstd:3 prio2=zstd:9",
-					 &p),
-			 0);
+	assert_int_equal(
+		dict_pred_parse("recommend=yes priorities=0,2 prio0=zstd:3 prio2=zstd:9", &p), 0);
 	assert_int_equal(dict_apply_mask(&c, &p, note, sizeof(note)), 4u);
 	assert_non_null(strstr(note, "the primary is not given one"));
 	/* yes: every zstd secondary, quietly past the others */
@@ -275,7 +275,7 @@ static void rm_rf(const char *dir)
 static void test_files(void **state)
 {
 	char *base = shm_dir(), dir[256], path[300], why[256], line[DICT_LINE_MAX];
-	struct dict_found f = { 0 };
+	struct dict_found f = {0};
 	struct stat st;
 	int fd;
 
@@ -363,9 +363,9 @@ static void test_not_memory(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_checks),	   cmocka_unit_test(test_pred_format),
+		cmocka_unit_test(test_checks),	      cmocka_unit_test(test_pred_format),
 		cmocka_unit_test(test_record_format), cmocka_unit_test(test_mask),
-		cmocka_unit_test(test_files),	   cmocka_unit_test(test_not_memory),
+		cmocka_unit_test(test_files),	      cmocka_unit_test(test_not_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
