@@ -57,10 +57,12 @@ if ! strace -qq -o /dev/null true 2>/dev/null; then
 fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/zr-strace.XXXXXX") || exit 1
+# tmpfs for dict_once (zstd-dictionary refuses other file systems), gone with $TMP
+DSHM=$(mktemp -d /dev/shm/zr-strace.XXXXXX 2>/dev/null) || DSHM=
 if [ "${KEEP:-0}" = 1 ]; then
-	echo "keeping $TMP"
+	echo "keeping $TMP ${DSHM:+and $DSHM}"
 else
-	trap 'rm -rf "$TMP"' EXIT
+	trap 'rm -rf "$TMP" ${DSHM:+"$DSHM"}' EXIT
 fi
 trap 'exit 130' INT TERM
 
@@ -594,8 +596,9 @@ t_adopt_nowrite() {
 # the dictionary is opened read-only, and the sandbox was in place before the first write.
 t_dict_once() {
 	local D
-	D=$(mktemp -d /dev/shm/zr-strace-dict.XXXXXX) || die "no /dev/shm"
-	trap 'rm -rf "$D"' EXIT # the test's subshell
+	[ -n "$DSHM" ] || die "no /dev/shm"
+	D=$DSHM/dict
+	mkdir "$D" || die "mkdir $D"
 	[ "$(stat -f -c %T "$D")" = tmpfs ] || die "/dev/shm is not tmpfs"
 	chmod 0700 "$D"
 	{
