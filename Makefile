@@ -300,7 +300,8 @@ MANPAGES := docs/zram-recompd.8 docs/zram-recompd.conf.5
 # disksize (README, With zram-generator; With zram-tools).
 UNITS := systemd/zram-recompd.service systemd/zram-recompd-backing.service systemd/zram-recompd-once.service \
 	systemd/zram-recompd-once.timer systemd/systemd-zram-setup@.service.d/zram-recompd.conf \
-	systemd/zramswap.service.d/zram-recompd.conf
+	systemd/zramswap.service.d/zram-recompd.conf systemd/zram-recompd-dict@.service \
+	systemd/zram-recompd-dict-save@.service
 CONFIG := etc/zram-recompd.conf
 COMPLETION := etc/completion/zram-recompd
 

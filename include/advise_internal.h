@@ -45,6 +45,7 @@ struct adv_dict_opts {
 	uint64_t train_bytes; /* --dict-train-bytes */
 	unsigned threshold;   /* --dict-threshold, percent */
 	const char *out;      /* --dict-out FILE, or NULL: the dictionary stays in memory */
+	const char *install;  /* --dict-install zramN: into dict_apply.h's directory */
 	bool any_set;	      /* a --dict-* option was given */
 };
 
@@ -253,6 +254,7 @@ struct adv_dict_report {
 	struct dict_decision dec;
 	unsigned threshold_pct;
 	const char *written; /* --dict-out: the file written */
+	const char *installed; /* --dict-install: the device whose files were written */
 };
 
 /*
@@ -269,6 +271,11 @@ size_t adv_dict_keep_pages(const struct adv_opts *eff, uint32_t page_size);
 int adv_dict_predict(const struct adv_opts *eff, struct adv_rng *rng, const struct adv_engine *e,
 		     const struct adv_source *src, struct adv_dict_report *dr);
 void adv_dict_report_free(struct adv_dict_report *dr);
+/*
+ * --dict-install: dr's dictionary and prediction as dev's in dict_apply.h's directory
+ * (dict_install.c). 0, or the exit code 1 after logging.
+ */
+int adv_dict_install(const char *dev, struct adv_dict_report *dr);
 
 /* ---- dict_report.c: to stdout, from report.c when rp->dict is set */
 

@@ -23,7 +23,7 @@
 #define CFG_MAX_PASSES 8
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 40			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 41			     /* number of enum cfg_key bits */
 #define CFG_PATH_MAX 128		     /* backing-device */
 
 enum compact_mode {
@@ -78,6 +78,8 @@ enum cfg_key {
 	CFG_K_BACKING_FILE_SIZE = 1ull << 37,
 	CFG_K_BACKING_MIN_FREE = 1ull << 38,
 	CFG_K_BACKING_ENC = 1ull << 39,
+	/* a zstd dictionary before disksize (dict_apply.h) */
+	CFG_K_DICT = 1ull << 40,
 };
 
 /*
@@ -102,6 +104,18 @@ struct cfg_param {
 	char algo[CFG_ALGO_NAME_MAX];
 	int level;
 };
+
+/*
+ * zstd-dictionary: whether --once and adopt give a secondary zstd priority the device's
+ * dictionary (algorithm_params dict=, before disksize; dict_apply.h finds the file).
+ */
+enum dict_use {
+	DICT_USE_NO = 0,    /* never */
+	DICT_USE_AUTO = 1,  /* where advise's prediction recommended it (the .pred file) */
+	DICT_USE_PRIOS = 2, /* at dict_prios, whatever the prediction (the operator's choice) */
+};
+/* "yes": every secondary priority that holds zstd (bit 4 tells it from "1 2 3") */
+#define DICT_PRIOS_ZSTD 0x1eu
 
 /* Where a key was last set: file index in load order (0 = main file) and line; line 0 = never. */
 struct cfg_origin {
@@ -193,6 +207,9 @@ struct dev_config {
 	struct cfg_share backing_file_size;   /* bytes, or percent of the free space */
 	struct cfg_share backing_min_free;    /* bytes, or percent of the filesystem's size */
 	enum backing_enc backing_encryption;
+	/* zstd-dictionary: no, auto, yes (every zstd secondary) or a list of priorities */
+	enum dict_use dict_use;
+	unsigned dict_prios; /* DICT_USE_PRIOS: bit p = priority p (1..3) */
 
 	uint64_t set; /* enum cfg_key bits */
 	/* Indexed by bit number of enum cfg_key; for errors found after all files are read. */

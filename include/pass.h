@@ -39,6 +39,11 @@ struct pass_ctx {
 	uint64_t mem_total, mem_available; /* for the idle age; 0 = unknown */
 	uint64_t wb_day_left; /* --once: bytes left of the writeback day budget (state file) */
 	int state_fd; /* the state directory (writeback_limit hold, wb_hold.h); -1 none */
+	/*
+	 * --once and adopt: zstd-dictionary applies (dict_apply.h). The daemon leaves it off:
+	 * its unit cannot write the record under /run (ProtectSystem=strict).
+	 */
+	bool apply_dict;
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, int root_fd);

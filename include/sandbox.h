@@ -56,6 +56,13 @@ void sandbox_spec_init(struct sandbox_spec *spec, int root_fd, bool sysfs, const
 		       const char *metrics_file, char *metrics_dir);
 
 /*
+ * When a device of cfg has zstd-dictionary set: creates the memory-backed dictionary
+ * directory (dict_apply.h; mode 0700) and adds it to spec->dirs, for the record of what
+ * was applied. Nothing when it is not a safe directory (the record then fails, said once).
+ */
+void sandbox_spec_add_dict(struct sandbox_spec *spec, const struct config *cfg);
+
+/*
  * Adds the backing devices of cfg ([global] and every [zramN] that sets backing-device),
  * each once, to spec->files. Returns how many did not fit (SANDBOX_MAX_FILES).
  */

@@ -343,6 +343,17 @@ int zram_level_range(const char *algo, int *ret_min, int *ret_max);
 int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int level, char *buf,
 				size_t size);
 /*
+ * The same with an optional level and an optional dict=PATH (6.12+ zstd backend; the file
+ * is read when the key is written): "priority=P[ level=L][ dict=PATH]". A dictionary only
+ * where priority P holds zstd (-EOPNOTSUPP otherwise: 7.3 refuses dict= for deflate, lzo,
+ * lzo-rle and 842 at disksize) and only a path zram_dict_path_valid() accepts (-EINVAL).
+ * Neither level nor dictionary: -EINVAL.
+ */
+#define ZRAM_DICT_PATH_MAX 256
+bool zram_dict_path_valid(const char *path);
+int zram_build_algorithm_params_dict(const struct zram_dev *d, unsigned prio, bool has_level,
+				     int level, const char *dict, char *buf, size_t size);
+/*
  * writeback: "type=MODE" on 6.16+, the bare mode word before (6.2-6.15 compare the whole
  * buffer). -EOPNOTSUPP without CONFIG_ZRAM_WRITEBACK, -ENODEV without a backing device,
  * -EINVAL for an unknown mode.

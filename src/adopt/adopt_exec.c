@@ -232,6 +232,7 @@ static int setup_device(const struct adopt_job *j, struct zram_dev *d, bool seco
 	pass_ctx_init(&ctx, j->root_fd);
 	ctx.dry_run = j->dry_run;
 	ctx.out = j->out;
+	ctx.apply_dict = !temp; /* the device's own dictionary, not the temporary one's */
 	r = attr_set(j, d->name, "comp_algorithm", zram_primary(&j->dev));
 	if (r == 0 && secondaries)
 		r = pass_configure_algorithms(&ctx, d, &j->cfg, &rep);

@@ -162,6 +162,8 @@ static int write_out(const struct adv_opts *eff, struct adv_dict_report *dr)
 {
 	int r;
 
+	if (eff->dict.install && adv_dict_install(eff->dict.install, dr))
+		return 1;
 	if (!eff->dict.out)
 		return 0;
 	r = dict_write_file(eff->dict.out, &dr->d);

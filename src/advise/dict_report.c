@@ -5,6 +5,7 @@
  * and the decision. The JSON member is documented in include/advise.h.
  */
 #include "advise_internal.h"
+#include "dict_apply.h"
 
 #include "human.h"
 #include "util.h"
@@ -85,11 +86,15 @@ void adv_dict_print_text(const struct adv_dict_report *dr)
 	} else {
 		printf("dictionary: not recommended: %s\n", dr->dec.reason);
 	}
+	if (dr->installed)
+		printf("  installed for %s: %s/%s%s and its prediction (%s), mode 0600, in memory "
+		       "only; --once and adopt apply it before disksize (zstd-dictionary)\n",
+		       dr->installed, dict_dir_path(), dr->installed, DICT_EXT, DICT_PRED_EXT);
 	if (dr->written)
 		printf("  written to %s (mode 0600): it holds fragments of process memory; keep it "
 		       "off persistent storage\n",
 		       dr->written);
-	else
+	else if (!dr->installed)
 		printf("  kept in memory only and discarded on exit (--dict-out FILE writes it)\n");
 }
 

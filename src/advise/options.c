@@ -21,10 +21,12 @@ void adv_usage(FILE *f)
 		"         --threshold BYTES  --seed N  --threads N  --json  --save",
 		"         --page-size BYTES (with --input)",
 		"         --dict [--dict-size BYTES] [--dict-train-pages N] [--dict-train-bytes BYTES]",
-		"                [--dict-threshold PERCENT] [--dict-out FILE]",
+		"                [--dict-threshold PERCENT] [--dict-out FILE] [--dict-install zramN]",
 		"--dict trains a zstd dictionary on part of the sample and predicts the chain with",
 		"and without it on the rest (docs/dictionary.md); it stays in memory unless",
 		"--dict-out names a new file, which then holds fragments of process memory.",
+		"--dict-install zramN puts it and the prediction in /run/zram-recompd/dict/ (memory),",
+		"where --once and adopt find it (zstd-dictionary in zram-recompd.conf(5)).",
 		"--save (with --device) stores the recommendation for recompress-algorithms = auto",
 		"in the state directory's advice file (see zram-recompd(8), ADVISE and FILES).",
 		"algorithms: lzo lzo-rle lz4 lz4hc zstd deflate; LEVEL is the acceleration for "
@@ -106,6 +108,7 @@ enum {
 	OPT_DICT_TRAIN_BYTES,
 	OPT_DICT_THRESHOLD,
 	OPT_DICT_OUT,
+	OPT_DICT_INSTALL,
 	OPT_HELP,
 };
 
@@ -128,6 +131,7 @@ static const struct option long_opts[] = {
 	{"dict-train-bytes", required_argument, NULL, OPT_DICT_TRAIN_BYTES},
 	{"dict-threshold", required_argument, NULL, OPT_DICT_THRESHOLD},
 	{"dict-out", required_argument, NULL, OPT_DICT_OUT},
+	{"dict-install", required_argument, NULL, OPT_DICT_INSTALL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -180,6 +184,14 @@ static int take_dict_opt(int c, const char *arg, struct adv_dict_opts *d)
 			return 2;
 		}
 		d->out = arg;
+		return 0;
+	case OPT_DICT_INSTALL:
+		if (!zram_name_valid(arg)) {
+			log_error("advise: --dict-install: '%s' is not a zram device name (zramN)",
+				  arg);
+			return 2;
+		}
+		d->install = arg;
 		return 0;
 	}
 	return -1;
@@ -283,8 +295,8 @@ int adv_check_threshold(const struct adv_opts *o, uint32_t page_size)
 static int check_dict_opts(struct adv_opts *o)
 {
 	if (o->dict.any_set && !o->dict.on) {
-		log_error("advise: --dict-size, --dict-train-*, --dict-threshold and --dict-out "
-			  "need --dict");
+		log_error("advise: --dict-size, --dict-train-*, --dict-threshold, --dict-out and "
+			  "--dict-install need --dict");
 		return 2;
 	}
 	if (!o->dict.on)

@@ -10,6 +10,7 @@
  * configuration, 3 a named device does not exist, 6 the free-space guard refused.
  */
 #include "backing.h"
+#include "dict_apply.h"
 
 #include "host.h"
 #include "human.h"
@@ -144,6 +145,26 @@ static unsigned ours_in_dm(int root_fd, unsigned *ids, unsigned n, unsigned max)
 	return n;
 }
 
+/*
+ * The setup hook's ExecStopPost= runs this after the tool's reset: the record of the
+ * device's dictionary (dict_apply.h) describes parameters the reset freed. The dictionary
+ * file itself stays in memory for the next setup of this boot (gone at reboot).
+ */
+static void dict_teardown(int root_fd, unsigned id, const struct dev_config *dc)
+{
+	char name[16];
+	bool init = true;
+	int r;
+
+	if (dc->dict_use == DICT_USE_NO || zram_read_initstate(root_fd, id, &init) < 0 || init)
+		return;
+	(void)str_printf(name, sizeof(name), "zram%u", id);
+	r = dict_record_remove(name);
+	if (r < 0)
+		log_warning("%s: zstd-dictionary: cannot remove %s/%s%s: %s", name,
+			    dict_dir_path(), name, DICT_APPLIED_EXT, strerror(-r));
+}
+
 static int cmd_teardown(int root_fd, const struct config *cfg, unsigned *ids, unsigned n,
 			unsigned max)
 {
@@ -166,6 +187,7 @@ static int cmd_teardown(int root_fd, const struct config *cfg, unsigned *ids, un
 			continue;
 		config_effective(cfg, ids[i], &dc);
 		ret = worse(ret, backing_teardown_dev(root_fd, ids[i], &dc));
+		dict_teardown(root_fd, ids[i], &dc);
 	}
 	return ret;
 }

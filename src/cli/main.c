@@ -741,6 +741,7 @@ static void once_sandbox(const struct args *a, const struct config *cfg, const s
 			log_warning("sandbox: more than %d backing devices; writing backing_dev "
 				    "with the others fails (EACCES)",
 				    SANDBOX_MAX_FILES);
+		sandbox_spec_add_dict(&spec, cfg);
 	}
 	r = sandbox_apply(&spec, &info);
 	if (sandbox_unavailable(r))
@@ -765,6 +766,7 @@ static int run_once(const struct args *a, const struct config *cfg, struct probe
 
 	pass_ctx_init(&ctx, p->root_fd);
 	ctx.dry_run = a->dry_run;
+	ctx.apply_dict = true; /* zstd-dictionary (dict_apply.h) */
 	if (host_read_meminfo(p->root_fd, &ctx.mem_total, &ctx.mem_available) < 0)
 		log_debug("/proc/meminfo unreadable: idle age falls back to idle-age-max-sec");
 	oh.h.dir_fd = -1;

@@ -4,6 +4,7 @@
 
 #include "backing.h"
 #include "blockstate.h"
+#include "dict_apply.h"
 #include "human.h"
 #include "pass.h"
 #include "reach.h"
@@ -149,6 +150,61 @@ static void json_reach(FILE *f, const struct zram_dev *d, const struct reach *r,
 	fputc('}', f);
 }
 
+/* What --once or adopt last gave the device's kernel (dict_apply.h's record), if anything. */
+static bool dict_of(const struct zram_dev *d, struct dict_record *rec)
+{
+	char line[DICT_LINE_MAX];
+
+	return dict_record_read(d->name, line, sizeof(line)) == 0 &&
+	       dict_record_parse(line, rec) == 0;
+}
+
+static void json_dict(FILE *f, const struct zram_dev *d)
+{
+	struct dict_record rec;
+	bool first = true;
+
+	fputs(",\"dictionary\":", f);
+	if (!dict_of(d, &rec)) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"priorities\":[", f);
+	for (unsigned p = 1; p < DICT_NPRIO; p++)
+		if (rec.applied & (1u << p)) {
+			fprintf(f, "%s%u", first ? "" : ",", p);
+			first = false;
+		}
+	fputs("],\"file\":", f);
+	json_print_string(f, rec.file);
+	fprintf(f, ",\"bytes\":%" PRIu64 ",\"id\":%" PRIu32 ",\"source\":\"%s\",\"prediction\":",
+		rec.bytes, rec.id, rec.credential ? "credential" : "run");
+	if (rec.pred.known)
+		fprintf(f, "{\"recommended\":%s,\"net_percent\":%s}",
+			rec.pred.recommend ? "true" : "false", rec.pred.net[0] ? rec.pred.net : "null");
+	else
+		fputs("null", f);
+	fputc('}', f);
+}
+
+static void print_text_dict(FILE *f, const struct zram_dev *d)
+{
+	struct dict_record rec;
+
+	if (!dict_of(d, &rec))
+		return;
+	fprintf(f, "  dictionary:     zstd at priority%s%s%s, %s (%" PRIu64 " bytes, id %" PRIu32
+		   ", %s)%s\n",
+		rec.applied & 2 ? " 1" : "", rec.applied & 4 ? " 2" : "",
+		rec.applied & 8 ? " 3" : "", rec.file, rec.bytes, rec.id,
+		rec.credential ? "encrypted credential" : "memory only",
+		d->initialized ? "" : "; applies at disksize");
+	if (rec.pred.known)
+		fprintf(f, "  prediction:     %s by advise --dict, net saving %s%% of the pool\n",
+			rec.pred.recommend ? "recommended" : "not recommended",
+			rec.pred.net[0] ? rec.pred.net : "?");
+}
+
 static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
 			   const struct dev_totals *t, const struct reach *r, unsigned tools)
 {
@@ -193,6 +249,7 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	fputc(']', f);
 	json_totals(f, t);
 	json_reach(f, d, r, tools);
+	json_dict(f, d);
 	fputs("}", f);
 }
 
@@ -316,6 +373,7 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 				fprintf(f, " #%u %s", p, d->recomp.name[p]);
 		fprintf(f, "%s\n", d->recomp.gap ? " (priority gap!)" : "");
 	}
+	print_text_dict(f, d);
 	if (d->initialized)
 		print_text_data(f, root_fd, d, wb_shown);
 	if (d->backing_dev[0]) {

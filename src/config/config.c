@@ -64,6 +64,7 @@ enum key_kind {
 	KIND_FILE,     /* backing-file: an absolute path without . or .. components, or "" */
 	KIND_SHARE,    /* a size, or N% of a filesystem (struct cfg_share) */
 	KIND_ENC,      /* auto, or yes/no as KIND_BOOL (enum backing_enc) */
+	KIND_DICT,     /* zstd-dictionary (config_dict.c) */
 };
 
 enum key_scope {
@@ -592,6 +593,7 @@ static const struct {
 	[KIND_FILE] = {parse_file, print_path},
 	[KIND_SHARE] = {parse_share, print_share},
 	[KIND_ENC] = {parse_enc, print_enc},
+	[KIND_DICT] = {cfg_parse_dict, cfg_print_dict},
 };
 
 /* ---- the table ---- */
@@ -707,6 +709,8 @@ static const struct key_def key_defs[] = {
 	    .max = WB_BYTES_MAX, .unit = UNIT_BYTES, .pct_min = 0, .pct_max = 100, SETUP_ONCE),
 	KEY("backing-encryption", "auto", KIND_ENC,
 	    DEV(CFG_K_BACKING_ENC, backing_encryption, backing_encryption), ALL3),
+	KEY("zstd-dictionary", "no", KIND_DICT, DEV(CFG_K_DICT, dict_use, dict_prios),
+	    .readers = CFG_READ_ONCE),
 	KEY("sandbox", "yes", KIND_BOOL, GLOBAL(CFG_G_SANDBOX, sandbox, sandbox), BOTH),
 };
 

@@ -68,6 +68,14 @@ int cfg_parse_enc(const char *v, enum backing_enc *field, char why[CFG_ERR_MAX])
 void cfg_print_share(const struct cfg_share *sh, FILE *f);
 void cfg_print_enc(const enum backing_enc *e, FILE *f);
 
+/*
+ * zstd-dictionary (config_dict.c), in the signature of config.c's kind table: base is a
+ * struct dev_config; no, auto, yes, or priorities 1..3 ("2", "1 2").
+ */
+struct key_def;
+int cfg_parse_dict(const struct key_def *k, char *v, void *base, char *why);
+void cfg_print_dict(const struct key_def *k, const void *base, FILE *f);
+
 /* origin[] index of an enum cfg_key bit. */
 static inline unsigned cfg_key_index(uint64_t bit)
 {

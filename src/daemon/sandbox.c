@@ -7,6 +7,7 @@
 #include "sandbox.h"
 
 #include "config.h"
+#include "dict_apply.h"
 #include "state.h"
 #include "sysfs.h"
 #include "util.h"
@@ -95,6 +96,23 @@ unsigned sandbox_spec_add_backing(struct sandbox_spec *spec, const struct config
 		if (cfg->sections[i].cfg.set & CFG_K_BACKING_DEV)
 			add_file(spec, cfg->sections[i].cfg.backing_device, &dropped);
 	return dropped;
+}
+
+void sandbox_spec_add_dict(struct sandbox_spec *spec, const struct config *cfg)
+{
+	bool any = cfg->global.dict_use != DICT_USE_NO;
+	char why[192];
+	int fd;
+
+	for (unsigned i = 0; i < cfg->n_sections; i++)
+		any |= cfg->sections[i].cfg.dict_use != DICT_USE_NO;
+	if (!any || spec->n_dirs >= SANDBOX_MAX_DIRS)
+		return;
+	fd = dict_dir_open(dict_dir_path(), true, why, sizeof(why));
+	if (fd < 0)
+		return;
+	close(fd);
+	spec->dirs[spec->n_dirs++] = dict_dir_path();
 }
 
 int sandbox_abi(void)

@@ -89,9 +89,37 @@ int zram_build_recomp_algorithm(const struct zram_dev *d, const char *name, unsi
 	return str_printf(buf, size, "algo=%s priority=%u", name, prio);
 }
 
-int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int level, char *buf,
-				size_t size)
+/*
+ * A path the kernel reads for dict= (kernel_read_file_from_path, in the writer's mount
+ * namespace): absolute, of letters, digits and "/_-.:@+" only (next_arg() would split at a
+ * blank and unquote), no "." or ".." component, no "//".
+ */
+bool zram_dict_path_valid(const char *path)
 {
+	size_t len = path ? strlen(path) : 0;
+
+	if (len < 2 || len >= ZRAM_DICT_PATH_MAX || path[0] != '/' || path[len - 1] == '/')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if (!isalnum(c) && !strchr("/_-.:@+", c))
+			return false;
+		if (c == '/' && (path[i + 1] == '/' ||
+				 (path[i + 1] == '.' && (path[i + 2] == '/' || !path[i + 2] ||
+							 (path[i + 2] == '.' &&
+							  (path[i + 3] == '/' || !path[i + 3]))))))
+			return false;
+	}
+	return true;
+}
+
+int zram_build_algorithm_params_dict(const struct zram_dev *d, unsigned prio, bool has_level,
+				     int level, const char *dict, char *buf, size_t size)
+{
+	size_t off;
+	int r;
+
 	if (!d->caps.algorithm_params)
 		return -EOPNOTSUPP;
 	/* 6.12-7.0: algorithm_params has no init check, and a write on an initialized
@@ -99,19 +127,41 @@ int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int lev
 	 * Only ever before disksize. */
 	if (d->initialized)
 		return -EBUSY;
-	if (prio < 1 || prio > ZRAM_MAX_PRIO)
+	if (prio < 1 || prio > ZRAM_MAX_PRIO || (!has_level && !dict))
 		return -EINVAL;
 	/* 7.3 checks levels only when disksize creates the backends, and a failed disksize
 	 * resets every algorithm: refuse what the backend would refuse, on every version. */
-	if (d->recomp.set[prio]) {
-		int lo, hi, r = zram_level_range(d->recomp.name[prio], &lo, &hi);
+	if (has_level && d->recomp.set[prio]) {
+		int lo, hi;
 
+		r = zram_level_range(d->recomp.name[prio], &lo, &hi);
 		if (r == -EOPNOTSUPP)
 			return r;
 		if (r == 0 && (level < lo || level > hi))
 			return -ERANGE;
 	}
-	return str_printf(buf, size, "priority=%u level=%d", prio, level);
+	/* 7.3 fails disksize with EOPNOTSUPP for dict= on deflate, lzo, lzo-rle and 842;
+	 * only zstd's dictionaries are predicted (advise --dict): zstd only. (A --dry-run
+	 * has not written the name: the caller checked its configuration.) */
+	if (dict && d->recomp.set[prio] && strcmp(d->recomp.name[prio], "zstd") != 0)
+		return -EOPNOTSUPP;
+	if (dict && !zram_dict_path_valid(dict))
+		return -EINVAL;
+	r = str_printf(buf, size, "priority=%u", prio);
+	off = r == 0 ? strlen(buf) : 0;
+	if (r == 0 && has_level) {
+		r = str_printf(buf + off, size - off, " level=%d", level);
+		off += r == 0 ? strlen(buf + off) : 0;
+	}
+	if (r == 0 && dict)
+		r = str_printf(buf + off, size - off, " dict=%s", dict);
+	return r;
+}
+
+int zram_build_algorithm_params(const struct zram_dev *d, unsigned prio, int level, char *buf,
+				size_t size)
+{
+	return zram_build_algorithm_params_dict(d, prio, true, level, NULL, buf, size);
 }
 
 int zram_level_range(const char *algo, int *ret_min, int *ret_max)

@@ -7,6 +7,7 @@
 #include "pass.h"
 
 #include "config_check.h"
+#include "dict_apply.h"
 #include "log.h"
 #include "util.h"
 
@@ -96,28 +97,124 @@ int pass_validate_algorithms(const struct zram_dev *d, const struct dev_config *
 	return algorithms_validate(d, cfg, cmds);
 }
 
-/* The levels, per priority, after every algorithm (7.3+: an algorithm write resets them). */
+/*
+ * The priorities (bit p) that get device d's dictionary, found and checked into f. Any
+ * problem is said once and means no dictionary: swap setup never fails because of one.
+ */
+static unsigned dict_prepare(const struct pass_ctx *ctx, const struct zram_dev *d,
+			     const struct dev_config *cfg, struct dict_found *f)
+{
+	char why[384], note[384];
+	unsigned mask;
+	int r;
+
+	if (!ctx->apply_dict || cfg->dict_use == DICT_USE_NO)
+		return 0;
+	if (!d->caps.algorithm_params) {
+		log_warning("%s: zstd-dictionary: algorithm_params needs Linux 6.12; configured "
+			    "without a dictionary",
+			    d->name);
+		return 0;
+	}
+	r = dict_find(d->name, f, why, sizeof(why));
+	if (r == -ENOENT) {
+		log_notice("%s: zstd-dictionary: no %s%s in %s or the credentials directory; "
+			   "configured without a dictionary",
+			   d->name, d->name, DICT_EXT, dict_dir_path());
+		return 0;
+	}
+	if (r < 0) {
+		log_error("%s: zstd-dictionary: %s; configured without the dictionary", d->name,
+			  why);
+		return 0;
+	}
+	mask = dict_apply_mask(cfg, &f->pred, note, sizeof(note));
+	if (note[0])
+		log_notice("%s: zstd-dictionary %s: %s", d->name, f->path, note);
+	return mask;
+}
+
+/* One priority's algorithm_params; with the dictionary first when asked, then without. */
+static int write_params(const struct pass_ctx *ctx, const struct zram_dev *d,
+			const struct dev_config *cfg, unsigned i, const char *dict)
+{
+	bool lvl = cfg->has_level[i];
+	char cmd[128 + ZRAM_DICT_PATH_MAX];
+	int r;
+
+	if (dict) {
+		r = zram_build_algorithm_params_dict(d, i + 1, lvl, cfg->level[i], dict, cmd,
+						     sizeof(cmd));
+		if (r == 0)
+			r = pass_write(ctx, d, "algorithm_params", cmd, NULL, NULL);
+		if (r == 0)
+			return 1;
+		/* set up by another tool meanwhile, or gone: the device's, not the file's */
+		if (r == -EBUSY || r == -ENODEV)
+			return pass_log_setup_error(ctx, d, "algorithm_params", cmd, r);
+		/* the kernel reads the file now: -EINVAL (7.3: also -ENOENT ...) when it cannot
+		 * (7.1+: the priority's parameters are reset by then); the level goes in again */
+		log_error("%s: algorithm_params: dictionary %s at priority %u: %s; configured "
+			  "without the dictionary",
+			  d->name, dict, i + 1, strerror(-r));
+	}
+	if (!lvl)
+		return 0;
+	r = zram_build_algorithm_params(d, i + 1, cfg->level[i], cmd, sizeof(cmd));
+	if (r == -EOPNOTSUPP) {
+		log_warning("%s: algorithm_params needs Linux 6.12; level for %s ignored", d->name,
+			    cfg->algos[i]);
+		return 0;
+	}
+	if (r == 0)
+		r = pass_write(ctx, d, "algorithm_params", cmd, NULL, NULL);
+	if (r < 0)
+		return pass_log_setup_error(ctx, d, "algorithm_params", cmd, r);
+	return 0;
+}
+
+/* What status shows; a failure to record is no reason to fail the setup. */
+static void dict_record(const struct pass_ctx *ctx, const struct zram_dev *d,
+			const struct dev_config *cfg, const struct dict_found *f, unsigned applied)
+{
+	int r;
+
+	if (ctx->dry_run || !ctx->apply_dict || cfg->dict_use == DICT_USE_NO)
+		return;
+	r = applied ? dict_record_write(d->name, f, applied) : dict_record_remove(d->name);
+	if (r < 0)
+		log_warning("%s: zstd-dictionary: cannot %s %s/%s%s: %s", d->name,
+			    applied ? "write" : "remove", dict_dir_path(), d->name,
+			    DICT_APPLIED_EXT, strerror(-r));
+	else if (applied)
+		log_info("%s: zstd dictionary %s (%llu bytes, id %u) at priority%s%s%s", d->name,
+			 f->path, (unsigned long long)f->size, f->id, applied & 2 ? " 1" : "",
+			 applied & 4 ? " 2" : "", applied & 8 ? " 3" : "");
+}
+
+/*
+ * The levels (and dictionaries), per priority, after every algorithm (7.3+: an algorithm
+ * write resets them; each write carries the priority's whole parameter set).
+ */
 static int write_levels(const struct pass_ctx *ctx, const struct zram_dev *d,
 			const struct dev_config *cfg)
 {
-	char cmd[128];
+	struct dict_found f;
+	unsigned mask = dict_prepare(ctx, d, cfg, &f), applied = 0;
 	int r;
 
 	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		if (!cfg->has_level[i])
+		bool want = mask & (1u << (i + 1));
+
+		if (!cfg->has_level[i] && !want)
 			continue;
-		r = zram_build_algorithm_params(d, i + 1, cfg->level[i], cmd, sizeof(cmd));
-		if (r == -EOPNOTSUPP) {
-			log_warning("%s: algorithm_params needs Linux 6.12; level for %s ignored",
-				    d->name, cfg->algos[i]);
-			continue;
-		}
+		r = write_params(ctx, d, cfg, i, want ? f.path : NULL);
 		if (r < 0)
 			return r;
-		r = pass_write(ctx, d, "algorithm_params", cmd, NULL, NULL);
-		if (r < 0)
-			return pass_log_setup_error(ctx, d, "algorithm_params", cmd, r);
+		if (r > 0)
+			applied |= 1u << (i + 1);
 	}
+	dict_record(ctx, d, cfg, &f, applied);
 	return 0;
 }
 

@@ -136,6 +136,8 @@ for f in /usr/sbin/zram-recompd /usr/share/man/man8/zram-recompd.8.gz \
 	/lib/systemd/system/zram-recompd.service /lib/systemd/system/zram-recompd-once.service \
 	/lib/systemd/system/zram-recompd-backing.service \
 	/lib/systemd/system/zram-recompd-once.timer \
+	/lib/systemd/system/zram-recompd-dict@.service \
+	/lib/systemd/system/zram-recompd-dict-save@.service \
 	/lib/systemd/system/systemd-zram-setup@.service.d/zram-recompd.conf \
 	/lib/systemd/system/zramswap.service.d/zram-recompd.conf \
 	/etc/zram-recompd.conf /etc/zram-recompd.conf.d /usr/share/doc/zram-recompd/copyright; do

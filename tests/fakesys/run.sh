@@ -53,8 +53,11 @@ trap 'exit 130' INT TERM
 # `status` reads the daemon's totals from an empty state directory, not /var/lib.
 export ZRAM_RECOMPD_SYSROOT=$TMP/no-sysroot
 export ZRAM_RECOMPD_STATE_DIR=$TMP/no-state
-# ... and a call without --config reads the search path of an empty tree, not /etc.
+# ... and a call without --config reads the search path of an empty tree, not /etc; no
+# dictionary from /run (tests/fakesys/dict.sh sets its own).
 export ZRAM_RECOMPD_CONFIG_ROOT=$TMP/no-config-root
+export ZRAM_RECOMPD_DICT_DIR=$TMP/no-dict ZRAM_RECOMPD_CREDENTIALS_ROOT=$TMP/no-credentials
+unset CREDENTIALS_DIRECTORY
 
 # ---------------------------------------------------------------------------------------------
 # Test framework. Each test runs in a subshell in its own directory $T; helpers end it with
@@ -2366,6 +2369,10 @@ t_backing_man() {
 	grep -q '^\.SH BACKING FILE$' "$man" || die "zram-recompd(8) has no BACKING FILE section"
 }
 run_test backing-man-page t_backing_man
+
+# zstd-dictionary and advise --dict-install (issue 28).
+# shellcheck source=tests/fakesys/dict.sh
+. "$HERE/dict.sh"
 
 # What each kernel shape allows, what a device cannot do and the fix, can-run (issue 24).
 # shellcheck source=tests/fakesys/caps.sh

@@ -3,7 +3,7 @@
 """Check an strace log (strace -f -y -o FILE) of zram-recompd against its file allowlist.
 
 Usage: check_trace.py TRACE --root DIR [--state DIR] [--metrics FILE] [--read PATH]...
-                      [--root-read SUBDIR]... [--writes FILE]
+                      [--root-read SUBDIR]... [--writes FILE] [--dict DIR]
 
 Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then normalized):
   * an open (open, openat, openat2, creat) for writing (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC,
@@ -14,7 +14,8 @@ Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then nor
         writeback_batch_size,writeback},
       ROOT/proc/pressure/{cpu,memory} (PSI triggers),
       the state directory or a file directly in it,
-      the metrics file, or a temp file "<metrics file>.tmpXXXXXX" beside it;
+      the metrics file, or a temp file "<metrics file>.tmpXXXXXX" beside it,
+      with --dict DIR (zstd-dictionary's memory-backed directory) a file directly in DIR;
     a successful such open must also have resolved (the fd's path) inside ROOT, the state
     directory or the metrics directory;
   * write/pwrite64/writev/fchmod/fchown/ftruncate may target only a file opened for writing as
@@ -25,7 +26,8 @@ Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then nor
     "/" (the VM tier), --root-read sys --root-read proc ... keeps "nothing outside" meaningful.
 A failed attempt counts like a successful one. Prints one line per violation; exit 1 if any.
 --writes FILE gets the files opened for writing or changed (successfully), one per line,
-ROOT-relative as "root:PATH", else "state:NAME", "metrics:NAME" (temp suffixes as XXXXXX).
+ROOT-relative as "root:PATH", else "state:NAME", "metrics:NAME", "dict:NAME" (temp suffixes
+as XXXXXX). Every open of a path under --dict DIR must carry O_CLOEXEC.
 """
 import os
 import re
@@ -118,7 +120,7 @@ def paths_of(toks, has_dirfd):
 
 
 class Checker:
-    def __init__(self, root, state, metrics, reads, root_reads=()):
+    def __init__(self, root, state, metrics, reads, root_reads=(), dictdir=None):
         self.root = os.path.realpath(root)
         # The prefix of ROOT-relative paths: "" for "/" (the real root), not "/".
         self.rootp = "" if self.root == "/" else self.root
@@ -126,6 +128,7 @@ class Checker:
         self.state = os.path.realpath(state) if state else None
         self.metrics = os.path.realpath(metrics) if metrics else None
         self.reads = [os.path.realpath(p) for p in reads]
+        self.dict = os.path.realpath(dictdir) if dictdir else None
         self.bad = []
         self.writes = set()
         # Resolved paths of the allowed files opened for writing (sys/block/zramN is a link).
@@ -152,6 +155,8 @@ class Checker:
         if self.state and (path == self.state or os.path.dirname(path) == self.state):
             name = os.path.basename(path) if path != self.state else "."
             return "state:" + re.sub(r"\.tmp[A-Za-z0-9]{6}$", ".tmpXXXXXX", name)
+        if self.dict and os.path.dirname(path) == self.dict:
+            return "dict:" + os.path.basename(path)
         if self.metrics:
             if path == self.metrics:
                 return "metrics:" + os.path.basename(path)
@@ -161,6 +166,7 @@ class Checker:
 
     def resolved_ok(self, path):
         return (self.in_root_reads(path) or self.under(path, self.state) or
+                self.under(path, self.dict) or
                 (self.metrics is not None and self.under(path, os.path.dirname(self.metrics))))
 
     def read_ok(self, path):
@@ -168,7 +174,7 @@ class Checker:
             return True
         if any(r.match(path) for r in OUTSIDE_READ_RE):
             return True
-        if self.under(path, self.state):
+        if self.under(path, self.state) or self.under(path, self.dict):
             return True
         if self.metrics and self.under(path, os.path.dirname(self.metrics)):
             return True
@@ -195,6 +201,8 @@ class Checker:
             # openat2's flags are inside its struct: still within args.
             writing = any(f in args for f in WRITE_FLAGS)
             m = RET_FD_RE.match(ret)
+            if self.under(path, self.dict) and "O_CLOEXEC" not in args:
+                self.bad.append("open without O_CLOEXEC: " + line)
             if writing:
                 lab = self.label(path)
                 if lab is None:
@@ -229,7 +237,7 @@ class Checker:
 
 def main(argv):
     trace = argv[1]
-    opts = {"--root": None, "--state": None, "--metrics": None, "--writes": None}
+    opts = {"--root": None, "--state": None, "--metrics": None, "--writes": None, "--dict": None}
     reads = []
     root_reads = []
     i = 2
@@ -247,7 +255,8 @@ def main(argv):
     if not opts["--root"]:
         print("check_trace: --root is required")
         return 2
-    c = Checker(opts["--root"], opts["--state"], opts["--metrics"], reads, root_reads)
+    c = Checker(opts["--root"], opts["--state"], opts["--metrics"], reads, root_reads,
+                opts["--dict"])
     pending = {}
     ncalls = 0
     with open(trace, encoding="utf-8", errors="replace") as f:

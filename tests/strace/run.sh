@@ -57,10 +57,12 @@ if ! strace -qq -o /dev/null true 2>/dev/null; then
 fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/zr-strace.XXXXXX") || exit 1
+# tmpfs for dict_once (zstd-dictionary refuses other file systems), gone with $TMP
+DSHM=$(mktemp -d /dev/shm/zr-strace.XXXXXX 2>/dev/null) || DSHM=
 if [ "${KEEP:-0}" = 1 ]; then
-	echo "keeping $TMP"
+	echo "keeping $TMP ${DSHM:+and $DSHM}"
 else
-	trap 'rm -rf "$TMP"' EXIT
+	trap 'rm -rf "$TMP" ${DSHM:+"$DSHM"}' EXIT
 fi
 trap 'exit 130' INT TERM
 
@@ -588,6 +590,41 @@ t_adopt_nowrite() {
 		die "the old swap header was not read from dev/zram0"
 }
 
+# zstd-dictionary (issue 28): --once on an uninitialized 7.3 device with a dictionary in a
+# tmpfs directory writes recomp_algorithm, algorithm_params and, in that directory only, the
+# record (through its temp file); every open there carries O_CLOEXEC (check_trace.py --dict),
+# the dictionary is opened read-only, and the sandbox was in place before the first write.
+t_dict_once() {
+	local D
+	[ -n "$DSHM" ] || die "no /dev/shm"
+	D=$DSHM/dict
+	mkdir "$D" || die "mkdir $D"
+	[ "$(stat -f -c %T "$D")" = tmpfs ] || die "/dev/shm is not tmpfs"
+	chmod 0700 "$D"
+	{
+		printf '\067\244\060\354'
+		head -c 2044 /dev/zero
+	} >"$D/zram0.zdict"
+	chmod 0600 "$D/zram0.zdict"
+	fr_new "$R" 7.3
+	fr_dev "$R" 7.3 0 init=0 recomp=""
+	mkdir -p "$T/m"
+	printf '%s\n' "[global]" "metrics-file = $T/m/zr.prom" "recompress-algorithms = zstd" \
+		"algorithm-params = zstd:level=9" "zstd-dictionary = yes" >"$T/conf"
+	ZRAM_RECOMPD_DICT_DIR=$D once
+	expect_rc 0
+	python3 "$HERE/check_trace.py" "$T/trace" --root "$R" --state "$T/st" \
+		--metrics "$T/m/zr.prom" --read "$T/conf" --writes "$T/writes" --dict "$D" \
+		>"$T/violations" 2>&1 || die "allowlist: $(oneline "$T/violations")"
+	expect_lines "$T/writes" dict:.zram0.zdict.applied.tmp dict:zram0.zdict.applied \
+		root:sys/block/zram0/algorithm_params root:sys/block/zram0/recomp_algorithm
+	grep -qE "openat2\([0-9]+<$D>, \"zram0.zdict\", \{flags=O_RDONLY\|.*O_CLOEXEC.*RESOLVE_NO_SYMLINKS" \
+		"$T/trace" || die "the dictionary was not opened read-only without following symlinks"
+	grep -q "priority=1 level=9 dict=$D/zram0.zdict" "$R/sys/devices/virtual/block/zram0/algorithm_params" ||
+		die "no dict= written"
+	sandboxed_first
+}
+
 # The message of t_eacces_recompress, as zram-recompd words a refused attribute.
 RECOMPRESS_EACCES_MSG="zram-recompd: error: zram0: recompress: not writable (Permission denied); needs root, and under systemd ProtectKernelTunables= must stay off"
 
@@ -595,6 +632,7 @@ for v in 6.12 7.3; do
 	run_test "allow_once_$v" t_allow_once "$v"
 	run_test "allow_daemon_$v" t_allow_daemon "$v"
 done
+run_test dict_once t_dict_once
 run_test adopt_dry_run t_adopt_nowrite dry
 run_test adopt_refused t_adopt_nowrite refused
 run_test checker_catches t_checker_catches

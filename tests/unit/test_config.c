@@ -213,6 +213,8 @@ static void assert_dev_equal(const struct dev_config *a, const struct dev_config
 	assert_int_equal(a->wb_batch_size, b->wb_batch_size);
 	assert_string_equal(a->backing_device, b->backing_device);
 	assert_int_equal(a->compressed_writeback, b->compressed_writeback);
+	assert_int_equal(a->dict_use, b->dict_use);
+	assert_int_equal(a->dict_prios, b->dict_prios);
 }
 
 static char *print_to_string(const struct config *c)
@@ -1687,6 +1689,7 @@ static void test_print_defaults(void **state)
 				 "backing-file-size = 15%\n"
 				 "backing-file-min-free = 15%\n"
 				 "backing-encryption = auto\n"
+				 "zstd-dictionary = no\n"
 				 "sandbox = yes\n");
 	free(out);
 	config_free(&c);
@@ -1753,6 +1756,7 @@ static void test_print_sections(void **state)
 				 "backing-file-size = 15%\n"
 				 "backing-file-min-free = 15%\n"
 				 "backing-encryption = auto\n"
+				 "zstd-dictionary = no\n"
 				 "sandbox = yes\n"
 				 "\n"
 				 "[zram1]\n"
@@ -1938,6 +1942,7 @@ static const struct key_case {
 	    "'15M' is out of range 16777216-1125899906842624 (at least 16 MiB)"),
 	KEY("backing-file-min-free", "20%", "20%", "101%", "'101%' is out of range 0%-100%"),
 	KEY("backing-encryption", "no", "no", "maybe", "'maybe' is not one of auto, yes, no"),
+	KEY("zstd-dictionary", "3,1", "1 3", "2 2", "priority 2 is listed twice"),
 	GLOBAL_KEY("sandbox", "no", "no", "maybe", "'maybe' is not one of yes, no"),
 };
 

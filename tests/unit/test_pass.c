@@ -1527,6 +1527,77 @@ static const char *capture_end(void)
 }
 
 /*
+ * zstd-dictionary (issue 28): the kernel reads the file when algorithm_params is written and
+ * refuses what it cannot read (EINVAL; 7.1+ has reset the priority by then): one error
+ * naming the device and the file, the same priority written again with its level only, and
+ * the setup goes on (0). Found in a tmpfs directory; skipped where /dev/shm is none.
+ */
+static void test_configure_dict_refused_by_kernel(void **state)
+{
+	char dir[] = "/dev/shm/zr-test-pass-dict.XXXXXX", path[128], want[512], cmd[160];
+	struct device_report rep = { 0 };
+	static uint8_t b[2048] = { 0x37, 0xa4, 0x30, 0xec };
+	const char *log;
+	FILE *f;
+
+	(void)state;
+	if (!mkdtemp(dir))
+		skip();
+	setenv("ZRAM_RECOMPD_DICT_DIR", dir, 1);
+	snprintf(path, sizeof(path), "%s/zram0.zdict", dir);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, sizeof(b), f), sizeof(b));
+	fclose(f);
+	assert_int_equal(chmod(path, 0600), 0);
+	dev.initialized = false;
+	memset(&dev.recomp, 0, sizeof(dev.recomp));
+	cfg.has_level[0] = true;
+	cfg.level[0] = 9;
+	cfg.dict_use = DICT_USE_PRIOS;
+	cfg.dict_prios = DICT_PRIOS_ZSTD;
+	ctx.apply_dict = true;
+	w.fail_attr = "algorithm_params";
+	w.fail_errno = EINVAL;
+	w.fail_times = 1;
+	capture_start();
+	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), 0);
+	log = capture_end();
+	snprintf(want, sizeof(want),
+		 "recomp_algorithm: algo=zstd priority=1\n"
+		 "algorithm_params: priority=1 level=9 dict=%s\n"
+		 "algorithm_params: priority=1 level=9\n",
+		 path);
+	assert_string_equal(w.log, want);
+	snprintf(want, sizeof(want),
+		 "zram-recompd: error: zram0: algorithm_params: dictionary %s at priority 1: "
+		 "Invalid argument; configured without the dictionary\n",
+		 path);
+	assert_string_equal(log, want);
+	assert_true(rep.algorithms_written);
+	/* nothing applied: no record */
+	snprintf(path, sizeof(path), "%s/zram0.zdict.applied", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	/* EBUSY is the device's (another tool's disksize), not the file's: no retry, -EBUSY */
+	w.log[0] = '\0';
+	w.fail_errno = EBUSY;
+	w.fail_times = -1;
+	memset(&dev.recomp, 0, sizeof(dev.recomp));
+	capture_start();
+	assert_int_equal(pass_configure_algorithms(&ctx, &dev, &cfg, &rep), -EBUSY);
+	log = capture_end();
+	assert_null(strstr(log, "configured without the dictionary"));
+	snprintf(want, sizeof(want),
+		 "recomp_algorithm: algo=zstd priority=1\n"
+		 "algorithm_params: priority=1 level=9 dict=%s/zram0.zdict\n",
+		 dir);
+	assert_string_equal(w.log, want);
+	unsetenv("ZRAM_RECOMPD_DICT_DIR");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
  * Another tool (the kernel's zram selftest, zram-generator ...) wrote disksize between the
  * probe and the first setup write: EBUSY is a notice naming it, never an error, -EBUSY for
  * the caller to probe again, and nothing further is written (the other tool's setup stays).
@@ -2108,6 +2179,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gap_refused_on_615, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_uninitialized, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_ebusy_gives_way, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_configure_dict_refused_by_kernel, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_configure_initialized_differs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_budget_eio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writeback_by_age, setup, teardown),

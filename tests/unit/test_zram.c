@@ -479,6 +479,56 @@ static void test_build_other(void **state)
 	assert_int_equal(zram_build_algorithm_params(&d, 2, 9, buf, sizeof(buf)), -EBUSY);
 }
 
+/* algorithm_params with dict= (issue 28): zstd only, a plain absolute path, before disksize. */
+static void test_build_params_dict(void **state)
+{
+	struct zram_dev d = dev_612();
+	const char *p = "/run/credentials/zram-recompd-dict@zram0.service/zram0.zdict";
+	char buf[320];
+
+	(void)state;
+	d.initialized = false;
+	strcpy(d.recomp.name[2], "zstd");
+	d.recomp.set[2] = true;
+	assert_int_equal(zram_build_algorithm_params_dict(&d, 2, true, 9, p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "priority=2 level=9 dict=/run/credentials/"
+				 "zram-recompd-dict@zram0.service/zram0.zdict");
+	assert_int_equal(zram_build_algorithm_params_dict(&d, 2, false, 0, "/run/a.zdict", buf,
+							  sizeof(buf)),
+			 0);
+	assert_string_equal(buf, "priority=2 dict=/run/a.zdict");
+	/* neither: nothing to write */
+	assert_int_equal(zram_build_algorithm_params_dict(&d, 2, false, 0, NULL, buf, sizeof(buf)),
+			 -EINVAL);
+	/* 7.3 refuses dict= for deflate, lzo, lzo-rle and 842 at disksize */
+	strcpy(d.recomp.name[2], "deflate");
+	assert_int_equal(zram_build_algorithm_params_dict(&d, 2, true, 9, "/run/a.zdict", buf,
+							  sizeof(buf)),
+			 -EOPNOTSUPP);
+	strcpy(d.recomp.name[2], "zstd");
+	/* paths next_arg() would split or unquote, relative or with . or .. components */
+	assert_false(zram_dict_path_valid("run/a.zdict"));
+	assert_false(zram_dict_path_valid("/run/a b.zdict"));
+	assert_false(zram_dict_path_valid("/run/\"a\".zdict"));
+	assert_false(zram_dict_path_valid("/run/../etc/shadow"));
+	assert_false(zram_dict_path_valid("/run/./a"));
+	assert_false(zram_dict_path_valid("/run//a"));
+	assert_false(zram_dict_path_valid("/run/a/"));
+	assert_false(zram_dict_path_valid("/run/a\n"));
+	assert_true(zram_dict_path_valid("/run/..a/b..c/.d"));
+	assert_int_equal(zram_build_algorithm_params_dict(&d, 2, true, 9, "/run/a b", buf,
+							  sizeof(buf)),
+			 -EINVAL);
+	/* 6.11: no algorithm_params at all; and never after disksize */
+	d.caps.algorithm_params = false;
+	assert_int_equal(zram_build_algorithm_params_dict(&d, 2, true, 9, p, buf, sizeof(buf)),
+			 -EOPNOTSUPP);
+	d.caps.algorithm_params = true;
+	d.initialized = true;
+	assert_int_equal(zram_build_algorithm_params_dict(&d, 2, true, 9, p, buf, sizeof(buf)),
+			 -EBUSY);
+}
+
 /* host_parse_meminfo: by length; NULs ending a line, no last newline, long lines. */
 static void test_meminfo_parse(void **state)
 {
@@ -956,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_probe_and_write),
 		cmocka_unit_test(test_kconfig),
 		cmocka_unit_test(test_attribute_readers),
+		cmocka_unit_test(test_build_params_dict),
 		cmocka_unit_test(test_writeback_builders),
 		cmocka_unit_test(test_writeback_index_builder),
 		cmocka_unit_test(test_slot_reads),

@@ -70,7 +70,8 @@
 #   - zram-recompd.service enabled (`systemctl --root enable`, as the package's postinst
 #     does); /etc/zram-recompd.conf with two secondaries (zstd deflate);
 #   - the driver zram-recompd-hooktest.service (after multi-user.target) running
-#     /vm/hooktest.sh, the tool's name in /vm/hook, and tests/tools/swapload.
+#     /vm/hooktest.sh (and /vm/dicttest.sh, systemd-creds), the tool's name in /vm/hook, and
+#     tests/tools/swapload.
 #
 # systemd-backing (run-systemd.sh's backing boot): the systemd image with mke2fs, swapload,
 #   systemd/backing.conf appended to /etc/zram-recompd.conf (writeback, and a [zram0] with an
@@ -474,6 +475,10 @@ hook_image() {
 	done
 	cp "$SD/zram-recompd-hooktest.service" "$STAGE/usr/lib/systemd/system/"
 	install -m 0755 "$SD/hooktest.sh" "$STAGE/vm/hooktest.sh"
+	# the encrypted dictionary round trip (zram-generator boot): systemd-creds for the
+	# package's zram-recompd-dict-save@.service
+	install -m 0644 "$SD/dicttest.sh" "$STAGE/vm/dicttest.sh"
+	copy_bin "$(command -v systemd-creds)" /usr/bin/systemd-creds
 	udevver=${udevdeb##*/udev_}
 	WHAT="$WHAT, $(cat "$STAGE/vm/hook.package"), udev ${udevver%_*}"
 }

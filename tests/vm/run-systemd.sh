@@ -78,6 +78,10 @@ hook_checks() {
 	*) vm_die "unknown boot '$1' in VM_SYSTEMD_BOOTS (base zram-generator zram-tools zram-tools-adopt backing)" ;;
 	esac
 	echo "systemd_${_t}_package systemd_${_t}_setup systemd_${_t}_order systemd_${_t}_pass"
+	# systemd/dicttest.sh: the encrypted dictionary's round trip, on zram-generator's boot
+	[ "$_t" = zramgen ] &&
+		echo "systemd_zramgen_dict_save systemd_zramgen_dict_load systemd_zramgen_dict_isolation"
+	return 0
 }
 # boot_checks BOOT: the checks of one boot.
 boot_checks() {

@@ -278,6 +278,12 @@ else
 
 fi
 
+# zram-generator's boot: the encrypted dictionary round trip (issue 28, systemd/dicttest.sh)
+if [ "$T" = zramgen ]; then
+	# shellcheck source=tests/vm/systemd/dicttest.sh
+	. /vm/dicttest.sh
+fi
+
 say "journal of $U and $S (monotonic time):"
 journalctl -q --no-pager -o short-monotonic -u "$U" -u "$S" | tail -n 60 | sed "s/^/[$T]   | /"
 # Kernel warnings are failures (run-systemd.sh counts VMKERNEL lines). As in swap_short, a
