@@ -316,10 +316,15 @@ enum batch_verdict policy_batch_next(const struct batch_state *st, bool progress
  * sit together). So a write without progress ends the step only once the writes since the
  * last progress add up to the fixed batch (batch pages), or when it ran out of candidates:
  * it took less than a quarter of what its pages cost at the learnt rate (ns_per_page; 0 =
- * nothing learnt yet: conclusive). True: go on as if it made progress.
+ * nothing learnt yet: conclusive), unless block_state read after it shows fewer idle slots
+ * than the read before (idle_dropped): every page a write tries loses its idle mark
+ * (6.2-7.3), so the write found pages, only cheaper ones. Measured on 6.12, the cold tier
+ * with a zstd dictionary (about 1 ms a page): a write of 79 pages in 22 ms that
+ * shrank none ended the step after 939 of 4,200 pages, at the same place every pass.
+ * True: go on as if it made progress.
  */
 bool policy_batch_inconclusive(uint64_t noprog_pages, uint64_t batch, uint64_t pages,
-			       uint64_t write_ns, uint64_t ns_per_page);
+			       uint64_t write_ns, uint64_t ns_per_page, bool idle_dropped);
 
 /* The max_pages= for the next batch: min(batch, budget left), never 0 (0 means "nothing"). */
 uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per_batch);

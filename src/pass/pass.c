@@ -82,6 +82,9 @@ struct batches {
 	/* where failures are marked: the candidates at the step's start (policy_marked_step_more) */
 	uint64_t cand;
 	bool cand_known;
+	/* 'i' slots at the last block_state reading in this step (policy_batch_inconclusive) */
+	uint64_t idle_prev;
+	bool idle_known;
 	int64_t saved_at_compact; /* pr->compr_saved at the step's last compaction */
 	bool compact_off;	  /* a compaction between writes failed: the pass's own one says why */
 };
@@ -212,7 +215,7 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	struct bs_counts c;
 	uint64_t own;
 	enum batch_verdict v;
-	bool progress;
+	bool progress, idle_dropped = false;
 	int r = zram_read_mm_stat(ctx->root_fd, d->id, &after);
 
 	if (r < 0) {
@@ -243,6 +246,9 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		progress = policy_batch_progress(before, &after, true, st->marks,
 						 c.recompressed + c.incompressible);
 		st->marks = c.recompressed + c.incompressible;
+		idle_dropped = b->idle_known && c.idle < b->idle_prev;
+		b->idle_prev = c.idle;
+		b->idle_known = true;
 	}
 	/*
 	 * Only a write that did something teaches the cost per page: one that found nothing
@@ -264,8 +270,13 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	b->noprog_pages = progress ? 0 : sat_add_u64(b->noprog_pages, b->last_pages);
 	if (!progress && b->bounded &&
 	    policy_batch_inconclusive(b->noprog_pages, b->batch, b->last_pages, b->last_write_ns,
-				      b->cost->samples ? b->cost->ns_per_page : 0))
+				      b->cost->samples ? b->cost->ns_per_page : 0, idle_dropped))
 		progress = true;
+	/* --verbose: each write, for the rules above to be checked against a real kernel */
+	log_debug("%s: pass %s #%u: write of %" PRIu64 " pages: %.3f s (CPU %.3f s), saved %" PRIu64
+		  " B, %s", d->name, pass_type_name(pr->type), pr->priority, b->last_pages,
+		  (double)b->last_write_ns / 1e9, (double)b->last_cpu_ns / 1e9, own,
+		  progress ? "progress" : "no progress");
 	v = policy_batch_next(&b->st, progress);
 	if (v == BATCH_CONTINUE)
 		return BATCH_WRITTEN;
@@ -352,6 +363,10 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	    policy_failures_marked(&d->caps, step->priority, d->recomp.highest)) {
 		b.cand = pass_candidates(&st->cur, step->type);
 		b.cand_known = true;
+	}
+	if (st->cur_valid) {
+		b.idle_prev = st->cur.idle;
+		b.idle_known = true;
 	}
 	b.batch_full = b.batch;
 	if (plan->pages_total && (b.st.pages_budget == 0 || b.st.pages_budget > total_left))

@@ -217,13 +217,15 @@ enum batch_verdict policy_batch_next(const struct batch_state *st, bool progress
 }
 
 bool policy_batch_inconclusive(uint64_t noprog_pages, uint64_t batch, uint64_t pages,
-			       uint64_t write_ns, uint64_t ns_per_page)
+			       uint64_t write_ns, uint64_t ns_per_page, bool idle_dropped)
 {
 	/* nothing learnt yet (no write of this kind shrank anything): as before, it ends */
 	if (noprog_pages >= batch || ns_per_page == 0)
 		return false;
-	/* cheap for its size: the kernel found (almost) nothing left to try */
-	if ((long double)write_ns * 4.0L < (long double)pages * (long double)ns_per_page)
+	/* cheap for its size: the kernel found (almost) nothing left to try, unless idle
+	 * marks went since the last read (tried pages lose theirs) */
+	if (!idle_dropped &&
+	    (long double)write_ns * 4.0L < (long double)pages * (long double)ns_per_page)
 		return false;
 	return true;
 }

@@ -277,6 +277,56 @@ function derive_wbcrypt(    i, v, w, c, p)
 		put("wbcrypt.crypt_vs_plain_kernel_s", fmt(c / p, 3))
 }
 
+# The dictionary scenario of one kernel (key prefix pre): memory against the zstd-9 limit
+# without a dictionary (the cold tier) and against the same pass without one (level 3),
+# CPU per MiB saved against no recompression, and read-back time with the dictionary
+# against without (a swap-in decompresses the same way).
+function derive_dict(pre,    i, p, L, b)
+{
+	if (!has(pre "dict.limit9.mem_used_total"))
+		return
+	b = pre "dict."
+	split("limit3 cold cold_dict l3 l3_dict", L, " ")
+	for (i = 1; i <= 5; i++) {
+		p = b L[i]
+		if (!has(p ".mem_used_total"))
+			continue
+		put(p ".mem_ratio9", fmt(num(p ".mem_used_total") / num(b "limit9.mem_used_total"), 4))
+		put(p ".mem_saved_bytes", num(b "none.mem_used_total") - num(p ".mem_used_total"))
+		if (has(p ".cpu_s") && num(p ".mem_saved_bytes") > 0)
+			put(p ".cpu_s_per_mib_saved", fmt(num(p ".cpu_s") / mib(num(p ".mem_saved_bytes")), 4))
+	}
+	if (has(b "cold_dict.mem_used_total") && has(b "cold.mem_used_total"))
+		put(b "cold_dict.vs_cold", fmt(num(b "cold_dict.mem_used_total") / num(b "cold.mem_used_total"), 4))
+	if (has(b "l3_dict.mem_used_total") && has(b "l3.mem_used_total"))
+		put(b "l3_dict.vs_l3", fmt(num(b "l3_dict.mem_used_total") / num(b "l3.mem_used_total"), 4))
+	if (num(b "cold.readback_us_per_page") > 0 && has(b "cold_dict.readback_us_per_page"))
+		put(b "cold_dict.readback_vs_cold", fmt(num(b "cold_dict.readback_us_per_page") / num(b "cold.readback_us_per_page"), 4))
+	if (num(b "l3.readback_us_per_page") > 0 && has(b "l3_dict.readback_us_per_page"))
+		put(b "l3_dict.readback_vs_l3", fmt(num(b "l3_dict.readback_us_per_page") / num(b "l3.readback_us_per_page"), 4))
+	# every device read back what was written
+	b = 1
+	split("none limit9 limit3 cold cold_dict l3 l3_dict", L, " ")
+	for (i = 1; i <= 7; i++)
+		if (has(pre "dict." L[i] ".intact") && num(pre "dict." L[i] ".intact") != 1)
+			b = 0
+	put(pre "dict.all_intact", b)
+}
+
+# The dictionary targets of one kernel: the cold tier with the dictionary against the zstd-9
+# limit without one, and swap-in (read-back) no slower than a few percent.
+function dict_targets(pre, suf, kern)
+{
+	if (!has(pre "dict.limit9.mem_used_total"))
+		return
+	target("dict_cold_memory" suf, "zstd dictionary (" kern "): the cold tier with it <= 0.95 x the zstd-9 limit without one (pages not trained on)",
+	       pre "dict.cold_dict.mem_ratio9", 0.95, "<=", "x limit9")
+	target("dict_cold_readback" suf, "zstd dictionary (" kern "): read-back time per page of the cold tier with it <= 1.05 x without",
+	       pre "dict.cold_dict.readback_vs_cold", 1.05, "<=", "x without")
+	target("dict_intact" suf, "zstd dictionary (" kern "): every page read back intact on every device",
+	       pre "dict.all_intact", 1, "==", "")
+}
+
 # Ratios of the static scenario of one kernel (key prefix pre): each policy against the
 # zstd limit, the cold tier against the zstd level 9 limit.
 function derive_static(pre,    i, p, n, L) {
@@ -330,6 +380,11 @@ END {
 	derive_swap("")
 	for (j = 1; j <= nk; j++)
 		derive_swap(KP[j])
+
+	# ---- the zstd dictionary, per kernel ----
+	derive_dict("")
+	for (j = 1; j <= nk; j++)
+		derive_dict(KP[j])
 
 	# ---- the first minute after a burst, per kernel ----
 	derive_burst("")
@@ -468,6 +523,7 @@ END {
 	# ---- targets ----
 	kernel_targets("", "", V["meta.kernel"])
 	burst_targets("", "", V["meta.kernel"])
+	dict_targets("", "", V["meta.kernel"])
 	kernel_measurements("", "")
 	for (j = 1; j <= nk; j++) {
 		t = KP[j]
@@ -478,6 +534,7 @@ END {
 			continue
 		kernel_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
 		burst_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
+		dict_targets(KP[j], "_" t, V[KP[j] "meta.kernel"])
 	}
 	target("churn_cpu_per_mib", "churn: daemon CPU (kernel writes) per MiB saved <= 0.5 x the naive job's",
 	       "churn.cpu_per_mib_ratio", 0.5, "<=", "x naive")

@@ -53,9 +53,9 @@ KV=$OUT/kv.txt
 : >"$KV"
 QEMU=${QEMU:-qemu-system-x86_64}
 SLOTS=${BENCH_PARSE_SLOTS:-8000000}
-SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap burst writeback wbcrypt large}
+SCENARIOS=${BENCH_SCENARIOS:-static latency advise churn overhead swap burst writeback wbcrypt large dict}
 KERNELS=${BENCH_KERNELS:-6.12 7.3 6.12-arm64}
-OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap burst writeback}
+OTHER_SCENARIOS=${BENCH_OTHER_SCENARIOS:-static latency swap burst writeback dict}
 # The scenarios of the arm64 kernel (of those in SCENARIOS): the once pass against the physical
 # limit at 16 KiB pages (issue 26); the others need more emulated time than they tell about the
 # page size.

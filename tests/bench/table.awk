@@ -116,6 +116,35 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 		      f(pre "burst." S[i] ".worst.naive_read_max_s", 3) " s with the naive job."
 }
 
+# The dictionary rows of one kernel (key prefix pre).
+function dict_table(pre, kernel,    i, p, P, L) {
+	if (!has(pre "dict.limit9.mem_used_total"))
+		return
+	print "\nLinux " kernel ": " g(pre "dict.test_pages") " test pages of " g(pre "dict.page_size") \
+	      " bytes; dictionary " g(pre "dict.dict_bytes") " bytes trained on the other " g(pre "dict.train_pages") \
+	      " in " s(pre "dict.train_cpu_s", 2) " of CPU (advise predicted " g(pre "dict.predicted_l9_saving_pct") \
+	      "% at level 9)\n"
+	row("device", "mem_used_total", "× limit9", "compr_data_size", "CPU", "CPU per MiB saved", "read-back per page",
+	    "intact")
+	row("---", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	split("none limit9 limit3 cold cold_dict l3 l3_dict", P, " ")
+	split("lzo-rle, no recompression|limit9: zstd level 9 primary|limit3: zstd level 3 primary|" \
+	      "cold tier (zstd 3 #1, zstd 9 #2)|cold tier, dictionary at #2|one pass, zstd 3 #1|" \
+	      "one pass, zstd 3 #1 with the dictionary", L, "|")
+	for (i = 1; i <= 7; i++) {
+		p = pre "dict." P[i]
+		if (!has(p ".mem_used_total"))
+			continue
+		row(L[i], mib(p ".mem_used_total"), P[i] == "limit9" ? "1.000" : f(p ".mem_ratio9", 3),
+		    mib(p ".compr_data_size"), has(p ".cpu_s") ? s(p ".cpu_s", 2) : "–",
+		    has(p ".cpu_s_per_mib_saved") ? s(p ".cpu_s_per_mib_saved", 3) : "–",
+		    f(p ".readback_us_per_page", 1) " µs", g(p ".intact"))
+	}
+	print "\nWith the dictionary: cold tier " f(pre "dict.cold_dict.vs_cold", 3) " × the memory without, read-back " \
+	      f(pre "dict.cold_dict.readback_vs_cold", 3) " × as long; one level-3 pass " f(pre "dict.l3_dict.vs_l3", 3) \
+	      " × the memory, read-back " f(pre "dict.l3_dict.readback_vs_l3", 3) " × as long."
+}
+
 function static_table(pre, kernel,    i, p, P, L) {
 	print "\nLinux " kernel ":\n"
 	row("policy", "mem_used_total", "× limit", "compr_data_size", "× limit", "kernel writes", "writes",
@@ -188,6 +217,13 @@ END {
 		for (j = 1; j <= nk; j++)
 			swap_table(KP[j], g(KP[j] "meta.kernel"))
 		failed("swap")
+	}
+	if (has("dict.limit9.mem_used_total") || has(KP[1] "dict.limit9.mem_used_total")) {
+		print "\n## zstd dictionary: pages not trained on, cold tier and one pass, with and without\n"
+		dict_table("", g("meta.kernel"))
+		for (j = 1; j <= nk; j++)
+			dict_table(KP[j], kname(KP[j]))
+		failed("dict")
 	}
 	if (has("burst.runs") || has(KP[1] "burst.runs")) {
 		burst_table("", g("meta.kernel"))
@@ -427,6 +463,12 @@ END {
 			sub(/\.$/, "", t)
 			tl = tl " burst_freed_" BS[i] "_" t " burst_throughput_" BS[i] "_" t " burst_hot_" BS[i] "_" t
 		}
+	}
+	tl = tl " dict_cold_memory dict_cold_readback dict_intact"
+	for (j = 1; j <= nk; j++) {
+		t = KP[j]
+		sub(/\.$/, "", t)
+		tl = tl " dict_cold_memory_" t " dict_cold_readback_" t " dict_intact_" t
 	}
 	split(tl " churn_cpu_per_mib churn_hot_recompressed sigterm_exit " \
 	      "peak_rss uss_idle uss_passes scale_cpu_64g scale_uss_64g large_uss idle_wakeups idle_wakeups_watchdog " \

@@ -103,6 +103,9 @@ static struct {
 	 * loaded host's oversleeping made the bounded-write tests flaky. */
 	uint64_t ns_per_page;
 	uint64_t preempt_ns_per_page; /* ... and this much more on the wall (a busy CPU) */
+	bool cheap_failing;	 /* failing batches return at once (their pages cheap to try) */
+	int idle_left;		 /* > 0: block_state lists this many idle slots, one fewer after
+				  * each failing batch (tried pages lose their mark) */
 	uint64_t wb_candidates;	    /* pages a writeback write finds (the kernel's limit applies) */
 	uint64_t wb_limit, wb_written;
 	bool wb_reset;		    /* after a writeback write: the device is reset */
@@ -138,6 +141,19 @@ uint64_t __wrap_now_thread_cpu_ns(void)
 	return __real_now_thread_cpu_ns() + skew_ns;
 }
 
+/* block_state with N idle slots (0..N-1) and two recompressed ones after them */
+static void bs_idle(int n)
+{
+	char buf[4096];
+	size_t o = 0;
+
+	for (int i = 0; i < n && o + 64 < sizeof(buf); i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%12d           17.000001 ...i..\n", i);
+	(void)snprintf(buf + o, sizeof(buf) - o,
+		       "%12d           17.000001 ....r.\n%12d           17.000001 ....r.\n", n, n + 1);
+	fr_write("sys/kernel/debug/zram/zram0/block_state", buf);
+}
+
 int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 {
 	const char *attr = strrchr(relpath, '/') + 1;
@@ -154,7 +170,7 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 		return 0;
 	}
 	if (strcmp(attr, "recompress") == 0 && w.ns_per_page &&
-	    (w.progress_batches > 0 || w.failing_batches > 0)) {
+	    (w.progress_batches > 0 || (w.failing_batches > 0 && !w.cheap_failing))) {
 		const char *mp = strstr(data, "max_pages=");
 		uint64_t pages = mp ? strtoull(mp + 10, NULL, 10) : 0;
 
@@ -172,6 +188,8 @@ int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
 	}
 	if (strcmp(attr, "recompress") == 0 && w.progress_batches <= 0 && w.failing_batches > 0) {
 		w.failing_batches--;
+		if (w.idle_left > 0)
+			bs_idle(--w.idle_left);
 		if (w.failing_batches == 0 && w.progress_after_failing) {
 			w.progress_batches = w.progress_after_failing;
 			w.progress_after_failing = 0;
@@ -744,6 +762,46 @@ static void test_bitmaps_sized_by_block_state(void **state)
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_true(max_alloc < 65536);
 	assert_true(rep.have_block_state);
+}
+
+/*
+ * A failing write that was cheap for its size ends the step as "nothing left" only when
+ * the idle marks did not go down since the last block_state read: tried pages lose their
+ * mark, so a cheap run of pages (6.12, the cold tier with a dictionary: 79 pages in 22 ms)
+ * does not stop the step where pages are still untried.
+ */
+static void test_write_bounded_cheap_run(void **state)
+{
+	struct device_report rep = { 0 };
+
+	(void)state;
+	cfg_idle_only();
+	failures_unmarked();
+	cfg.max_write_ms = 100;
+	w.ns_per_page = 200000;
+	w.cheap_failing = true;
+	/* the idle marks go with each cheap write: past the run, to the second productive one */
+	bs_idle(40);
+	w.idle_left = 40;
+	w.progress_batches = 1;
+	w.failing_batches = 3;
+	w.progress_after_failing = 1;
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[0].commands, 6);
+	assert_true(rep.passes[0].compr_saved == 2000000);
+
+	/* the same marks after each cheap write: the first one ends the step */
+	w.log[0] = '\0';
+	bs_idle(40);
+	w.idle_left = 0;
+	w.progress_batches = 1;
+	w.failing_batches = 3;
+	w.progress_after_failing = 1;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(rep.passes[0].commands, 2);
+	assert_true(rep.passes[0].compr_saved == 1000000);
+	assert_int_equal(rep.passes[0].stop, STOP_NO_PROGRESS);
 }
 
 /*
@@ -2156,6 +2214,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_huge_waits_when_unpaid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_after_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_bounded_cheap_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bitmaps_sized_by_block_state, setup, teardown),

@@ -480,16 +480,23 @@ static void test_batch(void **state)
 	struct batch_state z = { 0, 0, true };
 	assert_int_equal(policy_batch_pages(&z, 0), 1);
 	/* bounded writes without progress: inconclusive until a fixed batch's worth ... */
-	assert_true(policy_batch_inconclusive(500, 2048, 500, 100000000, 200000));
-	assert_true(policy_batch_inconclusive(2047, 2048, 500, 100000000, 200000));
-	assert_false(policy_batch_inconclusive(2048, 2048, 500, 100000000, 200000));
+	assert_true(policy_batch_inconclusive(500, 2048, 500, 100000000, 200000, false));
+	assert_true(policy_batch_inconclusive(2047, 2048, 500, 100000000, 200000, false));
+	assert_false(policy_batch_inconclusive(2048, 2048, 500, 100000000, 200000, false));
 	/* ... unless the write was cheap for its pages (nothing left to try) ... */
-	assert_false(policy_batch_inconclusive(500, 2048, 500, 24000000, 200000));
-	assert_true(policy_batch_inconclusive(500, 2048, 500, 25000000, 200000));
+	assert_false(policy_batch_inconclusive(500, 2048, 500, 24000000, 200000, false));
+	assert_true(policy_batch_inconclusive(500, 2048, 500, 25000000, 200000, false));
 	/* ... or nothing is learnt yet */
-	assert_false(policy_batch_inconclusive(64, 2048, 64, 12800000, 0));
-	assert_false(policy_batch_inconclusive(0, 0, 1, 1, 1));
-	assert_true(policy_batch_inconclusive(1, UINT64_MAX, 1, UINT64_MAX, UINT64_MAX));
+	assert_false(policy_batch_inconclusive(64, 2048, 64, 12800000, 0, false));
+	assert_false(policy_batch_inconclusive(0, 0, 1, 1, 1, false));
+	/* cheap for its size, but idle marks went since the last read: it found pages */
+	assert_true(policy_batch_inconclusive(500, 2048, 500, 24000000, 200000, true));
+	assert_true(policy_batch_inconclusive(79, 2048, 79, 22000000, 1200000, true));
+	assert_false(policy_batch_inconclusive(79, 2048, 79, 22000000, 1200000, false));
+	/* the fixed batch of pages without progress still ends it, and nothing learnt too */
+	assert_false(policy_batch_inconclusive(2048, 2048, 79, 22000000, 1200000, true));
+	assert_false(policy_batch_inconclusive(79, 2048, 79, 22000000, 0, true));
+	assert_true(policy_batch_inconclusive(1, UINT64_MAX, 1, UINT64_MAX, UINT64_MAX, false));
 }
 
 /* max-write-ms: the first batch, sizing from the learnt rate, and its caps. */
