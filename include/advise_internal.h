@@ -244,6 +244,7 @@ struct adv_dict_report {
 	size_t sampled;	 /* non-same pages kept from the sample */
 	size_t heldout;	 /* of them, predicted on (never trained on) */
 	double scale;	 /* pages represented per held-out page */
+	uint64_t represented_bytes; /* the non-same pages represented, in bytes */
 	unsigned nprio;	 /* 1 (the primary) + the chain's secondaries */
 	struct adv_spec prio[DICT_MAX_PRIO];
 	uint64_t kernel_bytes[DICT_MAX_PRIO]; /* a zstd priority's cost with the dictionary */

@@ -58,6 +58,9 @@ struct dict_pred {
 	bool zstd[DICT_NPRIO];
 	int level[DICT_NPRIO]; /* zstd's level each priority was predicted with */
 	char net[16];	       /* net saving in percent of the pool, as advise printed it */
+	/* the pool with the dictionary per byte of the non-same pages stored (mem_used_total /
+	 * their orig bytes), predicted: what status compares with the device's own figure */
+	char per_byte[16];
 };
 
 /* A dictionary file that passed every check. */
@@ -79,8 +82,8 @@ int dict_check_file(const struct stat *st, uid_t owner, char *why, size_t why_si
 int dict_check_header(const uint8_t *h, size_t len, uint32_t *ret_id);
 
 /*
- * "recommend=yes|no priorities=P[,P] prioP=zstd:L ... net-percent=N": -EINVAL for anything
- * else (unknown key, bad value, no recommend= or priorities=).
+ * "recommend=yes|no priorities=P[,P] prioP=zstd:L ... net-percent=N pool-per-byte=F":
+ * -EINVAL for anything else (unknown key, bad value, no recommend= or priorities=).
  */
 int dict_pred_parse(const char *text, struct dict_pred *ret);
 int dict_pred_format(const struct dict_pred *p, char *buf, size_t size);

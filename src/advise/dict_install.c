@@ -33,6 +33,9 @@ static void pred_of(const struct adv_dict_report *dr, struct dict_pred *p)
 	if (best && dr->without.mem_bytes)
 		(void)snprintf(p->net, sizeof(p->net), "%.1f",
 			       100.0 * (double)best->net / (double)dr->without.mem_bytes);
+	if (best && dr->represented_bytes)
+		(void)snprintf(p->per_byte, sizeof(p->per_byte), "%.4f",
+			       (double)best->mem_bytes / (double)dr->represented_bytes);
 }
 
 int adv_dict_install(const char *dev, struct adv_dict_report *dr)

@@ -12,6 +12,7 @@
 #include "advise_internal.h"
 
 #include "log.h"
+#include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -213,6 +214,7 @@ static int dict_run(const struct adv_opts *eff, struct adv_rng *rng, const struc
 	}
 	dr->heldout = h->e.npages;
 	dr->scale = dr->heldout ? (double)src->represented / (double)dr->heldout : 1.0;
+	dr->represented_bytes = sat_mul_u64(src->represented, e->page_size);
 	held_evaluate(eff, h, dr);
 	dr->trained = true;
 	rc = write_out(eff, dr);

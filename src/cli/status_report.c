@@ -159,6 +159,20 @@ static bool dict_of(const struct zram_dev *d, struct dict_record *rec)
 	       dict_record_parse(line, rec) == 0;
 }
 
+/*
+ * The device's pool per byte of its non-same pages (mem_used_total / (orig_data_size - same
+ * pages)), the measured side of the prediction's pool-per-byte; -1 when it has none.
+ */
+static double dict_measured_per_byte(const struct zram_dev *d)
+{
+	uint64_t same = sat_mul_u64(d->mm.v[MM_SAME_PAGES], d->page_size);
+	uint64_t stored = sat_sub_u64(d->mm.v[MM_ORIG_DATA_SIZE], same);
+
+	if (!d->initialized || stored == 0)
+		return -1;
+	return (double)d->mm.v[MM_MEM_USED_TOTAL] / (double)stored;
+}
+
 static void json_dict(FILE *f, const struct zram_dev *d)
 {
 	struct dict_record rec;
@@ -180,10 +194,15 @@ static void json_dict(FILE *f, const struct zram_dev *d)
 	fprintf(f, ",\"bytes\":%" PRIu64 ",\"id\":%" PRIu32 ",\"source\":\"%s\",\"prediction\":",
 		rec.bytes, rec.id, rec.credential ? "credential" : "run");
 	if (rec.pred.known)
-		fprintf(f, "{\"recommended\":%s,\"net_percent\":%s}",
-			rec.pred.recommend ? "true" : "false", rec.pred.net[0] ? rec.pred.net : "null");
+		fprintf(f, "{\"recommended\":%s,\"net_percent\":%s,\"pool_per_byte\":%s}",
+			rec.pred.recommend ? "true" : "false", rec.pred.net[0] ? rec.pred.net : "null",
+			rec.pred.per_byte[0] ? rec.pred.per_byte : "null");
 	else
 		fputs("null", f);
+	if (dict_measured_per_byte(d) >= 0)
+		fprintf(f, ",\"measured_pool_per_byte\":%.4f", dict_measured_per_byte(d));
+	else
+		fputs(",\"measured_pool_per_byte\":null", f);
 	fputc('}', f);
 }
 
@@ -203,6 +222,10 @@ static void print_text_dict(FILE *f, const struct zram_dev *d)
 		fprintf(f, "  prediction:     %s by advise --dict, net saving %s%% of the pool\n",
 			rec.pred.recommend ? "recommended" : "not recommended",
 			rec.pred.net[0] ? rec.pred.net : "?");
+	/* the result: the pool per byte of the pages stored, predicted with it and now */
+	if (rec.pred.known && rec.pred.per_byte[0] && dict_measured_per_byte(d) >= 0)
+		fprintf(f, "  result:         pool %.4f per stored byte now, %s predicted with it\n",
+			dict_measured_per_byte(d), rec.pred.per_byte);
 }
 
 static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,

@@ -150,6 +150,8 @@ static int pred_token(char *tok, struct dict_pred *p, unsigned *seen)
 	}
 	if (strcmp(tok, "net-percent") == 0)
 		return pred_net(v, p->net, sizeof(p->net));
+	if (strcmp(tok, "pool-per-byte") == 0)
+		return pred_net(v, p->per_byte, sizeof(p->per_byte));
 	if (strncmp(tok, "prio", 4) == 0 && tok[4] >= '0' && tok[4] <= '3' && !tok[5])
 		return pred_algo(v, (unsigned)(tok[4] - '0'), p);
 	return -EINVAL;
@@ -208,6 +210,9 @@ int dict_pred_format(const struct dict_pred *p, char *buf, size_t size)
 	off = strlen(buf);
 	if (r == 0 && p->net[0])
 		r = str_printf(buf + off, size - off, " net-percent=%s", p->net);
+	off = strlen(buf);
+	if (r == 0 && p->per_byte[0])
+		r = str_printf(buf + off, size - off, " pool-per-byte=%s", p->per_byte);
 	off = strlen(buf);
 	return r == 0 ? str_printf(buf + off, size - off, "\n") : r;
 }

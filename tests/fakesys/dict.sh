@@ -75,7 +75,7 @@ t_dict_install() {
 	# ZDICT's magic, little endian
 	[ "$(od -An -tx1 -N4 "$DICT_SRC/zram0.zdict" | tr -d ' ')" = 37a430ec ] ||
 		die "not a zstd dictionary"
-	grep -Eqx 'recommend=(yes|no) priorities=[0-9,]* prio1=zstd:9( net-percent=-?[0-9.]+)?' \
+	grep -Eqx 'recommend=(yes|no) priorities=[0-9,]* prio1=zstd:9( net-percent=-?[0-9.]+)? pool-per-byte=[0-9.]+' \
 		"$DICT_SRC/zram0.zdict.pred" || die "prediction: $(oneline "$DICT_SRC/zram0.zdict.pred")"
 	expect_has "$DSHM/advise.out" "installed for zram0: $DICT_SRC/zram0.zdict"
 	# not memory-backed ($T is on the test's filesystem; skipped where that is tmpfs too)
@@ -280,6 +280,36 @@ t_dict_credential() {
 		"priority=2 dict=$D/root/zram-recompd-dict@zram0.service/zram0.zdict"
 }
 run_test dict-credential t_dict_credential
+
+# The result in status once the device is set up: the pool per stored byte advise predicted
+# with the dictionary, next to the device's own now (mem_used_total / (orig_data_size -
+# same pages)); in JSON too.
+t_dict_result() {
+	local want pred
+	dict_need result
+	dict_dir "$D/dict"
+	cp "$DICT_SRC/zram0.zdict.pred" "$D/dict/zram0.zdict.pred"
+	chmod 0600 "$D/dict/zram0.zdict.pred"
+	fr_new "$R" 7.3
+	fr_dev "$R" 7.3 0 init=0 recomp=""
+	conf '[global]' 'recompress-algorithms = zstd' 'algorithm-params = 1:level=9' \
+		'zstd-dictionary = 1'
+	zro --once --device zram0
+	expect_rc 0
+	# initialized, with the mm_stat of FR_MM_FRAG
+	fr_new "$R" 7.3
+	fr_dev "$R" 7.3 0 recomp="1:zstd"
+	zro status --device zram0
+	expect_rc 0
+	want=$(awk 'BEGIN { printf "%.4f", 37300000 / (104857600 - 120 * 4096) }')
+	pred=$(sed -n 's/.* pool-per-byte=\([0-9.]*\).*/\1/p' "$DICT_SRC/zram0.zdict.pred")
+	[ -n "$pred" ] || die "no pool-per-byte in the prediction"
+	expect_has "$T/out" "  result:         pool $want per stored byte now, $pred predicted with it"
+	zro status --json --device zram0
+	grep -q "\"pool_per_byte\":$pred},\"measured_pool_per_byte\":$want}" "$T/out" ||
+		die "status --json: $(grep -o '"dictionary":.*' "$T/out" | cut -c1-300)"
+}
+run_test dict-result t_dict_result
 
 # Privacy: after every dictionary test, each file under the dictionary directories is on
 # tmpfs with mode 0600 or stricter, and none was written anywhere else (every test's $T,

@@ -107,6 +107,17 @@ static void test_pred_format(void **state)
 		buf, "recommend=yes priorities=2 prio1=zstd:3 prio2=zstd:9 net-percent=7.3\n");
 	assert_int_equal(dict_pred_parse(buf, &q), 0);
 	assert_memory_equal(&p, &q, sizeof(p));
+	/* the predicted pool per stored byte, written back as read */
+	assert_int_equal(dict_pred_parse("recommend=yes priorities=2 prio2=zstd:9 net-percent=7.3 "
+					 "pool-per-byte=0.3245",
+					 &p),
+			 0);
+	assert_string_equal(p.per_byte, "0.3245");
+	assert_int_equal(dict_pred_format(&p, buf, sizeof(buf)), 0);
+	assert_string_equal(
+		buf, "recommend=yes priorities=2 prio2=zstd:9 net-percent=7.3 pool-per-byte=0.3245\n");
+	assert_int_equal(dict_pred_parse("recommend=yes priorities=2 pool-per-byte=0.3x", &p),
+			 -EINVAL);
 	/* negative levels, several priorities, another algorithm at the primary */
 	assert_int_equal(
 		dict_pred_parse("recommend=no priorities=1,2 prio0=lzo-rle prio1=zstd:-5", &p), 0);

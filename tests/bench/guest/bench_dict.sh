@@ -92,6 +92,31 @@ setup() {
 	load "$1" "$WORK/test.bin"
 }
 
+# dict_dev NAME PRIO CONF_LINE...: a new lzo-rle device configured by --once from the
+# configuration lines (with the dictionary at priority PRIO when NAME ends in _dict, and
+# checked applied), holding the test half.
+dict_dev() {
+	dd_v=$1
+	dd_p=$2
+	shift 2
+	zram_add
+	zset "$Z" comp_algorithm lzo-rle
+	case $dd_v in
+	*_dict)
+		use_dict "$Z"
+		set -- "$@" "zstd-dictionary = $dd_p"
+		;;
+	esac
+	conf "$WORK/$dd_v.conf" "$@"
+	setup "$Z" "$WORK/$dd_v.conf"
+	case $dd_v in
+	*_dict)
+		grep -q "$Z: zstd dictionary .* at priority $dd_p" "$WORK/setup.$Z.out" ||
+			fail "$dd_v: the dictionary was not applied at priority $dd_p"
+		;;
+	esac
+}
+
 for lvl in none limit9 limit3; do
 	zram_add
 	case $lvl in
@@ -111,21 +136,9 @@ done
 
 # The cold tier, without and with the dictionary at priority 2.
 for v in cold cold_dict; do
-	zram_add
-	zset "$Z" comp_algorithm lzo-rle
-	extra=
-	if [ "$v" = cold_dict ]; then
-		use_dict "$Z"
-		extra="zstd-dictionary = 2"
-	fi
-	conf "$WORK/$v.conf" "recompress-algorithms = zstd zstd" "algorithm-params = 1:level=3 2:level=9" \
+	dict_dev "$v" 2 "recompress-algorithms = zstd zstd" "algorithm-params = 1:level=3 2:level=9" \
 		"idle-age-max-sec = 0" "interval-sec = 2" "cold-idle-age-sec = 4" "cold-priority = 2" \
-		"psi-cpu-max-percent = 0" "pages-per-hour = 0" "cpu-share-max-percent = 0" ${extra:+"$extra"}
-	setup "$Z" "$WORK/$v.conf"
-	if [ "$v" = cold_dict ]; then
-		grep -q "$Z: zstd dictionary .* at priority 2" "$WORK/setup.$Z.out" ||
-			fail "$v: the dictionary was not applied at priority 2"
-	fi
+		"psi-cpu-max-percent = 0" "pages-per-hour = 0" "cpu-share-max-percent = 0"
 	ZRAM_RECOMPD_STATE_DIR=$WORK/state-$v
 	export ZRAM_RECOMPD_STATE_DIR
 	mkdir -p "$ZRAM_RECOMPD_STATE_DIR"
@@ -144,19 +157,7 @@ done
 
 # One pass at level 3, without and with the dictionary at priority 1.
 for v in l3 l3_dict; do
-	zram_add
-	zset "$Z" comp_algorithm lzo-rle
-	extra=
-	if [ "$v" = l3_dict ]; then
-		use_dict "$Z"
-		extra="zstd-dictionary = 1"
-	fi
-	conf "$WORK/$v.conf" "recompress-algorithms = zstd" "idle-age-max-sec = 0" ${extra:+"$extra"}
-	setup "$Z" "$WORK/$v.conf"
-	if [ "$v" = l3_dict ]; then
-		grep -q "$Z: zstd dictionary .* at priority 1" "$WORK/setup.$Z.out" ||
-			fail "$v: the dictionary was not applied at priority 1"
-	fi
+	dict_dev "$v" 1 "recompress-algorithms = zstd" "idle-age-max-sec = 0"
 	# vmbench run: "NS EXIT UTIME_NS STIME_NS" of the --once process
 	set -- $("$VMBENCH" run "$WORK/$v.out" "$RECOMPD" --config "$WORK/$v.conf" --once --device "$Z")
 	[ $# -eq 4 ] || fail "vmbench run of zram-recompd --once failed"
