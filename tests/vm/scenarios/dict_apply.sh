@@ -6,7 +6,8 @@
 # the file at that write and accepts it), before disksize (7.3 checks the parameters there).
 # Then pages of the same kind, not trained on, are recompressed with it: smaller than on a
 # device set up the same way without the dictionary, and they read back intact. After the
-# device's reset, `backing teardown` (the hooks' ExecStopPost=) drops the record.
+# device's reset, `backing teardown` (the hooks' ExecStopPost=) drops the record. adopt, on a
+# swap device in use, applies it the same way.
 . /vm/lib.sh
 need_recompd
 
@@ -94,6 +95,27 @@ note "compr_data_size with the dictionary $ca, without $cb; recompressed slots $
 [ "$ca" -lt "$cb" ] || fail "the dictionary did not shrink the pages ($ca >= $cb)"
 dd if="/dev/$A" bs="$PAGE" count="$npages" 2>/dev/null | cmp -s - "$WORK/data.bin" ||
 	fail "data read back from $A differs from what was written"
+
+# adopt: a swap device in use, set up the distribution tools' way (lzo-rle, no secondary),
+# is set up again with the secondary and the dictionary, and is swap again
+zram_add
+C=$Z
+zset "$C" comp_algorithm lzo-rle
+zset "$C" disksize 32M
+mkswap "/dev/$C" >/dev/null 2>&1 || fail "mkswap /dev/$C failed"
+/usr/bin/swapload swapon "/dev/$C" 5 || fail "swapon /dev/$C failed"
+cp -p "$D" "$ZRAM_RECOMPD_DICT_DIR/$C.zdict"
+cp -p "$D.pred" "$ZRAM_RECOMPD_DICT_DIR/$C.zdict.pred"
+run_recompd "$WORK/adopt.out" --config "$WORK/c.conf" adopt "$C"
+expect_eq "adopt exit code" "$RC" 0
+grep -q "$C: zstd dictionary $ZRAM_RECOMPD_DICT_DIR/$C.zdict (.*) at priority 1" "$WORK/adopt.out" ||
+	fail "adopt did not apply the dictionary"
+grep -q "^applied=1 file=$ZRAM_RECOMPD_DICT_DIR/$C.zdict " "$ZRAM_RECOMPD_DICT_DIR/$C.zdict.applied" ||
+	fail "adopt left no record of the dictionary"
+grep -q "^/dev/$C " /proc/swaps || fail "/dev/$C is not swap again after adopt"
+grep -q "zstd" "/sys/block/$C/recomp_algorithm" || fail "adopt: no zstd secondary on $C"
+swapoff "/dev/$C" || fail "swapoff /dev/$C failed"
+zset "$C" reset 1
 
 # the device's reset, then the hook's ExecStopPost=: the record goes, the dictionary stays
 zset "$A" reset 1
