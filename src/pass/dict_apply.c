@@ -44,7 +44,10 @@ int dict_check_dir(const struct stat *st, uid_t owner, char *why, size_t why_siz
 
 bool dict_fs_in_memory(long f_type)
 {
-	return f_type == TMPFS_FS_MAGIC || f_type == RAMFS_FS_MAGIC;
+	/* 32 bits: a 32-bit long holds RAMFS_MAGIC (0x858458f6) as a negative number */
+	uint32_t t = (uint32_t)f_type;
+
+	return t == (uint32_t)TMPFS_FS_MAGIC || t == (uint32_t)RAMFS_FS_MAGIC;
 }
 
 int dict_check_file(const struct stat *st, uid_t owner, char *why, size_t why_size)
