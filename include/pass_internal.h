@@ -64,6 +64,13 @@ enum batch_stop pass_idle_verdict(const struct pass_ctx *ctx, const struct zram_
 				  const struct pass_step *step, struct pass_run *st,
 				  unsigned mem_permille);
 bool pass_idle_type(enum pass_type t);
+/*
+ * One write of 1 to compact (pass_compact.c): the write's result (-errno as pass_write);
+ * on success d->mm read again and *freed += what mem_used_total fell by (when it could be
+ * read: *reread true).
+ */
+int pass_compact_write(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t *ns, int64_t *freed,
+		       bool *reread);
 /* Slots a step of this type could try at priority 1 (block_state counts). */
 uint64_t pass_candidates(const struct bs_counts *c, enum pass_type t);
 bool pass_chain_unchanged(const struct pass_ctx *ctx, const struct zram_dev *d,

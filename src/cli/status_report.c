@@ -175,6 +175,7 @@ static double dict_measured_per_byte(const struct zram_dev *d)
 
 static void json_dict(FILE *f, const struct zram_dev *d)
 {
+	double measured = dict_measured_per_byte(d);
 	struct dict_record rec;
 	bool first = true;
 
@@ -199,8 +200,8 @@ static void json_dict(FILE *f, const struct zram_dev *d)
 			rec.pred.per_byte[0] ? rec.pred.per_byte : "null");
 	else
 		fputs("null", f);
-	if (dict_measured_per_byte(d) >= 0)
-		fprintf(f, ",\"measured_pool_per_byte\":%.4f", dict_measured_per_byte(d));
+	if (measured >= 0)
+		fprintf(f, ",\"measured_pool_per_byte\":%.4f", measured);
 	else
 		fputs(",\"measured_pool_per_byte\":null", f);
 	fputc('}', f);
@@ -208,6 +209,7 @@ static void json_dict(FILE *f, const struct zram_dev *d)
 
 static void print_text_dict(FILE *f, const struct zram_dev *d)
 {
+	double measured = dict_measured_per_byte(d);
 	struct dict_record rec;
 
 	if (!dict_of(d, &rec))
@@ -223,9 +225,9 @@ static void print_text_dict(FILE *f, const struct zram_dev *d)
 			rec.pred.recommend ? "recommended" : "not recommended",
 			rec.pred.net[0] ? rec.pred.net : "?");
 	/* the result: the pool per byte of the pages stored, predicted with it and now */
-	if (rec.pred.known && rec.pred.per_byte[0] && dict_measured_per_byte(d) >= 0)
+	if (rec.pred.known && rec.pred.per_byte[0] && measured >= 0)
 		fprintf(f, "  result:         pool %.4f per stored byte now, %s predicted with it\n",
-			dict_measured_per_byte(d), rec.pred.per_byte);
+			measured, rec.pred.per_byte);
 }
 
 static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,

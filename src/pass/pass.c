@@ -295,25 +295,20 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 static void step_compact(const struct pass_ctx *ctx, struct zram_dev *d,
 			 const struct pass_plan *plan, struct pass_report *pr, struct batches *b)
 {
-	struct zram_mm_stat after;
-	uint64_t before = d->mm.v[MM_MEM_USED_TOTAL];
 	int64_t since = pr->compr_saved - b->saved_at_compact;
+	bool reread;
 
 	if (b->compact_off || since <= 0 ||
 	    !policy_compact_in_step(plan->compact, plan->mem_pressure_permille, (uint64_t)since,
-				    before))
+				    d->mm.v[MM_MEM_USED_TOTAL]))
 		return;
 	b->saved_at_compact = pr->compr_saved;
-	if (pass_write(ctx, d, "compact", "1", NULL, NULL) < 0) {
+	if (pass_compact_write(ctx, d, NULL, &pr->compact_freed, &reread) < 0) {
 		b->compact_off = true;
 		return;
 	}
 	pr->compactions++;
-	if (zram_read_mm_stat(ctx->root_fd, d->id, &after) == 0) {
-		d->mm = after;
-		b->mm_fresh = true;
-		pr->compact_freed += -delta_i64(before, after.v[MM_MEM_USED_TOTAL]);
-	}
+	b->mm_fresh = reread;
 }
 
 /*

@@ -4,6 +4,7 @@
  * figures after them, or under --dry-run what the rule would do.
  */
 #include "pass.h"
+#include "pass_internal.h"
 
 #include "human.h"
 #include "policy.h"
@@ -35,18 +36,34 @@ static void print_compact_plan(const struct pass_ctx *ctx, const struct zram_dev
 		human_percent(now, sizeof(now), policy_fragmentation_permille(&d->mm), 1000));
 }
 
+int pass_compact_write(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t *ns, int64_t *freed,
+		       bool *reread)
+{
+	uint64_t before = d->mm.v[MM_MEM_USED_TOTAL];
+	int r = pass_write(ctx, d, "compact", "1", ns, NULL);
+
+	*reread = false;
+	if (r < 0)
+		return r;
+	if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0) {
+		*reread = true;
+		*freed += -delta_i64(before, d->mm.v[MM_MEM_USED_TOTAL]);
+	}
+	return r;
+}
+
 /* Compaction after the steps, when the plan's rule says so. */
 static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
 			  const struct pass_plan *plan, struct device_report *rep)
 {
 	int64_t saved = -delta_i64(rep->before.v[MM_COMPR_DATA_SIZE], d->mm.v[MM_COMPR_DATA_SIZE]);
-	struct zram_mm_stat before = d->mm;
+	bool reread;
 	int r;
 
 	if (!policy_should_compact(plan->compact, &d->mm, plan->compact_frag_permille,
 				   saved > 0 ? (uint64_t)saved : 0, plan->compact_min_saved))
 		return;
-	r = pass_write(ctx, d, "compact", "1", &rep->compact_ns, NULL);
+	r = pass_compact_write(ctx, d, &rep->compact_ns, &rep->compact_freed, &reread);
 	if (r == -ENOMEM) {
 		/* back-pressure like a recompress ENOMEM: the next pass compacts */
 		rep->compact_enomem = true;
@@ -56,9 +73,6 @@ static void compact_after(const struct pass_ctx *ctx, struct zram_dev *d,
 			rep->error = r;
 	} else {
 		rep->compacted = true;
-		if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0)
-			rep->compact_freed = -delta_i64(before.v[MM_MEM_USED_TOTAL],
-							d->mm.v[MM_MEM_USED_TOTAL]);
 	}
 }
 

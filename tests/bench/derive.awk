@@ -281,7 +281,7 @@ function derive_wbcrypt(    i, v, w, c, p)
 # without a dictionary (the cold tier) and against the same pass without one (level 3),
 # CPU per MiB saved against no recompression, and read-back time with the dictionary
 # against without (a swap-in decompresses the same way).
-function derive_dict(pre,    i, p, L, b)
+function derive_dict(pre,    i, p, L, b, ok)
 {
 	if (!has(pre "dict.limit9.mem_used_total"))
 		return
@@ -305,12 +305,12 @@ function derive_dict(pre,    i, p, L, b)
 	if (num(b "l3.readback_us_per_page") > 0 && has(b "l3_dict.readback_us_per_page"))
 		put(b "l3_dict.readback_vs_l3", fmt(num(b "l3_dict.readback_us_per_page") / num(b "l3.readback_us_per_page"), 4))
 	# every device read back what was written
-	b = 1
+	ok = 1
 	split("none limit9 limit3 cold cold_dict l3 l3_dict", L, " ")
 	for (i = 1; i <= 7; i++)
-		if (has(pre "dict." L[i] ".intact") && num(pre "dict." L[i] ".intact") != 1)
-			b = 0
-	put(pre "dict.all_intact", b)
+		if (has(b L[i] ".intact") && num(b L[i] ".intact") != 1)
+			ok = 0
+	put(pre "dict.all_intact", ok)
 }
 
 # The dictionary targets of one kernel: the cold tier with the dictionary against the zstd-9

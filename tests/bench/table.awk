@@ -136,8 +136,7 @@ function dict_table(pre, kernel,    i, p, P, L) {
 		if (!has(p ".mem_used_total"))
 			continue
 		row(L[i], mib(p ".mem_used_total"), P[i] == "limit9" ? "1.000" : f(p ".mem_ratio9", 3),
-		    mib(p ".compr_data_size"), has(p ".cpu_s") ? s(p ".cpu_s", 2) : "–",
-		    has(p ".cpu_s_per_mib_saved") ? s(p ".cpu_s_per_mib_saved", 3) : "–",
+		    mib(p ".compr_data_size"), s(p ".cpu_s", 2), s(p ".cpu_s_per_mib_saved", 3),
 		    f(p ".readback_us_per_page", 1) " µs", g(p ".intact"))
 	}
 	print "\nWith the dictionary: cold tier " f(pre "dict.cold_dict.vs_cold", 3) " × the memory without, read-back " \

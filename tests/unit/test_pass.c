@@ -507,12 +507,6 @@ static unsigned count_lines(const char *log, const char *needle)
 	return n;
 }
 
-/* The next run's writes logged from the start. */
-static void setup_counts_reset(void)
-{
-	w.log[0] = '\0';
-}
-
 /*
  * Under memory pressure a step compacts between its writes once they have saved 1/64 of
  * the pool and at least 1 MiB since the last compaction (policy_compact_in_step): here
@@ -552,7 +546,7 @@ static void test_compact_between_writes(void **state)
 	assert_non_null(strstr(out, "compacted 2 times between writes"));
 
 	/* no pressure: the end only */
-	setup_counts_reset();
+	w.log[0] = '\0';
 	ctx.mem_available = 900 * 4096;
 	w.progress_batches = 4;
 	memset(&rep, 0, sizeof(rep));
@@ -561,7 +555,7 @@ static void test_compact_between_writes(void **state)
 	assert_int_equal(count_lines(w.log, "compact: 1"), 1);
 
 	/* compact = never: none at all, pressure or not */
-	setup_counts_reset();
+	w.log[0] = '\0';
 	cfg.compact = COMPACT_NEVER;
 	ctx.mem_available = 10 * 4096;
 	w.progress_batches = 4;
@@ -569,7 +563,7 @@ static void test_compact_between_writes(void **state)
 	assert_int_equal(count_lines(w.log, "compact: 1"), 0);
 
 	/* a pool of 640 MB: 4 MB saved is under 1/64 of it (10 MB) */
-	setup_counts_reset();
+	w.log[0] = '\0';
 	cfg.compact = COMPACT_AUTO;
 	w.used = 640000000;
 	write_mm();
@@ -595,6 +589,23 @@ static void failures_unmarked(void)
 	cfg.priority[PASS_IDLE] = 1;
 }
 
+/* Time-bounded writes (200 us a page) in a step whose failures leave no mark. */
+static void bounded_unmarked(void)
+{
+	cfg_idle_only();
+	failures_unmarked();
+	cfg.max_write_ms = 100;
+	w.ns_per_page = 200000;
+}
+
+/* One productive write, then `failing` writes that shrink nothing, then `after` productive. */
+static void failing_run(int failing, int after)
+{
+	w.progress_batches = 1;
+	w.failing_batches = failing;
+	w.progress_after_failing = after;
+}
+
 /*
  * A run of pages none of which shrinks (failures at a restricted priority are not marked)
  * does not end a step of bounded writes before the fixed batch's worth of pages has gone
@@ -606,13 +617,8 @@ static void test_write_bounded_failing_run(void **state)
 	struct device_report rep = { 0 };
 
 	(void)state;
-	cfg_idle_only();
-	failures_unmarked();
-	cfg.max_write_ms = 100;
-	w.ns_per_page = 200000;
-	w.progress_batches = 1;
-	w.failing_batches = 3;		 /* about 500 pages each: 1,500 < 2048 */
-	w.progress_after_failing = 1;
+	bounded_unmarked();
+	failing_run(3, 1); /* about 500 pages each: 1,500 < 2048 */
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	/* 64 pages (progress), 3 x ~500 without, ~500 with progress, one finding nothing */
 	assert_int_equal(rep.passes[0].commands, 6);
@@ -621,9 +627,7 @@ static void test_write_bounded_failing_run(void **state)
 
 	/* without the second productive write: ~2,000 pages of failures, then the empty one */
 	w.log[0] = '\0';
-	w.progress_batches = 1;
-	w.failing_batches = 8;
-	w.progress_after_failing = 0;
+	failing_run(8, 0);
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_true(rep.passes[0].commands <= 7);
 	assert_true(rep.passes[0].commands >= 5);
@@ -775,17 +779,12 @@ static void test_write_bounded_cheap_run(void **state)
 	struct device_report rep = { 0 };
 
 	(void)state;
-	cfg_idle_only();
-	failures_unmarked();
-	cfg.max_write_ms = 100;
-	w.ns_per_page = 200000;
+	bounded_unmarked();
 	w.cheap_failing = true;
 	/* the idle marks go with each cheap write: past the run, to the second productive one */
 	bs_idle(40);
 	w.idle_left = 40;
-	w.progress_batches = 1;
-	w.failing_batches = 3;
-	w.progress_after_failing = 1;
+	failing_run(3, 1);
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_int_equal(rep.passes[0].commands, 6);
 	assert_true(rep.passes[0].compr_saved == 2000000);
@@ -794,9 +793,7 @@ static void test_write_bounded_cheap_run(void **state)
 	w.log[0] = '\0';
 	bs_idle(40);
 	w.idle_left = 0;
-	w.progress_batches = 1;
-	w.failing_batches = 3;
-	w.progress_after_failing = 1;
+	failing_run(3, 1);
 	memset(&rep, 0, sizeof(rep));
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_int_equal(rep.passes[0].commands, 2);
