@@ -56,6 +56,12 @@ dict_dir() {
 	chmod 0600 "$1/zram0.zdict"
 }
 
+# dict_pred TEXT: the prediction beside the dictionary of $D/dict, mode 0600 as advise writes it
+dict_pred() {
+	printf '%s\n' "$1" >"$D/dict/zram0.zdict.pred"
+	chmod 0600 "$D/dict/zram0.zdict.pred"
+}
+
 dict_need() {
 	[ -n "$DSHM" ] || skip_test "no tmpfs at /dev/shm"
 	[ -n "$DICT_SRC" ] || die "advise --dict-install failed: $(tr '\n' '|' <"$DSHM/advise.out" | cut -c1-300)"
@@ -214,10 +220,7 @@ t_dict_auto() {
 	dict_need "auto-$name"
 	dict_dir "$D/dict"
 	path=$D/dict/zram0.zdict
-	if [ -n "$pred" ]; then
-		printf '%s\n' "$pred" >"$D/dict/zram0.zdict.pred"
-		chmod 0600 "$D/dict/zram0.zdict.pred"
-	fi
+	[ -z "$pred" ] || dict_pred "$pred"
 	fr_new "$R" 7.3
 	fr_dev "$R" 7.3 0 init=0 recomp=""
 	conf '[global]' 'recompress-algorithms = zstd zstd' 'algorithm-params = 1:level=3 2:level=9' \
@@ -288,8 +291,7 @@ t_dict_result() {
 	local want pred
 	dict_need result
 	dict_dir "$D/dict"
-	cp "$DICT_SRC/zram0.zdict.pred" "$D/dict/zram0.zdict.pred"
-	chmod 0600 "$D/dict/zram0.zdict.pred"
+	dict_pred "$(cat "$DICT_SRC/zram0.zdict.pred")"
 	fr_new "$R" 7.3
 	fr_dev "$R" 7.3 0 init=0 recomp=""
 	conf '[global]' 'recompress-algorithms = zstd' 'algorithm-params = 1:level=9' \
