@@ -40,14 +40,17 @@ int pass_compact_write(const struct pass_ctx *ctx, struct zram_dev *d, uint64_t 
 		       bool *reread)
 {
 	uint64_t before = d->mm.v[MM_MEM_USED_TOTAL];
+	struct zram_mm_stat after;
 	int r = pass_write(ctx, d, "compact", "1", ns, NULL);
 
 	*reread = false;
 	if (r < 0)
 		return r;
-	if (zram_read_mm_stat(ctx->root_fd, d->id, &d->mm) == 0) {
+	/* into a copy: a parse that fails half-way leaves d->mm as it was */
+	if (zram_read_mm_stat(ctx->root_fd, d->id, &after) == 0) {
+		d->mm = after;
 		*reread = true;
-		*freed += -delta_i64(before, d->mm.v[MM_MEM_USED_TOTAL]);
+		*freed += -delta_i64(before, after.v[MM_MEM_USED_TOTAL]);
 	}
 	return r;
 }
