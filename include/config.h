@@ -23,7 +23,7 @@
 #define CFG_MAX_PASSES 8
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 41			     /* number of enum cfg_key bits */
+#define CFG_N_KEYS 42			     /* number of enum cfg_key bits */
 #define CFG_PATH_MAX 128		     /* backing-device */
 
 enum compact_mode {
@@ -80,6 +80,8 @@ enum cfg_key {
 	CFG_K_BACKING_ENC = 1ull << 39,
 	/* a zstd dictionary before disksize (dict_apply.h) */
 	CFG_K_DICT = 1ull << 40,
+	/* the idle age after a burst of swap-out (policy.h, struct policy_dev) */
+	CFG_K_BURST_AGE = 1ull << 41,
 };
 
 /*
@@ -167,6 +169,7 @@ struct dev_config {
 	uint64_t max_pages_per_pass;  /* 0 = unlimited */
 	uint64_t idle_age_min_sec;
 	uint64_t idle_age_max_sec; /* 0 = mark "all" */
+	uint64_t burst_idle_age_sec; /* after a burst, under memory pressure (0 = off) */
 	enum compact_mode compact;
 
 	/* Mostly the daemon's; key_defs in config.c says who reads each key. */

@@ -156,6 +156,7 @@ struct device_report {
 	/* pages younger than the idle age and when 90% are old enough (probe_ripening) */
 	uint64_t ripen_slots;
 	uint64_t ripen_sec; /* 0 or UINT64_MAX: not known */
+	bool burst_young;   /* ... and they are at least half the stored pages */
 	uint64_t idle_ns;
 
 	unsigned n_passes;

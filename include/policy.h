@@ -141,6 +141,9 @@ struct pass_plan {
 	 * they will be old enough (struct ripen) for the next pass's time.
 	 */
 	bool ripen_probe;
+	/* The idle mark uses burst-idle-age-sec, shorter than the age memory use gives
+	 * (policy_burst_age). */
+	bool burst_aged;
 	/* Writeback (policy_plan_writeback): none when n_wb is 0 or the budget is. */
 	unsigned n_wb;
 	struct wb_step wb[WB_NR_TYPES];
@@ -377,6 +380,7 @@ struct policy_dev {
 	unsigned susp_n;
 	bool huge_exhausted; /* the huge types met only incompressible pages ... */
 	uint64_t huge_sig;   /* ... while the contents signature was this */
+	bool burst; /* after a burst: passes under pressure mark with burst-idle-age-sec */
 };
 
 struct policy_snapshot {
@@ -429,9 +433,23 @@ struct policy_outcome {
 	bool error;
 	/* seconds until the young pages are old enough (struct ripen); 0 or UINT64_MAX: unknown */
 	uint64_t ripen_sec;
+	uint64_t idle_age_sec; /* the age the pass marked with (0: none or "all") */
+	bool burst_young;      /* its ripen probe found a burst (policy_burst_young) */
+	bool burst_aged;       /* it marked with burst-idle-age-sec (pass_plan.burst_aged) */
 };
 void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 		      const struct policy_outcome *o);
+
+/*
+ * The warm idle age of a pass: burst-idle-age-sec instead of age while the device is in a
+ * burst (policy_dev.burst), memory is under pressure and that age is the shorter. The
+ * naive job that recompresses every stored page each pass frees more in the first minute
+ * after a burst than one that waits the idle age (docs/performance.md, section 13): the
+ * pages reclaim just swapped out are the ones it judged coldest, and a page that is hot
+ * comes back within milliseconds, long before a few seconds have passed.
+ */
+uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *cfg,
+			  unsigned mem_permille, uint64_t age);
 
 /*
  * The plan of one pass, the daemon's and --once's alike: the configured types in order

@@ -650,6 +650,8 @@ static const struct key_def key_defs[] = {
 	    BOTH),
 	NUM("idle-age-max-sec", "14400", CFG_K_AGE_MAX, idle_age_max_sec, 0, AGE_LIMIT_SEC, NULL, SECS,
 	    BOTH),
+	NUM("burst-idle-age-sec", "3", CFG_K_BURST_AGE, burst_idle_age_sec, 0, AGE_LIMIT_SEC,
+	    " (0 = off)", SECS, DAEMON),
 	KEY("compact", "auto", KIND_ENUM, DEV(CFG_K_COMPACT, compact, compact),
 	    .names = compact_names, BOTH),
 	NUM("interval-sec", "300", CFG_K_INTERVAL, interval_sec, 1, 86400, NULL, SECS, DAEMON),

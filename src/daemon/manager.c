@@ -209,71 +209,18 @@ static void write_outputs(struct manager *m)
 	free(live);
 }
 
-/* The outcome of an advice refresh (recompress-algorithms = auto). */
-static void report_advice(struct mdev *md, const struct job *j)
-{
-	char chain[128], sv[HUMAN_LEN], pl[HUMAN_LEN];
-
-	if (j->advise_r == 1) {
-		(void)advice_format_chain(&j->advice, chain, sizeof(chain));
-		log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %s of "
-			 "%s); applied when the device is next set up",
-			 md->dev.name, j->advice.samples, chain,
-			 human_bytes(sv, sizeof(sv), j->advice.saving),
-			 human_bytes(pl, sizeof(pl), j->advice.pool));
-	} else if (j->advise_r == -EAGAIN) {
-		log_debug("%s: advice refresh waits for %" PRIu64 " compressed pages", md->dev.name,
-			  j->cfg.advise_samples);
-	} else if (j->advise_r < 0) {
-		/* Retried an interval later, not at every pass. */
-		md->advise_retry_ns = sat_add_u64(now_monotonic_ns(),
-						  sat_mul_u64(j->cfg.advise_interval_sec,
-							      UINT64_C(1000000000)));
-		log_warning("%s: recompress-algorithms = auto: advice refresh failed: %s (it reads "
-			    "/dev/%s; retried in %s)",
-			    md->dev.name, strerror(-j->advise_r), md->dev.name,
-			    human_seconds(sv, sizeof(sv), j->cfg.advise_interval_sec));
-	}
-}
-
-/* --verbose: the pass's step lines as --once prints them, one debug line each. */
-static void log_steps(const struct device_report *rep)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return;
-	pass_print_report(f, rep);
-	pass_print_cpu(f, rep);
-	if (fclose(f) != 0) {
-		free(buf);
-		return;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		log_debug("%s", line);
-	free(buf);
-}
-
 static void finish_job(struct manager *m, struct job *j)
 {
 	struct mdev *md = j->md;
 	const struct device_report *rep = &j->rep;
-	struct policy_outcome o = { .end_ns = j->end_ns, .error = j->r < 0 };
+	struct policy_outcome o;
 	struct pass_summary sum;
 	char a[HUMAN_LEN], b[HUMAN_LEN], nx[HUMAN_LEN];
+	bool was_burst;
 
 	md->busy = false;
 	pass_summarize(rep, &sum);
-	o.huge_ran = sum.huge_ran;
-	o.huge_progress = sum.huge_progress;
-	o.cold_ran = j->plan.cold && rep->n_passes > 0;
-	o.kernel_ns = sum.kernel_ns;
-	o.pages_charged = sum.pages;
-	o.saved = sum.saved;
-	o.content_sig = rep->after.v[MM_HUGE_PAGES_SINCE];
-	o.ripen_sec = rep->ripen_sec;
+	manager_job_outcome(j, &sum, &o);
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
 	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
@@ -294,7 +241,13 @@ static void finish_job(struct manager *m, struct job *j)
 	md->last_incompressible = rep->have_block_state ? rep->incompressible_after : UINT64_MAX;
 	md->last_longest_write_ns = sum.max_write_ns;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
+	was_burst = md->pol.burst;
 	policy_pass_done(&md->pol, &md->cfg, &o);
+	if (md->pol.burst != was_burst)
+		log_info("%s: %s", md->dev.name,
+			 was_burst ? "burst over: the idle age is the configured one again"
+				   : "burst of swap-out: under memory pressure, pages count as "
+				     "idle after burst-idle-age-sec while passes save memory");
 	if (rep->ripen_sec && rep->ripen_sec != UINT64_MAX)
 		log_info("%s: memory pressure: %" PRIu64 " pages are younger than the idle age of "
 			 "%s, 90%% of them old enough in %s",
@@ -303,9 +256,9 @@ static void finish_job(struct manager *m, struct job *j)
 			 human_seconds(nx, sizeof(nx), rep->ripen_sec));
 
 	if (j->advise)
-		report_advice(md, j);
+		manager_report_advice(md, j);
 	if (log_get_max_level() >= LOG_LVL_DEBUG)
-		log_steps(rep);
+		manager_log_steps(rep);
 	log_pass(&(struct log_pass_fields){.device = md->dev.name,
 					   .saved = sum.saved,
 					   .freed = sum.freed,

@@ -136,6 +136,13 @@ void manager_rescan(struct manager *m);
  * timer (probing every device at every device's tick costs devices squared).
  */
 void manager_rescan_dev(struct manager *m, unsigned id);
+/* manager_report.c: the outcome of an advice refresh (recompress-algorithms = auto) */
+void manager_report_advice(struct mdev *md, const struct job *j);
+/* --verbose: the pass's step lines as --once prints them, one debug line each */
+void manager_log_steps(const struct device_report *rep);
+/* what the policy learns from a finished pass (policy_pass_done) */
+void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
+			 struct policy_outcome *o);
 /* The uevent socket (NETLINK_KOBJECT_UEVENT), or -errno; its handler rescans. */
 int manager_open_uevent(void);
 int manager_on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata);

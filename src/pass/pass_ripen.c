@@ -51,6 +51,7 @@ void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 	*cur_valid = true;
 	if (pass_young_estimate(&c) < plan->batch_pages)
 		return;
+	rep->burst_young = policy_burst_young(pass_young_estimate(&c), c.allocated);
 	rep->ripen_slots = r.n;
 	rep->ripen_sec = policy_ripen_sec(&r, 900, plan->batch_pages);
 }

@@ -507,8 +507,10 @@ t_ripen_pressure() {
 	# then, less when the first pass comes late (all tests run at once, under ASan and TSan
 	# too: a late pass by 5 s found every page old enough before, and no ripening line).
 	awk -v t="$up" 'BEGIN { for (i = 0; i < 3000; i++) printf "%12d %12d.%06d ......\n", i, t, 0 }' >"$f"
+	# (burst-idle-age-sec off: t_burst_age has the burst rule)
 	conf "[global]" "interval-sec = 10" "idle-age-min-sec = 18" "idle-age-max-sec = 18" \
-		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0"
+		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0" \
+		"burst-idle-age-sec = 0"
 	dstart
 	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
@@ -532,6 +534,43 @@ t_ripen_pressure() {
 	sleep_ms 3000
 	[ "$(count "$T/d.err" "^zram-recompd: zram0: pass:")" = 2 ] ||
 		die "a third pass followed: $(oneline "$T/d.err")"
+	dstop
+}
+
+# The same burst with burst-idle-age-sec at its default (3 s): every stored page is young,
+# so the first pass begins a burst; the second comes when 90% of the pages are 3 s old
+# (they are already: a second later) and marks with 3 s instead of 18; it saves nothing
+# (the fake kernel changes nothing), which ends the burst, so no third pass follows soon.
+t_burst_age() {
+	local up f t1 t2 gap
+	new_root
+	fr_meminfo "$R" 16000000 400000
+	up=$(cut -d. -f1 /proc/uptime)
+	f=$R/sys/kernel/debug/zram/zram0/block_state
+	mkdir -p "${f%/*}"
+	awk -v t="$up" 'BEGIN { for (i = 0; i < 3000; i++) printf "%12d %12d.%06d ......\n", i, t, 0 }' >"$f"
+	conf "[global]" "interval-sec = 10" "idle-age-min-sec = 18" "idle-age-max-sec = 18" \
+		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0"
+	dstart
+	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
+		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
+	now_ms
+	t1=$NOW
+	wait_for 6000 at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
+		die "no second pass within 6 s of the first; stderr: $(oneline "$T/d.err")"
+	now_ms
+	t2=$NOW
+	gap=$((t2 - t1))
+	[ "$gap" -ge 900 ] || die "burst: second pass ${gap} ms after the first (expected >= 1 s)"
+	grep -q "zram0: burst of swap-out: under memory pressure, pages count as idle after burst-idle-age-sec" "$T/d.err" ||
+		die "no burst line: $(oneline "$T/d.err")"
+	[ "$(cat "$(attr 0 idle)")" = "18
+3" ] || die "burst: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
+		die "a burst pass that saved nothing did not end it: $(oneline "$T/d.err")"
+	sleep_ms 3000
+	[ "$(count "$T/d.err" "^zram-recompd: zram0: pass:")" = 2 ] ||
+		die "burst: a third pass followed: $(oneline "$T/d.err")"
 	dstop
 }
 
@@ -1005,7 +1044,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics ripen_pressure huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics ripen_pressure burst_age huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {

@@ -1658,6 +1658,7 @@ static void test_print_defaults(void **state)
 				 "max-pages-per-pass = 131072\n"
 				 "idle-age-min-sec = 1800\n"
 				 "idle-age-max-sec = 14400\n"
+				 "burst-idle-age-sec = 3\n"
 				 "compact = auto\n"
 				 "interval-sec = 300\n"
 				 "backoff-max-sec = 3600\n"
@@ -1725,6 +1726,7 @@ static void test_print_sections(void **state)
 				 "max-pages-per-pass = 131072\n"
 				 "idle-age-min-sec = 1800\n"
 				 "idle-age-max-sec = 14400\n"
+				 "burst-idle-age-sec = 3\n"
 				 "compact = auto\n"
 				 "interval-sec = 300\n"
 				 "backoff-max-sec = 3600\n"
@@ -1892,6 +1894,7 @@ static const struct key_case {
 	KEY("idle-age-min-sec", "0", "0", "", "empty value"),
 	KEY("idle-age-max-sec", "365d", "31536000", "31536001",
 	    "'31536001' is out of range 0-31536000"),
+	KEY("burst-idle-age-sec", "0", "0", "2.5s", "'2.5s' is not a whole number of seconds"),
 	KEY("compact", "never", "never", "", "empty value (auto, always or never)"),
 	KEY("interval-sec", "1d", "86400", "0", "'0' is out of range 1-86400"),
 	KEY("backoff-max-sec", "1w", "604800", "604801", "'604801' is out of range 0-604800"),

@@ -1097,6 +1097,87 @@ static void test_ripen(void **state)
 	assert_false(d.plan.ripen_probe);
 }
 
+/*
+ * After a burst (a pass at the ordinary age whose probe found most stored pages young), the
+ * passes under memory pressure mark with burst-idle-age-sec, the first one as soon as 90%
+ * of the young pages are that old, until one saves nothing; without pressure, with the key
+ * at 0 or not below the age, never.
+ */
+static void test_burst_age(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_outcome o = { .end_ns = S(1000), .idle_age_sec = 10 };
+	struct policy_decision d;
+	struct policy_snapshot s;
+
+	(void)state;
+	c.idle_age_min_sec = c.idle_age_max_sec = 10;
+	c.interval_sec = 10;
+	c.burst_idle_age_sec = 3;
+	policy_dev_init(&pd, &c, 0);
+	/* a probe with no burst (young, but not half the stored pages): the ripening only */
+	o.ripen_sec = 9;
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
+	assert_true(pd.next_due_ns == S(1009));
+	/* a burst: 90% of the young pages 10 s old in 9 s, 3 s old in 2 s */
+	o.burst_young = true;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.burst);
+	assert_true(pd.next_due_ns == S(1002));
+	/* ... at once when that is past (never sooner than a second); the key's age unknown */
+	o.ripen_sec = 5;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == S(1001));
+	o.ripen_sec = UINT64_MAX;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.next_due_ns == S(1003));
+
+	/* the next pass marks with 3 s under pressure, 10 s without */
+	s = snap(S(1003));
+	s.mem_available = 100;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.burst_aged);
+	assert_true(d.plan.steps[0].mark_idle);
+	assert_true(d.plan.steps[0].idle_age_sec == 3);
+	assert_true(d.idle_age_sec == 3);
+	assert_true(policy_burst_age(&pd, &c, 0, 10) == 10);
+	assert_true(policy_burst_age(&pd, &c, 1, 10) == 3);
+	assert_true(policy_burst_age(&pd, &c, 1, 2) == 2); /* never longer */
+	assert_true(policy_burst_age(&pd, &c, 1, 0) == 0); /* "all" stays */
+	assert_true(policy_burst_age(NULL, &c, 1000, 10) == 10); /* --once */
+	s.mem_available = 1000;
+	pd.next_due_ns = 0;
+	policy_decide(&pd, &c, &s, &d);
+	assert_false(d.plan.burst_aged);
+	assert_true(d.plan.steps[0].idle_age_sec == 10);
+
+	/* lasts while the passes at the burst age save, ends with the first that does not */
+	o = (struct policy_outcome){ .end_ns = S(2000), .idle_age_sec = 3, .burst_aged = true,
+				     .saved = 4096, .ripen_sec = UINT64_MAX };
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.burst);
+	assert_true(pd.next_due_ns == S(2010));
+	o.saved = 0;
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
+	/* ... or with a pass at the ordinary age (no pressure) whose probe finds no burst */
+	pd.burst = true;
+	o = (struct policy_outcome){ .end_ns = S(3000), .idle_age_sec = 10, .saved = 4096 };
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
+	/* key 0 (off) or not shorter than the age: no burst */
+	o.burst_young = true;
+	c.burst_idle_age_sec = 0;
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
+	c.burst_idle_age_sec = 10;
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
+}
+
 static void test_daemon_incompressible_skip(void **state)
 {
 	struct dev_config c = daemon_cfg();
@@ -1398,6 +1479,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_tokens),
 		cmocka_unit_test(test_daemon_backoff_and_pressure),
 		cmocka_unit_test(test_ripen),
+		cmocka_unit_test(test_burst_age),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
 		cmocka_unit_test(test_plan_writeback),

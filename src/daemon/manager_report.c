@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The daemon's account of a finished pass (manager_internal.h): what the policy learns from
+ * it, and the log lines that are not the pass line itself. manager.c calls this file, never
+ * the other way.
+ */
+#include "manager_internal.h"
+
+#include "human.h"
+#include "log.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The outcome of an advice refresh (recompress-algorithms = auto). */
+void manager_report_advice(struct mdev *md, const struct job *j)
+{
+	char chain[128], sv[HUMAN_LEN], pl[HUMAN_LEN];
+
+	if (j->advise_r == 1) {
+		(void)advice_format_chain(&j->advice, chain, sizeof(chain));
+		log_info("%s: advice refreshed from %" PRIu64 " pages: %s (predicted to save %s of "
+			 "%s); applied when the device is next set up",
+			 md->dev.name, j->advice.samples, chain,
+			 human_bytes(sv, sizeof(sv), j->advice.saving),
+			 human_bytes(pl, sizeof(pl), j->advice.pool));
+	} else if (j->advise_r == -EAGAIN) {
+		log_debug("%s: advice refresh waits for %" PRIu64 " compressed pages", md->dev.name,
+			  j->cfg.advise_samples);
+	} else if (j->advise_r < 0) {
+		/* Retried an interval later, not at every pass. */
+		md->advise_retry_ns = sat_add_u64(now_monotonic_ns(),
+						  sat_mul_u64(j->cfg.advise_interval_sec,
+							      UINT64_C(1000000000)));
+		log_warning("%s: recompress-algorithms = auto: advice refresh failed: %s (it reads "
+			    "/dev/%s; retried in %s)",
+			    md->dev.name, strerror(-j->advise_r), md->dev.name,
+			    human_seconds(sv, sizeof(sv), j->cfg.advise_interval_sec));
+	}
+}
+
+/* --verbose: the pass's step lines as --once prints them, one debug line each. */
+void manager_log_steps(const struct device_report *rep)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
+	pass_print_report(f, rep);
+	pass_print_cpu(f, rep);
+	if (fclose(f) != 0) {
+		free(buf);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		log_debug("%s", line);
+	free(buf);
+}
+
+/* What the policy learns from a finished pass (policy_pass_done). */
+void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
+			struct policy_outcome *o)
+{
+	const struct device_report *rep = &j->rep;
+
+	*o = (struct policy_outcome){
+		.end_ns = j->end_ns,
+		.error = j->r < 0,
+		.huge_ran = sum->huge_ran,
+		.huge_progress = sum->huge_progress,
+		.cold_ran = j->plan.cold && rep->n_passes > 0,
+		.kernel_ns = sum->kernel_ns,
+		.pages_charged = sum->pages,
+		.saved = sum->saved,
+		.content_sig = rep->after.v[MM_HUGE_PAGES_SINCE],
+		.ripen_sec = rep->ripen_sec,
+		.idle_age_sec = rep->idle_marked ? rep->idle_age_sec : 0,
+		.burst_young = rep->burst_young,
+		.burst_aged = j->plan.burst_aged,
+	};
+}
