@@ -407,8 +407,11 @@ run_burst_each() {
 	be_runs=${BENCH_BURST_RUNS:-3}
 	be_bad=
 	kv "${2}meta.burst_boots" "each (seed ${BENCH_BURST_SEED:-29})"
+	# BENCH_BURST_RUN_FIRST: the number of the first run (the runs of a boot that failed,
+	# run again and merged by hand); the header keys still count from 1.
+	be_first=${BENCH_BURST_RUN_FIRST:-1}
 	for be_shape in $be_shapes; do
-		be_r=1
+		be_r=$be_first
 		while [ "$be_r" -le "$be_runs" ]; do
 			for be_pol in ${BENCH_BURST_POLICIES:-none naive daemon}; do
 				BENCH_BURST_SHAPES=$be_shape BENCH_BURST_ALL_SHAPES=$be_shapes \
