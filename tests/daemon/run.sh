@@ -496,8 +496,11 @@ t_backoff() {
 # when 90% of them are old enough (about 5 s later) and comes back then instead of after its
 # backoff (20 s); the second finds them no longer young (the fake kernel never marks them),
 # so no third follows soon.
-t_ripen_pressure() {
-	local up f t1 t2 gap
+# The daemon under memory pressure on a device whose 3,000 stored pages were all accessed
+# now, with an idle age of 18 s and a pass every 10 s (extra config lines as arguments),
+# until its first pass; NOW is then its time.
+young_burst_start() {
+	local up f
 	new_root
 	fr_meminfo "$R" 16000000 400000
 	up=$(cut -d. -f1 /proc/uptime)
@@ -507,34 +510,47 @@ t_ripen_pressure() {
 	# then, less when the first pass comes late (all tests run at once, under ASan and TSan
 	# too: a late pass by 5 s found every page old enough before, and no ripening line).
 	awk -v t="$up" 'BEGIN { for (i = 0; i < 3000; i++) printf "%12d %12d.%06d ......\n", i, t, 0 }' >"$f"
-	# (burst-idle-age-sec off: t_burst_age has the burst rule)
 	conf "[global]" "interval-sec = 10" "idle-age-min-sec = 18" "idle-age-max-sec = 18" \
-		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0" \
-		"burst-idle-age-sec = 0"
+		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0" "$@"
 	dstart
 	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
 	now_ms
-	t1=$NOW
+}
+
+# After young_burst_start: the second pass within $1 ms of the first and at least $2 ms after
+# it (never at once); $3 names the test in the message.
+young_burst_second() {
+	local t1=$NOW
+	wait_for "$1" at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
+		die "$3: no second pass within $1 ms of the first; stderr: $(oneline "$T/d.err")"
+	now_ms
+	[ $((NOW - t1)) -ge "$2" ] ||
+		die "$3: second pass $((NOW - t1)) ms after the first (expected at least $2 ms)"
+}
+
+# ... and no third pass within 3 s; then the daemon stops.
+young_burst_end() {
+	sleep_ms 3000
+	[ "$(count "$T/d.err" "^zram-recompd: zram0: pass:")" = 2 ] ||
+		die "$1: a third pass followed: $(oneline "$T/d.err")"
+	dstop
+}
+
+t_ripen_pressure() {
+	# (burst-idle-age-sec off: t_burst_age has the burst rule)
+	young_burst_start "burst-idle-age-sec = 0"
 	grep -qE "zram0: memory pressure: 3000 pages are younger than the idle age of 18 s, 90% of them old enough in [1-8] s" "$T/d.err" ||
 		die "no ripening line: $(oneline "$T/d.err")"
-	# the ripening time, not the interval with its backoff (next in 18-19 s without it)
-	wait_for 11000 at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
-		die "no second pass within 11 s of the first; stderr: $(oneline "$T/d.err")"
-	now_ms
-	t2=$NOW
-	gap=$((t2 - t1))
+	# the ripening time, not the interval with its backoff (next in 18-19 s without it):
 	# about 8 s; less when the first pass started late on a loaded host (the pages' ages
 	# are fixed before the daemon starts), never at once
-	[ "$gap" -ge 1000 ] || die "second pass ${gap} ms after the first (expected about 8 s)"
+	young_burst_second 11000 1000 ripen_pressure
 	[ "$(grep -c "pages are younger" "$T/d.err")" = 1 ] ||
 		die "the second pass found young pages again: $(oneline "$T/d.err")"
 	[ "$(cat "$(attr 0 idle)")" = "18
 18" ] || die "idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
-	sleep_ms 3000
-	[ "$(count "$T/d.err" "^zram-recompd: zram0: pass:")" = 2 ] ||
-		die "a third pass followed: $(oneline "$T/d.err")"
-	dstop
+	young_burst_end ripen_pressure
 }
 
 # The same burst with burst-idle-age-sec at its default (3 s): every stored page is young,
@@ -542,36 +558,15 @@ t_ripen_pressure() {
 # (they are already: a second later) and marks with 3 s instead of 18; it saves nothing
 # (the fake kernel changes nothing), which ends the burst, so no third pass follows soon.
 t_burst_age() {
-	local up f t1 t2 gap
-	new_root
-	fr_meminfo "$R" 16000000 400000
-	up=$(cut -d. -f1 /proc/uptime)
-	f=$R/sys/kernel/debug/zram/zram0/block_state
-	mkdir -p "${f%/*}"
-	awk -v t="$up" 'BEGIN { for (i = 0; i < 3000; i++) printf "%12d %12d.%06d ......\n", i, t, 0 }' >"$f"
-	conf "[global]" "interval-sec = 10" "idle-age-min-sec = 18" "idle-age-max-sec = 18" \
-		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0"
-	dstart
-	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
-		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
-	now_ms
-	t1=$NOW
-	wait_for 6000 at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
-		die "no second pass within 6 s of the first; stderr: $(oneline "$T/d.err")"
-	now_ms
-	t2=$NOW
-	gap=$((t2 - t1))
-	[ "$gap" -ge 900 ] || die "burst: second pass ${gap} ms after the first (expected >= 1 s)"
+	young_burst_start
+	young_burst_second 6000 900 burst_age
 	grep -q "zram0: burst of swap-out: under memory pressure, pages count as idle after burst-idle-age-sec" "$T/d.err" ||
 		die "no burst line: $(oneline "$T/d.err")"
 	[ "$(cat "$(attr 0 idle)")" = "18
 3" ] || die "burst: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
 	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
 		die "a burst pass that saved nothing did not end it: $(oneline "$T/d.err")"
-	sleep_ms 3000
-	[ "$(count "$T/d.err" "^zram-recompd: zram0: pass:")" = 2 ] ||
-		die "burst: a third pass followed: $(oneline "$T/d.err")"
-	dstop
+	young_burst_end burst_age
 }
 
 # A huge step that saves nothing (the fake kernel changes nothing) makes the next ones wait
