@@ -477,7 +477,7 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 		     const struct policy_snapshot *s, struct pass_plan *plan)
 {
 	uint64_t age = policy_idle_age(cfg->idle_age_min_sec, cfg->idle_age_max_sec, s->mem_total,
-				       s->mem_available);
+				       s->mem_available), burst_age;
 	bool marked = false;
 
 	memset(plan, 0, sizeof(*plan));
@@ -495,10 +495,9 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 	plan->compact_frag_permille = policy_compact_frag_permille(cfg, s);
 	plan->compact_min_saved = cfg->compact_min_saved_bytes;
 	plan_cold_tier(pd, cfg, s, plan);
-	if (policy_burst_age(pd, cfg, plan->mem_pressure_permille, age) != age) {
-		age = policy_burst_age(pd, cfg, plan->mem_pressure_permille, age);
-		plan->burst_aged = true;
-	}
+	burst_age = policy_burst_age(pd, cfg, plan->mem_pressure_permille, age);
+	plan->burst_aged = burst_age != age;
+	age = burst_age;
 	for (unsigned i = 0; i < cfg->n_passes && plan->n_steps < PASS_MAX_STEPS; i++) {
 		enum pass_type t = cfg->passes[i];
 		unsigned prio = cfg->priority[t];
