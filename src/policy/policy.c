@@ -574,45 +574,6 @@ void policy_plan_writeback(const struct dev_config *cfg, const struct policy_sna
 	}
 }
 
-bool policy_burst_young(uint64_t young, uint64_t allocated)
-{
-	return young > 0 && young >= allocated - allocated / 2;
-}
-
-uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *cfg,
-			  unsigned mem_permille, uint64_t age)
-{
-	/* age 0 is "all": every page is a candidate already */
-	if (!pd || !pd->burst || mem_permille == 0 || age == 0 || cfg->burst_idle_age_sec == 0)
-		return age;
-	return cfg->burst_idle_age_sec < age ? cfg->burst_idle_age_sec : age;
-}
-
-/*
- * A burst begins when a pass at the ordinary age finds one (its ripen probe), and lasts
- * while the passes at the burst age save memory: one that saves nothing, or a pass at the
- * ordinary age (the pressure was gone) that finds no burst, ends it. The first pass at
- * the burst age comes when 90% of the young pages are that old: ripen_sec counted the
- * time to the ordinary age, which they reach age - burst age seconds later.
- */
-static uint64_t burst_update(struct policy_dev *pd, const struct dev_config *cfg,
-			     const struct policy_outcome *o)
-{
-	uint64_t b = cfg->burst_idle_age_sec, ahead;
-
-	if (o->burst_aged) {
-		pd->burst = o->saved > 0 && !o->error;
-		return UINT64_MAX;
-	}
-	pd->burst = o->burst_young && b != 0 && b < o->idle_age_sec;
-	if (!pd->burst)
-		return UINT64_MAX;
-	ahead = o->idle_age_sec - b;
-	if (o->ripen_sec == 0 || o->ripen_sec == UINT64_MAX)
-		return b;
-	return o->ripen_sec > ahead ? o->ripen_sec - ahead : 1;
-}
-
 void policy_ripen_init(struct ripen *r, uint64_t now_sec, uint64_t age_sec)
 {
 	memset(r, 0, sizeof(*r));
@@ -699,9 +660,10 @@ void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 	 * Pages too young for this pass will be old enough sooner than that (a burst of swap-out
 	 * under memory pressure): the next pass then, at least a second later.
 	 */
-	ripe_sec = burst_update(pd, cfg, o);
+	ripe_sec = policy_burst_update(pd, cfg, o);
 	if (ripe_sec == UINT64_MAX)
 		ripe_sec = o->ripen_sec;
+	wait = policy_burst_cadence(pd, o, wait);
 	if (ripe_sec != UINT64_MAX && ripe_sec != 0) {
 		uint64_t ripe = secs(ripe_sec);
 
