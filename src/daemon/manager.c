@@ -243,18 +243,6 @@ static void finish_job(struct manager *m, struct job *j)
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	was_burst = md->pol.burst;
 	policy_pass_done(&md->pol, &md->cfg, &o);
-	if (md->pol.burst != was_burst)
-		log_info("%s: %s", md->dev.name,
-			 was_burst ? "burst over: the idle age is the configured one again"
-				   : "burst of swap-out: under memory pressure, pages count as "
-				     "idle after burst-idle-age-sec while passes save memory");
-	if (rep->ripen_sec && rep->ripen_sec != UINT64_MAX)
-		log_info("%s: memory pressure: %" PRIu64 " pages are younger than the idle age of "
-			 "%s, 90%% of them old enough in %s",
-			 md->dev.name, rep->ripen_slots,
-			 human_seconds(a, sizeof(a), rep->idle_age_sec),
-			 human_seconds(nx, sizeof(nx), rep->ripen_sec));
-
 	if (j->advise)
 		manager_report_advice(md, j);
 	if (log_get_max_level() >= LOG_LVL_DEBUG)
@@ -276,6 +264,18 @@ static void finish_job(struct manager *m, struct job *j)
 		 human_seconds(nx, sizeof(nx),
 			       sat_sub_u64(md->pol.next_due_ns, now_monotonic_ns()) /
 				       UINT64_C(1000000000)));
+	/* what the pass found, after its line: the log reads in the order things happened */
+	if (rep->ripen_sec && rep->ripen_sec != UINT64_MAX)
+		log_info("%s: memory pressure: %" PRIu64 " pages are younger than the idle age of "
+			 "%s, 90%% of them old enough in %s",
+			 md->dev.name, rep->ripen_slots,
+			 human_seconds(a, sizeof(a), rep->idle_age_sec),
+			 human_seconds(nx, sizeof(nx), rep->ripen_sec));
+	if (md->pol.burst != was_burst)
+		log_info("%s: %s", md->dev.name,
+			 was_burst ? "burst over: the idle age is the configured one again"
+				   : "burst of swap-out: under memory pressure, pages count as "
+				     "idle after burst-idle-age-sec while passes save memory");
 	free(j);
 	if (!m->stopping)
 		manager_arm(md, md->pol.next_due_ns);
