@@ -423,7 +423,7 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 
 /* Outcome of a pass, for backoff, budgets, the cold tier and incompressible skipping. */
 struct policy_outcome {
-	uint64_t start_ns, end_ns; /* start_ns 0: unknown (the interval counts from the end) */
+	uint64_t end_ns;
 	uint64_t kernel_ns;
 	uint64_t pages_charged;
 	int64_t saved; /* compr_data_size reduction */
@@ -457,10 +457,6 @@ uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *
  */
 uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg,
 			     const struct policy_outcome *o);
-
-/* The wait before the next pass (ns), counted from the pass's start during a burst. */
-uint64_t policy_burst_cadence(const struct policy_dev *pd, const struct policy_outcome *o,
-			      uint64_t wait);
 
 /*
  * The plan of one pass, the daemon's and --once's alike: the configured types in order

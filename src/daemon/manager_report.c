@@ -70,7 +70,6 @@ void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
 	const struct device_report *rep = &j->rep;
 
 	*o = (struct policy_outcome){
-		.start_ns = j->start_ns,
 		.end_ns = j->end_ns,
 		.error = j->r < 0,
 		.huge_ran = sum->huge_ran,

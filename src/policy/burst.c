@@ -7,8 +7,6 @@
 
 #include <stdint.h>
 
-#define NS_PER_SEC 1000000000ULL
-
 bool policy_burst_young(uint64_t young, uint64_t allocated)
 {
 	return young > 0 && young >= allocated - allocated / 2;
@@ -46,25 +44,4 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
 	if (o->ripen_sec == 0 || o->ripen_sec == UINT64_MAX)
 		return b;
 	return o->ripen_sec > ahead ? o->ripen_sec - ahead : 1;
-}
-
-/*
- * A pass at the burst age that goes on with the burst: the next is due interval-sec after
- * this one began, not after it ended, and at least a second after the end. Such a pass
- * on 6.12 under a swap workload takes longer than the interval (13 s of wall time for
- * 10 s: docs/performance.md, section 13); counted from its end, the daemon took the
- * pages swapped out meanwhile every 23 s where the naive job takes them every 10 s.
- */
-uint64_t policy_burst_cadence(const struct policy_dev *pd, const struct policy_outcome *o,
-			      uint64_t wait)
-{
-	uint64_t took;
-
-	if (!pd->burst || !o->burst_aged || o->start_ns == 0 || o->start_ns > o->end_ns)
-		return wait;
-	took = o->end_ns - o->start_ns;
-	if (took >= wait)
-		return NS_PER_SEC;
-	wait -= took;
-	return wait < NS_PER_SEC ? NS_PER_SEC : wait;
 }

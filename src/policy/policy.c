@@ -663,7 +663,6 @@ void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 	ripe_sec = policy_burst_update(pd, cfg, o);
 	if (ripe_sec == UINT64_MAX)
 		ripe_sec = o->ripen_sec;
-	wait = policy_burst_cadence(pd, o, wait);
 	if (ripe_sec != UINT64_MAX && ripe_sec != 0) {
 		uint64_t ripe = secs(ripe_sec);
 
