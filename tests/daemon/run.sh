@@ -536,17 +536,23 @@ young_burst_start() {
 	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
 	now_ms
+	FIRST_N=$(passes_logged zram0)
+	pass_seen_at d "$FIRST_N" 0
+	FIRST_AT=$AT
 }
 
 # After young_burst_start: the second pass within $1 ms of the first and at least $2 ms after
 # it (never at once); $3 names the test in the message.
 young_burst_second() {
-	local t1=$NOW
 	wait_for "$1" at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "$3: no second pass within $1 ms of the first; stderr: $(oneline "$T/d.err")"
 	now_ms
-	[ $((NOW - t1)) -ge "$2" ] ||
-		die "$3: second pass $((NOW - t1)) ms after the first (expected at least $2 ms)"
+	# when the lines were written (pass_seen_at: a loaded host sees them late); a host
+	# stalled so long that both were there at once leaves the gap unknown
+	[ "$FIRST_N" = 1 ] || return 0
+	pass_seen_at d "$(passes_logged zram0)" 1
+	[ $((AT - FIRST_AT)) -ge "$2" ] ||
+		die "$3: second pass $((AT - FIRST_AT)) ms after the first (expected at least $2 ms)"
 }
 
 # ... and no third pass within 3 s; then the daemon stops.
