@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The daemon after a burst of swap-out (include/policy.h): when a burst begins and ends,
- * the idle age its passes mark with, and when the next pass is due. Pure, like policy.c.
+ * the idle age its passes mark with, and when the first of them is due. Pure, like policy.c.
  */
 #include "policy.h"
 

@@ -506,19 +506,16 @@ t_backoff() {
 	[ "$(grep -c '^zram-recompd: zram0: pass: .*; next in [01] s$' "$T/b.err")" = \
 		"$(passes_logged zram0 b)" ] ||
 		die "without backoff, a pass scheduled the next later than the interval: $(grep 'pass:' "$T/b.err" | sed 's/.*next in/next in/' | tr '\n' '|')"
-	[ "$(grep '^zram-recompd: zram0: pass:' "$T/a.err" | sed -n '2,3s/.*; next in \([0-9]*\) s$/\1/p' | tr -d '\n' | tr 2 3)" = 33 ] ||
+	# ... 4 s -> 3, or 2 on a loaded host
+	[ "$(grep '^zram-recompd: zram0: pass:' "$T/a.err" | sed -n 2,3p | grep -c '; next in [23] s$')" = 2 ] ||
 		die "with backoff, the 2nd and 3rd passes did not wait 4 s: $(grep 'pass:' "$T/a.err" | sed 's/.*next in/next in/' | tr '\n' '|')"
 	[ "$long" -le 1 ] || die "without backoff, $long gaps over 3.5 s between passes (longest $maxgap ms)"
 }
 
-# Memory pressure and a burst of swap-out too young for the idle age (20 s): 3,000 pages last
-# accessed 5 s before the start. The first pass (interval-sec = 10) finds nothing idle, reads
-# when 90% of them are old enough (about 5 s later) and comes back then instead of after its
-# backoff (20 s); the second finds them no longer young (the fake kernel never marks them),
-# so no third follows soon.
 # The daemon under memory pressure on a device whose 3,000 stored pages were all accessed
 # now, with an idle age of 18 s and a pass every 10 s (extra config lines as arguments),
-# until its first pass; NOW is then its time.
+# until its first pass; FIRST_AT is then when its line was written (pass_seen_at), FIRST_N
+# the passes logged by then.
 young_burst_start() {
 	local up f
 	new_root
@@ -563,6 +560,10 @@ young_burst_end() {
 	dstop
 }
 
+# Memory pressure and a burst of swap-out too young for the idle age (18 s). The first pass
+# (interval-sec = 10) finds nothing idle, reads when 90% of the pages are old enough (about
+# 8 s later) and comes back then instead of after its backoff (20 s); the second finds them
+# no longer young (the fake kernel never marks them), so no third follows soon.
 t_ripen_pressure() {
 	# (burst-idle-age-sec off: t_burst_age has the burst rule)
 	young_burst_start "burst-idle-age-sec = 0"
@@ -756,14 +757,15 @@ t_writeback_budget() {
 	[ "$(state_field zram0 wb_pages)" = 40 ] || die "state: $(oneline "$T/d.state/state")"
 }
 
-# A crash during a writeback write (issue 12): the pass budget was reserved in the state
-# file before the write, so the next run cannot write it again. 16 pages a pass, 24 a day;
-# kill -9 while the first writeback write blocks (slow FIFO): the state says 8 pages left,
-# and the restarted daemon's limit is 8, not 16.
+# limit_writes_are TEXT: zram0's writeback_limit received these writes, space-separated.
 limit_writes_are() {
 	[ "$(tr '\n' ' ' <"$(attr 0 writeback_limit)")" = "$1" ]
 }
 
+# A crash during a writeback write (issue 12): the pass budget was reserved in the state
+# file before the write, so the next run cannot write it again. 16 pages a pass, 24 a day;
+# kill -9 while the first writeback write blocks (slow FIFO): the state says 8 pages left,
+# and the restarted daemon's limit is 8, not 16.
 t_writeback_crash_reserved() {
 	fr_new "$R" "$VER"
 	fr_dev "$R" "$VER" 0 wb=1
@@ -779,7 +781,8 @@ t_writeback_crash_reserved() {
 	wait_for 10000 grep -q '^zram0 .* wb_day_left=32768 ' "$T/d.state/state" ||
 		die "no reservation in the state file: $(oneline "$T/d.state/state")"
 	# The reservation is made when the pass is queued, before its steps: the limit of 16
-	# comes a moment later (CI once read "0 0" between the daemon's two writes).
+	# comes a moment later (read at once, CI failed; its message, read just after, showed
+	# "0 0 16").
 	wait_for 10000 limit_writes_are "0 0 16 " ||
 		die "writeback_limit writes: $(oneline "$(attr 0 writeback_limit)")"
 	[ "$(passes_logged zram0)" = 0 ] || die "the pass ended before the crash"
