@@ -104,3 +104,15 @@ void write_cost_learn(struct write_cost *c, uint64_t pages, uint64_t ns)
 	}
 	c->ns_per_page = smooth(c->ns_per_page, sample);
 }
+
+bool write_cost_found_few(const struct write_cost *c, uint64_t pages, uint64_t ns)
+{
+	uint64_t expect;
+
+	if (c->samples == 0 || c->ns_per_page == 0 || pages == 0)
+		return false;
+	expect = sat_mul_u64(pages, c->ns_per_page);
+	if (expect < WRITE_COST_FEW_MIN_NS)
+		return false;
+	return sat_mul_u64(ns, 8) < expect;
+}

@@ -241,7 +241,10 @@ static int batch_outcome(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 	 * at most one extra batch. The read serves the step's measuring too (counts_now).
 	 */
 	if (b->cand_known) {
-		progress = policy_marked_step_more(pr->pages_charged, b->cand);
+		/* CPU time only: a write preempted on a busy CPU is not one that found much */
+		progress = policy_marked_step_more(pr->pages_charged, b->cand) &&
+			   !(b->last_cpu_ns &&
+			     write_cost_found_few(b->cost, b->last_pages, b->last_cpu_ns));
 	} else if (!progress && b->st.batched && pass_counts_now(ctx, d, st, &c)) {
 		progress = policy_batch_progress(before, &after, true, st->marks,
 						 c.recompressed + c.incompressible);

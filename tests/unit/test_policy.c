@@ -541,6 +541,42 @@ static void test_write_cost_sizing(void **state)
 	assert_true(c.samples == 3);
 }
 
+/*
+ * A write that found (almost) nothing to try: the figures of a step on 6.12 in the first
+ * minute after a burst (64, 512, 2048 pages at about 0.23 ms each, then 2048-page writes
+ * of 0.022 s CPU, the walk alone). Writes too short to tell and nothing learnt never count.
+ */
+static void test_write_cost_found_few(void **state)
+{
+	struct write_cost c = { 0 };
+
+	(void)state;
+	assert_false(write_cost_found_few(&c, 2048, 1));
+	write_cost_learn(&c, 64, 15000000);
+	write_cost_learn(&c, 512, 121000000);
+	write_cost_learn(&c, 2048, 472000000);
+	assert_true(c.ns_per_page > 200000 && c.ns_per_page < 260000);
+	/* the walk alone, and a write that tried about 100 pages */
+	assert_true(write_cost_found_few(&c, 2048, 22000000));
+	assert_true(write_cost_found_few(&c, 2048, 45000000));
+	/* a quarter of its batch, a full one, and one slowed by the walk: not few */
+	assert_false(write_cost_found_few(&c, 2048, 22000000 + 512 * 230000));
+	assert_false(write_cost_found_few(&c, 2048, 472000000));
+	assert_false(write_cost_found_few(&c, 2048, 900000000));
+	/* a 64-page write expected to take 15 ms: an empty walk (22 ms) is no sign */
+	assert_false(write_cost_found_few(&c, 64, 22000000));
+	/* 16 pages expected to take under WRITE_COST_FEW_MIN_NS: too short to tell */
+	assert_false(write_cost_found_few(&c, 16, 0));
+	assert_false(write_cost_found_few(&c, 0, 0));
+	/* fake devices: writes of microseconds whatever their size never look empty */
+	c = (struct write_cost){ 0 };
+	write_cost_learn(&c, 64, 20000);
+	write_cost_learn(&c, 512, 21000);
+	write_cost_learn(&c, 2048, 20000);
+	assert_false(write_cost_found_few(&c, 2048, 1000));
+	assert_false(write_cost_found_few(&c, UINT64_MAX, UINT64_MAX));
+}
+
 /* Slower samples are adopted fast, faster ones slowly; outliers are clamped. */
 static void test_write_cost_learning(void **state)
 {
@@ -1469,6 +1505,7 @@ int main(void)
 		cmocka_unit_test(test_burst_young),
 		cmocka_unit_test(test_write_cost_sizing),
 		cmocka_unit_test(test_write_cost_learning),
+		cmocka_unit_test(test_write_cost_found_few),
 		cmocka_unit_test(test_write_cost_fixed_part),
 		cmocka_unit_test(test_write_cost_saturating),
 		cmocka_unit_test(test_saturating),
