@@ -45,8 +45,13 @@
 /* Two samples separate the fixed part only if their sizes differ by this factor at least. */
 #define WRITE_COST_FIT_SPREAD 2
 
-/* A write expected to take less than this CPU time tells nothing by its time. */
+/*
+ * A write expected to take less than this CPU time, or of fewer pages, tells nothing by
+ * its time: pages differ in cost (zstd is several times faster on a nearly empty page or
+ * an incompressible one than on a typical one), and a small batch can hold only cheap ones.
+ */
 #define WRITE_COST_FEW_MIN_NS 4000000u
+#define WRITE_COST_FEW_MIN_PAGES 256u
 
 /* The learnt cost of one (device, type, priority). Zeroed = nothing learnt yet. */
 struct write_cost {
@@ -87,7 +92,8 @@ void write_cost_learn(struct write_cost *c, uint64_t pages, uint64_t ns);
  * failures, the step's candidates counted at its start were swapped in meanwhile, and the
  * writes that counted on them each cost a walk for nothing (measured on 6.12 in the first
  * minute after a burst: 8-16 writes of 0.022 s CPU at the end of each step). False while
- * less than WRITE_COST_FEW_MIN_NS is expected of the write: too short to tell.
+ * less than WRITE_COST_FEW_MIN_NS is expected of the write, or it had fewer than
+ * WRITE_COST_FEW_MIN_PAGES pages: too short to tell.
  */
 bool write_cost_found_few(const struct write_cost *c, uint64_t pages, uint64_t ns);
 

@@ -109,7 +109,7 @@ bool write_cost_found_few(const struct write_cost *c, uint64_t pages, uint64_t n
 {
 	uint64_t expect;
 
-	if (c->samples == 0 || c->ns_per_page == 0 || pages == 0)
+	if (c->samples == 0 || c->ns_per_page == 0 || pages < WRITE_COST_FEW_MIN_PAGES)
 		return false;
 	expect = sat_mul_u64(pages, c->ns_per_page);
 	if (expect < WRITE_COST_FEW_MIN_NS)

@@ -565,9 +565,15 @@ static void test_write_cost_found_few(void **state)
 	assert_false(write_cost_found_few(&c, 2048, 900000000));
 	/* a 64-page write expected to take 15 ms: an empty walk (22 ms) is no sign */
 	assert_false(write_cost_found_few(&c, 64, 22000000));
-	/* 16 pages expected to take under WRITE_COST_FEW_MIN_NS: too short to tell */
-	assert_false(write_cost_found_few(&c, 16, 0));
+	/* fewer than 256 pages (a batch of cheap pages looks empty), or expected to take
+	 * under WRITE_COST_FEW_MIN_NS: too short to tell */
+	assert_false(write_cost_found_few(&c, 255, 0));
+	assert_true(write_cost_found_few(&c, 256, 0));
 	assert_false(write_cost_found_few(&c, 0, 0));
+	c.ns_per_page = WRITE_COST_FEW_MIN_NS / 256 - 1;
+	assert_false(write_cost_found_few(&c, 256, 0));
+	assert_true(write_cost_found_few(&c, 257, 0));
+	c.ns_per_page = 235000;
 	/* fake devices: writes of microseconds whatever their size never look empty */
 	c = (struct write_cost){ 0 };
 	write_cost_learn(&c, 64, 20000);
