@@ -438,13 +438,27 @@ type=huge priority=2 max_pages=64" ] || die "recompress: $(oneline "$(attr 0 rec
 }
 
 # pass_seen_at NAME NOW_COUNT SEEN_COUNT: AT = when the one new pass line of daemon NAME was
-# written: its stderr's mtime (nothing else is logged between passes), not when this loop saw
-# it, which a loaded host delays (CI under ASan: a line seen 0.5 s late made a 2-s wait look
-# like 1.5 s). Several new lines at once: NOW for them (only the last one's time is known).
+# written: its stderr's mtime (only a pass's own lines are logged between passes), not when
+# this loop saw it, which a loaded host delays (CI under ASan: a line seen 0.5 s late made a
+# 2-s wait look like 1.5 s). AT is empty (unknown) when several lines came at once (only the
+# last one's time is known), or when a pass line was written between the count and the
+# mtime's read, making it that line's time (seen: "second pass 0 ms after the first" with
+# two bench VMs on both cores); SEEN_N = the count after the read.
 pass_seen_at() {
-	AT=$NOW
+	local m
+	AT=
+	SEEN_N=$2
 	[ "$2" = $(($3 + 1)) ] || return 0
-	AT=$(date -r "$T/$1.err" +%s%3N) || AT=$NOW
+	m=$(date -r "$T/$1.err" +%s%3N) || return 0
+	SEEN_N=$(passes_logged zram0 "$1")
+	[ "$SEEN_N" = "$2" ] && AT=$m
+	return 0
+}
+
+# gap_ms A B: B - A in ms, or nothing if either time is unknown (pass_seen_at).
+gap_ms() {
+	[ -n "$1" ] && [ -n "$2" ] && echo $(($2 - $1))
+	return 0
 }
 
 t_backoff() {
@@ -482,19 +496,23 @@ t_backoff() {
 	dstop a
 	dstop b
 	[ "$na" -ge 3 ] || die "backoff daemon: only $na passes in $((15 * SLOW)) s"
-	# A timer never fires early: the waits are lower bounds (20 ms polling, 100 ms slack).
-	gap=$((ta[1] - ta[0]))
-	[ "$gap" -ge 1900 ] || die "backoff: 2nd pass ${gap} ms after the 1st (expected >= 2 s)"
-	gap=$((ta[2] - ta[1]))
-	[ "$gap" -ge 3900 ] || die "backoff: 3rd pass ${gap} ms after the 2nd (expected >= 4 s)"
-	[ "$na" = 3 ] || die "backoff: 4th pass $((ta[3] - ta[2])) ms after the 3rd (expected 4 s)"
+	# A timer never fires early: the waits are lower bounds (20 ms polling, 100 ms slack),
+	# checked where both times are known.
+	gap=$(gap_ms "${ta[0]}" "${ta[1]}")
+	[ -z "$gap" ] || [ "$gap" -ge 1900 ] ||
+		die "backoff: 2nd pass ${gap} ms after the 1st (expected >= 2 s)"
+	gap=$(gap_ms "${ta[1]}" "${ta[2]}")
+	[ -z "$gap" ] || [ "$gap" -ge 3900 ] ||
+		die "backoff: 3rd pass ${gap} ms after the 2nd (expected >= 4 s)"
+	[ "$na" = 3 ] || die "backoff: a 4th pass within 2 s of the 3rd (expected 4 s)"
 	# Without backoff, passes kept coming every 1-2 s over the same time (about 10 s: 5 or
 	# more passes against 3).
 	# One long gap is tolerated: a stall of the host (seen once, 5.7 s) is not a backoff,
 	# which would show as gaps of 2, 4, 4 ... s.
 	local long=0
 	for ((i = 1; i < nb; i++)); do
-		gap=$((tb[i] - tb[i - 1]))
+		gap=$(gap_ms "${tb[i - 1]}" "${tb[i]}")
+		[ -n "$gap" ] || continue
 		[ "$gap" -le "$maxgap" ] || maxgap=$gap
 		[ "$gap" -le 3500 ] || long=$((long + 1))
 	done
@@ -532,24 +550,24 @@ young_burst_start() {
 	dstart
 	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
-	now_ms
-	FIRST_N=$(passes_logged zram0)
-	pass_seen_at d "$FIRST_N" 0
+	pass_seen_at d "$(passes_logged zram0)" 0
+	FIRST_N=$SEEN_N
 	FIRST_AT=$AT
 }
 
 # After young_burst_start: the second pass within $1 ms of the first and at least $2 ms after
 # it (never at once); $3 names the test in the message.
 young_burst_second() {
+	local gap
 	wait_for "$1" at_least 2 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "$3: no second pass within $1 ms of the first; stderr: $(oneline "$T/d.err")"
-	now_ms
 	# when the lines were written (pass_seen_at: a loaded host sees them late); a host
 	# stalled so long that both were there at once leaves the gap unknown
 	[ "$FIRST_N" = 1 ] || return 0
 	pass_seen_at d "$(passes_logged zram0)" 1
-	[ $((AT - FIRST_AT)) -ge "$2" ] ||
-		die "$3: second pass $((AT - FIRST_AT)) ms after the first (expected at least $2 ms)"
+	gap=$(gap_ms "$FIRST_AT" "$AT")
+	[ -z "$gap" ] || [ "$gap" -ge "$2" ] ||
+		die "$3: second pass $gap ms after the first (expected at least $2 ms)"
 }
 
 # ... and no third pass within 3 s; then the daemon stops.
