@@ -144,14 +144,16 @@ uint64_t __wrap_now_thread_cpu_ns(void)
 /* block_state with N idle slots (0..N-1) and two recompressed ones after them */
 static void bs_idle(int n)
 {
-	char buf[4096];
-	size_t o = 0;
+	size_t cap = ((size_t)n + 2) * 40 + 1, o = 0;
+	char *buf = malloc(cap);
 
-	for (int i = 0; i < n && o + 64 < sizeof(buf); i++)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%12d           17.000001 ...i..\n", i);
-	(void)snprintf(buf + o, sizeof(buf) - o,
+	assert_non_null(buf);
+	for (int i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%12d           17.000001 ...i..\n", i);
+	(void)snprintf(buf + o, cap - o,
 		       "%12d           17.000001 ....r.\n%12d           17.000001 ....r.\n", n, n + 1);
 	fr_write("sys/kernel/debug/zram/zram0/block_state", buf);
+	free(buf);
 }
 
 int __wrap_sysfs_write(int root_fd, const char *relpath, const char *data)
@@ -654,19 +656,6 @@ static void test_write_bounded_failing_run(void **state)
 	assert_int_equal(bs_reads, 2);
 }
 
-/* block_state with n idle slots, more than bs_idle's buffer holds */
-static void bs_idle_many(int n)
-{
-	size_t cap = (size_t)n * 40 + 1, o = 0;
-	char *buf = malloc(cap);
-
-	assert_non_null(buf);
-	for (int i = 0; i < n; i++)
-		o += (size_t)snprintf(buf + o, cap - o, "%12d           17.000001 ...i..\n", i);
-	fr_write("sys/kernel/debug/zram/zram0/block_state", buf);
-	free(buf);
-}
-
 /*
  * Where failures are marked, a step goes by the candidates counted after its idle mark;
  * under swap traffic most of them can be gone (swapped in) by the time its writes reach
@@ -686,7 +675,7 @@ static void test_step_ends_when_write_finds_few(void **state)
 	dev.recomp.set[2] = false;
 	dev.recomp.count = 1;
 	dev.recomp.highest = 1;
-	bs_idle_many(10000);
+	bs_idle(10000);
 	w.ns_per_page = 200000; /* a 2048-page write: 410 ms of CPU */
 	w.progress_batches = 1; /* then the candidates are gone: writes return at once */
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);

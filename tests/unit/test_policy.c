@@ -573,7 +573,6 @@ static void test_write_cost_found_few(void **state)
 	c.ns_per_page = WRITE_COST_FEW_MIN_NS / 256 - 1;
 	assert_false(write_cost_found_few(&c, 256, 0));
 	assert_true(write_cost_found_few(&c, 257, 0));
-	c.ns_per_page = 235000;
 	/* fake devices: writes of microseconds whatever their size never look empty */
 	c = (struct write_cost){ 0 };
 	write_cost_learn(&c, 64, 20000);
