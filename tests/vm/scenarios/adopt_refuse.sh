@@ -98,5 +98,5 @@ wait_line "$W" "^SWAPLOAD verify" 120 || fail "the workload's verification did n
 set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \([0-9]*\)/\1 \2 \3/p' "$W")
 expect_eq "pages verified" "$1" $((MIB * 256))
 [ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
-dmesg | grep -q 'page allocation failure' && { note "allocation failure(s) under the squeeze (accepted)"; dmesg -c >/dev/null; }
+squeeze_traces "$HOLDPID"
 pass_note "refused with $(sed -n "s/^$Z: stored: //p" "$WORK/a.out" | cut -d, -f1); $1 pages verified"
