@@ -339,16 +339,18 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest),
 	};
 	struct zram_mm_stat start = d->mm;
+	struct bs_counts est;
 	int r;
 
 	/*
 	 * 6.13+: every write scans the device and allocates an entry per candidate first, so
 	 * under memory pressure a step with many candidates takes them in fewer, larger writes
-	 * (policy_walk_batch) from the counts read after its idle mark; never an extra read.
+	 * (policy_walk_batch) from the counts read after its idle mark, less what earlier
+	 * steps tried (the huge_idle step writes first in most passes); never an extra read.
 	 */
-	if (d->caps.walk_all && plan->mem_pressure_permille && b.st.batched && st->cur_valid &&
-	    !step->fallback)
-		b.batch = policy_walk_batch(plan->batch_pages, pass_candidates(&st->cur, step->type),
+	if (d->caps.walk_all && plan->mem_pressure_permille && b.st.batched && !step->fallback &&
+	    pass_counts_est(st, &est))
+		b.batch = policy_walk_batch(plan->batch_pages, pass_candidates(&est, step->type),
 					    plan->mem_pressure_permille);
 	/*
 	 * Where failures are marked, the step ends when it has had the chance to try every

@@ -2103,20 +2103,31 @@ run_test status-writeback-lines t_status_wb_lines
 # candidate, so a step takes its candidates in at most 8 writes (policy_walk_batch): 20,000
 # idle candidates at MemAvailable 3% (full pressure) give max_pages=2500; without pressure,
 # and on 6.12 (the walk stops at max_pages) whatever the pressure, the batch is unchanged.
+# With HUGE, 100 huge idle slots more, and the huge_idle step writes first: the idle step
+# sizes its batch from the counts read after the idle mark less what huge_idle tried (at
+# 6db47dd the rule needed counts read after the last write, so it never applied in a pass
+# whose huge_idle step had written: every 7.3 write of the burst bench had 2048 pages).
 t_walk_batch_pressure() {
-	local ver=$1 avail=$2 want=$3 f
+	local ver=$1 avail=$2 want=$3 huge=${4:-} f
 	build_version_root "$R" "$ver"
 	f=$R/sys/kernel/debug/zram/zram0/block_state
 	awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%12d %12d.%06d ...i..\n", i, 100 + i % 50, 0 }' >"$f"
 	fr_meminfo "$R" 16000000 "$avail"
-	conf '[global]' 'passes = idle' 'max-write-ms = 0'
+	if [ -n "$huge" ]; then
+		awk 'BEGIN { for (i = 20000; i < 20100; i++) printf "%12d %12d.%06d ..hi..\n", i, 100, 0 }' >>"$f"
+		conf '[global]' 'passes = huge_idle idle' 'max-write-ms = 0'
+	else
+		conf '[global]' 'passes = idle' 'max-write-ms = 0'
+	fi
 	zro --once
 	expect_rc 0
 	# One secondary marks its failures: the step's writes go on until their max_pages
 	# cover the 20,000 candidates (this fake kernel marks nothing; a real one would have
 	# tried them all by then), with no block_state read in between.
+	# (the idle step's end counts the huge idle slots too: more, not fewer, pass.c)
 	set --
 	n=0
+	[ -z "$huge" ] || { set -- "type=huge_idle priority=1 max_pages=2048"; n=-100; }
 	while [ "$n" -lt 20000 ]; do
 		set -- "$@" "type=idle priority=1 max_pages=$want"
 		n=$((n + want))
@@ -2127,6 +2138,7 @@ run_test walk-batch-7.0-pressure t_walk_batch_pressure 7.0 480000 2500
 run_test walk-batch-7.0-half-pressure t_walk_batch_pressure 7.0 2000000 2500
 run_test walk-batch-7.0-no-pressure t_walk_batch_pressure 7.0 16000000 2048
 run_test walk-batch-6.12-pressure t_walk_batch_pressure 6.12 480000 2048
+run_test walk-batch-7.0-pressure-after-huge t_walk_batch_pressure 7.0 480000 2500 huge
 
 # adopt: an in-use zram swap device gets the configured secondaries (src/adopt/adopt_run.c). Only
 # --dry-run and the refusals run here (a real run needs swapon(2) on the real /dev: the VM
