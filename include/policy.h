@@ -333,25 +333,16 @@ bool policy_batch_inconclusive(uint64_t noprog_pages, uint64_t batch, uint64_t p
 uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per_batch);
 
 /*
- * 6.13+ (a write scans every slot and allocates an entry per candidate, whatever its
- * max_pages): the batch of a step with this many candidates under memory pressure m (per
- * mille). A step of fixed batches repeats that scan candidates / batch times, quadratic in
- * the candidates; under pressure it takes at most POLICY_WALK_WRITES writes for them, with
- * batches of up to (1 + 7 m) x batch. Never below batch; batch without pressure.
- */
-#define POLICY_WALK_WRITES 8
-
-/*
  * The time bound of one write (max-write-ms, where it is applied: 6.2-6.12) under memory
- * pressure m (per mille): (1 + 7 m) x bound, as policy_walk_batch grows 6.13+ batches.
+ * pressure m (per mille): (1 + 7 m) x bound.
  * Each 6.2-6.12 write walks from slot 0 and is followed by an mm_stat read (and, without
  * progress there, a block_state read), so small writes cost the most where memory is
  * shortest; at full pressure the default 100 ms becomes 800 ms, still within the 1 s a
  * stop request may wait (such a write holds no lock a reader waits for before 7.0).
  * 0 stays 0 (no bound).
  */
+#define POLICY_WRITE_BOUND_GROWTH 8
 uint64_t policy_write_bound_ns(uint64_t bound_ns, unsigned mem_permille);
-uint64_t policy_walk_batch(uint64_t batch, uint64_t candidates, unsigned mem_permille);
 
 /* ---- daemon mode: when and how much ---- */
 

@@ -339,19 +339,16 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 			   !policy_failures_marked(&d->caps, step->priority, d->recomp.highest),
 	};
 	struct zram_mm_stat start = d->mm;
-	struct bs_counts est;
 	int r;
 
 	/*
-	 * 6.13+: every write scans the device and allocates an entry per candidate first, so
-	 * under memory pressure a step with many candidates takes them in fewer, larger writes
-	 * (policy_walk_batch) from the counts read after its idle mark, less what earlier
-	 * steps tried (the huge_idle step writes first in most passes); never an extra read.
+	 * 6.13+: every write scans the device and allocates an entry per candidate first, but
+	 * its batch stays max-pages-per-batch under memory pressure too, where the write holds
+	 * the device lock readers wait for. Measured (burst bench, 7.3, hot40, 166503e):
+	 * eight larger writes a step instead of 2048-page ones took 5% less CPU a page, but
+	 * more pages early, so more CPU in the minute (17.2-17.8 s against 15.4-15.7 s), a
+	 * slower workload, no more memory freed, and mm_stat readers waited 4.8 s, not 1.8 s.
 	 */
-	if (d->caps.walk_all && plan->mem_pressure_permille && b.st.batched && !step->fallback &&
-	    pass_counts_est(st, &est))
-		b.batch = policy_walk_batch(plan->batch_pages, pass_candidates(&est, step->type),
-					    plan->mem_pressure_permille);
 	/*
 	 * Where failures are marked, the step ends when it has had the chance to try every
 	 * candidate counted at the last read (more, not fewer: pages the pass's earlier steps

@@ -243,21 +243,6 @@ uint64_t policy_batch_pages(const struct batch_state *st, uint64_t max_pages_per
 	return n ? n : 1;
 }
 
-uint64_t policy_walk_batch(uint64_t batch, uint64_t candidates, unsigned mem_permille)
-{
-	long double extra;
-	uint64_t cap, want;
-
-	if (mem_permille > 1000)
-		mem_permille = 1000;
-	extra = (long double)batch * 7.0L * mem_permille / 1000.0L;
-	cap = extra >= 18446744073709551615.0L ? UINT64_MAX : sat_add_u64(batch, (uint64_t)extra);
-	want = candidates / POLICY_WALK_WRITES + (candidates % POLICY_WALK_WRITES != 0);
-	if (want > cap)
-		want = cap;
-	return want > batch ? want : batch;
-}
-
 /* ---- daemon mode ---- */
 
 #define NS_PER_SEC 1000000000ULL
@@ -266,7 +251,7 @@ uint64_t policy_write_bound_ns(uint64_t bound_ns, unsigned mem_permille)
 {
 	uint64_t m = mem_permille > 1000 ? 1000 : mem_permille;
 
-	return sat_mul_u64(bound_ns / 1000, 1000 + (POLICY_WALK_WRITES - 1) * m);
+	return sat_mul_u64(bound_ns / 1000, 1000 + (POLICY_WRITE_BOUND_GROWTH - 1) * m);
 }
 
 const char *policy_verdict_name(enum policy_verdict v)

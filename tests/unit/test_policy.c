@@ -355,43 +355,6 @@ static void test_idle_go(void **state)
 	assert_false(policy_idle_go(124, 1000, true, true, 1000));
 }
 
-/*
- * 6.13+ under memory pressure: a step's candidates in at most 8 writes, up to (1 + 7m) x the
- * batch, never below it. The 7.3 swap bench's catch-up (about 60,000 idle candidates at
- * full pressure) takes 7,500-page writes instead of thirty 2048-page ones.
- */
-static void test_walk_batch(void **state)
-{
-	static const struct {
-		uint64_t batch, candidates;
-		unsigned m;
-		uint64_t want;
-	} t[] = {
-		{ 2048, 60000, 1000, 7500 },	/* the bench: 8 writes */
-		{ 2048, 60000, 0, 2048 },	/* no pressure: as configured */
-		{ 2048, 60000, 500, 7500 },	/* cap 9216 */
-		{ 2048, 200000, 500, 9216 },	/* capped at 4.5 x */
-		{ 2048, 200000, 1000, 16384 },	/* capped at 8 x */
-		{ 2048, 5000, 1000, 2048 },	/* few candidates: never below the batch */
-		{ 2048, 16385, 1000, 2049 },	/* rounded up: still 8 writes */
-		{ 2048, 0, 1000, 2048 },
-		{ 1, 1000000, 1000, 8 },
-		{ 2048, 60000, 5000, 7500 },	/* m clamped to 1 */
-		{ UINT64_MAX, UINT64_MAX, 1000, UINT64_MAX }, /* saturates */
-	};
-
-	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-		assert_true(policy_walk_batch(t[i].batch, t[i].candidates, t[i].m) == t[i].want);
-	/* more pressure never gives a smaller batch */
-	for (unsigned m = 0, last = 0; m <= 1000; m += 50) {
-		uint64_t b = policy_walk_batch(2048, 1000000, m);
-
-		assert_true(b >= last);
-		last = (unsigned)b;
-	}
-}
-
 /* 6.2-6.12 under memory pressure: max-write-ms grows to (1 + 7m) x, 0 (no bound) stays 0. */
 static void test_write_bound(void **state)
 {
@@ -1505,7 +1468,6 @@ int main(void)
 		cmocka_unit_test(test_counts_after),
 		cmocka_unit_test(test_idle_go),
 		cmocka_unit_test(test_batch),
-		cmocka_unit_test(test_walk_batch),
 		cmocka_unit_test(test_write_bound),
 		cmocka_unit_test(test_burst_young),
 		cmocka_unit_test(test_write_cost_sizing),
