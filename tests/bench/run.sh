@@ -326,7 +326,7 @@ run_vm() {
 	# Knobs of the guest scenarios (README, Variables), passed on as shell assignments.
 	env | grep -E '^BENCH_(CHURN_[A-Z_]+|WBCRYPT_[A-Z_]+|SWAP_[A-Z_]+|BURST_[A-Z_]+|LARGE_[A-Z_]+|IDLE_WINDOW|LATENCY_REPS)=[0-9]+$' |
 		sed 's/^/export /' >"$st/vm/bench.env"
-	env | grep -E '^BENCH_BURST_(SHAPES|ALL_SHAPES|POLICIES)=[a-z0-9 ]+$' | sed "s/^\([A-Z_]*\)=\(.*\)/export \1='\2'/" >>"$st/vm/bench.env"
+	env | grep -E '^BENCH_BURST_(SHAPES|ALL_SHAPES|POLICIES)=[a-z0-9 -]+$' | sed "s/^\([A-Z_]*\)=\(.*\)/export \1='\2'/" >>"$st/vm/bench.env"
 	# vmbench needs only libc, which the image already has for zram-recompd (of its
 	# architecture).
 	vm_cpio "$st" >>"$INITRD"
