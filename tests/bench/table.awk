@@ -101,6 +101,7 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 				    f(p ".cpu.user_s", 2) : "–"
 				row(S[i] " " r, L[j], f(p ".pool_per_byte", 4), f(p ".freed_share", 4),
 				    f(p ".throughput_ratio", 4),
+				    has(p ".cpu_window_s") ? f(p ".cpu_window_s", 2) :
 				    L[j] == "daemon" ? f(p ".cpu.passes_s", 2) : L[j] == "naive" ? f(p ".cpu_s", 2) : "–",
 				    c, L[j] == "daemon" ? g(p ".attempted") : "–", f(p ".mm_stat_read_max_s", 3) " s")
 			}

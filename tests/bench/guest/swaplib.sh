@@ -17,6 +17,20 @@ swap_need() {
 	RAM=${BENCH_SWAP_RAM_MIB:-256}
 }
 
+# swap_naive_cpu: the naive job's CPU so far, in seconds: its writes done (naive.writes,
+# the third column) and those under way (their processes' utime + stime).
+swap_naive_cpu() {
+	_sn_done=$(awk '{ t += $3 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")
+	_sn_ticks=0
+	for sp_proc in /proc/[0-9]*; do
+		tr '\0' ' ' <"$sp_proc/cmdline" 2>/dev/null | grep -q "^$VMBENCH write /sys/block/$Z/" ||
+			continue
+		_sn_t=$(awk '{ print $14 + $15 }' "$sp_proc/stat" 2>/dev/null)
+		_sn_ticks=$((_sn_ticks + ${_sn_t:-0}))
+	done
+	awk -v d="$_sn_done" -v t="$_sn_ticks" 'BEGIN { printf "%.2f", d + t / 100 }'
+}
+
 # swap_policy KEY POLICY MIB HOT_PERCENT SECONDS COLD_EVERY WARMUP: one run of the workload
 # on a fresh 1 GiB zram swap device (lzo-rle, zstd #1) with POLICY (none, naive: every 10 s
 # idle all, recompress type=idle, compact; daemon: interval and idle ages 10 s, defaults
@@ -79,6 +93,17 @@ swap_policy() {
 		esac
 	fi
 	wait_line "$W" "SWAPLOAD ops" $((_secs * 20 + 600)) || fail "$_pol: the workload did not end"
+	# Each policy's CPU in the measured window, read as it ends: the daemon's process (it
+	# starts with the window), the naive job's writes done by then and the one under way.
+	# The daemon's per-pass split (cpu.*) leaves out a pass still running at the end (on
+	# 6.12 warmcold 2-2.5 s of about 12), and naive.cpu_s counts a write's CPU after the
+	# window too (on 7.3 one write took 24 s). Without a warm-up (the burst scenario) only.
+	[ "$_warm" -gt 0 ] || case $_pol in
+	naive) out "$_k.naive.cpu_window_s" "$(swap_naive_cpu)" ;;
+	daemon | daemon-idle)
+		out "$_k.$_pol.cpu_window_s" "$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$DPID/stat")"
+		;;
+	esac
 	# Measured while the workload still holds its memory.
 	mm_out "$_k.$_pol" "$Z"
 	out "$_k.$_pol.memavailable_kb" "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
