@@ -78,6 +78,17 @@ function swap_table(pre, kern,    i, p, SW)
 	      g(pre "swap.daemon.hot_recompressed") ")."
 }
 
+# A burst row's CPU: in the window where measured (cpu_window_s), else the daemon's passes'
+# or the naive job's writes'.
+function cpu_col(p, pol)
+{
+	if (has(p ".cpu_window_s"))
+		return f(p ".cpu_window_s", 2)
+	if (pol == "daemon")
+		return f(p ".cpu.passes_s", 2)
+	return pol == "naive" ? f(p ".cpu_s", 2) : "–"
+}
+
 # The first minute after a burst, one kernel (key prefix pre): a row per shape, run and policy.
 function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 {
@@ -101,8 +112,7 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 				    f(p ".cpu.user_s", 2) : "–"
 				row(S[i] " " r, L[j], f(p ".pool_per_byte", 4), f(p ".freed_share", 4),
 				    f(p ".throughput_ratio", 4),
-				    has(p ".cpu_window_s") ? f(p ".cpu_window_s", 2) :
-				    L[j] == "daemon" ? f(p ".cpu.passes_s", 2) : L[j] == "naive" ? f(p ".cpu_s", 2) : "–",
+				    cpu_col(p, L[j]),
 				    c, L[j] == "daemon" ? g(p ".attempted") : "–", f(p ".mm_stat_read_max_s", 3) " s")
 			}
 			print "| | daemon / naive | | " f(b ".daemon_vs_naive_freed", 3) " × | " \
