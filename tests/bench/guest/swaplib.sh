@@ -17,15 +17,21 @@ swap_need() {
 	RAM=${BENCH_SWAP_RAM_MIB:-256}
 }
 
+# swap_naive_writes: the /proc directories of the naive job's writes under way, a line each.
+swap_naive_writes() {
+	for sp_proc in /proc/[0-9]*; do
+		tr '\0' ' ' <"$sp_proc/cmdline" 2>/dev/null | grep -q "^$VMBENCH write /sys/block/$Z/" &&
+			echo "$sp_proc"
+	done
+}
+
 # swap_naive_cpu: the naive job's CPU so far, in seconds: its writes done (naive.writes,
 # the third column) and those under way (their processes' utime + stime).
 swap_naive_cpu() {
 	_sn_done=$(awk '{ t += $3 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")
 	_sn_ticks=0
-	for sp_proc in /proc/[0-9]*; do
-		tr '\0' ' ' <"$sp_proc/cmdline" 2>/dev/null | grep -q "^$VMBENCH write /sys/block/$Z/" ||
-			continue
-		_sn_t=$(awk '{ print $14 + $15 }' "$sp_proc/stat" 2>/dev/null)
+	for _sn_proc in $(swap_naive_writes); do
+		_sn_t=$(awk '{ print $14 + $15 }' "$_sn_proc/stat" 2>/dev/null)
 		_sn_ticks=$((_sn_ticks + ${_sn_t:-0}))
 	done
 	awk -v d="$_sn_done" -v t="$_sn_ticks" 'BEGIN { printf "%.2f", d + t / 100 }'
@@ -135,9 +141,7 @@ swap_policy() {
 		stop_bg "$NAIVEPID"
 		# Its write under way outlives the loop (on 7.3 a type=idle write ran 14 s): wait
 		# for it, or the next run fills its memory while this device still holds its pool.
-		for sp_proc in /proc/[0-9]*; do
-			tr '\0' ' ' <"$sp_proc/cmdline" 2>/dev/null | grep -q "^$VMBENCH write /sys/block/$Z/" ||
-				continue
+		for sp_proc in $(swap_naive_writes); do
 			while [ -d "$sp_proc" ]; do sleep 1; done
 		done
 		out "$_k.naive.kernel_write_s" "$(awk '{ t += $1 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")"
