@@ -177,6 +177,7 @@ struct device_report {
 	bool device_lost;      /* reset or removed during the pass: its figures mean nothing */
 
 	bool have_block_state;
+	bool blind; /* a pass at the burst age that read no block_state (policy_pass_blind) */
 	uint64_t incompressible_before, incompressible_after;
 	uint64_t new_incompressible;
 	bool new_incompressible_lower; /* from the counts alone: a lower bound (pass_run_end) */

@@ -41,6 +41,7 @@ struct pass_run {
 	bool cur_est;
 	uint64_t tried_since;
 	bool began; /* the baseline (bs0, inc_before) is read */
+	bool blind; /* no block_state read in this pass (policy_pass_blind) */
 	bool wrote; /* a recompress write succeeded in this pass */
 	bool idle_nothing; /* a priority-1 idle step found no idle page it could improve */
 };

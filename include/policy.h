@@ -450,6 +450,29 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
 			     const struct policy_outcome *o);
 
 /*
+ * Whether a pass (its plan expanded, policy_expand_plan) goes without block_state: a pass
+ * at the burst age whose every step the kernel marks failures of ('n',
+ * policy_failures_marked), without fallbacks or a threshold. Each block_state read makes
+ * the kernel format a line per stored slot: in the burst bench (6.12, warmcold) one read
+ * a pass, 0.4-0.5 s of the one CPU, a tenth of a catch-up pass, for counts a burst pass
+ * does not need: its idle mark takes nearly every stored page, and a step ends where a
+ * write finds fewer pages than it asked for (write_cost_found_few) or by the candidates
+ * policy_blind_candidates estimates. What it leaves unknown is which pages it marked
+ * incompressible; the pass after the burst reads block_state again.
+ */
+bool policy_pass_blind(const struct pass_plan *plan, const struct zram_caps *caps,
+		       unsigned highest);
+
+/*
+ * A step's candidates without block_state, from mm_stat: for an idle step every stored
+ * page that is not same-filled, for a huge type the huge pages (an upper bound: some are
+ * not idle, recompressed or incompressible; the step ends earlier where a write finds
+ * few).
+ */
+uint64_t policy_blind_candidates(enum pass_type t, uint64_t stored, uint64_t same,
+				 uint64_t huge);
+
+/*
  * The plan of one pass, the daemon's and --once's alike: the configured types in order
  * with one idle mark before the first idle type (at the age memory use gives), each at
  * its configured priority where the kernel takes priority=, batch and budgets, the

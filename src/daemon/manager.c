@@ -216,7 +216,7 @@ static void finish_job(struct manager *m, struct job *j)
 	struct policy_outcome o;
 	struct pass_summary sum;
 	char a[HUMAN_LEN], b[HUMAN_LEN], nx[HUMAN_LEN];
-	bool was_burst;
+	bool was_burst, had_last;
 
 	md->busy = false;
 	pass_summarize(rep, &sum);
@@ -235,10 +235,14 @@ static void finish_job(struct manager *m, struct job *j)
 		return;
 	}
 	md->dev = j->dev;
+	had_last = md->has_last;
 	md->has_last = true;
 	md->last_saved = sum.saved;
 	md->last_end_ns = j->end_ns;
-	md->last_incompressible = rep->have_block_state ? rep->incompressible_after : UINT64_MAX;
+	/* a pass at the burst age reads no block_state: the last count stands */
+	if (!rep->blind || !had_last)
+		md->last_incompressible =
+			rep->have_block_state ? rep->incompressible_after : UINT64_MAX;
 	md->last_longest_write_ns = sum.max_write_ns;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	was_burst = md->pol.burst;

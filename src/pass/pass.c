@@ -315,6 +315,32 @@ static void step_compact(const struct pass_ctx *ctx, struct zram_dev *d,
 }
 
 /*
+ * Where failures are marked, the step ends when it has had the chance to try every
+ * candidate counted at the last read (more, not fewer: pages the pass's earlier steps
+ * took are counted too, so pages swapped out since are the next pass's): no read.
+ * Not with a threshold: the kernel passes over smaller pages without a mark. A pass
+ * without block_state (policy_pass_blind) counts them from mm_stat.
+ */
+static void step_candidates(const struct pass_ctx *ctx, const struct zram_dev *d,
+			    const struct pass_plan *plan, const struct pass_step *step,
+			    const struct pass_run *st, struct batches *b)
+{
+	if (!ctx->dry_run && b->st.batched && !step->fallback && step->priority <= 1 &&
+	    !plan->threshold && (st->cur_valid || st->cur_est) && st->bs_ok &&
+	    policy_failures_marked(&d->caps, step->priority, d->recomp.highest)) {
+		b->cand = pass_candidates(&st->cur, step->type);
+		b->cand_known = true;
+	}
+	if (!ctx->dry_run && b->st.batched && st->blind) {
+		uint64_t stored = d->page_size ? d->mm.v[MM_ORIG_DATA_SIZE] / d->page_size : 0;
+
+		b->cand = policy_blind_candidates(step->type, stored, d->mm.v[MM_SAME_PAGES],
+						  d->mm.v[MM_HUGE_PAGES]);
+		b->cand_known = true;
+	}
+}
+
+/*
  * One step: recompress writes of at most batch_pages until a batch makes no progress or
  * the budget is spent (the pass's pages left, and for a fallback what the previous
  * priority left unshrunk).
@@ -349,18 +375,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 	 * more pages early, so more CPU in the minute (17.2-17.8 s against 15.4-15.7 s), a
 	 * slower workload, no more memory freed, and mm_stat readers waited 4.8 s, not 1.8 s.
 	 */
-	/*
-	 * Where failures are marked, the step ends when it has had the chance to try every
-	 * candidate counted at the last read (more, not fewer: pages the pass's earlier steps
-	 * took are counted too, so pages swapped out since are the next pass's): no read.
-	 * Not with a threshold: the kernel passes over smaller pages without a mark.
-	 */
-	if (!ctx->dry_run && b.st.batched && !step->fallback && step->priority <= 1 &&
-	    !plan->threshold && (st->cur_valid || st->cur_est) && st->bs_ok &&
-	    policy_failures_marked(&d->caps, step->priority, d->recomp.highest)) {
-		b.cand = pass_candidates(&st->cur, step->type);
-		b.cand_known = true;
-	}
+	step_candidates(ctx, d, plan, step, st, &b);
 	if (st->cur_valid) {
 		b.idle_prev = st->cur.idle;
 		b.idle_known = true;
@@ -516,7 +531,7 @@ static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev 
 	st->began = true;
 	/* Sized by the slots block_state lists, up to the device's (never from disksize). */
 	bs_set_init(&st->inc_before, nslots);
-	if (nslots)
+	if (nslots && !st->blind)
 		pass_read_bs(ctx, d, &st->bs0, &st->inc_before, NULL, NULL, &st->bs_ok);
 	if (!st->bs_ok)
 		return;
@@ -771,6 +786,8 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 			kern.prio_set |= 1u << p;
 	/* One priority per write (6.12+): "every secondary" becomes a step per priority. */
 	policy_expand_plan(plan, &kern, &xp);
+	st.blind = rep->blind =
+		!ctx->dry_run && policy_pass_blind(&xp, &d->caps, d->recomp.highest);
 	if (scope == PASS_WB_ONLY)
 		xp.n_steps = 0; /* no recompression here (reach.h): writeback and compaction */
 	for (unsigned i = 0; i < xp.n_steps && i < PASS_MAX_STEPS && r == STEP_NEXT; i++)

@@ -232,6 +232,8 @@ static void print_totals(FILE *f, const struct device_report *rep)
 			rep->recompressed_before, rep->recompressed_after,
 			rep->incompressible_before, rep->incompressible_after,
 			rep->new_incompressible_lower ? "at least " : "", rep->new_incompressible);
+	else if (rep->blind)
+		fprintf(f, " (block_state not read: a pass at the burst age)\n");
 	else
 		fprintf(f, " (no block_state: pages still huge after the passes may be "
 			   "incompressible)\n");

@@ -822,3 +822,26 @@ void policy_wb_select_free(struct wb_select *s)
 	s->r = NULL;
 	s->n = s->alloc = 0;
 }
+
+bool policy_pass_blind(const struct pass_plan *plan, const struct zram_caps *caps,
+		       unsigned highest)
+{
+	if (!plan->burst_aged || plan->threshold)
+		return false;
+	for (unsigned i = 0; i < plan->n_steps; i++) {
+		const struct pass_step *s = &plan->steps[i];
+
+		if (s->fallback || s->priority > 1 ||
+		    !policy_failures_marked(caps, s->priority, highest))
+			return false;
+	}
+	return true;
+}
+
+uint64_t policy_blind_candidates(enum pass_type t, uint64_t stored, uint64_t same,
+				 uint64_t huge)
+{
+	if (t == PASS_IDLE)
+		return stored > same ? stored - same : 0;
+	return huge < stored ? huge : stored;
+}

@@ -693,6 +693,84 @@ static void test_step_ends_when_write_finds_few(void **state)
 	assert_true(rep.passes[0].compr_saved == 5000000);
 }
 
+/*
+ * A pass at the burst age (policy_pass_blind: one secondary, its failures marked) reads no
+ * block_state: its steps end where a write finds few pages, or by the candidates mm_stat
+ * gives (stored pages less same-filled ones; huge pages for a huge step). The same plan
+ * outside a burst reads it as before.
+ */
+static void test_blind_pass_reads_no_block_state(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_plan plan = {
+		.n_steps = 2,
+		.steps = { { .type = PASS_IDLE, .mark_idle = true, .idle_age_sec = 3, .priority = 1 },
+			   { .type = PASS_HUGE, .priority = 1 } },
+		.batch_pages = 2048,
+		.compact = COMPACT_NEVER,
+		.mem_pressure_permille = 900,
+		.burst_aged = true,
+	};
+
+	(void)state;
+	dev.caps.block_state = true;
+	dev.recomp.set[2] = false;
+	dev.recomp.count = 1;
+	dev.recomp.highest = 1;
+	bs_idle(10000);
+	w.ns_per_page = 200000; /* a 2048-page write: 410 ms of CPU */
+	w.progress_batches = 1; /* then the candidates are gone: writes return at once */
+	w.huge = 100;
+	write_mm();
+	dev.mm.v[MM_ORIG_DATA_SIZE] = 104857600; /* as the daemon read it before the pass */
+	dev.mm.v[MM_HUGE_PAGES] = 100;
+	bs_reads = 0;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(bs_reads, 0);
+	assert_true(rep.blind);
+	assert_false(rep.have_block_state);
+	/* found few after one write; the huge step: one write covers the 100 huge pages */
+	assert_string_equal(w.log, "idle: 3\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=idle priority=1 max_pages=2048\n"
+				   "recompress: type=huge priority=1 max_pages=2048\n");
+	assert_int_equal(rep.passes[0].stop, STOP_NO_PROGRESS);
+	assert_true(rep.passes[0].compr_saved == 1000000);
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, "block_state not read: a pass at the burst age"));
+
+	/* writes that keep finding pages go on until they could have tried every stored one */
+	w.log[0] = '\0';
+	w.progress_batches = 100;
+	w.orig = 5000 * 4096;
+	write_mm();
+	dev.mm.v[MM_ORIG_DATA_SIZE] = w.orig;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.passes[0].commands, 3); /* 3 x 2048 >= 5000 */
+	assert_int_equal(bs_reads, 0);
+
+	/* not in a burst: block_state as before (baseline and end) */
+	plan.burst_aged = false;
+	bs_idle(10000);
+	w.log[0] = '\0';
+	w.progress_batches = 1;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_false(rep.blind);
+	assert_true(bs_reads > 0);
+
+	/* two secondaries on this kernel: priority 1's failures are not marked, so it reads */
+	plan.burst_aged = true;
+	dev.recomp.set[2] = true;
+	dev.recomp.count = 2;
+	dev.recomp.highest = 2;
+	bs_reads = 0;
+	w.progress_batches = 1;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_false(rep.blind);
+	assert_true(bs_reads > 0);
+}
+
 /* max-write-ms = 0: the fixed batches of max-pages-per-batch, whatever a write takes. */
 static void test_write_unbounded(void **state)
 {
@@ -2252,6 +2330,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_cheap_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_ends_when_write_finds_few, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blind_pass_reads_no_block_state, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bitmaps_sized_by_block_state, setup, teardown),

@@ -208,6 +208,53 @@ static void test_failures_marked(void **state)
 	assert_false(c614.blocking_pp);
 }
 
+/*
+ * Passes at the burst age go without block_state where every step's failures are marked
+ * (policy_pass_blind); their candidates come from mm_stat (policy_blind_candidates).
+ */
+static void test_pass_blind(void **state)
+{
+	struct zram_caps c612, c73;
+	struct pass_plan p = {
+		.n_steps = 3,
+		.steps = { { .type = PASS_HUGE_IDLE, .mark_idle = true, .priority = 1 },
+			   { .type = PASS_IDLE, .priority = 1 },
+			   { .type = PASS_HUGE, .priority = 1 } },
+		.burst_aged = true,
+	};
+	struct kver v = { 6, 12, 118 };
+
+	(void)state;
+	zram_caps_derive(&c612, &v, true, true, true, true, TRI_YES);
+	v = (struct kver){ 7, 3, 4 };
+	zram_caps_derive(&c73, &v, true, true, true, true, TRI_YES);
+	/* one secondary: every failure marked */
+	assert_true(policy_pass_blind(&p, &c612, 1));
+	assert_true(policy_pass_blind(&p, &c73, 1));
+	/* two secondaries: priority 1's failures are not marked (6.12, and 7.3 with #2 set) */
+	assert_false(policy_pass_blind(&p, &c612, 2));
+	assert_false(policy_pass_blind(&p, &c73, 2));
+	/* not at the burst age, with a threshold, or with a fallback: block_state as before */
+	p.burst_aged = false;
+	assert_false(policy_pass_blind(&p, &c612, 1));
+	p.burst_aged = true;
+	p.threshold = 1000;
+	assert_false(policy_pass_blind(&p, &c612, 1));
+	p.threshold = 0;
+	p.steps[2].fallback = true;
+	assert_false(policy_pass_blind(&p, &c612, 1));
+	p.steps[2].fallback = false;
+	p.steps[1].priority = 2; /* the cold tier's priority */
+	assert_false(policy_pass_blind(&p, &c73, 2));
+
+	/* idle: stored less same-filled; huge types: the huge pages, at most the stored */
+	assert_int_equal(policy_blind_candidates(PASS_IDLE, 1000, 40, 7), 960);
+	assert_int_equal(policy_blind_candidates(PASS_IDLE, 10, 40, 7), 0);
+	assert_int_equal(policy_blind_candidates(PASS_HUGE_IDLE, 1000, 40, 7), 7);
+	assert_int_equal(policy_blind_candidates(PASS_HUGE, 1000, 40, 7), 7);
+	assert_int_equal(policy_blind_candidates(PASS_HUGE, 5, 0, 7), 5);
+}
+
 /* Compaction between a step's writes: under pressure only, 1 MiB and 1/64 of the pool. */
 static void test_compact_in_step(void **state)
 {
@@ -1484,6 +1531,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_backoff_and_pressure),
 		cmocka_unit_test(test_ripen),
 		cmocka_unit_test(test_burst_age),
+		cmocka_unit_test(test_pass_blind),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
 		cmocka_unit_test(test_plan_writeback),
