@@ -1194,6 +1194,10 @@ static void test_burst_age(void **state)
 	assert_true(d.plan.steps[0].mark_idle);
 	assert_true(d.plan.steps[0].idle_age_sec == 3);
 	assert_true(d.idle_age_sec == 3);
+	/* the huge type (not idle-gated) waits for the passes after the burst */
+	assert_int_equal(d.plan.n_steps, c.n_passes - 1);
+	for (unsigned i = 0; i < d.plan.n_steps; i++)
+		assert_int_not_equal(d.plan.steps[i].type, PASS_HUGE);
 	assert_true(policy_burst_age(&pd, &c, 0, 10) == 10);
 	assert_true(policy_burst_age(&pd, &c, 1, 10) == 3);
 	assert_true(policy_burst_age(&pd, &c, 1, 2) == 2); /* never longer */
@@ -1204,6 +1208,8 @@ static void test_burst_age(void **state)
 	policy_decide(&pd, &c, &s, &d);
 	assert_false(d.plan.burst_aged);
 	assert_true(d.plan.steps[0].idle_age_sec == 10);
+	assert_int_equal(d.plan.n_steps, c.n_passes);
+	assert_int_equal(d.plan.steps[c.n_passes - 1].type, PASS_HUGE);
 
 	/* lasts while the passes at the burst age save, ends with the first that does not */
 	o = (struct policy_outcome){ .end_ns = S(2000), .idle_age_sec = 3, .burst_aged = true,
