@@ -176,6 +176,13 @@ int blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret, stru
 			   const struct bs_set *before, uint64_t *new_incomp);
 
 /*
+ * blockstate_read_incomp() without a baseline to compare with, and fn called for every slot
+ * as blockstate_read_slots(): a pass's baseline that also gives the access times.
+ */
+int blockstate_read_incomp_slots(int root_fd, unsigned id, struct bs_counts *ret,
+				 struct bs_set *record, bs_slot_fn *fn, void *arg);
+
+/*
  * blockstate_read() for the slots that hold data (advise samples them): fn gets every stored
  * slot's index; ret (may be NULL) the counts. Errors as blockstate_read(); fn may have been
  * called for the lines before a malformed one.

@@ -612,6 +612,23 @@ int blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret, stru
 	return 0;
 }
 
+int blockstate_read_incomp_slots(int root_fd, unsigned id, struct bs_counts *ret,
+				 struct bs_set *record, bs_slot_fn *fn, void *arg)
+{
+	struct bs_parser p;
+	int r;
+
+	bs_parser_init(&p, NULL, NULL);
+	bs_parser_track_incomp(&p, record, NULL);
+	bs_parser_on_slot(&p, fn, arg);
+	r = read_into(root_fd, id, &p);
+	if (r < 0)
+		return r;
+	if (ret)
+		*ret = p.counts;
+	return 0;
+}
+
 int blockstate_read_stored(int root_fd, unsigned id, bs_stored_fn *fn, void *arg,
 			   struct bs_counts *ret)
 {

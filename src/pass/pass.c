@@ -522,19 +522,25 @@ static void pass_run_begin(const struct pass_ctx *ctx, const struct zram_dev *d,
  * r or n flag), so that the first step's verdict needs no read of its own.
  */
 static void pass_run_baseline(const struct pass_ctx *ctx, const struct zram_dev *d,
-			      struct pass_run *st, struct device_report *rep)
+			      const struct pass_plan *plan, struct pass_run *st,
+			      struct device_report *rep)
 {
 	uint64_t nslots = d->page_size ? d->disksize / d->page_size : 0;
+	bool ages = plan->ripen_probe && rep->idle_marked && rep->idle_age_sec;
 
 	if (st->began || ctx->dry_run)
 		return;
 	st->began = true;
 	/* Sized by the slots block_state lists, up to the device's (never from disksize). */
 	bs_set_init(&st->inc_before, nslots);
+	if (ages)
+		policy_ripen_init(&st->ages, now_boottime_ns() / 1000000000u, rep->idle_age_sec);
 	if (nslots && !st->blind)
-		pass_read_bs(ctx, d, &st->bs0, &st->inc_before, NULL, NULL, &st->bs_ok);
+		pass_read_bs(ctx, d, &st->bs0, &st->inc_before, NULL, NULL, ages ? &st->ages : NULL,
+			     &st->bs_ok);
 	if (!st->bs_ok)
 		return;
+	st->ages_read = ages;
 	rep->incompressible_before = st->bs0.incompressible;
 	rep->recompressed_before = st->bs0.recompressed;
 	st->marks = st->bs0.incompressible + st->bs0.recompressed;
@@ -637,7 +643,7 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 			return is_fatal_for_device(r) ? r : STEP_NEXT;
 		}
 	}
-	pass_run_baseline(ctx, d, st, rep);
+	pass_run_baseline(ctx, d, plan, st, rep);
 	if (plan->pages_total && st->charged >= plan->pages_total)
 		return STEP_LAST; /* the pass's page budget is spent */
 	if (step_left_out(ctx, d, plan, step, st, rep))
@@ -729,7 +735,8 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 			rep->new_incompressible_lower = true;
 			bs_ok_after = true;
 		} else if (st->bs_ok && st->wrote) {
-			pass_read_bs(ctx, d, &bs1, NULL, &st->inc_before, &new_incomp, &bs_ok_after);
+			pass_read_bs(ctx, d, &bs1, NULL, &st->inc_before, &new_incomp, NULL,
+				     &bs_ok_after);
 		}
 	}
 	rep->after = d->mm;
@@ -797,8 +804,9 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 		pass_compact(ctx, d, &xp, rep);
 	}
 	if (!ctx->dry_run && r != STEP_STOPPED)
-		pass_probe_ripening(ctx, d, &xp, st.idle_nothing && st.bs_ok, &st.cur, &st.cur_valid,
-				    rep);
+		pass_probe_ripening(ctx, d, &xp, st.idle_nothing && st.bs_ok,
+				    st.ages_read && !st.wrote ? &st.ages : NULL, &st.cur,
+				    &st.cur_valid, rep);
 	pass_run_end(ctx, d, &st, xp.mem_pressure_permille > 0, rep);
 	pass_cpu_end(&rep->cpu);
 	return rep->error;

@@ -62,13 +62,9 @@ bool pass_counts_est(const struct pass_run *st, struct bs_counts *c)
 	return true;
 }
 
-/*
- * block_state: the counts, and either records the 'n' slots (record) or counts those not in
- * before (*new_incomp), line by line, without a second set.
- */
 void pass_read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct bs_counts *c,
 		  struct bs_set *record, const struct bs_set *before, uint64_t *new_incomp,
-		  bool *ok)
+		  struct ripen *ages, bool *ok)
 {
 	uint64_t c0;
 	int r;
@@ -77,7 +73,11 @@ void pass_read_bs(const struct pass_ctx *ctx, const struct zram_dev *d, struct b
 	if (!d->caps.block_state)
 		return;
 	c0 = pass_cpu_now();
-	r = blockstate_read_incomp(ctx->root_fd, d->id, c, record, before, new_incomp);
+	if (ages && record && !before)
+		r = blockstate_read_incomp_slots(ctx->root_fd, d->id, c, record, policy_ripen_slot,
+						 ages);
+	else
+		r = blockstate_read_incomp(ctx->root_fd, d->id, c, record, before, new_incomp);
 	(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
 	if (r >= 0 && record && record->failed)
 		r = -ENOMEM; /* the set could not grow to the slots listed */

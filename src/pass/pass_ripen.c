@@ -29,8 +29,8 @@ uint64_t pass_young_estimate(const struct bs_counts *c)
  * quiet device the read; otherwise the one read with access times gives the counts too.
  */
 void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
-			 const struct pass_plan *plan, bool idle_nothing, struct bs_counts *cur,
-			 bool *cur_valid, struct device_report *rep)
+			 const struct pass_plan *plan, bool idle_nothing, const struct ripen *ages,
+			 struct bs_counts *cur, bool *cur_valid, struct device_report *rep)
 {
 	struct bs_counts c;
 	struct ripen r;
@@ -41,12 +41,18 @@ void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 		return;
 	if (*cur_valid && pass_young_estimate(cur) < plan->batch_pages)
 		return;
-	policy_ripen_init(&r, now_boottime_ns() / 1000000000u, rep->idle_age_sec);
-	c0 = pass_cpu_now();
-	rd = blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, &c);
-	(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
-	if (rd < 0)
-		return;
+	if (ages && *cur_valid) {
+		/* the baseline's read, and nothing written since */
+		r = *ages;
+		c = *cur;
+	} else {
+		policy_ripen_init(&r, now_boottime_ns() / 1000000000u, rep->idle_age_sec);
+		c0 = pass_cpu_now();
+		rd = blockstate_read_slots(ctx->root_fd, d->id, policy_ripen_slot, &r, &c);
+		(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
+		if (rd < 0)
+			return;
+	}
 	*cur = c;
 	*cur_valid = true;
 	if (pass_young_estimate(&c) < plan->batch_pages)

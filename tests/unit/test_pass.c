@@ -45,6 +45,15 @@ int __wrap_blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *re
 				  struct bs_set *record, const struct bs_set *before,
 				  uint64_t *new_incomp);
 
+int __real_blockstate_read_incomp_slots(int root_fd, unsigned id, struct bs_counts *ret,
+					struct bs_set *record, bs_slot_fn *fn, void *arg);
+int __wrap_blockstate_read_incomp_slots(int root_fd, unsigned id, struct bs_counts *ret,
+					struct bs_set *record, bs_slot_fn *fn, void *arg);
+int __real_blockstate_read_slots(int root_fd, unsigned id, bs_slot_fn *fn, void *arg,
+				 struct bs_counts *ret);
+int __wrap_blockstate_read_slots(int root_fd, unsigned id, bs_slot_fn *fn, void *arg,
+				 struct bs_counts *ret);
+
 static unsigned bs_reads;
 
 /* The largest single calloc/realloc of the library since the last reset (bitmap sizes). */
@@ -82,6 +91,20 @@ int __wrap_blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *re
 {
 	bs_reads++;
 	return __real_blockstate_read_incomp(root_fd, id, ret, record, before, new_incomp);
+}
+
+int __wrap_blockstate_read_incomp_slots(int root_fd, unsigned id, struct bs_counts *ret,
+					struct bs_set *record, bs_slot_fn *fn, void *arg)
+{
+	bs_reads++;
+	return __real_blockstate_read_incomp_slots(root_fd, id, ret, record, fn, arg);
+}
+
+int __wrap_blockstate_read_slots(int root_fd, unsigned id, bs_slot_fn *fn, void *arg,
+				 struct bs_counts *ret)
+{
+	bs_reads++;
+	return __real_blockstate_read_slots(root_fd, id, fn, arg, ret);
 }
 
 static struct {
@@ -1060,6 +1083,42 @@ static void test_huge_waits_after_burst(void **state)
 	w.log[0] = '\0';
 	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
 	assert_non_null(strstr(w.log, "recompress: type=huge priority=1"));
+}
+
+/*
+ * A pass that may probe the ripening counts the access times in its baseline read: when
+ * its idle step finds nothing old enough and nothing is written, the probe reads no more.
+ */
+static void test_probe_from_baseline(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_plan plan = {
+		.n_steps = 1,
+		.steps = { { .type = PASS_IDLE, .mark_idle = true, .idle_age_sec = 10, .priority = 1 } },
+		.batch_pages = 2,
+		.compact = COMPACT_NEVER,
+		.ripen_probe = true,
+		.mem_pressure_permille = 500,
+	};
+	uint64_t now = now_boottime_ns() / 1000000000u;
+	char bs[4 * 41 + 1];
+	size_t o = 0;
+
+	(void)state;
+	/* four stored pages used 2 s ago: none idle at 10 s, all 10 s old in 8 s */
+	for (int i = 0; i < 4; i++)
+		o += (size_t)snprintf(bs + o, sizeof(bs) - o, "%12d %12" PRIu64 ".000001 ......\n", i,
+				      now - 2);
+	fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
+	dev.caps.block_state = true;
+	bs_reads = 0;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.passes[0].stop, STOP_NOTHING);
+	assert_null(strstr(w.log, "recompress"));
+	assert_int_equal(bs_reads, 1); /* the baseline; the probe used its access times */
+	assert_true(rep.ripen_slots == 4);
+	assert_true(rep.ripen_sec >= 7 && rep.ripen_sec <= 9);
+	assert_true(rep.burst_young);
 }
 
 /*
@@ -2327,6 +2386,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_verdict_estimated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_when_unpaid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_after_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_from_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_failing_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bounded_cheap_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_ends_when_write_finds_few, setup, teardown),
