@@ -112,6 +112,11 @@ swap_policy() {
 	esac
 	# Measured while the workload still holds its memory.
 	mm_out "$_k.$_pol" "$Z"
+	# Slot frees: a swap-in frees its slot (notify_free, io_stat); one that finds the slot
+	# locked (a recompress write on it) is missed, and the slot keeps its data until it is
+	# written again (miss_free, debug_stat's second figure).
+	out "$_k.$_pol.notify_free" "$(awk '{ print $4 }' "/sys/block/$Z/io_stat")"
+	out "$_k.$_pol.miss_free" "$(awk 'NR == 2 { print $2 }' "/sys/block/$Z/debug_stat" 2>/dev/null)"
 	out "$_k.$_pol.memavailable_kb" "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
 	set -- $(sed -n 's/^SWAPLOAD ops \([0-9]*\) seconds \([0-9.]*\) ops_per_s \([0-9]*\) cold_reads \([0-9]*\) cold_p50_us \([0-9.]*\) cold_p99_us \([0-9.]*\).*/\1 \2 \3 \4 \5 \6/p' "$W")
 	out "$_k.$_pol.ops" "$1"
