@@ -579,19 +579,25 @@ static int read_into(int root_fd, unsigned id, struct bs_parser *p)
 	return r;
 }
 
+/* The read every blockstate_read*() shares once its parser is set up: the counts to ret. */
+static int read_counts(int root_fd, unsigned id, struct bs_parser *p, struct bs_counts *ret)
+{
+	int r = read_into(root_fd, id, p);
+
+	if (r < 0)
+		return r;
+	if (ret)
+		*ret = p->counts;
+	return 0;
+}
+
 int blockstate_read(int root_fd, unsigned id, struct bs_counts *ret, struct bs_bitmap *incomp,
 		    struct bs_bitmap *recomp)
 {
 	struct bs_parser p;
-	int r;
 
 	bs_parser_init(&p, incomp, recomp);
-	r = read_into(root_fd, id, &p);
-	if (r < 0)
-		return r;
-	if (ret)
-		*ret = p.counts;
-	return 0;
+	return read_counts(root_fd, id, &p, ret);
 }
 
 int blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret, struct bs_set *record,
@@ -602,63 +608,41 @@ int blockstate_read_incomp(int root_fd, unsigned id, struct bs_counts *ret, stru
 
 	bs_parser_init(&p, NULL, NULL);
 	bs_parser_track_incomp(&p, record, before);
-	r = read_into(root_fd, id, &p);
-	if (r < 0)
-		return r;
-	if (ret)
-		*ret = p.counts;
-	if (new_incomp)
+	r = read_counts(root_fd, id, &p, ret);
+	if (r == 0 && new_incomp)
 		*new_incomp = p.incomp_new;
-	return 0;
+	return r;
 }
 
 int blockstate_read_incomp_slots(int root_fd, unsigned id, struct bs_counts *ret,
 				 struct bs_set *record, bs_slot_fn *fn, void *arg)
 {
 	struct bs_parser p;
-	int r;
 
 	bs_parser_init(&p, NULL, NULL);
 	bs_parser_track_incomp(&p, record, NULL);
 	bs_parser_on_slot(&p, fn, arg);
-	r = read_into(root_fd, id, &p);
-	if (r < 0)
-		return r;
-	if (ret)
-		*ret = p.counts;
-	return 0;
+	return read_counts(root_fd, id, &p, ret);
 }
 
 int blockstate_read_stored(int root_fd, unsigned id, bs_stored_fn *fn, void *arg,
 			   struct bs_counts *ret)
 {
 	struct bs_parser p;
-	int r;
 
 	bs_parser_init(&p, NULL, NULL);
 	bs_parser_on_stored(&p, fn, arg);
-	r = read_into(root_fd, id, &p);
-	if (r < 0)
-		return r;
-	if (ret)
-		*ret = p.counts;
-	return 0;
+	return read_counts(root_fd, id, &p, ret);
 }
 
 int blockstate_read_slots(int root_fd, unsigned id, bs_slot_fn *fn, void *arg,
 			  struct bs_counts *ret)
 {
 	struct bs_parser p;
-	int r;
 
 	bs_parser_init(&p, NULL, NULL);
 	bs_parser_on_slot(&p, fn, arg);
-	r = read_into(root_fd, id, &p);
-	if (r < 0)
-		return r;
-	if (ret)
-		*ret = p.counts;
-	return 0;
+	return read_counts(root_fd, id, &p, ret);
 }
 
 void bs_bitmap_free(struct bs_bitmap *b)

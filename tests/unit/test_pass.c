@@ -719,7 +719,7 @@ static void test_step_ends_when_write_finds_few(void **state)
 /*
  * A pass at the burst age (policy_pass_blind: one secondary, its failures marked) reads no
  * block_state: its steps end where a write finds few pages, or by the candidates mm_stat
- * gives (stored pages less same-filled ones; huge pages for a huge step). The same plan
+ * gives (stored pages less same-filled ones; huge pages for huge_idle). The same plan
  * outside a burst reads it as before.
  */
 static void test_blind_pass_reads_no_block_state(void **state)
@@ -728,9 +728,9 @@ static void test_blind_pass_reads_no_block_state(void **state)
 	struct pass_plan plan = {
 		.n_steps = 2,
 		.steps = { { .type = PASS_IDLE, .mark_idle = true, .idle_age_sec = 3, .priority = 1 },
-			   { .type = PASS_HUGE, .priority = 1 } },
-		.batch_pages = 2048,
+			   { .type = PASS_HUGE_IDLE, .priority = 1 } },
 		.compact = COMPACT_NEVER,
+		.batch_pages = 2048,
 		.mem_pressure_permille = 900,
 		.burst_aged = true,
 	};
@@ -752,11 +752,11 @@ static void test_blind_pass_reads_no_block_state(void **state)
 	assert_int_equal(bs_reads, 0);
 	assert_true(rep.blind);
 	assert_false(rep.have_block_state);
-	/* found few after one write; the huge step: one write covers the 100 huge pages */
+	/* found few after one write; huge_idle: one write covers the 100 huge pages */
 	assert_string_equal(w.log, "idle: 3\n"
 				   "recompress: type=idle priority=1 max_pages=2048\n"
 				   "recompress: type=idle priority=1 max_pages=2048\n"
-				   "recompress: type=huge priority=1 max_pages=2048\n");
+				   "recompress: type=huge_idle priority=1 max_pages=2048\n");
 	assert_int_equal(rep.passes[0].stop, STOP_NO_PROGRESS);
 	assert_true(rep.passes[0].compr_saved == 1000000);
 	pass_print_report(outf, &rep);
