@@ -22,7 +22,8 @@
 # VM_TARGET_BUILDDIR, default build-arm64: tests/cross/build.sh arm64, make deb-cross),
 # VM_TESTS="name ..." (default: all; host_no_multicomp is a valid name too),
 # ZRAM_RECOMPD_VM_KERNEL (one given bzImage instead, run once unless VM_KERNELS is set), CORPUS,
-# VM_PAGES, VM_TIMEOUT (whole VM, s, default 480), VM_SCENARIO_TIMEOUT (each scenario, s,
+# VM_PAGES, VM_TIMEOUT (whole VM, s, default 900: the
+# scenarios' own times add up to 468-480 s on a 2-core host, 2026-12-06), VM_SCENARIO_TIMEOUT (each scenario, s,
 # default 120), QEMU (default qemu-system-x86_64), VM_KEEP_LOGS (console logs kept per kernel,
 # default 10).
 set -u
@@ -98,7 +99,7 @@ run_guest() {
 	# console-K-*.log; console-K.log: the newest of kernel K; console.log: of any kernel.
 	_res=$OUTDIR/guest-results-$1.txt
 	# shellcheck disable=SC2086 # a word list
-	vm_run console "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-480}" VM_TIMEOUT kernel_log "" \
+	vm_run console "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-900}" VM_TIMEOUT kernel_log "" \
 		$GUEST >"$_res"
 	retry_guest "$1" "$_res"
 	trace_checks "$1"
@@ -142,7 +143,7 @@ retry_guest() {
 	fi
 	_first_log=$VM_LOG
 	# shellcheck disable=SC2086 # a word list
-	vm_run console-retry "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-480}" VM_TIMEOUT \
+	vm_run console-retry "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-900}" VM_TIMEOUT \
 		kernel_log_retry "" $_again
 	# trace_checks reads the log of the boot that ran strace_allowlist last
 	case " $_again " in *" strace_allowlist "*) ;; *) VM_LOG=$_first_log ;; esac
