@@ -680,6 +680,21 @@ static void test_write_bounded_failing_run(void **state)
 }
 
 /*
+ * One secondary (failures marked), 10,000 idle slots in block_state, and a first write that
+ * finds them all: 410 ms of CPU for 2048 pages; the writes after it return at once.
+ */
+static void one_write_finds_all(void)
+{
+	dev.caps.block_state = true;
+	dev.recomp.set[2] = false;
+	dev.recomp.count = 1;
+	dev.recomp.highest = 1;
+	bs_idle(10000);
+	w.ns_per_page = 200000;
+	w.progress_batches = 1;
+}
+
+/*
  * Where failures are marked, a step goes by the candidates counted after its idle mark;
  * under swap traffic most of them can be gone (swapped in) by the time its writes reach
  * them. A write that took a fraction of its batch's learnt cost found almost nothing, and
@@ -694,13 +709,7 @@ static void test_step_ends_when_write_finds_few(void **state)
 	cfg_idle_only();
 	cfg.max_write_ms = 0;
 	cfg.priority[PASS_IDLE] = 1;
-	dev.caps.block_state = true;
-	dev.recomp.set[2] = false;
-	dev.recomp.count = 1;
-	dev.recomp.highest = 1;
-	bs_idle(10000);
-	w.ns_per_page = 200000; /* a 2048-page write: 410 ms of CPU */
-	w.progress_batches = 1; /* then the candidates are gone: writes return at once */
+	one_write_finds_all();
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_string_equal(w.log, "idle: all\n"
 				   "recompress: type=idle priority=1 max_pages=2048\n"
@@ -716,6 +725,20 @@ static void test_step_ends_when_write_finds_few(void **state)
 	assert_true(rep.passes[0].compr_saved == 5000000);
 }
 
+/* A daemon's plan: an idle step at priority 1 marked with age_sec, then a step of type t. */
+static struct pass_plan idle_then(uint64_t age_sec, enum pass_type t)
+{
+	struct pass_plan plan = {
+		.n_steps = 2,
+		.steps = { { .type = PASS_IDLE, .mark_idle = true, .idle_age_sec = age_sec, .priority = 1 },
+			   { .type = t, .priority = 1 } },
+		.batch_pages = 2048,
+		.compact = COMPACT_NEVER,
+	};
+
+	return plan;
+}
+
 /*
  * A pass at the burst age (policy_pass_blind: one secondary, its failures marked) reads no
  * block_state: its steps end where a write finds few pages, or by the candidates mm_stat
@@ -725,24 +748,12 @@ static void test_step_ends_when_write_finds_few(void **state)
 static void test_blind_pass_reads_no_block_state(void **state)
 {
 	struct device_report rep = { 0 };
-	struct pass_plan plan = {
-		.n_steps = 2,
-		.steps = { { .type = PASS_IDLE, .mark_idle = true, .idle_age_sec = 3, .priority = 1 },
-			   { .type = PASS_HUGE_IDLE, .priority = 1 } },
-		.compact = COMPACT_NEVER,
-		.batch_pages = 2048,
-		.mem_pressure_permille = 900,
-		.burst_aged = true,
-	};
+	struct pass_plan plan = idle_then(3, PASS_HUGE_IDLE);
 
 	(void)state;
-	dev.caps.block_state = true;
-	dev.recomp.set[2] = false;
-	dev.recomp.count = 1;
-	dev.recomp.highest = 1;
-	bs_idle(10000);
-	w.ns_per_page = 200000; /* a 2048-page write: 410 ms of CPU */
-	w.progress_batches = 1; /* then the candidates are gone: writes return at once */
+	plan.mem_pressure_permille = 900;
+	plan.burst_aged = true;
+	one_write_finds_all();
 	w.huge = 100;
 	write_mm();
 	dev.mm.v[MM_ORIG_DATA_SIZE] = 104857600; /* as the daemon read it before the pass */
@@ -1053,16 +1064,10 @@ static void test_idle_verdict_estimated(void **state)
 static void test_huge_waits_after_burst(void **state)
 {
 	struct device_report rep = { 0 };
-	struct pass_plan plan = {
-		.n_steps = 2,
-		.steps = { { .type = PASS_IDLE, .mark_idle = true, .idle_age_sec = 10, .priority = 1 },
-			   { .type = PASS_HUGE, .priority = 1 } },
-		.batch_pages = 2048,
-		.compact = COMPACT_NEVER,
-		.ripen_probe = true,
-	};
+	struct pass_plan plan = idle_then(10, PASS_HUGE);
 
 	(void)state;
+	plan.ripen_probe = true;
 	fr_write("sys/kernel/debug/zram/zram0/block_state",
 		 "           0          100.000001 ..h...\n"
 		 "           1          100.000001 ......\n"
