@@ -22,8 +22,8 @@
 # VM_TARGET_BUILDDIR, default build-arm64: tests/cross/build.sh arm64, make deb-cross),
 # VM_TESTS="name ..." (default: all; host_no_multicomp is a valid name too),
 # ZRAM_RECOMPD_VM_KERNEL (one given bzImage instead, run once unless VM_KERNELS is set), CORPUS,
-# VM_PAGES, VM_TIMEOUT (whole VM, s, default 900: the
-# scenarios' own times add up to 468-480 s on a 2-core host, 2026-12-06), VM_SCENARIO_TIMEOUT (each scenario, s,
+# VM_PAGES, VM_TIMEOUT (whole VM, s, default 900: the scenarios' own times add up to
+# 468-480 s on a 2-core host, 2026-12-06), VM_SCENARIO_TIMEOUT (each scenario, s,
 # default 120), QEMU (default qemu-system-x86_64), VM_KEEP_LOGS (console logs kept per kernel,
 # default 10).
 set -u
