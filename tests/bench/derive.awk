@@ -99,15 +99,15 @@ function kernel_targets(pre, suf, kern)
 # the workload's hot throughput against no recompression, the daemon's CPU share.
 function derive_swap(pre,    i, p, L, base, t, w)
 {
-	if (!has(pre "swap.none.mem_used_total") || num(pre "swap.none.orig_data_size") == 0)
+	base = window_pool(pre "swap.none")
+	if (base == "")
 		return
-	base = num(pre "swap.none.mem_used_total") / num(pre "swap.none.orig_data_size")
 	split("none naive daemon", L, " ")
 	for (i = 1; i <= 3; i++) {
 		p = pre "swap." L[i]
-		if (!has(p ".mem_used_total") || num(p ".orig_data_size") == 0)
+		if (window_pool(p) == "")
 			continue
-		put(p ".pool_per_byte", fmt(num(p ".mem_used_total") / num(p ".orig_data_size"), 4))
+		put(p ".pool_per_byte", fmt(window_pool(p), 4))
 		put(p ".freed_share", fmt(1 - num(p ".pool_per_byte") / base, 4))
 		if (num(pre "swap.none.ops_per_s") > 0)
 			put(p ".throughput_ratio", fmt(num(p ".ops_per_s") / num(pre "swap.none.ops_per_s"), 4))
@@ -135,6 +135,19 @@ function derive_swap(pre,    i, p, L, base, t, w)
 	}
 }
 
+# window_pool(p): the pool per byte stored of one policy's swap or burst run at the end of
+# its window, or "". Read without the device lock where the run has them (the pool's pages,
+# nr_zspages, per byte of swap in use); runs before that give mm_stat's mem_used_total per
+# orig_data_size, which on 7.0+ waits for a recompress write under way.
+function window_pool(p)
+{
+	if (has(p ".pool_end") && num(p ".swap_used_end") > 0)
+		return num(p ".pool_end") / num(p ".swap_used_end")
+	if (has(p ".mem_used_total") && num(p ".orig_data_size") > 0)
+		return num(p ".mem_used_total") / num(p ".orig_data_size")
+	return ""
+}
+
 # The first minute after a burst (bench_burst.sh), one kernel (key prefix pre): per shape
 # and run, the swap figures of derive_swap against that run's none, the daemon against
 # the naive job, and over the runs the worst (smallest) ratios and their spread: a
@@ -154,15 +167,19 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 		nr = 0
 		for (r = 1; r <= n; r++) {
 			b = pre "burst." S[i] ".r" r
-			if (!has(b ".none.mem_used_total") || num(b ".none.orig_data_size") == 0)
+			q = window_pool(b ".none")
+			if (q == "")
 				continue
-			q = num(b ".none.mem_used_total") / num(b ".none.orig_data_size")
 			for (j = 1; j <= 3; j++) {
 				p = b "." L[j]
-				if (!has(p ".mem_used_total") || num(p ".orig_data_size") == 0)
+				if (window_pool(p) == "")
 					continue
-				put(p ".pool_per_byte", fmt(num(p ".mem_used_total") / num(p ".orig_data_size"), 4))
+				put(p ".pool_per_byte", fmt(window_pool(p), 4))
 				put(p ".freed_share", fmt(1 - num(p ".pool_per_byte") / q, 4))
+				# what mm_stat gave once the device lock was free (7.0+: after a write
+				# under way at 60 s), for comparison
+				if (has(p ".pool_end") && num(p ".orig_data_size") > 0)
+					put(p ".mm_pool_per_byte", fmt(num(p ".mem_used_total") / num(p ".orig_data_size"), 4))
 				if (num(b ".none.ops_per_s") > 0)
 					put(p ".throughput_ratio", fmt(num(p ".ops_per_s") / num(b ".none.ops_per_s"), 4))
 			}

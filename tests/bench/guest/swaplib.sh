@@ -110,8 +110,17 @@ swap_policy() {
 		out "$_k.$_pol.cpu_window_s" "$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$DPID/stat")"
 		;;
 	esac
-	# Measured while the workload still holds its memory.
+	# Measured while the workload still holds its memory. First what needs no device lock:
+	# on 7.0+ an mm_stat read waits for a recompress write under way, with the naive job
+	# on 7.3 until its write over the whole device ends, after the window, while the
+	# workload waits and frees no slot. The pool in zsmalloc's pages (nr_zspages: the only
+	# pool in the VM) and the pages stored (the swap in use) are the kernel's at 60 s.
+	_t0=$("$VMBENCH" now)
+	out "$_k.$_pol.pool_end" "$(awk -v p="$PAGE" '$1 == "nr_zspages" { print $2 * p }' /proc/vmstat)"
+	out "$_k.$_pol.swap_used_end" "$(awk '/^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 }
+		END { print (t - f) * 1024 }' /proc/meminfo)"
 	mm_out "$_k.$_pol" "$Z"
+	out "$_k.$_pol.mm_stat_wait_s" "$(awk -v a="$_t0" -v b="$("$VMBENCH" now)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
 	# Slot frees: a swap-in frees its slot (notify_free, io_stat); one that finds the slot
 	# locked (a recompress write on it) is missed, and the slot keeps its data until it is
 	# written again (miss_free, debug_stat's second figure).
