@@ -136,13 +136,15 @@ function derive_swap(pre,    i, p, L, base, t, w)
 }
 
 # window_pool(p): the pool per byte stored of one policy's swap or burst run at the end of
-# its window, or "". Read without the device lock where the run has them (the pool's pages,
-# nr_zspages, per byte of swap in use); runs before that give mm_stat's mem_used_total per
-# orig_data_size, which on 7.0+ waits for a recompress write under way.
+# its window, or "". The pool is read without the device lock where the run has it (its
+# pages, nr_zspages): on 7.0+ mm_stat waits for a recompress write under way, which goes on
+# recompressing and freeing objects meanwhile. orig_data_size, read with mm_stat, does not
+# change while the workload waits after its window (a write does not change it, and only
+# the workload frees slots). Runs before pool_end give mem_used_total.
 function window_pool(p)
 {
-	if (has(p ".pool_end") && num(p ".swap_used_end") > 0)
-		return num(p ".pool_end") / num(p ".swap_used_end")
+	if (has(p ".pool_end") && num(p ".orig_data_size") > 0)
+		return num(p ".pool_end") / num(p ".orig_data_size")
 	if (has(p ".mem_used_total") && num(p ".orig_data_size") > 0)
 		return num(p ".mem_used_total") / num(p ".orig_data_size")
 	return ""
