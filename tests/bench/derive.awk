@@ -154,7 +154,7 @@ function window_pool(p)
 # and run, the swap figures of derive_swap against that run's none, the daemon against
 # the naive job, and over the runs the worst (smallest) ratios and their spread: a
 # target is met only when the worst run meets it.
-function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr)
+function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr, fb)
 {
 	if (!has(pre "burst.runs"))
 		return
@@ -177,7 +177,13 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 				if (window_pool(p) == "")
 					continue
 				put(p ".pool_per_byte", fmt(window_pool(p), 4))
-				put(p ".freed_share", fmt(1 - num(p ".pool_per_byte") / q, 4))
+				put(p ".freed_share", fmt(1 - window_pool(p) / q, 4))
+				# pool memory freed at 60 s against none (at none's pool per byte of
+				# this run's stored bytes) per second of the policy's CPU in the window
+				if (L[j] != "none" && num(p ".cpu_window_s") > 0) {
+					fb = (q - window_pool(p)) * num(p ".orig_data_size")
+					put(p ".freed_mib_per_cpu_s", fmt(fb / 1048576 / num(p ".cpu_window_s"), 3))
+				}
 				# what mm_stat gave once the device lock was free (7.0+: after a write
 				# under way at 60 s), for comparison
 				if (has(p ".pool_end") && num(p ".orig_data_size") > 0)

@@ -98,8 +98,9 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 	      " MiB of RAM, " g(pre "burst.seconds") " s from the end of the fill, no warm-up; " \
 	      g(pre "meta.burst_vm_cpus") " vCPU, " g(pre "burst.runs") " runs\n"
 	row("shape, run", "policy", "pool / byte", "freed vs none", "× none (hot ops)", "CPU (s)",
-	    "recompress / idle / block_state / compact / other / user (s)", "pages tried", "longest mm_stat read", "end's mm_stat waited")
-	row("---", "---", "---:", "---:", "---:", "---:", "---", "---:", "---:", "---:")
+	    "recompress / idle / block_state / compact / other / user (s)", "pages tried", "longest mm_stat read", "end's mm_stat waited",
+	    "MiB freed / CPU s")
+	row("---", "---", "---:", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:")
 	ns = split(V[pre "burst.shapes"], S, " ")
 	split("none naive daemon", L, " ")
 	for (i = 1; i <= ns; i++)
@@ -114,10 +115,10 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 				    f(p ".throughput_ratio", 4),
 				    cpu_col(p, L[j]),
 				    c, L[j] == "daemon" ? g(p ".attempted") : "–", f(p ".mm_stat_read_max_s", 3) " s",
-				    f(p ".mm_stat_wait_s", 3) " s")
+				    f(p ".mm_stat_wait_s", 3) " s", f(p ".freed_mib_per_cpu_s", 3))
 			}
 			print "| | daemon / naive | | " f(b ".daemon_vs_naive_freed", 3) " × | " \
-			      f(b ".daemon_vs_naive_throughput", 4) " × | | | | | |"
+			      f(b ".daemon_vs_naive_throughput", 4) " × | | | | | | |"
 		}
 	for (i = 1; i <= ns; i++)
 		print "\n" S[i] ": worst run, daemon / naive: freed " f(pre "burst." S[i] ".worst.daemon_vs_naive_freed", 3) \
