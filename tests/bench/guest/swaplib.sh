@@ -83,6 +83,8 @@ swap_policy() {
 		# idle marks and compaction: about 0.9 s of CPU on 6.12), every pass after them
 		# deferred: what the daemon costs the workload besides recompression.
 		[ "$_pol" = daemon ] || echo "pages-per-hour = 1" >>"$WORK/swap.conf"
+		# BENCH_BURST_AGE (a diagnostic): burst-idle-age-sec other than its default (0: off)
+		[ -z "${BENCH_BURST_AGE:-}" ] || echo "burst-idle-age-sec = $BENCH_BURST_AGE" >>"$WORK/swap.conf"
 		ZRAM_RECOMPD_STATE_DIR=$WORK/swap-state.$_k
 		export ZRAM_RECOMPD_STATE_DIR
 		mkdir -p "$ZRAM_RECOMPD_STATE_DIR"
