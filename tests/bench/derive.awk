@@ -97,7 +97,7 @@ function kernel_targets(pre, suf, kern)
 # The swap workload of one kernel (key prefix pre): pool memory per byte stored (the runs
 # swap out slightly different amounts), what each policy freed against no recompression,
 # the workload's hot throughput against no recompression, the daemon's CPU share.
-function derive_swap(pre,    i, p, L, base, t, w)
+function derive_swap(pre,    i, p, L, base, t, w, wp)
 {
 	base = window_pool(pre "swap.none")
 	if (base == "")
@@ -105,9 +105,10 @@ function derive_swap(pre,    i, p, L, base, t, w)
 	split("none naive daemon", L, " ")
 	for (i = 1; i <= 3; i++) {
 		p = pre "swap." L[i]
-		if (window_pool(p) == "")
+		wp = window_pool(p)
+		if (wp == "")
 			continue
-		put(p ".pool_per_byte", fmt(window_pool(p), 4))
+		put(p ".pool_per_byte", fmt(wp, 4))
 		put(p ".freed_share", fmt(1 - num(p ".pool_per_byte") / base, 4))
 		if (num(pre "swap.none.ops_per_s") > 0)
 			put(p ".throughput_ratio", fmt(num(p ".ops_per_s") / num(pre "swap.none.ops_per_s"), 4))
@@ -154,7 +155,7 @@ function window_pool(p)
 # and run, the swap figures of derive_swap against that run's none, the daemon against
 # the naive job, and over the runs the worst (smallest) ratios and their spread: a
 # target is met only when the worst run meets it.
-function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr, fb)
+function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr, fb, wp)
 {
 	if (!has(pre "burst.runs"))
 		return
@@ -174,14 +175,15 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 				continue
 			for (j = 1; j <= 3; j++) {
 				p = b "." L[j]
-				if (window_pool(p) == "")
+				wp = window_pool(p)
+				if (wp == "")
 					continue
-				put(p ".pool_per_byte", fmt(window_pool(p), 4))
-				put(p ".freed_share", fmt(1 - window_pool(p) / q, 4))
+				put(p ".pool_per_byte", fmt(wp, 4))
+				put(p ".freed_share", fmt(1 - wp / q, 4))
 				# pool memory freed at 60 s against none (at none's pool per byte of
 				# this run's stored bytes) per second of the policy's CPU in the window
 				if (L[j] != "none" && num(p ".cpu_window_s") > 0) {
-					fb = (q - window_pool(p)) * num(p ".orig_data_size")
+					fb = (q - wp) * num(p ".orig_data_size")
 					put(p ".freed_mib_per_cpu_s", fmt(fb / 1048576 / num(p ".cpu_window_s"), 3))
 				}
 				# what mm_stat gave once the device lock was free (7.0+: after a write

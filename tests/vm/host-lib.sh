@@ -441,7 +441,7 @@ vm_kernel_warnings() {
 
 # vm_results LOG LIMIT_TEXT KERNEL_LOG_NAME NAME...: one vm_result per NAME from LOG after
 # vm_boot. A name without a line failed: the VM finished without it, was killed at the limit
-# (LIMIT_TEXT says which limit, e.g. "VM_TIMEOUT=480 s") or stopped. Kernel warnings are one
+# (LIMIT_TEXT says which limit, e.g. "VM_TIMEOUT=900 s") or stopped. Kernel warnings are one
 # more failure, KERNEL_LOG_NAME. Sets VM_BAD=1 when anything failed.
 vm_results() {
 	_log=$1

@@ -41,6 +41,7 @@ OUTDIR=$HERE/out
 mkdir -p "$OUTDIR"
 QEMU=${QEMU:-qemu-system-x86_64}
 export QEMU
+VM_TIMEOUT=${VM_TIMEOUT:-900}
 HOST_TESTS="host_no_multicomp"
 
 if [ -n "${VM_KERNELS:-}" ]; then
@@ -99,7 +100,7 @@ run_guest() {
 	# console-K-*.log; console-K.log: the newest of kernel K; console.log: of any kernel.
 	_res=$OUTDIR/guest-results-$1.txt
 	# shellcheck disable=SC2086 # a word list
-	vm_run console "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-900}" VM_TIMEOUT kernel_log "" \
+	vm_run console "$1" "$VM_IMAGE" "$INITRD" "$VM_TIMEOUT" VM_TIMEOUT kernel_log "" \
 		$GUEST >"$_res"
 	retry_guest "$1" "$_res"
 	trace_checks "$1"
@@ -143,7 +144,7 @@ retry_guest() {
 	fi
 	_first_log=$VM_LOG
 	# shellcheck disable=SC2086 # a word list
-	vm_run console-retry "$1" "$VM_IMAGE" "$INITRD" "${VM_TIMEOUT:-900}" VM_TIMEOUT \
+	vm_run console-retry "$1" "$VM_IMAGE" "$INITRD" "$VM_TIMEOUT" VM_TIMEOUT \
 		kernel_log_retry "" $_again
 	# trace_checks reads the log of the boot that ran strace_allowlist last
 	case " $_again " in *" strace_allowlist "*) ;; *) VM_LOG=$_first_log ;; esac
