@@ -352,6 +352,16 @@ uint64_t policy_write_bound_ns(uint64_t bound_ns, unsigned mem_permille);
 #define POLICY_PRESSURE_MIN_GAP_NS (30ULL * 1000000000ULL) /* passes at most this often on pressure */
 #define POLICY_DEFER_RETRY_NS (60ULL * 1000000000ULL)
 
+/*
+ * How fast a device reads its contents back (policy_burst_churn): sectors read converted to
+ * pages, against the pages stored (mm_stat orig_data_size).
+ */
+struct policy_reads {
+	bool known;
+	uint64_t pages_read; /* since the device was set up */
+	uint64_t pages_stored;
+};
+
 /* Per-device state the manager keeps between decisions (all times CLOCK_MONOTONIC ns). */
 struct policy_dev {
 	uint64_t next_due_ns;
@@ -372,6 +382,9 @@ struct policy_dev {
 	bool huge_exhausted; /* the huge types met only incompressible pages ... */
 	uint64_t huge_sig;   /* ... while the contents signature was this */
 	bool burst; /* after a burst: passes under pressure mark with burst-idle-age-sec */
+	bool burst_churn;	 /* the last look found the contents read back fast */
+	struct policy_reads read_mark; /* at the last pass's end, for the read-back rate */
+	uint64_t read_mark_ns;
 };
 
 struct policy_snapshot {
@@ -387,6 +400,7 @@ struct policy_snapshot {
 				  * and the cold tier are off */
 	uint64_t wb_day_left;	 /* bytes left of writeback-bytes-per-day (policy_wb_refill) */
 	uint32_t page_size;	 /* the device's (kernel's) page size: bytes to pages */
+	struct policy_reads reads;
 };
 
 enum policy_verdict {
@@ -427,6 +441,7 @@ struct policy_outcome {
 	uint64_t idle_age_sec; /* the age the pass marked with (0: none or "all") */
 	bool burst_young;      /* its ripen probe found a burst (policy_burst_young) */
 	bool burst_aged;       /* it marked with burst-idle-age-sec (pass_plan.burst_aged) */
+	struct policy_reads reads; /* as it ended */
 };
 void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
 		      const struct policy_outcome *o);
@@ -440,7 +455,20 @@ void policy_pass_done(struct policy_dev *pd, const struct dev_config *cfg,
  * comes back within milliseconds, long before a few seconds have passed.
  */
 uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *cfg,
-			  unsigned mem_permille, uint64_t age);
+			  const struct policy_snapshot *s, unsigned mem_permille, uint64_t age);
+
+/*
+ * Whether the device reads its contents back too fast for the burst age to pay: at the rate
+ * of the reads since the last pass ended (over at least a second), it would read back half
+ * as many pages as it stores within idle-age-min-sec. A page's recompression saves memory
+ * while it stays and costs the secondary's decompression when it is read; where pages come
+ * back within seconds (the burst bench's warmcold shape: about 9,000 swap-ins a second for
+ * 60,000 stored pages) what reaches the burst age leaves soon after, and taking it cost the
+ * workload up to a fifth of its speed and tripled its cold reads' p99 (docs/performance.md,
+ * section 13). False when the rate is unknown.
+ */
+bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cfg,
+			const struct policy_reads *now, uint64_t now_ns);
 
 /*
  * After a pass (policy_pass_done): whether the device is in a burst now (policy_dev.burst)

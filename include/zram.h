@@ -208,6 +208,10 @@ struct zram_dev {
 	 * them: in ZRAM_WB_UNIT (4 KiB) units, not pages (zram_units_to_pages) */
 	bool has_bd_stat;
 	uint64_t bd_stat[3];
+	/* stat (the block layer's, field 3): 512-byte sectors read since the device was set
+	 * up; how fast it reads its contents back (zram_read_sectors_read) */
+	bool has_stat;
+	uint64_t read_sectors;
 	/* backing_dev (CONFIG_ZRAM_WRITEBACK): the path, "" for the kernel's "none" */
 	char backing_dev[128];
 	/* What passes learnt of this device: kept while it keeps its setup (refresh_dev). */
@@ -220,6 +224,12 @@ struct zram_dev {
  * notify_free). None of these files takes zram's device lock. -ENOENT without them.
  */
 int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret);
+
+/*
+ * Sectors (512 bytes) read from the device since it was set up (sys/block/zramN/stat,
+ * field 3): swap-ins on a swap device. Lock-free like the write signature.
+ */
+int zram_read_sectors_read(int root_fd, unsigned id, uint64_t *ret);
 
 /* The first n whitespace-separated decimal fields (io_stat, bd_stat); later columns that a
  * newer kernel may add are ignored. */

@@ -216,11 +216,15 @@ static void finish_job(struct manager *m, struct job *j)
 	struct policy_outcome o;
 	struct pass_summary sum;
 	char a[HUMAN_LEN], b[HUMAN_LEN], nx[HUMAN_LEN];
-	bool was_burst, had_last;
+	struct policy_dev before;
+	uint64_t sectors;
+	bool had_last;
 
 	md->busy = false;
 	pass_summarize(rep, &sum);
 	manager_job_outcome(j, &sum, &o);
+	if (zram_read_sectors_read(m->root_fd, j->dev.id, &sectors) == 0)
+		manager_reads(&j->dev, sectors, rep->after.v[MM_ORIG_DATA_SIZE], &o.reads);
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
 	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
@@ -245,7 +249,7 @@ static void finish_job(struct manager *m, struct job *j)
 			rep->have_block_state ? rep->incompressible_after : UINT64_MAX;
 	md->last_longest_write_ns = sum.max_write_ns;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
-	was_burst = md->pol.burst;
+	before = md->pol;
 	policy_pass_done(&md->pol, &md->cfg, &o);
 	if (j->advise)
 		manager_report_advice(md, j);
@@ -275,11 +279,7 @@ static void finish_job(struct manager *m, struct job *j)
 			 md->dev.name, rep->ripen_slots,
 			 human_seconds(a, sizeof(a), rep->idle_age_sec),
 			 human_seconds(nx, sizeof(nx), rep->ripen_sec));
-	if (md->pol.burst != was_burst)
-		log_info("%s: %s", md->dev.name,
-			 was_burst ? "burst over: the idle age is the configured one again"
-				   : "burst of swap-out: under memory pressure, pages count as "
-				     "idle after burst-idle-age-sec while passes save memory");
+	manager_log_burst(md, &before, &o, rep->burst_young);
 	free(j);
 	if (!m->stopping)
 		manager_arm(md, md->pol.next_due_ns);
@@ -338,6 +338,9 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	s->n_secondaries = md->dev.recomp.count;
 	s->priority_supported = md->dev.caps.priority;
 	s->page_size = md->dev.page_size;
+	if (md->dev.has_stat)
+		manager_reads(&md->dev, md->dev.read_sectors, md->dev.mm.v[MM_ORIG_DATA_SIZE],
+			      &s->reads);
 	/* The day budget lives with the totals (state file): a restart does not reset it. */
 	if (md->cfg.writeback) {
 		bool persisted;

@@ -143,6 +143,13 @@ void manager_log_steps(const struct device_report *rep);
 /* what the policy learns from a finished pass (policy_pass_done) */
 void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
 			 struct policy_outcome *o);
+/* after policy_pass_done: a burst begun or over, or kept off by fast reads (before: the
+ * device's policy state before it) */
+void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
+		       const struct policy_outcome *o, bool burst_young);
+/* sectors read (zram stat) and orig_data_size as pages of d's page size */
+void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
+		   struct policy_reads *ret);
 /* The uevent socket (NETLINK_KOBJECT_UEVENT), or -errno; its handler rescans. */
 int manager_open_uevent(void);
 int manager_on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata);

@@ -63,6 +63,41 @@ void manager_log_steps(const struct device_report *rep)
 	free(buf);
 }
 
+void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
+		       const struct policy_outcome *o, bool burst_young)
+{
+	const struct policy_dev *pd = &md->pol;
+	char age[HUMAN_LEN];
+
+	if (pd->burst_churn && !before->burst_churn && (before->burst || burst_young)) {
+		/* policy_burst_churn saw a second at least, and a mark */
+		long double sec = (long double)(o->end_ns - before->read_mark_ns) / 1e9L;
+
+		log_info("%s: pages read back fast (%.0Lf a second, %" PRIu64 " stored): half of "
+			 "them within idle-age-min-sec (%s), so no burst age",
+			 md->dev.name,
+			 (long double)(o->reads.pages_read - before->read_mark.pages_read) / sec,
+			 o->reads.pages_stored,
+			 human_seconds(age, sizeof(age), md->cfg.idle_age_min_sec));
+	}
+	if (pd->burst != before->burst)
+		log_info("%s: %s", md->dev.name,
+			 before->burst ? "burst over: the idle age is the configured one again"
+				       : "burst of swap-out: under memory pressure, pages count as "
+					 "idle after burst-idle-age-sec while passes save memory");
+}
+
+void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
+		   struct policy_reads *ret)
+{
+	*ret = (struct policy_reads){0};
+	if (d->page_size < 512)
+		return;
+	ret->known = true;
+	ret->pages_read = sectors / (d->page_size / 512);
+	ret->pages_stored = orig_bytes / d->page_size;
+}
+
 /* What the policy learns from a finished pass (policy_pass_done). */
 void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
 			struct policy_outcome *o)

@@ -534,6 +534,16 @@ int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret)
 	return 0;
 }
 
+int zram_read_sectors_read(int root_fd, unsigned id, uint64_t *ret)
+{
+	uint64_t st[3];
+	int r = read_dev_fields(root_fd, id, "stat", st, 3);
+
+	if (r == 0)
+		*ret = st[2];
+	return r;
+}
+
 int zram_read_initstate(int root_fd, unsigned id, bool *ret)
 {
 	char path[64];
@@ -584,6 +594,7 @@ static int probe_optional(int root_fd, unsigned id, struct zram_dev *d, const ch
 			return -EINVAL;
 		d->has_io_stat = true;
 	}
+	d->has_stat = zram_read_sectors_read(root_fd, id, &d->read_sectors) == 0;
 	(void)dev_path(path, sizeof(path), id, "bd_stat");
 	if (sysfs_read(root_fd, path, buf, sizeof(buf), &len) == 0) {
 		*ret_attr = "bd_stat";

@@ -480,7 +480,7 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 	plan->compact_frag_permille = policy_compact_frag_permille(cfg, s);
 	plan->compact_min_saved = cfg->compact_min_saved_bytes;
 	plan_cold_tier(pd, cfg, s, plan);
-	burst_age = policy_burst_age(pd, cfg, plan->mem_pressure_permille, age);
+	burst_age = policy_burst_age(pd, cfg, s, plan->mem_pressure_permille, age);
 	plan->burst_aged = burst_age != age;
 	age = burst_age;
 	for (unsigned i = 0; i < cfg->n_passes && plan->n_steps < PASS_MAX_STEPS; i++) {

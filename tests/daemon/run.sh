@@ -547,6 +547,7 @@ young_burst_start() {
 	awk -v t="$up" 'BEGIN { for (i = 0; i < 3000; i++) printf "%12d %12d.%06d ......\n", i, t, 0 }' >"$f"
 	conf "[global]" "interval-sec = 10" "idle-age-min-sec = 18" "idle-age-max-sec = 18" \
 		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0" "$@"
+	${YOUNG_BURST_HOOK:-:}
 	dstart
 	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
@@ -612,6 +613,41 @@ t_burst_age() {
 	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
 		die "a burst pass that saved nothing did not end it: $(oneline "$T/d.err")"
 	young_burst_end burst_age
+}
+
+# The device's stat: 5,000 pages read a second (sectors, field 3) against the 25,600 pages
+# of orig_data_size stored, in the background (listed in $T/pids for the cleanup).
+reads_fast() {
+	local f
+	f=$(attr 0 stat)
+	(
+		n=0
+		while :; do
+			n=$((n + 8000))
+			put "$f" "$(printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s' \
+				$((n / 8)) 0 "$n" 0 0 0 0 0 0 0 0)
+"
+			sleep 0.2
+		done
+	) &
+	echo $! >>"$T/pids"
+}
+
+# The burst of t_burst_age on a device that reads back its pages fast: half of the stored
+# ones within the idle age (18 s) at the rate since the first pass ended. The first pass
+# begins the burst (no rate known yet); the second, a second or two later, marks with the
+# idle age instead of 3 s, and the burst is over with it, said with the rate.
+t_burst_churn() {
+	YOUNG_BURST_HOOK=reads_fast young_burst_start
+	young_burst_second 6000 900 burst_churn
+	grep -q "zram0: burst of swap-out" "$T/d.err" || die "no burst line: $(oneline "$T/d.err")"
+	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
+		die "fast reads did not end the burst: $(oneline "$T/d.err")"
+	grep -qE "zram0: pages read back fast \([0-9]{4} a second, 25600 stored\): half of them within idle-age-min-sec \(18 s\), so no burst age" "$T/d.err" ||
+		die "no line with the read rate: $(oneline "$T/d.err")"
+	[ "$(cat "$(attr 0 idle)")" = "18
+18" ] || die "fast reads: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	dstop
 }
 
 # A huge step that saves nothing (the fake kernel changes nothing) makes the next ones wait
@@ -1092,7 +1128,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics ripen_pressure burst_age huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics ripen_pressure burst_age burst_churn huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {

@@ -1198,11 +1198,11 @@ static void test_burst_age(void **state)
 	assert_int_equal(d.plan.n_steps, c.n_passes - 1);
 	for (unsigned i = 0; i < d.plan.n_steps; i++)
 		assert_int_not_equal(d.plan.steps[i].type, PASS_HUGE);
-	assert_true(policy_burst_age(&pd, &c, 0, 10) == 10);
-	assert_true(policy_burst_age(&pd, &c, 1, 10) == 3);
-	assert_true(policy_burst_age(&pd, &c, 1, 2) == 2); /* never longer */
-	assert_true(policy_burst_age(&pd, &c, 1, 0) == 0); /* "all" stays */
-	assert_true(policy_burst_age(NULL, &c, 1000, 10) == 10); /* --once */
+	assert_true(policy_burst_age(&pd, &c, &s, 0, 10) == 10);
+	assert_true(policy_burst_age(&pd, &c, &s, 1, 10) == 3);
+	assert_true(policy_burst_age(&pd, &c, &s, 1, 2) == 2); /* never longer */
+	assert_true(policy_burst_age(&pd, &c, &s, 1, 0) == 0); /* "all" stays */
+	assert_true(policy_burst_age(NULL, &c, &s, 1000, 10) == 10); /* --once */
 	s.mem_available = 1000;
 	pd.next_due_ns = 0;
 	policy_decide(&pd, &c, &s, &d);
@@ -1233,6 +1233,96 @@ static void test_burst_age(void **state)
 	c.burst_idle_age_sec = 10;
 	policy_pass_done(&pd, &c, &o);
 	assert_false(pd.burst);
+}
+
+/*
+ * The burst age is left out while the device reads its contents back fast: at the rate since
+ * the last pass ended, half the stored pages within idle-age-min-sec (10 s here).
+ */
+static void test_burst_churn(void **state)
+{
+	struct dev_config c = daemon_cfg();
+	struct policy_dev pd;
+	struct policy_reads slow = { .known = true, .pages_read = 1000, .pages_stored = 60000 };
+	struct policy_outcome o = { .end_ns = S(1000), .idle_age_sec = 10, .burst_young = true,
+				    .ripen_sec = 9, .reads = slow };
+	struct policy_decision d;
+	struct policy_snapshot s;
+
+	(void)state;
+	c.idle_age_min_sec = c.idle_age_max_sec = 10;
+	c.interval_sec = 10;
+	c.burst_idle_age_sec = 3;
+	policy_dev_init(&pd, &c, 0);
+	/* the first pass: no earlier mark, so no rate; the burst begins as without reads */
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.burst);
+	assert_false(pd.burst_churn);
+	assert_true(pd.read_mark_ns == S(1000) && pd.read_mark.pages_read == 1000);
+
+	/* 2 s later: 2,999 pages read, 1,499.5 a second, 14,995 in 10 s: under 30,000 */
+	s = snap(S(1002));
+	s.mem_available = 100;
+	s.reads = (struct policy_reads){ .known = true, .pages_read = 3999, .pages_stored = 60000 };
+	assert_false(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	policy_decide(&pd, &c, &s, &d);
+	assert_true(d.plan.burst_aged);
+	assert_true(d.plan.steps[0].idle_age_sec == 3);
+	/* 6,000 in 2 s: 30,000 in 10 s, half the stored pages: the ordinary age */
+	s.reads.pages_read = 7000;
+	assert_true(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	policy_decide(&pd, &c, &s, &d);
+	assert_false(d.plan.burst_aged);
+	assert_true(d.plan.steps[0].idle_age_sec == 10);
+	assert_int_equal(d.plan.n_steps, c.n_passes); /* the huge type too */
+	/* the age counts: with 30 s, a third as fast is enough */
+	c.idle_age_min_sec = 30;
+	s.reads.pages_read = 3000;
+	assert_true(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	s.reads.pages_read = 2999;
+	assert_false(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	c.idle_age_min_sec = 10;
+	/* unknown: under a second since the mark, no reads, a counter gone back, nothing stored */
+	s.reads.pages_read = 7000;
+	assert_false(policy_burst_churn(&pd, &c, &s.reads, S(1000) + 999999999ULL));
+	assert_true(policy_burst_churn(&pd, &c, &s.reads, S(1001)));
+	s.reads.known = false;
+	assert_false(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	s.reads = (struct policy_reads){ .known = true, .pages_read = 999, .pages_stored = 60000 };
+	assert_false(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	s.reads = (struct policy_reads){ .known = true, .pages_read = 7000 };
+	assert_false(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	assert_false(policy_burst_churn(NULL, &c, &slow, s.now_ns));
+
+	/* the pass ran at the ordinary age and found a burst again, but the reads were fast:
+	 * no burst, and the next pass when the young pages have aged, not 2 s later */
+	o = (struct policy_outcome){ .end_ns = S(1003), .idle_age_sec = 10, .burst_young = true,
+				     .ripen_sec = 9, .saved = 4096 };
+	o.reads = (struct policy_reads){ .known = true, .pages_read = 10000, .pages_stored = 60000 };
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
+	assert_true(pd.burst_churn);
+	assert_true(pd.next_due_ns == S(1012));
+	assert_true(pd.read_mark_ns == S(1003) && pd.read_mark.pages_read == 10000);
+	/* reads slow again: a burst begins */
+	o.end_ns = S(1013);
+	o.reads.pages_read = 10100;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.burst);
+	assert_false(pd.burst_churn);
+	/* a pass at the burst age that saved, but the reads went fast meanwhile: over */
+	o = (struct policy_outcome){ .end_ns = S(1023), .idle_age_sec = 3, .burst_aged = true,
+				     .saved = 4096, .ripen_sec = UINT64_MAX };
+	o.reads = (struct policy_reads){ .known = true, .pages_read = 40100, .pages_stored = 60000 };
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
+	assert_true(pd.burst_churn);
+	/* a pass without the counter keeps the last mark */
+	o.end_ns = S(1033);
+	o.reads.known = false;
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.read_mark_ns == S(1023) && pd.read_mark.pages_read == 40100);
+	assert_false(pd.burst_churn);
 }
 
 static void test_daemon_incompressible_skip(void **state)
@@ -1537,6 +1627,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_backoff_and_pressure),
 		cmocka_unit_test(test_ripen),
 		cmocka_unit_test(test_burst_age),
+		cmocka_unit_test(test_burst_churn),
 		cmocka_unit_test(test_pass_blind),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
