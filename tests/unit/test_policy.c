@@ -1148,6 +1148,17 @@ static void test_ripen(void **state)
 	assert_false(d.plan.ripen_probe);
 }
 
+/* the burst bench's daemon: interval and idle age 10 s, burst-idle-age-sec 3 */
+static struct dev_config burst_cfg(void)
+{
+	struct dev_config c = daemon_cfg();
+
+	c.idle_age_min_sec = c.idle_age_max_sec = 10;
+	c.interval_sec = 10;
+	c.burst_idle_age_sec = 3;
+	return c;
+}
+
 /*
  * After a burst (a pass at the ordinary age whose probe found most stored pages young), the
  * passes under memory pressure mark with burst-idle-age-sec, the first one as soon as 90%
@@ -1156,16 +1167,13 @@ static void test_ripen(void **state)
  */
 static void test_burst_age(void **state)
 {
-	struct dev_config c = daemon_cfg();
+	struct dev_config c = burst_cfg();
 	struct policy_dev pd;
 	struct policy_outcome o = { .end_ns = S(1000), .idle_age_sec = 10 };
 	struct policy_decision d;
 	struct policy_snapshot s;
 
 	(void)state;
-	c.idle_age_min_sec = c.idle_age_max_sec = 10;
-	c.interval_sec = 10;
-	c.burst_idle_age_sec = 3;
 	policy_dev_init(&pd, &c, 0);
 	/* a probe with no burst (young, but not half the stored pages): the ripening only */
 	o.ripen_sec = 9;
@@ -1241,7 +1249,7 @@ static void test_burst_age(void **state)
  */
 static void test_burst_churn(void **state)
 {
-	struct dev_config c = daemon_cfg();
+	struct dev_config c = burst_cfg();
 	struct policy_dev pd;
 	struct policy_reads slow = { .known = true, .pages_read = 1000, .pages_stored = 60000 };
 	struct policy_outcome o = { .end_ns = S(1000), .idle_age_sec = 10, .burst_young = true,
@@ -1250,9 +1258,6 @@ static void test_burst_churn(void **state)
 	struct policy_snapshot s;
 
 	(void)state;
-	c.idle_age_min_sec = c.idle_age_max_sec = 10;
-	c.interval_sec = 10;
-	c.burst_idle_age_sec = 3;
 	policy_dev_init(&pd, &c, 0);
 	/* the first pass: no earlier mark, so no rate; the burst begins as without reads */
 	policy_pass_done(&pd, &c, &o);
