@@ -465,7 +465,8 @@ uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *
  * back within seconds (the burst bench's warmcold shape: about 9,000 swap-ins a second for
  * 60,000 stored pages) what reaches the burst age leaves soon after, and taking it cost the
  * workload up to a fifth of its speed and tripled its cold reads' p99 (docs/performance.md,
- * section 13). False when the rate is unknown.
+ * section 13). False when the rate is unknown. Every read counts, the advisor's samples of
+ * the device (recompress-algorithms = auto) too, in the pass after each advice refresh.
  */
 bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cfg,
 			const struct policy_reads *now, uint64_t now_ns);
