@@ -208,10 +208,6 @@ struct zram_dev {
 	 * them: in ZRAM_WB_UNIT (4 KiB) units, not pages (zram_units_to_pages) */
 	bool has_bd_stat;
 	uint64_t bd_stat[3];
-	/* stat (the block layer's, field 3): 512-byte sectors read since the device was set
-	 * up; how fast it reads its contents back (zram_read_sectors_read) */
-	bool has_stat;
-	uint64_t read_sectors;
 	/* backing_dev (CONFIG_ZRAM_WRITEBACK): the path, "" for the kernel's "none" */
 	char backing_dev[128];
 	/* What passes learnt of this device: kept while it keeps its setup (refresh_dev). */

@@ -324,6 +324,8 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 
 static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot *s)
 {
+	uint64_t sectors;
+
 	memset(s, 0, sizeof(*s));
 	s->now_ns = now_monotonic_ns();
 	s->suspended_ns = sat_sub_u64(now_boottime_ns(), s->now_ns);
@@ -338,9 +340,9 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	s->n_secondaries = md->dev.recomp.count;
 	s->priority_supported = md->dev.caps.priority;
 	s->page_size = md->dev.page_size;
-	if (md->dev.has_stat)
-		manager_reads(&md->dev, md->dev.read_sectors, md->dev.mm.v[MM_ORIG_DATA_SIZE],
-			      &s->reads);
+	/* read here, not in every zram_probe: only the daemon's decisions use it */
+	if (zram_read_sectors_read(m->root_fd, md->id, &sectors) == 0)
+		manager_reads(&md->dev, sectors, md->dev.mm.v[MM_ORIG_DATA_SIZE], &s->reads);
 	/* The day budget lives with the totals (state file): a restart does not reset it. */
 	if (md->cfg.writeback) {
 		bool persisted;

@@ -594,7 +594,6 @@ static int probe_optional(int root_fd, unsigned id, struct zram_dev *d, const ch
 			return -EINVAL;
 		d->has_io_stat = true;
 	}
-	d->has_stat = zram_read_sectors_read(root_fd, id, &d->read_sectors) == 0;
 	(void)dev_path(path, sizeof(path), id, "bd_stat");
 	if (sysfs_read(root_fd, path, buf, sizeof(buf), &len) == 0) {
 		*ret_attr = "bd_stat";
