@@ -383,6 +383,7 @@ struct policy_dev {
 	uint64_t huge_sig;   /* ... while the contents signature was this */
 	bool burst; /* after a burst: passes under pressure mark with burst-idle-age-sec */
 	bool burst_churn;	 /* the last look found the contents read back fast */
+	bool burst_looked; /* this pass looked again (policy_burst_look) */
 	struct policy_reads read_mark; /* at the last pass's end, for the read-back rate */
 	uint64_t read_mark_ns;
 };
@@ -470,6 +471,19 @@ uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *
  */
 bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cfg,
 			const struct policy_reads *now, uint64_t now_ns);
+
+/*
+ * Before a pass in a burst under memory pressure that finds the pages read back fast since
+ * the last pass (policy_burst_churn): look again over the next POLICY_BURST_LOOK_NS first.
+ * Moves the read mark to now and returns true, once a pass (policy_burst_update clears
+ * it). Right after a burst the hot part of what went out comes back at once: in the burst
+ * bench's hot40 shape 5,000-10,000 pages a second over the first seconds, then a few
+ * hundred, while warmcold's 11,000 a second go on. One rate since the last pass cannot tell
+ * the two apart; a rate over the last seconds can (docs/performance.md, section 13).
+ */
+#define POLICY_BURST_LOOK_NS (2ULL * 1000000000ULL)
+bool policy_burst_look(struct policy_dev *pd, const struct dev_config *cfg,
+		       const struct policy_snapshot *s, unsigned mem_permille);
 
 /*
  * After a pass (policy_pass_done): whether the device is in a burst now (policy_dev.burst)

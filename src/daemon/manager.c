@@ -361,6 +361,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	unsigned id = md->id;
 	struct policy_snapshot s;
 	struct policy_decision dec;
+	struct policy_dev before;
 	struct job *j;
 	struct reach r;
 	char nx[HUMAN_LEN];
@@ -380,7 +381,9 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		return 0;
 	}
 	snapshot(m, md, &s);
+	before = md->pol;
 	policy_decide(&md->pol, &md->cfg, &s, &dec);
+	manager_log_look(md, &before, &s);
 	if (dec.verdict != POLICY_RUN) {
 		if (dec.verdict != md->last_verdict || dec.verdict != POLICY_WAIT)
 			log_debug("%s: %s; next look in %s", md->dev.name,

@@ -147,6 +147,9 @@ void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
  * device's policy state before it) */
 void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 		       const struct policy_outcome *o, bool burst_young);
+/* The first look again of a burst pass (policy_burst_look), with the rate that asked for it. */
+void manager_log_look(const struct mdev *md, const struct policy_dev *before,
+		      const struct policy_snapshot *s);
 /* sectors read (zram stat) and orig_data_size as pages of d's page size */
 void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
 		   struct policy_reads *ret);

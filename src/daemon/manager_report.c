@@ -87,6 +87,21 @@ void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 					 "idle after burst-idle-age-sec while passes save memory");
 }
 
+void manager_log_look(const struct mdev *md, const struct policy_dev *before,
+		      const struct policy_snapshot *s)
+{
+	long double sec;
+
+	if (!md->pol.burst_looked || before->burst_looked)
+		return;
+	/* policy_burst_churn saw a second at least, and a mark */
+	sec = (long double)(s->now_ns - before->read_mark_ns) / 1e9L;
+	log_info("%s: pages read back fast since the last pass (%.0Lf a second, %" PRIu64
+		 " stored): looking again for %llu s before the burst age",
+		 md->dev.name, (long double)(s->reads.pages_read - before->read_mark.pages_read) / sec,
+		 s->reads.pages_stored, POLICY_BURST_LOOK_NS / 1000000000ULL);
+}
+
 void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
 		   struct policy_reads *ret)
 {

@@ -29,6 +29,19 @@ bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cf
 	       (long double)now->pages_stored * (long double)span_ns;
 }
 
+bool policy_burst_look(struct policy_dev *pd, const struct dev_config *cfg,
+		       const struct policy_snapshot *s, unsigned mem_permille)
+{
+	if (!pd || !pd->burst || pd->burst_looked || mem_permille == 0 ||
+	    cfg->burst_idle_age_sec == 0 || !policy_burst_churn(pd, cfg, &s->reads, s->now_ns))
+		return false;
+	/* the rate from here on decides (policy_burst_age, and the pass's end) */
+	pd->read_mark = s->reads;
+	pd->read_mark_ns = s->now_ns;
+	pd->burst_looked = true;
+	return true;
+}
+
 uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *cfg,
 			  const struct policy_snapshot *s, unsigned mem_permille, uint64_t age)
 {
@@ -54,6 +67,7 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
 	uint64_t b = cfg->burst_idle_age_sec, ahead;
 
 	pd->burst_churn = policy_burst_churn(pd, cfg, &o->reads, o->end_ns);
+	pd->burst_looked = false;
 	if (o->reads.known) {
 		pd->read_mark = o->reads;
 		pd->read_mark_ns = o->end_ns;

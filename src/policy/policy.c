@@ -400,6 +400,11 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		return;
 	}
 
+	if (policy_burst_look(pd, cfg, s, policy_memory_pressure_permille(s))) {
+		ret->verdict = POLICY_WAIT;
+		ret->wake_ns = sat_add_u64(now, POLICY_BURST_LOOK_NS);
+		return;
+	}
 	ret->verdict = POLICY_RUN;
 	ret->wake_ns = sat_add_u64(now, interval);
 	ret->idle_age_sec = policy_plan(pd, cfg, s, plan);

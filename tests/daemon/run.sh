@@ -635,12 +635,15 @@ reads_fast() {
 
 # The burst of t_burst_age on a device that reads back its pages fast: half of the stored
 # ones within the idle age (18 s) at the rate since the first pass ended. The first pass
-# begins the burst (no rate known yet); the second, a second or two later, marks with the
-# idle age instead of 3 s, and the burst is over with it, said with the rate.
+# begins the burst (no rate known yet); the second, due a second or two later, looks again
+# for 2 s, finds the reads as fast, marks with the idle age instead of 3 s, and the burst is
+# over with it, said with the rate.
 t_burst_churn() {
 	YOUNG_BURST_HOOK=reads_fast young_burst_start
-	young_burst_second 6000 900 burst_churn
+	young_burst_second 8000 2900 burst_churn
 	grep -q "zram0: burst of swap-out" "$T/d.err" || die "no burst line: $(oneline "$T/d.err")"
+	grep -qE "zram0: pages read back fast since the last pass \([0-9]{4} a second, 25600 stored\): looking again for 2 s before the burst age" "$T/d.err" ||
+		die "no look again: $(oneline "$T/d.err")"
 	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
 		die "fast reads did not end the burst: $(oneline "$T/d.err")"
 	grep -qE "zram0: pages read back fast \([0-9]{4} a second, 25600 stored\): half of them within idle-age-min-sec \(18 s\), so no burst age" "$T/d.err" ||
@@ -648,6 +651,39 @@ t_burst_churn() {
 	[ "$(cat "$(attr 0 idle)")" = "18
 18" ] || die "fast reads: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
 	dstop
+}
+
+# The device's stat: 2,000 pages read a second until the daemon looks again, then none:
+# the hot part of a burst that came back at once.
+reads_until_look() {
+	local f
+	f=$(attr 0 stat)
+	(
+		n=0
+		while ! grep -q "looking again" "$T/d.err" 2>/dev/null; do
+			n=$((n + 3200))
+			put "$f" "$(printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s' \
+				$((n / 8)) 0 "$n" 0 0 0 0 0 0 0 0)
+"
+			sleep 0.2
+		done
+	) &
+	echo $! >>"$T/pids"
+}
+
+# The burst of t_burst_churn whose reads stop once the daemon looks again: after the 2 s
+# the pass marks with the burst age (3 s) after all, and no "no burst age" line is logged.
+t_burst_look() {
+	YOUNG_BURST_HOOK=reads_until_look young_burst_start
+	young_burst_second 8000 2900 burst_look
+	grep -qE "zram0: pages read back fast since the last pass \([0-9]{4} a second, 25600 stored\): looking again for 2 s before the burst age" "$T/d.err" ||
+		die "no look again: $(oneline "$T/d.err")"
+	[ "$(cat "$(attr 0 idle)")" = "18
+3" ] || die "reads stopped: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	! grep -q "so no burst age" "$T/d.err" || die "burst age given up: $(oneline "$T/d.err")"
+	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
+		die "a burst pass that saved nothing did not end it: $(oneline "$T/d.err")"
+	young_burst_end burst_look
 }
 
 # A huge step that saves nothing (the fake kernel changes nothing) makes the next ones wait
@@ -1128,7 +1164,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics ripen_pressure burst_age burst_churn huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics ripen_pressure burst_age burst_churn burst_look huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {

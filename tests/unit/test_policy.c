@@ -1273,10 +1273,13 @@ static void test_burst_churn(void **state)
 	policy_decide(&pd, &c, &s, &d);
 	assert_true(d.plan.burst_aged);
 	assert_true(d.plan.steps[0].idle_age_sec == 3);
-	/* 6,000 in 2 s: 30,000 in 10 s, half the stored pages: the ordinary age */
+	/* 6,000 in 2 s: 30,000 in 10 s, half the stored pages: the ordinary age, once the
+	 * pass has looked again (test_burst_look) */
 	s.reads.pages_read = 7000;
 	assert_true(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
+	pd.burst_looked = true;
 	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
 	assert_false(d.plan.burst_aged);
 	assert_true(d.plan.steps[0].idle_age_sec == 10);
 	assert_int_equal(d.plan.n_steps, c.n_passes); /* the huge type too */
@@ -1328,6 +1331,93 @@ static void test_burst_churn(void **state)
 	policy_pass_done(&pd, &c, &o);
 	assert_true(pd.read_mark_ns == S(1023) && pd.read_mark.pages_read == 40100);
 	assert_false(pd.burst_churn);
+}
+
+/*
+ * A pass in a burst that finds the reads fast since the last pass looks again over the next
+ * 2 s before it gives up the burst age: the hot part of a burst comes back at once, then
+ * the reads slow down (the burst bench's hot40), or they go on (warmcold).
+ */
+static void test_burst_look(void **state)
+{
+	struct dev_config c = burst_cfg();
+	struct policy_dev pd;
+	struct policy_outcome o = { .end_ns = S(1000), .idle_age_sec = 10, .burst_young = true,
+				    .ripen_sec = 9 };
+	struct policy_decision d;
+	struct policy_snapshot s;
+
+	(void)state;
+	policy_dev_init(&pd, &c, 0);
+	o.reads = (struct policy_reads){ .known = true, .pages_read = 1000, .pages_stored = 60000 };
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.burst);
+	assert_false(pd.burst_looked);
+
+	/* 3,000 a second since the pass: wait 2 s, the rate counted from now */
+	s = snap(S(1002));
+	s.mem_available = 100;
+	s.reads = (struct policy_reads){ .known = true, .pages_read = 7000, .pages_stored = 60000 };
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_WAIT);
+	assert_true(d.wake_ns == S(1004));
+	assert_true(pd.burst_looked);
+	assert_true(pd.read_mark_ns == S(1002) && pd.read_mark.pages_read == 7000);
+	assert_true(pd.burst);
+	/* 2 s later 200 a second: the burst age after all */
+	s.now_ns = S(1004);
+	s.reads.pages_read = 7400;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.burst_aged);
+	assert_true(d.plan.steps[0].idle_age_sec == 3);
+	/* still 3,000 a second: the ordinary age, and no second look in one pass */
+	s.reads.pages_read = 13000;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_false(d.plan.burst_aged);
+	assert_true(d.plan.steps[0].idle_age_sec == 10);
+	assert_true(pd.read_mark_ns == S(1002) && pd.read_mark.pages_read == 7000);
+
+	/* the pass's end clears the look: the next pass may look again */
+	o = (struct policy_outcome){ .end_ns = S(1010), .idle_age_sec = 3, .burst_aged = true,
+				     .saved = 4096, .ripen_sec = UINT64_MAX };
+	o.reads = (struct policy_reads){ .known = true, .pages_read = 7500, .pages_stored = 60000 };
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.burst);
+	assert_false(pd.burst_looked);
+	s.now_ns = S(1020);
+	s.reads.pages_read = 37500;
+	pd.next_due_ns = 0;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_WAIT);
+	assert_true(d.wake_ns == S(1022));
+	pd.burst_looked = false;
+	pd.read_mark_ns = S(1010);
+	pd.read_mark.pages_read = 7500;
+
+	/* no look without memory pressure, out of a burst, with the key 0, or slow reads */
+	s.mem_available = 1000;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_false(pd.burst_looked);
+	s.mem_available = 100;
+	pd.burst = false;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_false(pd.burst_looked);
+	pd.burst = true;
+	c.burst_idle_age_sec = 0;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_false(pd.burst_looked);
+	c.burst_idle_age_sec = 3;
+	s.reads.pages_read = 8000;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.burst_aged);
+	assert_false(pd.burst_looked);
+	assert_false(policy_burst_look(NULL, &c, &s, 1000));
 }
 
 static void test_daemon_incompressible_skip(void **state)
@@ -1633,6 +1723,7 @@ int main(void)
 		cmocka_unit_test(test_ripen),
 		cmocka_unit_test(test_burst_age),
 		cmocka_unit_test(test_burst_churn),
+		cmocka_unit_test(test_burst_look),
 		cmocka_unit_test(test_pass_blind),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
