@@ -7,7 +7,7 @@ function num(k) { return V[k] + 0 }
 function mib(k) { return has(k) ? sprintf("%.2f MiB", num(k) / 1048576) : "–" }
 function f(k, d) { return has(k) ? sprintf("%." d "f", num(k)) : "–" }
 function s(k, d) { return has(k) ? sprintf("%." d "f s", num(k)) : "–" }
-function row(a, b, c, d, e, f_, g_, h, i, j, k) {
+function row(a, b, c, d, e, f_, g_, h, i, j, k, l) {
 	line = "| " a
 	if (b != "") line = line " | " b
 	if (c != "") line = line " | " c
@@ -19,6 +19,7 @@ function row(a, b, c, d, e, f_, g_, h, i, j, k) {
 	if (i != "") line = line " | " i
 	if (j != "") line = line " | " j
 	if (k != "") line = line " | " k
+	if (l != "") line = line " | " l
 	print line " |"
 }
 # kname(pre): the kernel of key prefix pre, with the architecture and page size when it is
@@ -97,10 +98,10 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 	print "\n## First minute after a burst, " kern ": " g(pre "burst.mib") " MiB in " g(pre "burst.ram_mib") \
 	      " MiB of RAM, " g(pre "burst.seconds") " s from the end of the fill, no warm-up; " \
 	      g(pre "meta.burst_vm_cpus") " vCPU, " g(pre "burst.runs") " runs\n"
-	row("shape, run", "policy", "pool / byte", "freed vs none", "× none (hot ops)", "CPU (s)",
+	row("shape, run", "policy", "pool / byte", "freed vs none", "freed vs none, window mean", "× none (hot ops)", "CPU (s)",
 	    "recompress / idle / block_state / compact / other / user (s)", "pages tried", "longest mm_stat read", "end's mm_stat waited",
 	    "MiB freed / CPU s")
-	row("---", "---", "---:", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:")
+	row("---", "---", "---:", "---:", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:")
 	ns = split(V[pre "burst.shapes"], S, " ")
 	split("none naive daemon", L, " ")
 	for (i = 1; i <= ns; i++)
@@ -112,17 +113,20 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 				    f(p ".cpu.block_state_s", 2) " / " f(p ".cpu.compact_s", 2) " / " f(p ".cpu.other_s", 2) " / " \
 				    f(p ".cpu.user_s", 2) : "–"
 				row(S[i] " " r, L[j], f(p ".pool_per_byte", 4), f(p ".freed_share", 4),
-				    f(p ".throughput_ratio", 4),
+				    f(p ".mean_freed_share", 4), f(p ".throughput_ratio", 4),
 				    cpu_col(p, L[j]),
 				    c, L[j] == "daemon" ? g(p ".attempted") : "–", f(p ".mm_stat_read_max_s", 3) " s",
 				    f(p ".mm_stat_wait_s", 3) " s", f(p ".freed_mib_per_cpu_s", 3))
 			}
 			print "| | daemon / naive | | " f(b ".daemon_vs_naive_freed", 3) " × | " \
+			      f(b ".daemon_vs_naive_mean_freed", 3) " × | " \
 			      f(b ".daemon_vs_naive_throughput", 4) " × | | | | | | |"
 		}
 	for (i = 1; i <= ns; i++)
 		print "\n" S[i] ": worst run, daemon / naive: freed " f(pre "burst." S[i] ".worst.daemon_vs_naive_freed", 3) \
-		      " × (spread " f(pre "burst." S[i] ".spread.daemon_vs_naive_freed", 3) "), hot throughput " \
+		      " × (spread " f(pre "burst." S[i] ".spread.daemon_vs_naive_freed", 3) "), freed over the window " \
+		      f(pre "burst." S[i] ".worst.daemon_vs_naive_mean_freed", 3) " × (spread " \
+		      f(pre "burst." S[i] ".spread.daemon_vs_naive_mean_freed", 3) ", not a target), hot throughput " \
 		      f(pre "burst." S[i] ".worst.daemon_vs_naive_throughput", 4) " × (spread " \
 		      f(pre "burst." S[i] ".spread.daemon_vs_naive_throughput", 4) "); longest mm_stat read " \
 		      f(pre "burst." S[i] ".worst.daemon_read_max_s", 3) " s with the daemon, " \

@@ -13,6 +13,10 @@
  *                                    over_1s K" at the end and whenever a read was the
  *                                    longest so far (the longest read: 7.0+ readers of
  *                                    mm_stat wait for a running recompress write)
+ *   vmbench poolloop MS SECONDS      nr_zspages (/proc/vmstat) and the swap in use every MS
+ *                                    ms for SECONDS s; prints "pool samples N mean_pages M
+ *                                    mean_swap_kb S", means weighted by the time each
+ *                                    sample stood
  *   vmbench batches DEV STRING MAX   write STRING to /sys/block/DEV/recompress again and again,
  *                                    as zram-recompd does, while a write makes progress
  *                                    (compr_data_size or huge_pages fell, or block_state got
@@ -496,6 +500,77 @@ static int cmd_readloop(const char *path, uint64_t ms, uint64_t seconds)
 	return 0;
 }
 
+/* /proc/FILE read whole into buf (NUL-terminated), or -1 */
+static int read_proc(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	return 0;
+}
+
+/* nr_zspages (/proc/vmstat) and the swap in use in KiB (/proc/meminfo): no zram lock */
+static int pool_sample(long long *pages, long long *swap_kb)
+{
+	char buf[16384];
+	const char *p, *t, *f;
+
+	if (read_proc("/proc/vmstat", buf, sizeof(buf)) < 0 || !(p = strstr(buf, "\nnr_zspages ")))
+		return -1;
+	*pages = strtoll(p + 13, NULL, 10);
+	if (read_proc("/proc/meminfo", buf, sizeof(buf)) < 0 || !(t = strstr(buf, "SwapTotal:")) ||
+	    !(f = strstr(buf, "SwapFree:")))
+		return -1;
+	*swap_kb = strtoll(t + 10, NULL, 10) - strtoll(f + 9, NULL, 10);
+	return 0;
+}
+
+/*
+ * The pool through a window: nr_zspages and the swap in use every MS ms for SECONDS s, each
+ * sample weighted by the time it stood (a sample the scheduler delays counts for longer),
+ * then "pool samples N mean_pages M mean_swap_kb S".
+ */
+static int cmd_poolloop(uint64_t ms, uint64_t seconds)
+{
+	uint64_t t0 = now_ns(), end = t0 + seconds * 1000000000ULL, t = t0, n = 0;
+	long double sum = 0, sum_swap = 0;
+	long long v, sw;
+
+	if (pool_sample(&v, &sw) < 0) {
+		fprintf(stderr, "vmbench: no nr_zspages or swap figures in /proc\n");
+		return 1;
+	}
+	while (t < end) {
+		uint64_t next = t + ms * 1000000ULL, now;
+		long long v2, sw2;
+
+		if (next > end)
+			next = end;
+		now = now_ns();
+		if (next > now)
+			sleep_ns(next - now);
+		now = now_ns();
+		sum += (long double)v * (long double)(now - t);
+		sum_swap += (long double)sw * (long double)(now - t);
+		n++;
+		t = now;
+		if (pool_sample(&v2, &sw2) == 0) {
+			v = v2;
+			sw = sw2;
+		}
+	}
+	printf("pool samples %" PRIu64 " mean_pages %.1Lf mean_swap_kb %.1Lf\n", n,
+	       sum / (long double)(t - t0), sum_swap / (long double)(t - t0));
+	return 0;
+}
+
 static int cmd_termwrite(pid_t pid, const char *attr, uint64_t ms, uint64_t timeout_s)
 {
 	uint64_t deadline = now_ns() + timeout_s * 1000000000ULL, since = 0, t0;
@@ -656,7 +731,7 @@ static int cmd_run(const char *out, char **argv)
 static int usage(void)
 {
 	fprintf(stderr, "usage: vmbench now | sleepuntil NS | write FILE STRING |\n"
-			"       readloop FILE MS SECONDS |\n"
+			"       readloop FILE MS SECONDS | poolloop MS SECONDS |\n"
 			"       batches DEV STRING MAX | rewrite DEV FILE STRIDE |\n"
 			"       term PID DEV TIMEOUT_S | termcpu PID TICKS TIMEOUT_S |\n"
 			"       termwrite PID ATTR MS TIMEOUT_S | run OUT PROG ARG... |\n"
@@ -694,6 +769,11 @@ int main(int argc, char **argv)
 		if (parse_num(argv[3], &a) < 0 || parse_num(argv[4], &b) < 0)
 			return usage();
 		return cmd_readloop(argv[2], a, b);
+	}
+	if (!strcmp(argv[1], "poolloop") && argc == 4) {
+		if (parse_num(argv[2], &a) < 0 || parse_num(argv[3], &b) < 0 || a == 0)
+			return usage();
+		return cmd_poolloop(a, b);
 	}
 	if (!strcmp(argv[1], "batches") && argc == 5) {
 		if (parse_num(argv[4], &a) < 0)

@@ -61,6 +61,10 @@ swap_policy() {
 	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$_mib" "$_hot" "$_secs" 1 "$_cold" "$_warm" 1 >"$W"
 	wait_line "$W" "SWAPLOAD filled" 600 || fail "$_pol: the workload did not fill its memory"
 	start_bg READPID "$VMBENCH" readloop "/sys/block/$Z/mm_stat" 100 $((_secs + _warm)) >"$WORK/reads.out"
+	# The burst window (no warm-up): the pool and the swap in use every 500 ms, without
+	# the device lock, for the mean over the window beside the pool at its end.
+	POOLPID=
+	[ "$_warm" -gt 0 ] || start_bg POOLPID "$VMBENCH" poolloop 500 "$_secs" >"$WORK/pool.out"
 	case $_pol in
 	naive)
 		(
@@ -124,6 +128,16 @@ swap_policy() {
 	out "$_k.$_pol.swap_used_end" "$(awk '/^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 }
 		END { print (t - f) * 1024 }' /proc/meminfo)"
 	mm_out "$_k.$_pol" "$Z"
+	if [ -n "$POOLPID" ]; then
+		wait "$POOLPID"
+		BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $POOLPID / /")
+		set -- $(sed -n 's/^pool samples \([0-9]*\) mean_pages \([0-9.]*\) mean_swap_kb \([0-9.]*\)$/\1 \2 \3/p' "$WORK/pool.out")
+		if [ $# = 3 ]; then
+			out "$_k.$_pol.pool_samples" "$1"
+			out "$_k.$_pol.pool_mean" "$(awk -v n="$2" -v p="$PAGE" 'BEGIN { printf "%.0f", n * p }')"
+			out "$_k.$_pol.swap_used_mean" "$(awk -v n="$3" 'BEGIN { printf "%.0f", n * 1024 }')"
+		fi
+	fi
 	out "$_k.$_pol.mm_stat_wait_s" "$(awk -v a="$_t0" -v b="$("$VMBENCH" now)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
 	# Slot frees: a swap-in frees its slot (notify_free, io_stat); one that finds the slot
 	# locked (a recompress write on it) is missed, and the slot keeps its data until it is
