@@ -615,15 +615,16 @@ t_burst_age() {
 	young_burst_end burst_age
 }
 
-# The device's stat: 5,000 pages read a second (sectors, field 3) against the 25,600 pages
-# of orig_data_size stored, in the background (listed in $T/pids for the cleanup).
-reads_fast() {
+# reads_at SECTORS [UNTIL]: the device's stat counting SECTORS more sectors read (field 3)
+# every 0.2 s, in the background (listed in $T/pids for the cleanup), until the daemon's
+# stderr has UNTIL.
+reads_at() {
 	local f
 	f=$(attr 0 stat)
 	(
 		n=0
-		while :; do
-			n=$((n + 8000))
+		while [ -z "${2:-}" ] || ! grep -q "$2" "$T/d.err" 2>/dev/null; do
+			n=$((n + $1))
 			put "$f" "$(printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s' \
 				$((n / 8)) 0 "$n" 0 0 0 0 0 0 0 0)
 "
@@ -631,6 +632,11 @@ reads_fast() {
 		done
 	) &
 	echo $! >>"$T/pids"
+}
+
+# 5,000 pages read a second against the 25,600 pages of orig_data_size stored.
+reads_fast() {
+	reads_at 8000
 }
 
 # The burst of t_burst_age on a device that reads back its pages fast: half of the stored
@@ -653,22 +659,10 @@ t_burst_churn() {
 	dstop
 }
 
-# The device's stat: 2,000 pages read a second until the daemon looks again, then none:
-# the hot part of a burst that came back at once.
+# 2,000 pages read a second until the daemon looks again, then none: the hot part of a
+# burst that came back at once.
 reads_until_look() {
-	local f
-	f=$(attr 0 stat)
-	(
-		n=0
-		while ! grep -q "looking again" "$T/d.err" 2>/dev/null; do
-			n=$((n + 3200))
-			put "$f" "$(printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s' \
-				$((n / 8)) 0 "$n" 0 0 0 0 0 0 0 0)
-"
-			sleep 0.2
-		done
-	) &
-	echo $! >>"$T/pids"
+	reads_at 3200 "looking again"
 }
 
 # The burst of t_burst_churn whose reads stop once the daemon looks again: after the 2 s
