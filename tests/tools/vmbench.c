@@ -15,8 +15,8 @@
  *                                    mm_stat wait for a running recompress write)
  *   vmbench poolloop MS SECONDS      nr_zspages (/proc/vmstat) and the swap in use every MS
  *                                    ms for SECONDS s; prints "pool samples N mean_pages M
- *                                    mean_swap_kb S", means weighted by the time each
- *                                    sample stood
+ *                                    mean_swap_kb S last_pages L", means weighted by the
+ *                                    time each sample stood
  *   vmbench batches DEV STRING MAX   write STRING to /sys/block/DEV/recompress again and again,
  *                                    as zram-recompd does, while a write makes progress
  *                                    (compr_data_size or huge_pages fell, or block_state got
@@ -522,13 +522,15 @@ static int pool_sample(long long *pages, long long *swap_kb)
 	char buf[16384];
 	const char *p, *t, *f;
 
-	if (read_proc("/proc/vmstat", buf, sizeof(buf)) < 0 || !(p = strstr(buf, "\nnr_zspages ")))
+	static const char zs[] = "\nnr_zspages ", st[] = "\nSwapTotal:", sf[] = "\nSwapFree:";
+
+	if (read_proc("/proc/vmstat", buf, sizeof(buf)) < 0 || !(p = strstr(buf, zs)))
 		return -1;
-	*pages = strtoll(p + 13, NULL, 10);
-	if (read_proc("/proc/meminfo", buf, sizeof(buf)) < 0 || !(t = strstr(buf, "SwapTotal:")) ||
-	    !(f = strstr(buf, "SwapFree:")))
+	*pages = strtoll(p + sizeof(zs) - 1, NULL, 10);
+	if (read_proc("/proc/meminfo", buf, sizeof(buf)) < 0 || !(t = strstr(buf, st)) ||
+	    !(f = strstr(buf, sf)))
 		return -1;
-	*swap_kb = strtoll(t + 10, NULL, 10) - strtoll(f + 9, NULL, 10);
+	*swap_kb = strtoll(t + sizeof(st) - 1, NULL, 10) - strtoll(f + sizeof(sf) - 1, NULL, 10);
 	return 0;
 }
 
@@ -566,8 +568,8 @@ static int cmd_poolloop(uint64_t ms, uint64_t seconds)
 			sw = sw2;
 		}
 	}
-	printf("pool samples %" PRIu64 " mean_pages %.1Lf mean_swap_kb %.1Lf\n", n,
-	       sum / (long double)(t - t0), sum_swap / (long double)(t - t0));
+	printf("pool samples %" PRIu64 " mean_pages %.1Lf mean_swap_kb %.1Lf last_pages %lld\n", n,
+	       sum / (long double)(t - t0), sum_swap / (long double)(t - t0), v);
 	return 0;
 }
 

@@ -131,11 +131,13 @@ swap_policy() {
 	if [ -n "$POOLPID" ]; then
 		wait "$POOLPID"
 		BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $POOLPID / /")
-		set -- $(sed -n 's/^pool samples \([0-9]*\) mean_pages \([0-9.]*\) mean_swap_kb \([0-9.]*\)$/\1 \2 \3/p' "$WORK/pool.out")
-		if [ $# = 3 ]; then
+		set -- $(sed -n 's/^pool samples \([0-9]*\) mean_pages \([0-9.]*\) mean_swap_kb \([0-9.]*\) last_pages \([0-9]*\)$/\1 \2 \3 \4/p' "$WORK/pool.out")
+		if [ $# = 4 ]; then
 			out "$_k.$_pol.pool_samples" "$1"
 			out "$_k.$_pol.pool_mean" "$(awk -v n="$2" -v p="$PAGE" 'BEGIN { printf "%.0f", n * p }')"
 			out "$_k.$_pol.swap_used_mean" "$(awk -v n="$3" 'BEGIN { printf "%.0f", n * 1024 }')"
+			# a check on the parse: the last sample, next to pool_end
+			out "$_k.$_pol.pool_last" "$(($4 * PAGE))"
 		fi
 	fi
 	out "$_k.$_pol.mm_stat_wait_s" "$(awk -v a="$_t0" -v b="$("$VMBENCH" now)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
