@@ -133,5 +133,7 @@ void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
 		.idle_age_sec = rep->idle_marked ? rep->idle_age_sec : 0,
 		.burst_young = rep->burst_young,
 		.burst_aged = j->plan.burst_aged,
+		/* 6.2-6.14 (the scan skips them 6.15+, include/policy.h) */
+		.walk_decompresses = !j->dev.caps.prio_max_active,
 	};
 }

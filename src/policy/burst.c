@@ -56,10 +56,11 @@ uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *
 /*
  * A burst begins when a pass at the ordinary age finds one (its ripen probe), and lasts
  * while the passes at the burst age save memory: one that saves nothing, or a pass at the
- * ordinary age (the pressure was gone) that finds no burst, ends it. Neither begins nor
- * lasts while the device reads its contents back fast (policy_burst_churn). The first
- * pass at the burst age comes when 90% of the young pages are that old: ripen_sec counted
- * the time to the ordinary age, which they reach age - burst age seconds later.
+ * ordinary age (the pressure was gone) that finds no burst, ends it; 6.2-6.14 end it after
+ * its first pass (include/policy.h). Neither begins nor lasts while the device reads its
+ * contents back fast (policy_burst_churn). The first pass at the burst age comes when 90%
+ * of the young pages are that old: ripen_sec counted the time to the ordinary age, which
+ * they reach age - burst age seconds later.
  */
 uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg,
 			     const struct policy_outcome *o)
@@ -73,7 +74,7 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
 		pd->read_mark_ns = o->end_ns;
 	}
 	if (o->burst_aged) {
-		pd->burst = o->saved > 0 && !o->error && !pd->burst_churn;
+		pd->burst = o->saved > 0 && !o->error && !pd->burst_churn && !o->walk_decompresses;
 		return UINT64_MAX;
 	}
 	pd->burst = o->burst_young && b != 0 && b < o->idle_age_sec && !pd->burst_churn;

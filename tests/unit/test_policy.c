@@ -1228,6 +1228,12 @@ static void test_burst_age(void **state)
 	o.saved = 0;
 	policy_pass_done(&pd, &c, &o);
 	assert_false(pd.burst);
+	/* 6.2-6.14 (the walk decompresses what the pass recompressed): over after one pass */
+	pd.burst = true;
+	o.saved = 4096;
+	o.walk_decompresses = true;
+	policy_pass_done(&pd, &c, &o);
+	assert_false(pd.burst);
 	/* ... or with a pass at the ordinary age (no pressure) whose probe finds no burst */
 	pd.burst = true;
 	o = (struct policy_outcome){ .end_ns = S(3000), .idle_age_sec = 10, .saved = 4096 };
