@@ -37,40 +37,21 @@ def lines(path):
         return []
 
 
-def main():
-    devdir, privdir, candidates, ready = sys.argv[1:5]
-    candidates = int(candidates)
-    bd_stat = os.path.join(devdir, "bd_stat")
-    st = {"cmds": 0, "limit_lines": 0, "limit": 0, "count": 0, "writes": 0}
+def serve(path, privdir, ready, respond):
+    """Make path a FIFO whose every reader gets respond() once; create ready, then loop
+    until the directory of path disappears."""
+    devdir = os.path.dirname(path)
     seq = 0
-
-    def run_commands():
-        """The kernel's side of what the daemon wrote since the last bd_stat read."""
-        lim = lines(os.path.join(devdir, "writeback_limit"))
-        if len(lim) > st["limit_lines"]:
-            st["limit"] = int(lim[-1])
-            st["limit_lines"] = len(lim)
-        en = lines(os.path.join(devdir, "writeback_limit_enable"))
-        enabled = bool(en) and en[-1] == b"1"
-        cmds = lines(os.path.join(devdir, "writeback"))
-        for _ in cmds[st["cmds"]:]:
-            n = candidates
-            if enabled:
-                n = min(n, st["limit"])
-                st["limit"] -= n
-            st["count"] += n
-            st["writes"] += n
-        st["cmds"] = len(cmds)
 
     def arm():
         nonlocal seq
         seq += 1
-        priv = os.path.join(privdir, "bd.%d" % seq)
+        priv = os.path.join(privdir, "fifo.%d" % seq)
         os.mkfifo(priv, 0o600)
-        tmp = bd_stat + ".fakewb-tmp"
+        tmp = path + ".fake-tmp"
         try:
             os.link(priv, tmp)
-            os.rename(tmp, bd_stat)
+            os.rename(tmp, path)
         except OSError:
             for p in (tmp, priv):
                 try:
@@ -81,7 +62,7 @@ def main():
         return priv
 
     def answer(priv):
-        """True when a reader was on priv and got bd_stat."""
+        """True when a reader was on priv and got its answer."""
         try:
             fd = os.open(priv, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as e:
@@ -89,9 +70,9 @@ def main():
                 return False
             raise
         try:
-            run_commands()
+            text = respond()
             os.set_blocking(fd, True)
-            os.write(fd, b"%8d %8d %8d\n" % (st["count"], 0, st["writes"]))
+            os.write(fd, text)
         except BrokenPipeError:
             pass
         finally:
@@ -100,7 +81,7 @@ def main():
 
     cur = arm()
     if cur is None:
-        sys.exit("fakewb: cannot replace %s" % bd_stat)
+        sys.exit("%s: cannot replace %s" % (os.path.basename(sys.argv[0]), path))
     open(ready, "w").close()
     waiting = []  # [private path, rounds left]: FIFOs no path leads to any more
     while True:
@@ -121,6 +102,33 @@ def main():
         for w in [w for w in waiting if w[1] <= 0]:
             os.unlink(w[0])
             waiting.remove(w)
+
+
+def main():
+    devdir, privdir, candidates, ready = sys.argv[1:5]
+    candidates = int(candidates)
+    st = {"cmds": 0, "limit_lines": 0, "limit": 0, "count": 0, "writes": 0}
+
+    def respond():
+        """The kernel's side of what the daemon wrote since the last bd_stat read."""
+        lim = lines(os.path.join(devdir, "writeback_limit"))
+        if len(lim) > st["limit_lines"]:
+            st["limit"] = int(lim[-1])
+            st["limit_lines"] = len(lim)
+        en = lines(os.path.join(devdir, "writeback_limit_enable"))
+        enabled = bool(en) and en[-1] == b"1"
+        cmds = lines(os.path.join(devdir, "writeback"))
+        for _ in cmds[st["cmds"]:]:
+            n = candidates
+            if enabled:
+                n = min(n, st["limit"])
+                st["limit"] -= n
+            st["count"] += n
+            st["writes"] += n
+        st["cmds"] = len(cmds)
+        return b"%8d %8d %8d\n" % (st["count"], 0, st["writes"])
+
+    serve(os.path.join(devdir, "bd_stat"), privdir, ready, respond)
 
 
 if __name__ == "__main__":

@@ -680,6 +680,45 @@ t_burst_look() {
 	young_burst_end burst_look
 }
 
+# The fake kernel's recompression (fakerecomp.py): each recompress command saves 4 KiB of
+# compr_data_size, as mm_stat shows.
+recomp_saves() {
+	mkdir -p "$T/fakerecomp"
+	python3 "$HERE/fakerecomp.py" "$(dirname "$(attr 0 mm_stat)")" "$T/fakerecomp" 4096 \
+		"$T/fakerecomp/ready" 2>>"$T/fakerecomp.err" &
+	echo $! >>"$T/pids"
+	wait_for 20000 test -e "$T/fakerecomp/ready" ||
+		die "fakerecomp.py did not start: $(oneline "$T/fakerecomp.err")"
+}
+
+# The burst of t_burst_age where the pass at the burst age saves memory. 6.12's idle walks
+# decompress what that pass recompressed, so the burst is over after it ...
+t_burst_one_pass() {
+	YOUNG_BURST_HOOK=recomp_saves young_burst_start
+	young_burst_second 6000 900 burst_one_pass
+	grep -qE "^zram-recompd: zram0: pass: 1 step, saved [1-9][0-9.]* [KM]iB" "$T/d.err" ||
+		die "the pass at the burst age saved nothing: $(oneline "$T/d.err")"
+	[ "$(cat "$(attr 0 idle)")" = "18
+3" ] || die "burst: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
+		die "6.12: the burst went on after a pass that saved: $(oneline "$T/d.err")"
+	young_burst_end burst_one_pass
+}
+
+# ... and 7.0's scan skips recompressed slots, so there it lasts.
+t_burst_lasts() {
+	VER=7.0
+	YOUNG_BURST_HOOK=recomp_saves young_burst_start
+	young_burst_second 6000 900 burst_lasts
+	grep -qE "^zram-recompd: zram0: pass: 1 step, saved [1-9][0-9.]* [KM]iB" "$T/d.err" ||
+		die "the pass at the burst age saved nothing: $(oneline "$T/d.err")"
+	[ "$(cat "$(attr 0 idle)")" = "18
+3" ] || die "burst: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	young_burst_end burst_lasts
+	! grep -q "zram0: burst over" "$T/d.err" ||
+		die "7.0: the burst ended after a pass that saved: $(oneline "$T/d.err")"
+}
+
 # A huge step that saves nothing (the fake kernel changes nothing) makes the next ones wait
 # 1, 2, 4 passes, across the device's re-probes between passes. New huge pages keep landing
 # (huge_pages_since rises), so the "nothing changed" rule does not leave the type out instead.
@@ -1158,7 +1197,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics ripen_pressure burst_age burst_churn burst_look huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {
