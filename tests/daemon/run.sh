@@ -599,17 +599,25 @@ t_ripen_pressure() {
 	young_burst_end ripen_pressure
 }
 
+# After young_burst_start: the second pass (young_burst_second) marks with the burst age,
+# 3 s, after the first pass's 18; with "saved" as $2 it saves memory too. $1 names the test.
+burst_pass_at_3s() {
+	young_burst_second 6000 900 "$1"
+	[ -z "${2:-}" ] || grep -qE "^zram-recompd: zram0: pass: 1 step, saved [1-9][0-9.]* [KM]iB" "$T/d.err" ||
+		die "$1: the pass at the burst age saved nothing: $(oneline "$T/d.err")"
+	[ "$(cat "$(attr 0 idle)")" = "18
+3" ] || die "$1: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+}
+
 # The same burst with burst-idle-age-sec at its default (3 s): every stored page is young,
 # so the first pass begins a burst; the second comes when 90% of the pages are 3 s old
 # (they are already: a second later) and marks with 3 s instead of 18; it saves nothing
 # (the fake kernel changes nothing), which ends the burst, so no third pass follows soon.
 t_burst_age() {
 	young_burst_start
-	young_burst_second 6000 900 burst_age
+	burst_pass_at_3s burst_age
 	grep -q "zram0: burst of swap-out: under memory pressure, pages count as idle after burst-idle-age-sec" "$T/d.err" ||
 		die "no burst line: $(oneline "$T/d.err")"
-	[ "$(cat "$(attr 0 idle)")" = "18
-3" ] || die "burst: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
 	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
 		die "a burst pass that saved nothing did not end it: $(oneline "$T/d.err")"
 	young_burst_end burst_age
@@ -696,11 +704,7 @@ recomp_saves() {
 # decompress what that pass recompressed, so the burst is over after it ...
 t_burst_one_pass() {
 	YOUNG_BURST_HOOK=recomp_saves young_burst_start
-	young_burst_second 6000 900 burst_one_pass
-	grep -qE "^zram-recompd: zram0: pass: 1 step, saved [1-9][0-9.]* [KM]iB" "$T/d.err" ||
-		die "the pass at the burst age saved nothing: $(oneline "$T/d.err")"
-	[ "$(cat "$(attr 0 idle)")" = "18
-3" ] || die "burst: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	burst_pass_at_3s burst_one_pass saved
 	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
 		die "6.12: the burst went on after a pass that saved: $(oneline "$T/d.err")"
 	young_burst_end burst_one_pass
@@ -710,11 +714,7 @@ t_burst_one_pass() {
 t_burst_lasts() {
 	VER=7.0
 	YOUNG_BURST_HOOK=recomp_saves young_burst_start
-	young_burst_second 6000 900 burst_lasts
-	grep -qE "^zram-recompd: zram0: pass: 1 step, saved [1-9][0-9.]* [KM]iB" "$T/d.err" ||
-		die "the pass at the burst age saved nothing: $(oneline "$T/d.err")"
-	[ "$(cat "$(attr 0 idle)")" = "18
-3" ] || die "burst: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
+	burst_pass_at_3s burst_lasts saved
 	young_burst_end burst_lasts
 	! grep -q "zram0: burst over" "$T/d.err" ||
 		die "7.0: the burst ended after a pass that saved: $(oneline "$T/d.err")"
