@@ -500,34 +500,18 @@ static int cmd_readloop(const char *path, uint64_t ms, uint64_t seconds)
 	return 0;
 }
 
-/* /proc/FILE read whole into buf (NUL-terminated), or -1 */
-static int read_proc(const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	return 0;
-}
-
 /* nr_zspages (/proc/vmstat) and the swap in use in KiB (/proc/meminfo): no zram lock */
 static int pool_sample(long long *pages, long long *swap_kb)
 {
+	static const char zs[] = "\nnr_zspages ", st[] = "\nSwapTotal:", sf[] = "\nSwapFree:";
 	char buf[16384];
 	const char *p, *t, *f;
 
-	static const char zs[] = "\nnr_zspages ", st[] = "\nSwapTotal:", sf[] = "\nSwapFree:";
-
-	if (read_proc("/proc/vmstat", buf, sizeof(buf)) < 0 || !(p = strstr(buf, zs)))
+	/* one read gets either file whole (seq_file fills the buffer) */
+	if (read_file("/proc/vmstat", buf, sizeof(buf)) < 0 || !(p = strstr(buf, zs)))
 		return -1;
 	*pages = strtoll(p + sizeof(zs) - 1, NULL, 10);
-	if (read_proc("/proc/meminfo", buf, sizeof(buf)) < 0 || !(t = strstr(buf, st)) ||
+	if (read_file("/proc/meminfo", buf, sizeof(buf)) < 0 || !(t = strstr(buf, st)) ||
 	    !(f = strstr(buf, sf)))
 		return -1;
 	*swap_kb = strtoll(t + sizeof(st) - 1, NULL, 10) - strtoll(f + sizeof(sf) - 1, NULL, 10);
@@ -537,7 +521,7 @@ static int pool_sample(long long *pages, long long *swap_kb)
 /*
  * The pool through a window: nr_zspages and the swap in use every MS ms for SECONDS s, each
  * sample weighted by the time it stood (a sample the scheduler delays counts for longer),
- * then "pool samples N mean_pages M mean_swap_kb S".
+ * then "pool samples N mean_pages M mean_swap_kb S last_pages L".
  */
 static int cmd_poolloop(uint64_t ms, uint64_t seconds)
 {
