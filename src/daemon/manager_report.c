@@ -63,23 +63,27 @@ void manager_log_steps(const struct device_report *rep)
 	free(buf);
 }
 
+/* Pages read a second from before's read mark to now (policy_burst_churn saw a second at
+ * least, and a mark, before either caller logs it). */
+static long double read_rate(const struct policy_dev *before, const struct policy_reads *now,
+			     uint64_t now_ns)
+{
+	return (long double)(now->pages_read - before->read_mark.pages_read) /
+	       ((long double)(now_ns - before->read_mark_ns) / 1e9L);
+}
+
 void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 		       const struct policy_outcome *o, bool burst_young)
 {
 	const struct policy_dev *pd = &md->pol;
 	char age[HUMAN_LEN];
 
-	if (pd->burst_churn && !before->burst_churn && (before->burst || burst_young)) {
-		/* policy_burst_churn saw a second at least, and a mark */
-		long double sec = (long double)(o->end_ns - before->read_mark_ns) / 1e9L;
-
+	if (pd->burst_churn && !before->burst_churn && (before->burst || burst_young))
 		log_info("%s: pages read back fast (%.0Lf a second, %" PRIu64 " stored): half of "
 			 "them within idle-age-min-sec (%s), so no burst age",
-			 md->dev.name,
-			 (long double)(o->reads.pages_read - before->read_mark.pages_read) / sec,
+			 md->dev.name, read_rate(before, &o->reads, o->end_ns),
 			 o->reads.pages_stored,
 			 human_seconds(age, sizeof(age), md->cfg.idle_age_min_sec));
-	}
 	if (pd->burst != before->burst)
 		log_info("%s: %s", md->dev.name,
 			 before->burst ? "burst over: the idle age is the configured one again"
@@ -90,16 +94,12 @@ void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 void manager_log_look(const struct mdev *md, const struct policy_dev *before,
 		      const struct policy_snapshot *s)
 {
-	long double sec;
-
 	if (!md->pol.burst_looked || before->burst_looked)
 		return;
-	/* policy_burst_churn saw a second at least, and a mark */
-	sec = (long double)(s->now_ns - before->read_mark_ns) / 1e9L;
 	log_info("%s: pages read back fast since the last pass (%.0Lf a second, %" PRIu64
 		 " stored): looking again for %llu s before the burst age",
-		 md->dev.name, (long double)(s->reads.pages_read - before->read_mark.pages_read) / sec,
-		 s->reads.pages_stored, POLICY_BURST_LOOK_NS / 1000000000ULL);
+		 md->dev.name, read_rate(before, &s->reads, s->now_ns), s->reads.pages_stored,
+		 POLICY_BURST_LOOK_NS / 1000000000ULL);
 }
 
 void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
