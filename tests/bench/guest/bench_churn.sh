@@ -94,8 +94,7 @@ for policy in daemon naive; do
 	done
 	if [ "$policy" = naive ]; then
 		# The job's last run may end late under emulation: wait for it.
-		wait "$pid"
-		BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $pid / /")
+		wait_bg "$pid"
 	fi
 	"$VMBENCH" sleepuntil $((t0 + (2 * N + 1) * P * NS / 2))
 	set -- $(look)
@@ -114,9 +113,8 @@ for policy in daemon naive; do
 		proc_stats churn.daemon.proc "$pid"
 		out churn.daemon.uss_max_kb "$uss_max"
 		kill -TERM "$pid"
-		wait "$pid"
+		wait_bg "$pid"
 		out churn.daemon.exit_code $?
-		BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $pid / /")
 		show "$WORK/daemon.log"
 		for key in passes kernel_ns bytes_saved mem_freed pages_attempted errors; do
 			v=$(state_total "$Z" "$key")

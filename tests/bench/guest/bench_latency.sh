@@ -163,9 +163,8 @@ for b in 1024 512; do
 done
 
 stop_daemon_run() { # NAME: after vmbench printed its line; sets RC
-	wait "$dpid"
+	wait_bg "$dpid"
 	RC=$?
-	BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $dpid / /")
 	show "$WORK/daemon.$1.log"
 }
 

@@ -73,8 +73,7 @@ EOF
 		note "plain: private pages = $lib_text kB of library files only this process maps + $own kB own"
 	fi
 	kill -TERM "$pid"
-	wait "$pid"
-	BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $pid / /")
+	wait_bg "$pid"
 	show "$WORK/$mode.log"
 done
 unset WATCHDOG_USEC

@@ -84,8 +84,16 @@ start_bg() {
 # stop_bg PID: SIGKILL (cleanup only; measurements use SIGTERM) and reap.
 stop_bg() {
 	kill -9 "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
+	wait_bg "$1" 2>/dev/null
+	return 0
+}
+
+# wait_bg PID: wait for a background job to end by itself and forget it; returns its status.
+wait_bg() {
+	wait "$1"
+	_wb_rc=$?
 	BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $1 / /")
+	return $_wb_rc
 }
 
 _bench_cleanup() {

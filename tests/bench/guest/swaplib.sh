@@ -129,8 +129,7 @@ swap_policy() {
 		END { print (t - f) * 1024 }' /proc/meminfo)"
 	mm_out "$_k.$_pol" "$Z"
 	if [ -n "$POOLPID" ]; then
-		wait "$POOLPID"
-		BENCH_PIDS=$(echo " $BENCH_PIDS " | sed "s/ $POOLPID / /")
+		wait_bg "$POOLPID"
 		set -- $(sed -n 's/^pool samples \([0-9]*\) mean_pages \([0-9.]*\) mean_swap_kb \([0-9.]*\) last_pages \([0-9]*\)$/\1 \2 \3 \4/p' "$WORK/pool.out")
 		if [ $# = 4 ]; then
 			out "$_k.$_pol.pool_samples" "$1"
