@@ -623,23 +623,16 @@ t_burst_age() {
 	young_burst_end burst_age
 }
 
-# reads_at PAGES [UNTIL]: the device's stat counting PAGES pages read a second (sectors,
-# field 3), by the clock and not by the loop's turns (a loaded host runs it late), in the
-# background (listed in $T/pids for the cleanup), until the daemon's stderr has UNTIL.
+# reads_at PAGES [UNTIL]: the device's stat counting PAGES pages read a second
+# (fakereads.py: by the clock when the daemon reads, so a loaded host cannot make it see
+# fewer), until the daemon's stderr has UNTIL.
 reads_at() {
-	local f
-	f=$(attr 0 stat)
-	(
-		t0=${EPOCHREALTIME/./}
-		while [ -z "${2:-}" ] || ! grep -q "$2" "$T/d.err" 2>/dev/null; do
-			n=$(((${EPOCHREALTIME/./} - t0) * $1 / 125000))
-			put "$f" "$(printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s' \
-				$((n / 8)) 0 "$n" 0 0 0 0 0 0 0 0)
-"
-			sleep 0.1
-		done
-	) &
+	mkdir -p "$T/fakereads"
+	python3 "$HERE/fakereads.py" "$(dirname "$(attr 0 stat)")" "$T/fakereads" "$1" \
+		"$T/fakereads/ready" ${2:+"$T/d.err" "$2"} 2>>"$T/fakereads.err" &
 	echo $! >>"$T/pids"
+	wait_for 20000 test -e "$T/fakereads/ready" ||
+		die "fakereads.py did not start: $(oneline "$T/fakereads.err")"
 }
 
 # 5,000 pages read a second against the 25,600 pages of orig_data_size stored.
@@ -667,11 +660,11 @@ t_burst_churn() {
 	dstop
 }
 
-# 1,000 pages read a second until the daemon looks again, then none: the hot part of a
+# 3,000 pages read a second until the daemon looks again, then none: the hot part of a
 # burst that came back at once. The bound is 711 a second (half of 25,600 pages within 18
-# s); the look's 2 s stay under it while the loop sees the line within 1.4 s.
+# s); the look's 2 s stay under it while fakereads.py sees the line within 0.47 s.
 reads_until_look() {
-	reads_at 1000 "looking again"
+	reads_at 3000 "looking again"
 }
 
 # The burst of t_burst_churn whose reads stop once the daemon looks again: after the 2 s
