@@ -26,6 +26,7 @@
 #include <malloc.h>
 #endif
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,26 @@ static void set_worker_nice(struct manager *m, int nice)
 	}
 }
 
+/*
+ * The event loop back at SCHED_OTHER and nice 0: the unit's Nice=10 and
+ * CPUSchedulingPolicy=batch are meant for the kernel work, and the loop, which answers the
+ * watchdog, signals and pressure triggers, does little. Left at them, it lost the CPU to
+ * the worker (nice 0 at full memory pressure) and the workload: a 3 s watchdog expired
+ * during a writeback pass in a loaded VM (7.3, the systemd VM's backing boot). Called after
+ * the worker started, which keeps what the unit set; RLIMIT_NICE (LimitNICE=+0) allows
+ * both without CAP_SYS_NICE. Linux applies both calls to the calling thread only.
+ */
+static int loop_priority(void)
+{
+	struct sched_param sp = {.sched_priority = 0};
+
+	if (sched_getscheduler(0) == SCHED_BATCH && sched_setscheduler(0, SCHED_OTHER, &sp) < 0)
+		return -errno;
+	if (setpriority(PRIO_PROCESS, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct manager *m = arg;
@@ -68,6 +89,8 @@ static void *worker_main(void *arg)
 	 * unit's Nice= applies to the event loop too). Per-thread nice on Linux; each job
 	 * and each pressure change sets it from memory pressure (policy_worker_nice). */
 	__atomic_store_n(&m->worker_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	/* for top -H and ps -L: the thread whose CPU is the kernel work */
+	(void)pthread_setname_np(pthread_self(), "recomp-worker");
 	pthread_mutex_lock(&m->mu);
 	set_worker_nice(m, POLICY_WORKER_NICE);
 	pthread_mutex_unlock(&m->mu);
@@ -769,13 +792,9 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-int manager_run(const struct manager_opts *opts, const struct config *cfg)
+/* Keep what passes allocate and free from staying resident between them (glibc). */
+static void malloc_tune(void)
 {
-	static struct manager mgr;
-	struct manager *m = &mgr;
-	char note[96] = "";
-	int r, ret = 1;
-
 #ifdef __GLIBC__
 	/*
 	 * A fixed mmap threshold: block_state read buffers (256 KiB) and the pass's bitmaps
@@ -793,6 +812,16 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	(void)mallopt(M_TRIM_THRESHOLD, 16 * 1024);
 	(void)mallopt(M_TOP_PAD, 0);
 #endif
+}
+
+int manager_run(const struct manager_opts *opts, const struct config *cfg)
+{
+	static struct manager mgr;
+	struct manager *m = &mgr;
+	char note[96] = "";
+	int r, ret = 1;
+
+	malloc_tune();
 	m->opts = opts;
 	m->root_fd = opts->root_fd;
 	m->on_dev_timer = on_timer;
@@ -824,6 +853,9 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 		goto out;
 	}
 	m->worker_started = true;
+	r = loop_priority();
+	if (r < 0)
+		log_debug("event loop: stays at the unit's priority: %s", strerror(-r));
 
 	manager_rescan(m);
 	log_info("zram-recompd %s running on Linux %s%s", VERSION, m->release, note);

@@ -530,6 +530,38 @@ t_backoff() {
 	[ "$long" -le 1 ] || die "without backoff, $long gaps over 3.5 s between passes (longest $maxgap ms)"
 }
 
+# thread_sched PID TID: "nice/policy" of one thread (stat fields 19 and 41).
+thread_sched() {
+	cut -d')' -f2 "/proc/$1/task/$2/stat" | awk '{ print $17 "/" $39 }'
+}
+
+# Started as the unit starts it (Nice=10, CPUSchedulingPolicy=batch, RLIMIT_NICE 20 from
+# LimitNICE=+0), the daemon puts its event loop back at nice 0 and SCHED_OTHER (0), so that
+# it answers the watchdog under load, and leaves the worker (recomp-worker) at nice 10 and
+# SCHED_BATCH (3).
+t_loop_priority() {
+	local pid t loop worker=
+	ulimit -e 20 2>/dev/null || [ "$(id -u)" = 0 ] ||
+		die "needs root or a hard RLIMIT_NICE of 20 (ulimit -He: $(ulimit -He))"
+	renice -n 10 -p "$BASHPID" >/dev/null && chrt -b -p 0 "$BASHPID" >/dev/null ||
+		die "cannot set nice 10 and SCHED_BATCH for the daemon to inherit"
+	new_root
+	conf "${BASE_CONF[@]}"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" "running on Linux" ||
+		die "no running line: $(oneline "$T/d.err")"
+	pid=$(cat "$T/d.pid")
+	loop=$(thread_sched "$pid" "$pid")
+	# the worker by its name (ThreadSanitizer has a thread of its own)
+	for t in /proc/"$pid"/task/*; do
+		[ "$(cat "$t/comm")" = recomp-worker ] &&
+			worker="$worker $(thread_sched "$pid" "${t##*/}")"
+	done
+	dstop
+	[ "$loop" = 0/0 ] && [ "$worker" = " 10/3" ] ||
+		die "nice/policy: event loop $loop (expected 0/0), recomp-worker threads:$worker (expected 10/3)"
+}
+
 # The daemon under memory pressure on a device whose 3,000 stored pages were all accessed
 # now, with an idle age of 18 s and a pass every 10 s (extra config lines as arguments),
 # until its first pass; FIRST_AT is then when its line was written (pass_seen_at), FIRST_N
@@ -1191,7 +1223,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {

@@ -214,18 +214,25 @@ if [ "${PID:-0}" -gt 0 ] && [ -r "/proc/$PID/status" ]; then
 	rootopt=$(awk '$5 == "/" { print $6 }' "/proc/$PID/mountinfo" | tail -n 1)
 	sysopt=$(awk '$5 == "/sys/devices/virtual/block" { print $6 }' "/proc/$PID/mountinfo" |
 		tail -n 1)
-	nice=$(cut -d')' -f2 "/proc/$PID/stat" | awk '{ print $17 }')
+	# nice and scheduling policy (stat fields 19 and 41) of the event loop (the main
+	# thread: nice 0, SCHED_OTHER 0, so that it answers the watchdog under load) and of the
+	# worker (the unit's Nice=10 and CPUSchedulingPolicy=batch, 3; no memory pressure here)
+	nice=$(cut -d')' -f2 "/proc/$PID/task/$PID/stat" | awk '{ print $17 "/" $39 }')
+	for t in /proc/$PID/task/*; do
+		[ "$(cat "$t/comm")" = recomp-worker ] &&
+			nice="$nice $(cut -d')' -f2 "$t/stat" | awk '{ print $17 "/" $39 }')"
+	done
 	# Its own Landlock sandbox too: the unit allows the system calls (SystemCallFilter=).
 	landlock=$(jlog |
 		sed -n 's/.*running on Linux .*; writes confined by Landlock (ABI \([0-9]*\))$/\1/p' |
 		tail -n 1)
 	info="CapEff $capeff CapBnd $capbnd NoNewPrivs $nnp Seccomp $sec, / ${rootopt%%,*},"
-	info="$info /sys/devices/virtual/block ${sysopt%%,*}, nice $nice,"
+	info="$info /sys/devices/virtual/block ${sysopt%%,*}, nice/policy of loop, worker $nice,"
 	info="$info Landlock ABI ${landlock:-none}"
 	say "sandbox: $info"
 	if [ "$capeff" = 0000000000000000 ] && [ "$capbnd" = 0000000000000000 ] &&
 		[ "$nnp" = 1 ] && [ "$sec" = 2 ] && [ "${rootopt%%,*}" = ro ] &&
-		[ "${sysopt%%,*}" = rw ] && [ "$nice" = 10 ] && [ -n "$landlock" ]; then
+		[ "${sysopt%%,*}" = rw ] && [ "$nice" = "0/0 10/3" ] && [ -n "$landlock" ]; then
 		res PASS systemd_sandbox "$info"
 	else
 		res FAIL systemd_sandbox "$info"
