@@ -14,8 +14,9 @@
 #                                            they mostly sleep; serially they take ~45 s)
 #   KEEP=1 tests/daemon/run.sh               keep the temporary directory (printed)
 #
-# Needs bash 5 (EPOCHREALTIME), coreutils, grep, sed, awk; python3 for the slow FIFO helper
-# (slowattr.py: a shell loop cannot reopen a FIFO without racing the daemon's writes).
+# Needs bash 5 (EPOCHREALTIME), coreutils, grep, sed, awk; python3 for the FIFO helpers
+# (slowattr.py, fakewb.py, fakerecomp.py, fakereads.py: a shell loop cannot reopen a FIFO
+# without racing the daemon's writes, and one that writes files lags on a loaded host).
 #
 # Timing facts the tests rely on: a device's first pass is due interval-sec after the daemon
 # finds it, and the daemon's timers have 1 s accuracy (sd-event may fire up to 1 s late, so
