@@ -705,7 +705,7 @@ reads_until_look() {
 t_burst_look() {
 	YOUNG_BURST_HOOK=reads_until_look young_burst_start
 	young_burst_second 8000 2900 burst_look
-	grep -qE "zram0: pages read back fast since the last pass \([0-9]+ a second, 25600 stored\): looking again for 2 s before the burst age" "$T/d.err" ||
+	grep -qE "zram0: pages read back fast since the last pass \([0-9]{4} a second, 25600 stored\): looking again for 2 s before the burst age" "$T/d.err" ||
 		die "no look again: $(oneline "$T/d.err")"
 	[ "$(cat "$(attr 0 idle)")" = "18
 3" ] || die "reads stopped: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
