@@ -456,10 +456,16 @@ pass_seen_at() {
 	return 0
 }
 
-# next_in_s NAME K: the "next in" seconds the K-th pass line of daemon NAME logged.
+# next_in_s NAME K: the "next in" seconds the K-th pass line of daemon NAME logged (K counts
+# as passes_logged does).
 next_in_s() {
-	grep '^zram-recompd: zram0: pass:' "$T/$1.err" | sed -n "$2p" |
+	grep -E '^zram-recompd: zram0: pass( \(interrupted\))?:' "$T/$1.err" | sed -n "$2p" |
 		sed -n 's/.*; next in \([0-9]*\) s$/\1/p'
+}
+
+# next_ins NAME: every "next in" daemon NAME's pass lines logged, on one line (for messages).
+next_ins() {
+	grep 'pass:' "$T/$1.err" | sed 's/.*next in/next in/' | tr '\n' '|'
 }
 
 # gap_ms A B: B - A in ms, or nothing if either time is unknown (pass_seen_at).
@@ -507,7 +513,8 @@ t_backoff() {
 	# A timer never fires early. A pass's time is when its line was logged, at its end, and
 	# the line says the wait left ("next in", whole seconds, rounded down): the next line
 	# comes no sooner than that (20 ms polling, 100 ms slack). The wait is counted from the
-	# pass's start, so a pass slowed by a loaded host logs a shorter one, not a later pass.
+	# pass's end in the worker, before the line is logged, so a line logged late on a loaded
+	# host says a shorter wait, not that the next pass comes later.
 	# Checked where both times are known; a 4th pass seen is one caught after a stalled
 	# poll, and held to the same bound.
 	for ((i = 1; i < na && i < 4; i++)); do
@@ -520,7 +527,7 @@ t_backoff() {
 	# line came late, a 2nd pass at least 1.9 s after it.
 	gap=$(gap_ms "${ta[0]}" "${ta[1]}")
 	[ "$(next_in_s a 1)" = 1 ] || { [ -n "$gap" ] && [ "$gap" -ge 1900 ]; } ||
-		die "with backoff, the 1st pass did not wait 2 s (2nd ${gap:-?} ms after it): $(grep 'pass:' "$T/a.err" | sed 's/.*next in/next in/' | tr '\n' '|')"
+		die "with backoff, the 1st pass did not wait 2 s (2nd ${gap:-?} ms after it): $(next_ins a)"
 	# Without backoff, passes kept coming every 1-2 s over the same time (about 10 s: 5 or
 	# more passes against 3).
 	# One long gap is tolerated: a stall of the host (seen once, 5.7 s) is not a backoff,
@@ -539,10 +546,10 @@ t_backoff() {
 	# "next in" is the wait left when the line is logged, in whole seconds: 1 s -> 0 or 1
 	[ "$(grep -c '^zram-recompd: zram0: pass: .*; next in [01] s$' "$T/b.err")" = \
 		"$(passes_logged zram0 b)" ] ||
-		die "without backoff, a pass scheduled the next later than the interval: $(grep 'pass:' "$T/b.err" | sed 's/.*next in/next in/' | tr '\n' '|')"
+		die "without backoff, a pass scheduled the next later than the interval: $(next_ins b)"
 	# ... 4 s -> 3, or 2 on a loaded host
 	[ "$(grep '^zram-recompd: zram0: pass:' "$T/a.err" | sed -n 2,3p | grep -c '; next in [23] s$')" = 2 ] ||
-		die "with backoff, the 2nd and 3rd passes did not wait 4 s: $(grep 'pass:' "$T/a.err" | sed 's/.*next in/next in/' | tr '\n' '|')"
+		die "with backoff, the 2nd and 3rd passes did not wait 4 s: $(next_ins a)"
 	[ "$long" -le 1 ] || die "without backoff, $long gaps over 3.5 s between passes (longest $maxgap ms)"
 }
 
