@@ -358,7 +358,8 @@ uint64_t policy_write_bound_ns(uint64_t bound_ns, unsigned mem_permille);
  */
 struct policy_reads {
 	bool known;
-	uint64_t pages_read; /* since the device was set up */
+	uint64_t pages_read;	/* since the device was set up */
+	uint64_t pages_written; /* likewise: swap-outs (policy_burst_settle) */
 	uint64_t pages_stored;
 };
 
@@ -384,6 +385,7 @@ struct policy_dev {
 	bool burst; /* after a burst: passes under pressure mark with burst-idle-age-sec */
 	bool burst_churn;	 /* the last look found the contents read back fast */
 	bool burst_looked; /* this pass looked again (policy_burst_look) */
+	unsigned burst_settles; /* ... and waited for the swap-out to settle (policy_burst_settle) */
 	struct policy_reads read_mark; /* at the last pass's end, for the read-back rate */
 	uint64_t read_mark_ns;
 };
@@ -485,6 +487,24 @@ bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cf
 #define POLICY_BURST_LOOK_NS (2ULL * 1000000000ULL)
 bool policy_burst_look(struct policy_dev *pd, const struct dev_config *cfg,
 		       const struct policy_snapshot *s, unsigned mem_permille);
+
+/*
+ * Before a pass at the burst age under memory pressure, after the look: wait
+ * POLICY_BURST_LOOK_NS more while the device is still written fast, at most
+ * POLICY_BURST_SETTLE_MAX times a pass. Fast: at the rate since the read mark, the pages
+ * written in burst-idle-age-sec would be at least 1/POLICY_BURST_SETTLE_DIVISOR of those
+ * stored. Moves the read mark to now and returns true. Not under a churn (the pass marks
+ * with the ordinary age then). Why: the pages still going out when the pass marks are
+ * younger than the burst age and left out of its catch-up. Later passes reach them at a
+ * higher cost: on 6.2-6.14 the burst is one pass, and a later idle step walks over (and
+ * decompresses) everything the catch-up recompressed; on 6.15+ a pass at the burst age
+ * after the catch-up tried 6,000-12,000 pages for 0-2.2 MiB in the burst bench's hot40
+ * (docs/performance.md, section 13).
+ */
+#define POLICY_BURST_SETTLE_MAX 3
+#define POLICY_BURST_SETTLE_DIVISOR 32
+bool policy_burst_settle(struct policy_dev *pd, const struct dev_config *cfg,
+			 const struct policy_snapshot *s, unsigned mem_permille);
 
 /*
  * After a pass (policy_pass_done): whether the device is in a burst now (policy_dev.burst)

@@ -94,6 +94,15 @@ void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 void manager_log_look(const struct mdev *md, const struct policy_dev *before,
 		      const struct policy_snapshot *s)
 {
+	if (md->pol.burst_settles > before->burst_settles) {
+		log_info("%s: pages still going out (%.0Lf a second, %" PRIu64 " stored): waiting "
+			 "%llu s more before the pass at the burst age",
+			 md->dev.name,
+			 (long double)(s->reads.pages_written - before->read_mark.pages_written) /
+				 ((long double)(s->now_ns - before->read_mark_ns) / 1e9L),
+			 s->reads.pages_stored, POLICY_BURST_LOOK_NS / 1000000000ULL);
+		return;
+	}
 	if (!md->pol.burst_looked || before->burst_looked)
 		return;
 	log_info("%s: pages read back fast since the last pass (%.0Lf a second, %" PRIu64
@@ -102,14 +111,15 @@ void manager_log_look(const struct mdev *md, const struct policy_dev *before,
 		 POLICY_BURST_LOOK_NS / 1000000000ULL);
 }
 
-void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
-		   struct policy_reads *ret)
+void manager_reads(const struct zram_dev *d, uint64_t sectors_read, uint64_t sectors_written,
+		   uint64_t orig_bytes, struct policy_reads *ret)
 {
 	*ret = (struct policy_reads){0};
 	if (d->page_size < 512)
 		return;
 	ret->known = true;
-	ret->pages_read = sectors / (d->page_size / 512);
+	ret->pages_read = sectors_read / (d->page_size / 512);
+	ret->pages_written = sectors_written / (d->page_size / 512);
 	ret->pages_stored = orig_bytes / d->page_size;
 }
 

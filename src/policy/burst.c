@@ -42,6 +42,34 @@ bool policy_burst_look(struct policy_dev *pd, const struct dev_config *cfg,
 	return true;
 }
 
+bool policy_burst_settle(struct policy_dev *pd, const struct dev_config *cfg,
+			 const struct policy_snapshot *s, unsigned mem_permille)
+{
+	const struct policy_reads *now = &s->reads, *mark;
+	uint64_t span_ns, written;
+
+	if (!pd || !pd->burst || mem_permille == 0 || cfg->burst_idle_age_sec == 0 ||
+	    pd->burst_settles >= POLICY_BURST_SETTLE_MAX)
+		return false;
+	mark = &pd->read_mark;
+	if (!now->known || !mark->known || now->pages_stored == 0 ||
+	    now->pages_written < mark->pages_written || s->now_ns < pd->read_mark_ns)
+		return false;
+	span_ns = s->now_ns - pd->read_mark_ns;
+	if (span_ns < 1000000000ULL || policy_burst_churn(pd, cfg, now, s->now_ns))
+		return false; /* too short to tell; or a churn, marked with the ordinary age */
+	written = now->pages_written - mark->pages_written;
+	/* written / span * burst age >= stored / divisor, without overflow at any count */
+	if ((long double)written * (long double)cfg->burst_idle_age_sec * 1e9L *
+		    POLICY_BURST_SETTLE_DIVISOR <
+	    (long double)now->pages_stored * (long double)span_ns)
+		return false;
+	pd->read_mark = *now;
+	pd->read_mark_ns = s->now_ns;
+	pd->burst_settles++;
+	return true;
+}
+
 uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *cfg,
 			  const struct policy_snapshot *s, unsigned mem_permille, uint64_t age)
 {
@@ -69,6 +97,7 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
 
 	pd->burst_churn = policy_burst_churn(pd, cfg, &o->reads, o->end_ns);
 	pd->burst_looked = false;
+	pd->burst_settles = 0;
 	if (o->reads.known) {
 		pd->read_mark = o->reads;
 		pd->read_mark_ns = o->end_ns;

@@ -400,7 +400,8 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		return;
 	}
 
-	if (policy_burst_look(pd, cfg, s, policy_memory_pressure_permille(s))) {
+	if (policy_burst_look(pd, cfg, s, policy_memory_pressure_permille(s)) ||
+	    policy_burst_settle(pd, cfg, s, policy_memory_pressure_permille(s))) {
 		ret->verdict = POLICY_WAIT;
 		ret->wake_ns = sat_add_u64(now, POLICY_BURST_LOOK_NS);
 		return;

@@ -1426,6 +1426,105 @@ static void test_burst_look(void **state)
 	assert_false(policy_burst_look(NULL, &c, &s, 1000));
 }
 
+/*
+ * Before a pass at the burst age, wait while the device is still written fast
+ * (policy_burst_settle), at most POLICY_BURST_SETTLE_MAX times a pass, so that the pages
+ * still going out are old enough for its mark. Fast: the pages written at that rate in the
+ * burst age (3 s) are at least 1/32 of those stored (60,000): 625 a second.
+ */
+static void test_burst_settle(void **state)
+{
+	struct dev_config c = burst_cfg();
+	struct policy_dev pd;
+	struct policy_outcome o = { .end_ns = S(1000), .idle_age_sec = 10, .burst_young = true,
+				    .ripen_sec = 9 };
+	struct policy_decision d;
+	struct policy_snapshot s;
+
+	(void)state;
+	policy_dev_init(&pd, &c, 0);
+	o.reads = (struct policy_reads){ .known = true, .pages_read = 1000,
+					 .pages_written = 100000, .pages_stored = 60000 };
+	policy_pass_done(&pd, &c, &o);
+	assert_true(pd.burst);
+	assert_int_equal(pd.burst_settles, 0);
+
+	/* 650 written a second since the pass, few read: wait 2 s, counted from now */
+	s = snap(S(1002));
+	s.mem_available = 100;
+	s.reads = (struct policy_reads){ .known = true, .pages_read = 1200,
+					 .pages_written = 101300, .pages_stored = 60000 };
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_WAIT);
+	assert_true(d.wake_ns == S(1004));
+	assert_int_equal(pd.burst_settles, 1);
+	assert_true(pd.read_mark_ns == S(1002) && pd.read_mark.pages_written == 101300);
+	/* 600 a second over those 2 s: the pass, at the burst age */
+	s.now_ns = S(1004);
+	s.reads.pages_written = 102500;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.burst_aged);
+	assert_true(d.plan.steps[0].idle_age_sec == 3);
+	/* 625 a second is fast; at most 3 waits a pass, then the pass */
+	s.reads.pages_written = 103750;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_WAIT);
+	assert_int_equal(pd.burst_settles, 2);
+	s.now_ns = S(1006);
+	s.reads.pages_written = 113750;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_WAIT);
+	assert_int_equal(pd.burst_settles, 3);
+	s.now_ns = S(1008);
+	s.reads.pages_written = 123750;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.burst_aged);
+
+	/* the pass's end counts the waits from 0 again */
+	o = (struct policy_outcome){ .end_ns = S(1010), .idle_age_sec = 3, .burst_aged = true,
+				     .saved = 4096, .ripen_sec = UINT64_MAX };
+	o.reads = (struct policy_reads){ .known = true, .pages_read = 1200,
+					 .pages_written = 130000, .pages_stored = 60000 };
+	policy_pass_done(&pd, &c, &o);
+	assert_int_equal(pd.burst_settles, 0);
+	assert_true(pd.burst);
+
+	/* reads are not writes: 2,000 read a second (under a churn), none written */
+	s.now_ns = S(1012);
+	s.reads.pages_read = 1200 + 4000;
+	s.reads.pages_written = 130000;
+	pd.next_due_ns = 0;
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_true(d.plan.burst_aged);
+	/* no wait under a churn (6,000 read a second: the ordinary age) */
+	s.reads.pages_read = 1200 + 12000;
+	s.reads.pages_written = 140000;
+	pd.burst_looked = true; /* the look was this pass's already */
+	policy_decide(&pd, &c, &s, &d);
+	assert_int_equal(d.verdict, POLICY_RUN);
+	assert_false(d.plan.burst_aged);
+	assert_int_equal(pd.burst_settles, 0);
+	/* nor without pressure, the key, a burst or a device */
+	s.reads.pages_read = 1200;
+	assert_false(policy_burst_settle(&pd, &c, &s, 0));
+	c.burst_idle_age_sec = 0;
+	assert_false(policy_burst_settle(&pd, &c, &s, 1000));
+	c.burst_idle_age_sec = 3;
+	pd.burst = false;
+	assert_false(policy_burst_settle(&pd, &c, &s, 1000));
+	pd.burst = true;
+	assert_false(policy_burst_settle(NULL, &c, &s, 1000));
+	/* under a second since the mark: too short to tell */
+	s.now_ns = S(1010) + 999999999ULL;
+	assert_false(policy_burst_settle(&pd, &c, &s, 1000));
+	s.now_ns = S(1012);
+	assert_true(policy_burst_settle(&pd, &c, &s, 1000));
+	assert_int_equal(pd.burst_settles, 1);
+}
+
 static void test_daemon_incompressible_skip(void **state)
 {
 	struct dev_config c = daemon_cfg();
@@ -1730,6 +1829,7 @@ int main(void)
 		cmocka_unit_test(test_burst_age),
 		cmocka_unit_test(test_burst_churn),
 		cmocka_unit_test(test_burst_look),
+		cmocka_unit_test(test_burst_settle),
 		cmocka_unit_test(test_pass_blind),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
