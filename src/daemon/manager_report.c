@@ -94,16 +94,16 @@ void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 void manager_log_look(const struct mdev *md, const struct policy_dev *before,
 		      const struct policy_snapshot *s)
 {
-	if (md->pol.burst_settles > before->burst_settles) {
-		log_info("%s: pages still going out (%.0Lf a second, %" PRIu64 " stored): waiting "
-			 "%llu s more before the pass at the burst age",
-			 md->dev.name,
-			 (long double)(s->reads.pages_written - before->read_mark.pages_written) /
-				 ((long double)(s->now_ns - before->read_mark_ns) / 1e9L),
-			 s->reads.pages_stored, POLICY_BURST_LOOK_NS / 1000000000ULL);
+	const struct policy_dev *pd = &md->pol;
+
+	if (pd->burst_settles > before->burst_settles) {
+		log_info("%s: pages went out fast until %.1Lf s ago (%" PRIu64 " a second, %" PRIu64
+			 " stored): the pass at the burst age waits until they are that old",
+			 md->dev.name, (long double)(s->now_ns - pd->burst_written_ns) / 1e9L,
+			 pd->burst_written_rate, s->reads.pages_stored);
 		return;
 	}
-	if (!md->pol.burst_looked || before->burst_looked)
+	if (!pd->burst_looked || before->burst_looked)
 		return;
 	log_info("%s: pages read back fast since the last pass (%.0Lf a second, %" PRIu64
 		 " stored): looking again for %llu s before the burst age",

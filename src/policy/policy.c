@@ -355,7 +355,7 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		   const struct policy_snapshot *s, struct policy_decision *ret)
 {
 	uint64_t now = s->now_ns, interval = secs(cfg->interval_sec);
-	uint64_t batch = cfg_batch(cfg);
+	uint64_t batch = cfg_batch(cfg), settle_ns;
 	struct pass_plan *plan = &ret->plan;
 
 	memset(ret, 0, sizeof(*ret));
@@ -400,10 +400,15 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		return;
 	}
 
-	if (policy_burst_look(pd, cfg, s, policy_memory_pressure_permille(s)) ||
-	    policy_burst_settle(pd, cfg, s, policy_memory_pressure_permille(s))) {
+	if (policy_burst_look(pd, cfg, s, policy_memory_pressure_permille(s))) {
 		ret->verdict = POLICY_WAIT;
 		ret->wake_ns = sat_add_u64(now, POLICY_BURST_LOOK_NS);
+		return;
+	}
+	settle_ns = policy_burst_settle(pd, cfg, s, policy_memory_pressure_permille(s));
+	if (settle_ns) {
+		ret->verdict = POLICY_WAIT;
+		ret->wake_ns = sat_add_u64(now, settle_ns);
 		return;
 	}
 	ret->verdict = POLICY_RUN;

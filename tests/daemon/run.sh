@@ -744,13 +744,13 @@ writes_fast() {
 }
 
 # The burst of t_burst_age on a device still written fast: before the pass at the burst
-# age the daemon waits 2 s, three times (the most a pass), each said with the rate, then
-# marks with 3 s.
+# age the daemon waits for the pages just written to reach the burst age, 3 s, three times
+# (the most a pass), each said with the rate, then marks with 3 s.
 t_burst_settle() {
 	local n
 	YOUNG_BURST_HOOK=writes_fast young_burst_start
-	young_burst_second 14000 6900 burst_settle
-	n=$(count "$T/d.err" "zram0: pages still going out \([0-9]{4} a second, 25600 stored\): waiting 2 s more before the pass at the burst age")
+	young_burst_second 16000 8900 burst_settle
+	n=$(count "$T/d.err" "zram0: pages went out fast until 0\.[0-9] s ago \(([0-9]{4}) a second, 25600 stored\): the pass at the burst age waits until they are that old")
 	[ "$n" = 3 ] || die "$n waits for the swap-out to settle, expected 3: $(oneline "$T/d.err")"
 	[ "$(cat "$(attr 0 idle)")" = "18
 3" ] || die "burst_settle: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
