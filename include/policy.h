@@ -358,8 +358,7 @@ uint64_t policy_write_bound_ns(uint64_t bound_ns, unsigned mem_permille);
  */
 struct policy_reads {
 	bool known;
-	uint64_t pages_read;	/* since the device was set up */
-	uint64_t pages_written; /* likewise: swap-outs (policy_burst_settle) */
+	uint64_t pages_read; /* since the device was set up */
 	uint64_t pages_stored;
 };
 
@@ -385,9 +384,6 @@ struct policy_dev {
 	bool burst; /* after a burst: passes under pressure mark with burst-idle-age-sec */
 	bool burst_churn;	 /* the last look found the contents read back fast */
 	bool burst_looked; /* this pass looked again (policy_burst_look) */
-	unsigned burst_settles; /* ... and waited for the swap-out to settle (policy_burst_settle) */
-	uint64_t burst_written_ns;   /* when the device was last seen written fast (0: not) */
-	uint64_t burst_written_rate; /* pages a second then */
 	struct policy_reads read_mark; /* at the last pass's end, for the read-back rate */
 	uint64_t read_mark_ns;
 };
@@ -489,27 +485,6 @@ bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cf
 #define POLICY_BURST_LOOK_NS (2ULL * 1000000000ULL)
 bool policy_burst_look(struct policy_dev *pd, const struct dev_config *cfg,
 		       const struct policy_snapshot *s, unsigned mem_permille);
-
-/*
- * Before a pass at the burst age under memory pressure: the ns to wait for the pages last
- * seen going out fast to reach the burst age (0: none, go). Fast: at the rate over the
- * span since the read mark (a second at least), the pages written in burst-idle-age-sec
- * would be at least 1/POLICY_BURST_SETTLE_DIVISOR of those stored; the span's end is then
- * the last time (policy_dev.burst_written_ns), also for the look's span
- * (policy_burst_look). Waits at most POLICY_BURST_SETTLE_MAX times a pass, and moves the
- * read mark to now when it does. Not under a churn (the pass marks with the ordinary age).
- * Why: the swap-out goes on while a program's hot pages come back right after a burst
- * (burst bench hot40: 7,400-11,000 pages written a second over the look's first span, a
- * few hundred a second over the look), and those pages are younger than the burst age
- * when the pass after the look marks: its catch-up left them out. Later passes reach them
- * at a higher cost: on 6.2-6.14 the burst is one pass, and a later idle step walks over
- * (and decompresses) all the catch-up recompressed; on 6.15+ the passes at the burst age
- * after it tried 6,000-12,000 pages for 0-2.2 MiB (docs/performance.md, section 13).
- */
-#define POLICY_BURST_SETTLE_MAX 3
-#define POLICY_BURST_SETTLE_DIVISOR 32
-uint64_t policy_burst_settle(struct policy_dev *pd, const struct dev_config *cfg,
-			     const struct policy_snapshot *s, unsigned mem_permille);
 
 /*
  * After a pass (policy_pass_done): whether the device is in a burst now (policy_dev.burst)

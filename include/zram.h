@@ -222,11 +222,10 @@ struct zram_dev {
 int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret);
 
 /*
- * Sectors (512 bytes) read from and written to the device since it was set up
- * (sys/block/zramN/stat, fields 3 and 7): swap-ins and swap-outs on a swap device.
- * Lock-free like the write signature.
+ * Sectors (512 bytes) read from the device since it was set up (sys/block/zramN/stat,
+ * field 3): swap-ins on a swap device. Lock-free like the write signature.
  */
-int zram_read_sectors(int root_fd, unsigned id, uint64_t *ret_read, uint64_t *ret_written);
+int zram_read_sectors_read(int root_fd, unsigned id, uint64_t *ret);
 
 /* The first n whitespace-separated decimal fields (io_stat, bd_stat); later columns that a
  * newer kernel may add are ignored. */

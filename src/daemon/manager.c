@@ -240,14 +240,14 @@ static void finish_job(struct manager *m, struct job *j)
 	struct pass_summary sum;
 	char a[HUMAN_LEN], b[HUMAN_LEN], nx[HUMAN_LEN];
 	struct policy_dev before;
-	uint64_t sectors, written;
+	uint64_t sectors;
 	bool had_last;
 
 	md->busy = false;
 	pass_summarize(rep, &sum);
 	manager_job_outcome(j, &sum, &o);
-	if (zram_read_sectors(m->root_fd, j->dev.id, &sectors, &written) == 0)
-		manager_reads(&j->dev, sectors, written, rep->after.v[MM_ORIG_DATA_SIZE], &o.reads);
+	if (zram_read_sectors_read(m->root_fd, j->dev.id, &sectors) == 0)
+		manager_reads(&j->dev, sectors, rep->after.v[MM_ORIG_DATA_SIZE], &o.reads);
 
 	/* Totals first: a pass on a device removed meanwhile still happened. */
 	history_add(&m->hist, j->dev.name, &sum, rep->new_incompressible, j->r < 0);
@@ -347,7 +347,7 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 
 static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot *s)
 {
-	uint64_t sectors, written;
+	uint64_t sectors;
 
 	memset(s, 0, sizeof(*s));
 	s->now_ns = now_monotonic_ns();
@@ -364,9 +364,8 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	s->priority_supported = md->dev.caps.priority;
 	s->page_size = md->dev.page_size;
 	/* read here, not in every zram_probe: only the daemon's decisions use it */
-	if (zram_read_sectors(m->root_fd, md->id, &sectors, &written) == 0)
-		manager_reads(&md->dev, sectors, written, md->dev.mm.v[MM_ORIG_DATA_SIZE],
-			      &s->reads);
+	if (zram_read_sectors_read(m->root_fd, md->id, &sectors) == 0)
+		manager_reads(&md->dev, sectors, md->dev.mm.v[MM_ORIG_DATA_SIZE], &s->reads);
 	/* The day budget lives with the totals (state file): a restart does not reset it. */
 	if (md->cfg.writeback) {
 		bool persisted;

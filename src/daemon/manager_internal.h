@@ -150,9 +150,9 @@ void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 /* The first look again of a burst pass (policy_burst_look), with the rate that asked for it. */
 void manager_log_look(const struct mdev *md, const struct policy_dev *before,
 		      const struct policy_snapshot *s);
-/* sectors read and written (zram stat) and orig_data_size as pages of d's page size */
-void manager_reads(const struct zram_dev *d, uint64_t sectors_read, uint64_t sectors_written,
-		   uint64_t orig_bytes, struct policy_reads *ret);
+/* sectors read (zram stat) and orig_data_size as pages of d's page size */
+void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
+		   struct policy_reads *ret);
 /* The uevent socket (NETLINK_KOBJECT_UEVENT), or -errno; its handler rescans. */
 int manager_open_uevent(void);
 int manager_on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata);

@@ -94,16 +94,7 @@ void manager_log_burst(const struct mdev *md, const struct policy_dev *before,
 void manager_log_look(const struct mdev *md, const struct policy_dev *before,
 		      const struct policy_snapshot *s)
 {
-	const struct policy_dev *pd = &md->pol;
-
-	if (pd->burst_settles > before->burst_settles) {
-		log_info("%s: pages went out fast until %.1Lf s ago (%" PRIu64 " a second, %" PRIu64
-			 " stored): the pass at the burst age waits until they are that old",
-			 md->dev.name, (long double)(s->now_ns - pd->burst_written_ns) / 1e9L,
-			 pd->burst_written_rate, s->reads.pages_stored);
-		return;
-	}
-	if (!pd->burst_looked || before->burst_looked)
+	if (!md->pol.burst_looked || before->burst_looked)
 		return;
 	log_info("%s: pages read back fast since the last pass (%.0Lf a second, %" PRIu64
 		 " stored): looking again for %llu s before the burst age",
@@ -111,15 +102,14 @@ void manager_log_look(const struct mdev *md, const struct policy_dev *before,
 		 POLICY_BURST_LOOK_NS / 1000000000ULL);
 }
 
-void manager_reads(const struct zram_dev *d, uint64_t sectors_read, uint64_t sectors_written,
-		   uint64_t orig_bytes, struct policy_reads *ret)
+void manager_reads(const struct zram_dev *d, uint64_t sectors, uint64_t orig_bytes,
+		   struct policy_reads *ret)
 {
 	*ret = (struct policy_reads){0};
 	if (d->page_size < 512)
 		return;
 	ret->known = true;
-	ret->pages_read = sectors_read / (d->page_size / 512);
-	ret->pages_written = sectors_written / (d->page_size / 512);
+	ret->pages_read = sectors / (d->page_size / 512);
 	ret->pages_stored = orig_bytes / d->page_size;
 }
 

@@ -534,15 +534,13 @@ int zram_read_write_sig(int root_fd, unsigned id, uint64_t *ret)
 	return 0;
 }
 
-int zram_read_sectors(int root_fd, unsigned id, uint64_t *ret_read, uint64_t *ret_written)
+int zram_read_sectors_read(int root_fd, unsigned id, uint64_t *ret)
 {
-	uint64_t st[7];
-	int r = read_dev_fields(root_fd, id, "stat", st, 7);
+	uint64_t st[3];
+	int r = read_dev_fields(root_fd, id, "stat", st, 3);
 
-	if (r == 0) {
-		*ret_read = st[2];
-		*ret_written = st[6];
-	}
+	if (r == 0)
+		*ret = st[2];
 	return r;
 }
 

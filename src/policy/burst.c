@@ -4,7 +4,6 @@
  * the idle age its passes mark with, and when the first of them is due. Pure, like policy.c.
  */
 #include "policy.h"
-#include "util.h"
 
 #include <stdint.h>
 
@@ -30,66 +29,17 @@ bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cf
 	       (long double)now->pages_stored * (long double)span_ns;
 }
 
-/* Whether the device was written fast since the read mark (policy_burst_settle); if so,
- * remembers now and the rate. */
-static void burst_written(struct policy_dev *pd, const struct dev_config *cfg,
-			  const struct policy_reads *now, uint64_t now_ns)
-{
-	const struct policy_reads *mark = &pd->read_mark;
-	uint64_t span_ns, written;
-
-	if (!now->known || !mark->known || now->pages_stored == 0 ||
-	    now->pages_written < mark->pages_written || now_ns < pd->read_mark_ns)
-		return;
-	span_ns = now_ns - pd->read_mark_ns;
-	if (span_ns < 1000000000ULL)
-		return; /* too short to tell */
-	written = now->pages_written - mark->pages_written;
-	/* written / span * burst age >= stored / divisor, without overflow at any count */
-	if ((long double)written * (long double)cfg->burst_idle_age_sec * 1e9L *
-		    POLICY_BURST_SETTLE_DIVISOR <
-	    (long double)now->pages_stored * (long double)span_ns)
-		return;
-	pd->burst_written_ns = now_ns;
-	pd->burst_written_rate = (uint64_t)((long double)written * 1e9L / (long double)span_ns);
-}
-
 bool policy_burst_look(struct policy_dev *pd, const struct dev_config *cfg,
 		       const struct policy_snapshot *s, unsigned mem_permille)
 {
 	if (!pd || !pd->burst || pd->burst_looked || mem_permille == 0 ||
 	    cfg->burst_idle_age_sec == 0 || !policy_burst_churn(pd, cfg, &s->reads, s->now_ns))
 		return false;
-	burst_written(pd, cfg, &s->reads, s->now_ns);
 	/* the rate from here on decides (policy_burst_age, and the pass's end) */
 	pd->read_mark = s->reads;
 	pd->read_mark_ns = s->now_ns;
 	pd->burst_looked = true;
 	return true;
-}
-
-uint64_t policy_burst_settle(struct policy_dev *pd, const struct dev_config *cfg,
-			     const struct policy_snapshot *s, unsigned mem_permille)
-{
-	uint64_t ripe_ns;
-
-	if (!pd || !pd->burst || mem_permille == 0 || cfg->burst_idle_age_sec == 0 ||
-	    pd->burst_settles >= POLICY_BURST_SETTLE_MAX ||
-	    policy_burst_churn(pd, cfg, &s->reads, s->now_ns))
-		return 0; /* a churn marks with the ordinary age */
-	burst_written(pd, cfg, &s->reads, s->now_ns);
-	if (pd->burst_written_ns == 0)
-		return 0;
-	ripe_ns = sat_add_u64(pd->burst_written_ns,
-			      sat_mul_u64(cfg->burst_idle_age_sec, 1000000000ULL));
-	if (s->now_ns >= ripe_ns)
-		return 0;
-	if (s->reads.known) {
-		pd->read_mark = s->reads;
-		pd->read_mark_ns = s->now_ns;
-	}
-	pd->burst_settles++;
-	return ripe_ns - s->now_ns;
 }
 
 uint64_t policy_burst_age(const struct policy_dev *pd, const struct dev_config *cfg,
@@ -119,8 +69,6 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
 
 	pd->burst_churn = policy_burst_churn(pd, cfg, &o->reads, o->end_ns);
 	pd->burst_looked = false;
-	pd->burst_settles = 0;
-	pd->burst_written_ns = 0;
 	if (o->reads.known) {
 		pd->read_mark = o->reads;
 		pd->read_mark_ns = o->end_ns;

@@ -355,7 +355,7 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 		   const struct policy_snapshot *s, struct policy_decision *ret)
 {
 	uint64_t now = s->now_ns, interval = secs(cfg->interval_sec);
-	uint64_t batch = cfg_batch(cfg), settle_ns;
+	uint64_t batch = cfg_batch(cfg);
 	struct pass_plan *plan = &ret->plan;
 
 	memset(ret, 0, sizeof(*ret));
@@ -403,12 +403,6 @@ void policy_decide(struct policy_dev *pd, const struct dev_config *cfg,
 	if (policy_burst_look(pd, cfg, s, policy_memory_pressure_permille(s))) {
 		ret->verdict = POLICY_WAIT;
 		ret->wake_ns = sat_add_u64(now, POLICY_BURST_LOOK_NS);
-		return;
-	}
-	settle_ns = policy_burst_settle(pd, cfg, s, policy_memory_pressure_permille(s));
-	if (settle_ns) {
-		ret->verdict = POLICY_WAIT;
-		ret->wake_ns = sat_add_u64(now, settle_ns);
 		return;
 	}
 	ret->verdict = POLICY_RUN;

@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A fake device's reads for the daemon tier: stat counts RATE pages read a second.
 
-Usage: fakereads.py DEVDIR PRIVDIR RATE[,WRATE] READY [LOG UNTIL]
+Usage: fakereads.py DEVDIR PRIVDIR RATE READY [LOG UNTIL]
 
 DEVDIR/stat is replaced by a FIFO (fakewb.serve, which says why a FIFO). Every read gets
 the pages read since the helper started at RATE a second (field 1, read I/Os, one page
-each; field 3, sectors of 512 bytes), and those written at WRATE (fields 5 and 7; 0
-without it), computed from the clock when the daemon reads, so
+each; field 3, sectors of 512 bytes), computed from the clock when the daemon reads, so
 that neither a loaded host nor a writer's loop makes the daemon see fewer. With LOG and
 UNTIL, the count stops growing once LOG holds the text UNTIL: a thread looks every 10 ms,
 and the count stays what it was when the thread saw it. READY is created once stat is a
@@ -38,8 +37,7 @@ def watch(log, until, st):
 
 def main():
     devdir, privdir, rate, ready = sys.argv[1:5]
-    rate, _, wrate = rate.partition(",")
-    rate, wrate = int(rate), int(wrate or 0)
+    rate = int(rate)
     st = {"t0": time.monotonic(), "stop": None}
     if len(sys.argv) > 6:
         threading.Thread(target=watch, args=(sys.argv[5], sys.argv[6], st),
@@ -48,8 +46,7 @@ def main():
     def respond():
         now = time.monotonic() if st["stop"] is None else st["stop"]
         pages = int((now - st["t0"]) * rate)
-        wpages = int((now - st["t0"]) * wrate)
-        v = [pages, 0, pages * 8, 0, wpages, 0, wpages * 8, 0, 0, 0, 0]
+        v = [pages, 0, pages * 8, 0, 0, 0, 0, 0, 0, 0, 0]
         return (" ".join("%8d" % x for x in v) + "\n").encode()
 
     serve(os.path.join(devdir, "stat"), privdir, ready, respond)

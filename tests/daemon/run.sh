@@ -737,26 +737,6 @@ t_burst_look() {
 	young_burst_end burst_look
 }
 
-# 2,000 pages written a second, none read: a burst still going out. The bound is 267 a
-# second (1/32 of the 25,600 pages stored within the burst age, 3 s).
-writes_fast() {
-	reads_at 0,2000
-}
-
-# The burst of t_burst_age on a device still written fast: before the pass at the burst
-# age the daemon waits for the pages just written to reach the burst age, 3 s, three times
-# (the most a pass), each said with the rate, then marks with 3 s.
-t_burst_settle() {
-	local n
-	YOUNG_BURST_HOOK=writes_fast young_burst_start
-	young_burst_second 16000 8900 burst_settle
-	n=$(count "$T/d.err" "zram0: pages went out fast until 0\.[0-9] s ago \(([0-9]{4}) a second, 25600 stored\): the pass at the burst age waits until they are that old")
-	[ "$n" = 3 ] || die "$n waits for the swap-out to settle, expected 3: $(oneline "$T/d.err")"
-	[ "$(cat "$(attr 0 idle)")" = "18
-3" ] || die "burst_settle: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
-	young_burst_end burst_settle
-}
-
 # The fake kernel's recompression (fakerecomp.py): each recompress command saves 4 KiB of
 # compr_data_size, as mm_stat shows.
 recomp_saves() {
@@ -1266,7 +1246,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics loop_priority ripen_pressure burst_age burst_churn burst_look burst_settle burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {

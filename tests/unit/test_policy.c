@@ -1426,119 +1426,6 @@ static void test_burst_look(void **state)
 	assert_false(policy_burst_look(NULL, &c, &s, 1000));
 }
 
-/* A pass at the burst age in a burst ended at end (it saved), the reads and writes then. */
-static void settle_pass_done(struct policy_dev *pd, const struct dev_config *c, uint64_t end,
-			     uint64_t read, uint64_t written)
-{
-	struct policy_outcome o = { .end_ns = end, .idle_age_sec = 3, .burst_aged = true,
-				    .saved = 4096, .ripen_sec = UINT64_MAX };
-
-	o.reads = (struct policy_reads){ .known = true, .pages_read = read,
-					 .pages_written = written, .pages_stored = 60000 };
-	policy_pass_done(pd, c, &o);
-	pd->next_due_ns = 0;
-}
-
-/* policy_decide at now with the reads and writes so far; the verdict */
-static enum policy_verdict settle_decide(struct policy_dev *pd, const struct dev_config *c,
-					 struct policy_snapshot *s, uint64_t now, uint64_t read,
-					 uint64_t written, struct policy_decision *d)
-{
-	s->now_ns = now;
-	s->reads.pages_read = read;
-	s->reads.pages_written = written;
-	policy_decide(pd, c, s, d);
-	return d->verdict;
-}
-
-/*
- * Before a pass at the burst age, wait for the pages last seen going out fast to reach the
- * burst age (policy_burst_settle), at most POLICY_BURST_SETTLE_MAX times a pass. Fast: the
- * pages written at the rate of a span in the burst age (3 s) are at least 1/32 of those
- * stored (60,000): 625 a second. The look's span counts too.
- */
-static void test_burst_settle(void **state)
-{
-	struct dev_config c = burst_cfg();
-	struct policy_dev pd;
-	struct policy_outcome o = { .end_ns = S(1000), .idle_age_sec = 10, .burst_young = true,
-				    .ripen_sec = 9 };
-	struct policy_decision d;
-	struct policy_snapshot s = snap(S(1000));
-
-	(void)state;
-	policy_dev_init(&pd, &c, 0);
-	o.reads = (struct policy_reads){ .known = true, .pages_read = 1000,
-					 .pages_written = 100000, .pages_stored = 60000 };
-	policy_pass_done(&pd, &c, &o);
-	assert_true(pd.burst);
-	s.mem_available = 100;
-	s.reads = o.reads;
-
-	/* 650 written a second since the pass, few read: wait until they are 3 s old */
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1002), 1200, 101300, &d), POLICY_WAIT);
-	assert_true(d.wake_ns == S(1005));
-	assert_int_equal(pd.burst_settles, 1);
-	assert_true(pd.burst_written_ns == S(1002) && pd.burst_written_rate == 650);
-	assert_true(pd.read_mark_ns == S(1002) && pd.read_mark.pages_written == 101300);
-	/* 600 a second over those 3 s: the pass, at the burst age */
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1005), 1300, 103100, &d), POLICY_RUN);
-	assert_true(d.plan.burst_aged);
-	assert_true(d.plan.steps[0].idle_age_sec == 3);
-
-	/* the look's span: 3,000 read and 1,300 written a second; the look waits 2 s, then
-	 * the pass 1 s more, though 100 a second went out over the look */
-	settle_pass_done(&pd, &c, S(1010), 1300, 110000);
-	assert_true(pd.burst_written_ns == 0 && pd.burst_settles == 0);
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1012), 7300, 112600, &d), POLICY_WAIT);
-	assert_true(d.wake_ns == S(1014) && pd.burst_looked);
-	assert_true(pd.burst_written_ns == S(1012) && pd.burst_written_rate == 1300);
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1014), 7500, 112800, &d), POLICY_WAIT);
-	assert_true(d.wake_ns == S(1015));
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1015), 7600, 112900, &d), POLICY_RUN);
-	assert_true(d.plan.burst_aged);
-
-	/* written fast throughout: at most 3 waits a pass, then the pass */
-	settle_pass_done(&pd, &c, S(1020), 7600, 120000);
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1022), 7600, 121300, &d), POLICY_WAIT);
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1025), 7600, 124300, &d), POLICY_WAIT);
-	assert_true(d.wake_ns == S(1028) && pd.burst_written_ns == S(1025));
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1028), 7600, 127300, &d), POLICY_WAIT);
-	assert_int_equal(pd.burst_settles, 3);
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1031), 7600, 130300, &d), POLICY_RUN);
-	assert_true(d.plan.burst_aged);
-
-	/* reads are not writes: 2,000 read a second (under a churn), none written */
-	settle_pass_done(&pd, &c, S(1040), 7600, 130300);
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1042), 11600, 130300, &d), POLICY_RUN);
-	assert_true(d.plan.burst_aged);
-	/* no wait under a churn (6,000 read a second: the ordinary age) */
-	settle_pass_done(&pd, &c, S(1050), 11600, 130300);
-	pd.burst_looked = true; /* the look was this pass's already */
-	assert_int_equal(settle_decide(&pd, &c, &s, S(1052), 23600, 140000, &d), POLICY_RUN);
-	assert_false(d.plan.burst_aged);
-	assert_int_equal(pd.burst_settles, 0);
-	/* nor without pressure, the key, a burst or a device; a span under a second tells
-	 * nothing */
-	settle_pass_done(&pd, &c, S(1060), 23600, 140000);
-	s.now_ns = S(1062);
-	s.reads.pages_read = 23600;
-	s.reads.pages_written = 141300;
-	assert_true(policy_burst_settle(&pd, &c, &s, 0) == 0);
-	c.burst_idle_age_sec = 0;
-	assert_true(policy_burst_settle(&pd, &c, &s, 1000) == 0);
-	c.burst_idle_age_sec = 3;
-	pd.burst = false;
-	assert_true(policy_burst_settle(&pd, &c, &s, 1000) == 0);
-	pd.burst = true;
-	assert_true(policy_burst_settle(NULL, &c, &s, 1000) == 0);
-	s.now_ns = S(1060) + 999999999ULL;
-	assert_true(policy_burst_settle(&pd, &c, &s, 1000) == 0);
-	s.now_ns = S(1062);
-	assert_true(policy_burst_settle(&pd, &c, &s, 1000) == S(3));
-	assert_int_equal(pd.burst_settles, 1);
-}
-
 static void test_daemon_incompressible_skip(void **state)
 {
 	struct dev_config c = daemon_cfg();
@@ -1843,7 +1730,6 @@ int main(void)
 		cmocka_unit_test(test_burst_age),
 		cmocka_unit_test(test_burst_churn),
 		cmocka_unit_test(test_burst_look),
-		cmocka_unit_test(test_burst_settle),
 		cmocka_unit_test(test_pass_blind),
 		cmocka_unit_test(test_daemon_incompressible_skip),
 		cmocka_unit_test(test_plan_once),
