@@ -475,7 +475,8 @@ vm_results() {
 	done
 	_w=$(vm_kernel_warnings "$_log")
 	if [ "$_w" -gt 0 ]; then
-		vm_result FAIL "$_klog" "$_w warning line(s) in dmesg"
+		_by=$(sed -n 's/^VMKWARN \([a-z0-9_]*\) \([0-9]*\)$/\1 \2,/p' "$_log" | tr '\n' ' ')
+		vm_result FAIL "$_klog" "$_w warning line(s) in dmesg${_by:+ (left after: ${_by%, })}"
 		grep '^VMKERNEL ' "$_log" | head -n 20 >&2
 		VM_BAD=1
 	fi

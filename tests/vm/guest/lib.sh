@@ -127,6 +127,7 @@ loops_on() {
 BACKING_CONF=
 
 _cleanup() {
+	[ "$SQUEEZE" != 1 ] || _squeeze_leftovers
 	for d in $ZDEVS; do
 		# hot_remove resets the device; it fails (EBUSY) while someone holds it open.
 		echo "${d#zram}" >/sys/class/zram-control/hot_remove 2>/dev/null ||
@@ -410,28 +411,14 @@ state_field() {
 		"$ZRAM_RECOMPD_STATE_DIR/state" 2>/dev/null
 }
 
-# squeeze_traces PIDS: judges the kernel log of a scenario that squeezes memory on purpose
-# with mlocked balloons (PIDS). Every trace is shown with its context, and each is named by
-# the line that caused it. Accepted, as the kernel reporting the squeeze: "page allocation
-# failure" (an order-0 allocation of kswapd or the workload failing while zram stores a page;
-# the page stays in RAM, and the scenario verified every page), "page allocation stall" (the
-# same allocator report, for an allocation that waited) and the OOM killer taking one of the
-# balloons. Any other trace or warning fails the scenario, with its cause in the reason (CI
-# run of b7cbcfa on 7.3: "2 kernel traces, only 1 of them allocation failures", and nothing
-# to tell what the other was), and stays in the ring buffer for /init to count. The squeeze's
-# own traces are cleared once judged, also when the OOM killer took something else than a
-# balloon: that fails the scenario (run.sh boots it once more), and left in the buffer they
-# failed the boot's kernel_log too and the next squeeze scenario with the same victim (fresh
-# clone at bb6b5ef, 7.3: adopt_refuse, then swap_short, for one OOM kill of swapload).
-squeeze_traces() {
-	_kl=$WORK/dmesg.squeeze
-	dmesg >"$_kl"
-	grep -B 6 -A 14 'Call Trace' "$_kl" | head -n 80 | sed "s/^/[$T] dmesg: /"
-	_other=$(grep -E 'WARNING:|BUG:|Oops|general protection|hung_task|soft lockup' "$_kl" |
-		head -n 3)
-	[ -z "$_other" ] || fail "kernel warning: $_other"
-	# The cause of a trace: the nearest line before it that is not part of its header.
-	_causes=$(awk '
+# SQUEEZE=1: set by a scenario that squeezes memory on purpose with mlocked balloons. Its
+# kernel log is judged by squeeze_traces at the end, or by _cleanup when it failed before.
+SQUEEZE=
+
+# _squeeze_causes FILE: the cause of each trace in the dmesg FILE, a line each: the nearest
+# line before the trace that is not part of its header.
+_squeeze_causes() {
+	awk '
 		/Call Trace/ {
 			c = ""
 			for (i = n; i > n - 8 && i > 0; i--) {
@@ -442,9 +429,40 @@ squeeze_traces() {
 			}
 			print (c == "" ? "(no cause found)" : c)
 		}
-		{ n++; l[n % 8] = $0 }' "$_kl")
+		{ n++; l[n % 8] = $0 }' "$1"
+}
+
+# _squeeze_judge: reads the ring buffer into $_kl and shows every trace with its context.
+# Sets _other (a warning of another kind than a trace), _causes (each trace's cause) and
+# _bad (the first cause the squeeze does not explain). The ring buffer is left as it is.
+_squeeze_judge() {
+	_kl=$WORK/dmesg.squeeze
+	dmesg >"$_kl"
+	grep -B 6 -A 14 'Call Trace' "$_kl" | head -n 80 | sed "s/^/[$T] dmesg: /"
+	_other=$(grep -E 'WARNING:|BUG:|Oops|general protection|hung_task|soft lockup' "$_kl" |
+		head -n 3)
+	_causes=$(_squeeze_causes "$_kl")
 	_bad=$(echo "$_causes" | grep -v -E '^$|page allocation (failure|stall)|invoked oom-killer' |
 		head -n 1)
+}
+
+# squeeze_traces PIDS: judges the kernel log of a squeeze scenario (SQUEEZE=1) whose balloons
+# are PIDS. Every trace is shown with its context, and each is named by the line that caused
+# it. Accepted, as the kernel reporting the squeeze: "page allocation failure" (an order-0
+# allocation of kswapd or the workload failing while zram stores a page; the page stays in
+# RAM, and the scenario verified every page), "page allocation stall" (the same allocator
+# report, for an allocation that waited) and the OOM killer taking one of the balloons. Any
+# other trace or warning fails the scenario, with its cause in the reason (CI run of b7cbcfa
+# on 7.3: "2 kernel traces, only 1 of them allocation failures", and nothing to tell what the
+# other was), and stays in the ring buffer for /init to count. The squeeze's own traces are
+# cleared once judged, also when the OOM killer took something else than a balloon: that
+# fails the scenario (run.sh boots it once more), and left in the buffer they failed the
+# boot's kernel_log too and the next squeeze scenario with the same victim (fresh clone at
+# bb6b5ef, 7.3: adopt_refuse, then swap_short, for one OOM kill of swapload).
+squeeze_traces() {
+	SQUEEZE=judged
+	_squeeze_judge
+	[ -z "$_other" ] || fail "kernel warning: $_other"
 	[ -z "$_bad" ] || fail "kernel trace not caused by the squeeze, after: $_bad"
 	dmesg -c >/dev/null
 	for _pid in $(sed -n 's/.*Out of memory: Killed process \([0-9]*\) .*/\1/p' "$_kl"); do
@@ -459,4 +477,20 @@ squeeze_traces() {
 		"$(echo "$_causes" | grep -c 'page allocation stall') allocation stall(s)," \
 		"$(echo "$_causes" | grep -c 'invoked oom-killer') OOM kill(s) of a balloon under" \
 		"the squeeze (accepted)"
+}
+
+# _squeeze_leftovers: a squeeze scenario that failed before squeeze_traces (fresh clone at
+# a4a6368, 7.3: "5 warning line(s)" in kernel_log, though the failed scenario passed when run
+# again) already has its failure; its squeeze's own traces are cleared here, as squeeze_traces
+# would have, so that they do not fail the boot's kernel_log and the next squeeze scenario a
+# second time. Anything else stays for /init to count.
+_squeeze_leftovers() {
+	_squeeze_judge
+	[ -n "$_causes" ] || return 0
+	if [ -z "$_other" ] && [ -z "$_bad" ]; then
+		dmesg -c >/dev/null
+		note "cleanup: $(echo "$_causes" | grep -c .) trace(s) of the squeeze cleared"
+	else
+		note "cleanup: kernel traces left for the boot's kernel_log: ${_other:-$_bad}"
+	fi
 }

@@ -20,6 +20,7 @@
 # Word splitting of $(...) into "set --" is intended.
 # shellcheck disable=SC2046,SC2086
 . /vm/lib.sh
+SQUEEZE=1 # mlocked balloons: its allocation-failure traces are judged (squeeze_traces)
 need_recompd
 
 SWAPLOAD=/usr/bin/swapload
