@@ -321,6 +321,11 @@ systemd_image() {
 	version=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
 	DEB=${ZRAM_RECOMPD_DEB:-$BUILDDIR/deb/zram-recompd_${version}_$(dpkg --print-architecture).deb}
 	[ -f "$DEB" ] || vm_die "$DEB missing (run: make deb)"
+	# A package older than the program is the tree of an earlier build: booted, it failed
+	# systemd_sandbox for a worker thread that the sources name (run.sh run directly, the
+	# .deb from before the change). make check-vm runs make deb first.
+	[ -n "${ZRAM_RECOMPD_DEB:-}" ] || [ -z "$(find "$BUILDDIR/zram-recompd" -newer "$DEB")" ] ||
+		vm_die "$DEB is older than $BUILDDIR/zram-recompd (run: make deb)"
 	SYSTEMD=/usr/lib/systemd/systemd
 	[ -x "$SYSTEMD" ] || vm_die "$SYSTEMD missing: the systemd VM test uses the host's systemd"
 	for c in systemctl journalctl systemd-analyze; do
