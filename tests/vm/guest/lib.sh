@@ -479,11 +479,12 @@ squeeze_traces() {
 		"the squeeze (accepted)"
 }
 
-# _squeeze_leftovers: a squeeze scenario that failed before squeeze_traces (fresh clone at
-# a4a6368, 7.3: "5 warning line(s)" in kernel_log, though the failed scenario passed when run
-# again) already has its failure; its squeeze's own traces are cleared here, as squeeze_traces
-# would have, so that they do not fail the boot's kernel_log and the next squeeze scenario a
-# second time. Anything else stays for /init to count.
+# _squeeze_leftovers: a squeeze scenario that failed before squeeze_traces already has its
+# failure (and run.sh boots it once more); its squeeze's own traces are cleared here, as
+# squeeze_traces would have, so that they do not fail the boot's kernel_log and the next
+# squeeze scenario a second time. Anything else stays for /init to count. (Fresh clone at
+# a4a6368, 7.3: kernel_log alone failed, "5 warning line(s)"; its output did not say from
+# which scenario, and traces left this way would give that.)
 _squeeze_leftovers() {
 	_squeeze_judge
 	[ -n "$_causes" ] || return 0

@@ -53,11 +53,11 @@ balloon() {
 }
 
 # squeeze_more NAME COMMAND...: more balloons of 8 MiB (NAME.1, NAME.2, ..., at most 8) until
-# COMMAND succeeds, a second apart; their pids are added to TOPS. The balloons are sized from
-# MemAvailable, which leaves out what the kernel can still take without swapping (part of the
-# page cache and of reclaimable slab, the low watermarks), and the squeeze is only 24 MiB
-# short of the workload: on 7.3 the same squeeze left 33 or 275 slots in the device in some
-# boots, 7,706 to 9,060 in others.
+# COMMAND succeeds, a second apart; their pids are added to TOPS (and, as every balloon's, to
+# HOLDS: killed at the end). The balloons are sized from MemAvailable, which leaves out what
+# the kernel can still take without swapping (part of the page cache and of reclaimable slab,
+# the low watermarks), and the squeeze is only 24 MiB short of the workload: on 7.3 the same
+# squeeze left 33 or 275 slots in the device in some boots, 7,706 to 9,060 in others.
 squeeze_more() {
 	_name=$1
 	shift
@@ -65,7 +65,7 @@ squeeze_more() {
 	while ! "$@" && [ "$_i" -lt 8 ]; do
 		_i=$((_i + 1))
 		balloon 8 "$_name.$_i"
-		TOPS="$TOPS $BPID" # popped with the top-ups before plan A
+		TOPS="$TOPS $BPID" # the fill's go with the top-ups before plan A
 		sleep 1
 	done
 	[ "$_i" -eq 0 ] || note "$_name: $_i more balloon(s) of 8 MiB"
