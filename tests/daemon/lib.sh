@@ -190,14 +190,14 @@ blocked_in_fifo() {
 	[ -z "$any" ]
 }
 
-# slow_attr ID ATTR DELAY [GATE]: make the attribute a slow FIFO (tests/daemon/slowattr.py); the
-# commands land in $T/slow.ID.ATTR ("<us> <command>" lines). With GATE, writes after the first
-# stay blocked until the file GATE exists.
+# slow_attr ID ATTR DELAY [GATE [all]]: make the attribute a slow FIFO (tests/daemon/slowattr.py);
+# the commands land in $T/slow.ID.ATTR ("<us> <command>" lines). With GATE, writes after the
+# first stay blocked until the file GATE exists; with "all", the first one too.
 slow_attr() {
 	local id=$1 a=$2 delay=$3 priv=$T/fifo.$1.$2
 	mkdir -p "$priv"
 	python3 "$HERE/slowattr.py" "$(attr "$id" "$a")" "$priv" "$T/slow.$id.$a" "$delay" \
-		"$priv/ready" ${4:+"$4"} 2>>"$T/slowattr.err" &
+		"$priv/ready" ${4:+"$4"} ${5:+"$5"} 2>>"$T/slowattr.err" &
 	echo $! >>"$T/pids"
 	# generous: a pyenv shim plus interpreter start-up on a loaded 2-core machine
 	wait_for 20000 test -e "$priv/ready" ||

@@ -946,9 +946,10 @@ t_writeback_crash_reserved() {
 	printf '/dev/loop0\n' >"$(attr 0 backing_dev)"
 	conf "${BASE_CONF[@]}" "writeback = yes" "writeback-types = incompressible" \
 		"writeback-bytes-per-pass = 65536" "writeback-bytes-per-day = 98304"
-	# Long enough that the kill lands inside the write even on a loaded machine (measured:
-	# 3 s was not, under ASan and two VMs).
-	slow_attr 0 writeback 6
+	# Every writeback write blocks until the gate opens after the kill. A fixed delay (6 s)
+	# counts from the helper's start: under ASan on CI the daemon reached the write late, found
+	# it released at once, and the pass ended before the kill (stop 41).
+	slow_attr 0 writeback 1 "$T/gate" all
 	dstart
 	wait_for 10000 grep -q '^zram0 .* wb_day_left=32768 ' "$T/d.state/state" ||
 		die "no reservation in the state file: $(oneline "$T/d.state/state")"
@@ -960,6 +961,7 @@ t_writeback_crash_reserved() {
 	[ "$(passes_logged zram0)" = 0 ] || die "the pass ended before the crash"
 	kill -KILL "$(dpid)"
 	dwait 5000 || die "daemon not gone after SIGKILL"
+	: >"$T/gate"
 	mv "$T/d.err" "$T/d.err.1"
 	dstart
 	wait_for 25000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
@@ -979,7 +981,8 @@ t_writeback_crash_reserved() {
 # pass's writeback budget was reserved when it was queued (state file); the queued one never
 # ran and must give its reservation back, the running one (interrupted before its writeback)
 # too. 16 pages a pass, 24 a day: a reservation shows as wb_day_left=32768. Both devices'
-# recompress writes block 2 s (slow FIFO), so whichever runs first keeps the other queued.
+# recompress writes block until SIGTERM is sent (slow FIFO), so whichever runs first keeps the
+# other queued.
 t_sigterm_queued_released() {
 	local id
 	fr_new "$R" "$VER"
@@ -992,8 +995,10 @@ t_sigterm_queued_released() {
 	conf "${BASE_CONF[@]}" "passes = huge_idle idle huge" "writeback = yes" \
 		"writeback-types = incompressible" "writeback-bytes-per-pass = 65536" \
 		"writeback-bytes-per-day = 98304"
-	slow_attr 0 recompress 2
-	slow_attr 1 recompress 2
+	# held until SIGTERM is sent (a delay counted from the helper's start could release the
+	# first write at once, and a pass end before the signal)
+	slow_attr 0 recompress 1 "$T/gate" all
+	slow_attr 1 recompress 1 "$T/gate" all
 	dstart
 	wait_for 10000 grep -q '^zram0 .* wb_day_left=32768 ' "$T/d.state/state" ||
 		die "no reservation for zram0: $(oneline "$T/d.state/state")"
@@ -1002,6 +1007,7 @@ t_sigterm_queued_released() {
 	[ "$(passes_logged zram0)" = 0 ] && [ "$(passes_logged zram1)" = 0 ] ||
 		die "a pass ended before SIGTERM: $(oneline "$T/d.err")"
 	dsig TERM
+	: >"$T/gate"
 	dwait $((8000 * SLOW)) || die "still running 8 s after SIGTERM"
 	[ "$DRC" = 0 ] || die "exit code $DRC; stderr: $(oneline "$T/d.err")"
 	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"

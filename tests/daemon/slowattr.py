@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A write-only zram attribute whose writes take DELAY seconds, like a real recompress batch.
 
-Usage: slowattr.py ATTR PRIVDIR LOG DELAY READY [GATE]
+Usage: slowattr.py ATTR PRIVDIR LOG DELAY READY [GATE [all]]
 
 ATTR (e.g. ROOT/sys/devices/virtual/block/zram0/recompress) is replaced by a FIFO. Every
 command the daemon writes is appended to LOG as "<unix time in us> <command>", the time being
@@ -11,6 +11,9 @@ directory disappears (device hot-removed), after releasing a write that was bloc
 With GATE, only the first command is released on time: every later one stays blocked until the
 file GATE exists, so that a test can signal the daemon while a write is certainly in progress
 (a fixed DELAY raced a loaded host's scheduling: the signal could land after the next write).
+With "all", the first command waits for GATE too: DELAY counts from the helper's start, not
+from the daemon's open(), so a daemon slow to reach the write (ASan, a loaded host) found it
+released at once, and a test that kills the daemon "during" the write found the pass over.
 
 Why Python and why the FIFO is swapped each round (a shell loop reopening one FIFO is racy):
 the daemon writes each command with its own open()+write()+close(), and the open of a FIFO
@@ -33,6 +36,7 @@ import time
 def main():
     attr, privdir, log, delay, ready = sys.argv[1:6]
     gate = sys.argv[6] if len(sys.argv) > 6 else None
+    hold_all = len(sys.argv) > 7 and sys.argv[7] == "all"
     released = 0
     delay = float(delay)
     seq = 0
@@ -94,7 +98,7 @@ def main():
     old = []  # FIFOs already drained, checked again for a writer that raced the rename
     while True:
         time.sleep(delay)
-        while gate and released and not os.path.exists(gate):
+        while gate and (released or hold_all) and not os.path.exists(gate):
             if not os.path.isdir(os.path.dirname(attr)):
                 break
             time.sleep(0.01)
