@@ -181,6 +181,8 @@ struct device_report {
 	uint64_t incompressible_before, incompressible_after;
 	uint64_t new_incompressible;
 	bool new_incompressible_lower; /* from the counts alone: a lower bound (pass_run_end) */
+	/* wrote under memory pressure, and no block_state read after (policy_end_read) */
+	bool end_unread;
 	uint64_t recompressed_before, recompressed_after;
 	struct pass_cpu cpu; /* the thread's CPU in this pass, by kind (pass_cpu.h) */
 };
@@ -299,6 +301,11 @@ struct pass_summary {
 	bool huge_ran, huge_progress;
 };
 void pass_summarize(const struct device_report *rep, struct pass_summary *s);
+/*
+ * The incompressible pages the pass last counted in block_state: after its writes, or at its
+ * start when it read nothing after them (end_unread); UINT64_MAX when it read none.
+ */
+uint64_t pass_incompressible_now(const struct device_report *rep);
 
 /* Human-readable report, one line per step. */
 void pass_print_report(FILE *f, const struct device_report *rep);

@@ -252,6 +252,16 @@ struct bs_counts;
 void policy_counts_after(struct bs_counts *c, uint64_t tried);
 
 /*
+ * Whether a pass that wrote, with no counts read after its last write at hand, reads
+ * block_state at its end: only for its report (the 'r' and 'n' counts after the writes,
+ * the pages newly marked incompressible); the next pass's first read has the counts. Under
+ * memory pressure it does not: the read formats a line per stored slot, and in the burst
+ * bench (docs/performance.md, section 13) it took 0.5-0.6 s of the daemon's 7.8 s of CPU
+ * in the warmcold minute, on 6.12 and on 7.3.
+ */
+bool policy_end_read(bool mem_pressure);
+
+/*
  * Whether an idle step goes ahead from estimated counts (policy_counts_after): fresh pages
  * are left and, where the walk decompresses (check_walk), they pay for it
  * (policy_idle_walk_worth). false: undecided, read block_state.

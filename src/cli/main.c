@@ -699,8 +699,7 @@ static void once_history_add(struct once_history *oh, const struct config *cfg,
 		history_wb_charge(&oh->h, d->name, wb_reserved, sum.wb_pages, d->page_size,
 				  dc.wb_bytes_per_day);
 	if (oh->live) {
-		dev_live_fill(&oh->live[oh->n_live], d,
-			      rep->have_block_state ? rep->incompressible_after : UINT64_MAX);
+		dev_live_fill(&oh->live[oh->n_live], d, pass_incompressible_now(rep));
 		oh->live[oh->n_live++].longest_write_ns = sum.max_write_ns;
 	}
 }

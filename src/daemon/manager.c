@@ -268,8 +268,7 @@ static void finish_job(struct manager *m, struct job *j)
 	md->last_end_ns = j->end_ns;
 	/* a pass at the burst age reads no block_state: the last count stands */
 	if (!rep->blind || !had_last)
-		md->last_incompressible =
-			rep->have_block_state ? rep->incompressible_after : UINT64_MAX;
+		md->last_incompressible = pass_incompressible_now(rep);
 	md->last_longest_write_ns = sum.max_write_ns;
 	/* Only SIGTERM interrupts a pass now (CPU pressure paces it instead). */
 	before = md->pol;

@@ -691,6 +691,35 @@ static int pass_step(const struct pass_ctx *ctx, struct zram_dev *d, const struc
 }
 
 /*
+ * The 'r' and 'n' counts after the pass's writes, for its report (policy_end_read): true
+ * when bs1 and *new_incomp hold them. Under memory pressure the counts read after the last
+ * write (a write without progress is followed by one) are the counts now, and slots that
+ * left 'n' meanwhile (swapped in) make the difference a lower bound; without such counts
+ * nothing is read (rep->end_unread), and the next pass's first read has them.
+ */
+static bool pass_end_counts(const struct pass_ctx *ctx, const struct zram_dev *d,
+			    struct pass_run *st, bool plan_pressure, struct device_report *rep,
+			    struct bs_counts *bs1, uint64_t *new_incomp)
+{
+	bool ok = false;
+
+	if (!st->bs_ok || !st->wrote)
+		return false;
+	if (plan_pressure && st->cur_valid) {
+		*bs1 = st->cur;
+		*new_incomp = sat_sub_u64(bs1->incompressible, st->bs0.incompressible);
+		rep->new_incompressible_lower = true;
+		return true;
+	}
+	if (!policy_end_read(plan_pressure)) {
+		rep->end_unread = true;
+		return false;
+	}
+	pass_read_bs(ctx, d, bs1, NULL, &st->inc_before, new_incomp, NULL, &ok);
+	return ok;
+}
+
+/*
  * After the pass: keep what it learnt if nothing else wrote meanwhile, read the device's
  * figures, and account for what this pass did, not what swap traffic or a writeback did
  * meanwhile (policy_own_reduction, bd_stat).
@@ -721,23 +750,7 @@ static void pass_run_end(const struct pass_ctx *ctx, struct zram_dev *d, struct 
 		if (d->caps.writeback && st->bd_before != UINT64_MAX &&
 		    zram_read_bd_writes(ctx->root_fd, d, &bd_after) == 0)
 			rep->written_back = sat_sub_u64(bd_after, st->bd_before);
-		if (st->bs_ok && st->wrote && st->cur_valid && plan_pressure) {
-			/*
-			 * Under memory pressure the counts read after the last write (a write
-			 * without progress is followed by one) are the counts now: the read that
-			 * tells which 'n' slots are new costs as much again (0.3-0.5 s of kernel
-			 * CPU for a 1 GiB device on 6.12 in the swap bench, a third of what
-			 * the first minute's passes spent on block_state). Slots that left 'n'
-			 * meanwhile (swapped in) make the difference a lower bound.
-			 */
-			bs1 = st->cur;
-			new_incomp = sat_sub_u64(bs1.incompressible, st->bs0.incompressible);
-			rep->new_incompressible_lower = true;
-			bs_ok_after = true;
-		} else if (st->bs_ok && st->wrote) {
-			pass_read_bs(ctx, d, &bs1, NULL, &st->inc_before, &new_incomp, NULL,
-				     &bs_ok_after);
-		}
+		bs_ok_after = pass_end_counts(ctx, d, st, plan_pressure, rep, &bs1, &new_incomp);
 	}
 	rep->after = d->mm;
 	for (unsigned i = 0; i < rep->n_passes; i++)

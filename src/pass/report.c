@@ -234,6 +234,10 @@ static void print_totals(FILE *f, const struct device_report *rep)
 			rep->new_incompressible_lower ? "at least " : "", rep->new_incompressible);
 	else if (rep->blind)
 		fprintf(f, " (block_state not read: a pass at the burst age)\n");
+	else if (rep->end_unread)
+		fprintf(f, ", incompressible %" PRIu64 " before (block_state not read after the "
+			   "writes: memory pressure)\n",
+			rep->incompressible_before);
 	else
 		fprintf(f, " (no block_state: pages still huge after the passes may be "
 			   "incompressible)\n");
@@ -284,4 +288,11 @@ void pass_print_cpu(FILE *f, const struct device_report *rep)
 		(double)c->ns[PASS_CPU_RECOMPRESS] / 1e9, (double)c->ns[PASS_CPU_IDLE] / 1e9,
 		(double)c->ns[PASS_CPU_BLOCK_STATE] / 1e9, (double)c->ns[PASS_CPU_COMPACT] / 1e9,
 		(double)c->ns[PASS_CPU_WRITEBACK] / 1e9, (double)pass_cpu_other_sys(c) / 1e9);
+}
+
+uint64_t pass_incompressible_now(const struct device_report *rep)
+{
+	if (rep->have_block_state)
+		return rep->incompressible_after;
+	return rep->end_unread ? rep->incompressible_before : UINT64_MAX;
 }

@@ -173,6 +173,11 @@ void policy_counts_after(struct bs_counts *c, uint64_t tried)
 	c->recompressed = sat_add_u64(c->recompressed, tried);
 }
 
+bool policy_end_read(bool mem_pressure)
+{
+	return !mem_pressure;
+}
+
 bool policy_idle_go(uint64_t fresh, uint64_t walked, bool check_walk, bool walk_decompresses,
 		    unsigned mem_permille)
 {

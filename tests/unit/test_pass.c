@@ -956,8 +956,9 @@ static void test_write_bounded_cheap_run(void **state)
  * Under memory pressure the pass's end takes the counts read after its last write instead
  * of reading block_state again for the new 'n' slots: one read less, and the new ones a
  * lower bound (here a slot that left 'n', swapped in, hides the one that came). Such a
- * read comes where failures are not marked (two secondaries, the step at #1); where they
- * are, no read follows a write, and the end's read is exact.
+ * read comes where failures are not marked (two secondaries, the step at #1). Where they
+ * are, no read follows a write: without pressure the end's read is exact; under pressure
+ * there is none (policy_end_read), and the report says so.
  */
 static void test_end_counts_under_pressure(void **state)
 {
@@ -1000,7 +1001,7 @@ static void test_end_counts_under_pressure(void **state)
 	fflush(outf);
 	assert_non_null(strstr(out, "(at least 0 new)"));
 
-	/* one secondary, failures marked: baseline and end, the new 'n' slot counted exactly */
+	/* one secondary, failures marked, under pressure: the baseline only */
 	dev.recomp.set[2] = false;
 	dev.recomp.count = 1;
 	dev.recomp.highest = 1;
@@ -1009,9 +1010,30 @@ static void test_end_counts_under_pressure(void **state)
 	bs_reads = 0;
 	memset(&rep, 0, sizeof(rep));
 	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
+	assert_int_equal(bs_reads, 1);
+	assert_false(rep.have_block_state);
+	assert_true(rep.end_unread);
+	assert_int_equal(rep.new_incompressible, 0);
+	assert_int_equal(rep.incompressible_before, 1);
+	assert_int_equal(pass_incompressible_now(&rep), 1);
+	pass_print_report(outf, &rep);
+	fflush(outf);
+	assert_non_null(strstr(out, ", incompressible 1 before (block_state not read after the "
+				    "writes: memory pressure)\n"));
+
+	/* the same without pressure: baseline and end, the new 'n' slot counted exactly */
+	ctx.mem_available = ctx.mem_total;
+	fr_write("sys/kernel/debug/zram/zram0/block_state", before);
+	w.progress_batches = 1;
+	bs_reads = 0;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_run(&ctx, &dev, &cfg, &rep), 0);
 	assert_int_equal(bs_reads, 2);
+	assert_true(rep.have_block_state);
+	assert_false(rep.end_unread);
 	assert_false(rep.new_incompressible_lower);
 	assert_int_equal(rep.new_incompressible, 1);
+	assert_int_equal(pass_incompressible_now(&rep), 1);
 }
 
 /*

@@ -384,6 +384,14 @@ static void test_counts_after(void **state)
 	assert_int_equal(c.recompressed, 3);
 }
 
+/* A pass's end reads block_state for its report only without memory pressure. */
+static void test_end_read(void **state)
+{
+	(void)state;
+	assert_true(policy_end_read(false));
+	assert_false(policy_end_read(true));
+}
+
 /*
  * An idle step's go-ahead from estimated counts: fresh pages left and, where the walk
  * decompresses, enough of them for it; otherwise undecided (the caller reads).
@@ -1710,6 +1718,7 @@ int main(void)
 		cmocka_unit_test(test_huge_wait),
 		cmocka_unit_test(test_marked_step_more),
 		cmocka_unit_test(test_counts_after),
+		cmocka_unit_test(test_end_read),
 		cmocka_unit_test(test_idle_go),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_write_bound),
