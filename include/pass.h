@@ -180,7 +180,7 @@ struct device_report {
 	bool blind; /* a pass at the burst age that read no block_state (policy_pass_blind) */
 	uint64_t incompressible_before, incompressible_after;
 	uint64_t new_incompressible;
-	bool new_incompressible_lower; /* from the counts alone: a lower bound (pass_run_end) */
+	bool new_incompressible_lower; /* from the counts alone: a lower bound (pass_end_counts) */
 	/* wrote under memory pressure, and no block_state read after (policy_end_read) */
 	bool end_unread;
 	uint64_t recompressed_before, recompressed_after;
