@@ -246,13 +246,15 @@ uint64_t pass_young_estimate(const struct bs_counts *c);
  * The daemon under memory pressure, after a pass whose idle steps found nothing old enough
  * (idle_nothing, block_state readable): when at least a batch of stored pages is younger
  * than the idle age, when 90% of them will be old enough (rep->ripen_slots, ripen_sec).
- * Counts still valid (*cur_valid) spare a quiet device the read, and with them the access
- * times the pass's baseline counted (ages, NULL: none; only while nothing was written);
- * otherwise the one read with access times gives the counts too (*cur, *cur_valid).
+ * Counts whose young pages are those now (young_known: *cur as read, or after idle-gated
+ * writes only, policy_write_keeps_young) spare a quiet device the read, and with them the
+ * access times the pass's baseline counted (ages, NULL: none, or no longer true); otherwise
+ * the one read with access times gives the counts too (*cur, and *cur_valid set).
  */
 void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 			 const struct pass_plan *plan, bool idle_nothing, const struct ripen *ages,
-			 struct bs_counts *cur, bool *cur_valid, struct device_report *rep);
+			 struct bs_counts *cur, bool young_known, bool *cur_valid,
+			 struct device_report *rep);
 
 /* A stop request (SIGTERM in the daemon) ends the pass after the running write. */
 bool pass_stop_requested(const struct pass_ctx *ctx);

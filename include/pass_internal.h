@@ -40,6 +40,9 @@ struct pass_run {
 	 */
 	bool cur_est;
 	uint64_t tried_since;
+	/* cur's young pages (pass_young_estimate) are still those now: since it was read,
+	 * only writes of idle-gated types (policy_write_keeps_young) and no idle mark */
+	bool young_kept;
 	bool began; /* the baseline (bs0, inc_before) is read */
 	bool blind; /* no block_state read in this pass (policy_pass_blind) */
 	/*
@@ -48,7 +51,7 @@ struct pass_run {
 	 * nothing was written (about 0.2 s of the one CPU on 6.12 in the burst bench).
 	 */
 	struct ripen ages;
-	bool ages_read;
+	bool ages_read; /* ... and they still hold: cleared as young_kept is */
 	bool wrote; /* a recompress write succeeded in this pass */
 	bool idle_nothing; /* a priority-1 idle step found no idle page it could improve */
 };
@@ -62,6 +65,11 @@ bool pass_counts_est(const struct pass_run *st, struct bs_counts *c);
 void pass_counts_set(struct pass_run *st, const struct bs_counts *c);
 /* A step of this pass tried at most tried pages. */
 void pass_counts_tried(struct pass_run *st, uint64_t tried);
+/* A recompress write of type t went through: cur is no longer exact. */
+void pass_counts_wrote(struct pass_run *st, enum pass_type t);
+/* Counts whose young pages are those now (young_kept), else read as pass_counts_now. */
+bool pass_counts_young(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
+		       struct bs_counts *c);
 /* An idle mark changed the counts: neither exact nor estimable. */
 void pass_counts_forget(struct pass_run *st);
 

@@ -105,6 +105,16 @@ uint64_t policy_ripen_sec(const struct ripen *r, unsigned share_permille, uint64
  */
 bool policy_burst_young(uint64_t young, uint64_t allocated);
 
+/*
+ * Whether a recompress write of type t leaves the young pages (and their access times) as
+ * the last block_state read found them. The idle-gated types try only slots with the idle
+ * mark, which young slots do not have, and what they try does not become young: a write
+ * leaves its access time as old as it was (0 after a recompression). So after such writes
+ * the young count and the ripening ages of that read still answer (the huge step's young
+ * check, the ripening probe) without a read of their own; "huge" also tries young slots.
+ */
+bool policy_write_keeps_young(enum pass_type t);
+
 /* A cold step plus the configured types, each expanded into up to 3 priorities. */
 #define PASS_MAX_STEPS ((CFG_MAX_PASSES + 1) * ZRAM_MAX_PRIO)
 

@@ -396,8 +396,7 @@ static int run_one_type(const struct pass_ctx *ctx, struct zram_dev *d,
 		r = write_batch(ctx, d, plan, step, pr, &b, &before);
 		if (r == BATCH_WRITTEN) {
 			/* block_state changed: the next question reads it again */
-			st->cur_valid = false;
-			st->wrote = true;
+			pass_counts_wrote(st, step->type);
 			r = batch_outcome(ctx, d, pr, &b, &before, st);
 			if (r == BATCH_WRITTEN)
 				step_compact(ctx, d, plan, pr, &b);
@@ -570,7 +569,8 @@ static bool step_left_out(const struct pass_ctx *ctx, struct zram_dev *d,
 		return false;
 	why = pass_idle_verdict(ctx, d, step, st, plan->mem_pressure_permille);
 	if (why == STOP_NONE && step->type == PASS_HUGE && plan->ripen_probe && st->idle_nothing &&
-	    pass_counts_now(ctx, d, st, &c) && policy_burst_young(pass_young_estimate(&c), c.allocated))
+	    pass_counts_young(ctx, d, st, &c) &&
+	    policy_burst_young(pass_young_estimate(&c), c.allocated))
 		why = STOP_YOUNG;
 	if (why == STOP_NONE && st->memo_usable && d->learnt.memo.valid[step->type] &&
 	    pass_chain_unchanged(ctx, d, step, d->learnt.memo.left[step->type], st)) {
@@ -818,8 +818,8 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	}
 	if (!ctx->dry_run && r != STEP_STOPPED)
 		pass_probe_ripening(ctx, d, &xp, st.idle_nothing && st.bs_ok,
-				    st.ages_read && !st.wrote ? &st.ages : NULL, &st.cur,
-				    &st.cur_valid, rep);
+				    st.ages_read ? &st.ages : NULL, &st.cur,
+				    st.cur_est && st.young_kept, &st.cur_valid, rep);
 	pass_run_end(ctx, d, &st, xp.mem_pressure_permille > 0, rep);
 	pass_cpu_end(&rep->cpu);
 	return rep->error;

@@ -20,6 +20,7 @@ void pass_counts_set(struct pass_run *st, const struct bs_counts *c)
 	st->cur_valid = true;
 	st->cur_est = true;
 	st->tried_since = 0;
+	st->young_kept = true;
 }
 
 void pass_counts_tried(struct pass_run *st, uint64_t tried)
@@ -27,10 +28,19 @@ void pass_counts_tried(struct pass_run *st, uint64_t tried)
 	st->tried_since = sat_add_u64(st->tried_since, tried);
 }
 
+void pass_counts_wrote(struct pass_run *st, enum pass_type t)
+{
+	st->cur_valid = false;
+	st->wrote = true;
+	if (!policy_write_keeps_young(t))
+		st->young_kept = st->ages_read = false;
+}
+
 void pass_counts_forget(struct pass_run *st)
 {
 	st->cur_valid = false;
 	st->cur_est = false;
+	st->young_kept = st->ages_read = false;
 }
 
 bool pass_counts_now(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
@@ -50,6 +60,16 @@ bool pass_counts_now(const struct pass_ctx *ctx, const struct zram_dev *d, struc
 	}
 	*c = st->cur;
 	return true;
+}
+
+bool pass_counts_young(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
+		       struct bs_counts *c)
+{
+	if (st->bs_ok && st->cur_est && st->young_kept) {
+		*c = st->cur;
+		return true;
+	}
+	return pass_counts_now(ctx, d, st, c);
 }
 
 bool pass_counts_est(const struct pass_run *st, struct bs_counts *c)

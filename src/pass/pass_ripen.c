@@ -25,12 +25,14 @@ uint64_t pass_young_estimate(const struct bs_counts *c)
 /*
  * The daemon under memory pressure, after a pass whose idle steps found nothing old enough:
  * when at least a batch of stored pages is younger than the idle age (estimated from the
- * counts), when 90% of them will be old enough. Counts still valid from the pass spare a
- * quiet device the read; otherwise the one read with access times gives the counts too.
+ * counts), when 90% of them will be old enough. Counts whose young pages still hold spare a
+ * quiet device the read, and with the baseline's access times the probe reads nothing;
+ * otherwise the one read with access times gives the counts too.
  */
 void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 			 const struct pass_plan *plan, bool idle_nothing, const struct ripen *ages,
-			 struct bs_counts *cur, bool *cur_valid, struct device_report *rep)
+			 struct bs_counts *cur, bool young_known, bool *cur_valid,
+			 struct device_report *rep)
 {
 	struct bs_counts c;
 	struct ripen r;
@@ -39,10 +41,11 @@ void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 
 	if (!plan->ripen_probe || !idle_nothing || !rep->idle_marked || !rep->idle_age_sec)
 		return;
-	if (*cur_valid && pass_young_estimate(cur) < plan->batch_pages)
+	if (young_known && pass_young_estimate(cur) < plan->batch_pages)
 		return;
-	if (ages && *cur_valid) {
-		/* the baseline's read, and nothing written since */
+	if (ages && young_known) {
+		/* the baseline's access times; what was written since left them (and cur's
+		 * young pages) as they were, though not cur's other counts */
 		r = *ages;
 		c = *cur;
 	} else {
@@ -52,9 +55,9 @@ void pass_probe_ripening(const struct pass_ctx *ctx, const struct zram_dev *d,
 		(void)pass_cpu_add(PASS_CPU_BLOCK_STATE, c0);
 		if (rd < 0)
 			return;
+		*cur = c;
+		*cur_valid = true;
 	}
-	*cur = c;
-	*cur_valid = true;
 	if (pass_young_estimate(&c) < plan->batch_pages)
 		return;
 	rep->burst_young = policy_burst_young(pass_young_estimate(&c), c.allocated);

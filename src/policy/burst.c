@@ -12,6 +12,11 @@ bool policy_burst_young(uint64_t young, uint64_t allocated)
 	return young > 0 && young >= allocated - allocated / 2;
 }
 
+bool policy_write_keeps_young(enum pass_type t)
+{
+	return t == PASS_IDLE || t == PASS_HUGE_IDLE;
+}
+
 bool policy_burst_churn(const struct policy_dev *pd, const struct dev_config *cfg,
 			const struct policy_reads *now, uint64_t now_ns)
 {

@@ -1148,6 +1148,77 @@ static void test_probe_from_baseline(void **state)
 	assert_true(rep.burst_young);
 }
 
+/* block_state of n slots used age seconds ago, each with the given flags */
+static size_t bs_lines(char *buf, size_t size, size_t o, int first, int n, uint64_t age,
+		       const char *flags)
+{
+	uint64_t now = now_boottime_ns() / 1000000000u;
+
+	for (int i = first; i < first + n; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%12d %12" PRIu64 ".000001 %s\n", i,
+				      age ? now - age : 0, flags);
+	return o;
+}
+
+/*
+ * Idle-gated writes leave the young pages and their access times as the baseline read them
+ * (policy_write_keeps_young): after one, the huge step's young check and the ripening probe
+ * read nothing (the 7.3 burst bench's pass after the look read twice more, 0.39 s). After a
+ * huge write, which may take young pages, the probe reads again.
+ */
+static void test_young_kept_after_idle_writes(void **state)
+{
+	struct device_report rep = { 0 };
+	struct pass_plan plan = {
+		.n_steps = 3,
+		.steps = { { .type = PASS_HUGE_IDLE, .mark_idle = true, .idle_age_sec = 10,
+			     .priority = 1 },
+			   { .type = PASS_IDLE, .priority = 1 },
+			   { .type = PASS_HUGE, .priority = 1 } },
+		.batch_pages = 2,
+		.compact = COMPACT_NEVER,
+		.ripen_probe = true,
+		.mem_pressure_permille = 500,
+	};
+	char bs[16 * 41 + 1];
+	size_t o;
+
+	(void)state;
+	dev.caps.block_state = true;
+	/* two old idle pages, eight young ones (used 2 s ago) */
+	o = bs_lines(bs, sizeof(bs), 0, 0, 2, 100, "...i..");
+	(void)bs_lines(bs, sizeof(bs), o, 2, 8, 2, "......");
+	fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
+	w.progress_batches = 1;
+	bs_reads = 0;
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.passes[0].stop, STOP_NOTHING);
+	assert_int_equal(rep.passes[1].commands, 1);
+	assert_non_null(strstr(w.log, "recompress: type=idle priority=1"));
+	assert_int_equal(rep.passes[2].stop, STOP_YOUNG);
+	assert_null(strstr(w.log, "type=huge "));
+	assert_int_equal(bs_reads, 1); /* the baseline alone */
+	assert_int_equal(rep.ripen_slots, 8);
+	assert_true(rep.burst_young);
+
+	/* six recompressed pages, four young (two of them huge): the huge step writes */
+	plan.n_steps = 2;
+	plan.steps[1] = plan.steps[2];
+	o = bs_lines(bs, sizeof(bs), 0, 0, 6, 0, "....r.");
+	o = bs_lines(bs, sizeof(bs), o, 6, 2, 2, "..h...");
+	(void)bs_lines(bs, sizeof(bs), o, 8, 2, 2, "......");
+	fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
+	w.log[0] = '\0';
+	w.progress_batches = 1;
+	bs_reads = 0;
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
+	assert_int_equal(rep.passes[0].stop, STOP_NOTHING);
+	assert_non_null(strstr(w.log, "recompress: type=huge priority=1"));
+	assert_int_equal(bs_reads, 2); /* the baseline, and the probe's own */
+	assert_int_equal(rep.ripen_slots, 4);
+}
+
 /*
  * A huge step that saved under 1/64 of what it tried makes the next ones wait 1, 2, 4 ...
  * passes (the device remembers); one that pays ends the wait (policy_huge_wait).
@@ -2410,6 +2481,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_bounded_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compact_between_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_counts_under_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_young_kept_after_idle_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_verdict_estimated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_when_unpaid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_waits_after_burst, setup, teardown),

@@ -440,6 +440,15 @@ static void test_burst_young(void **state)
 	assert_true(policy_burst_young(UINT64_MAX / 2 + 1, UINT64_MAX));
 }
 
+/* Only the idle-gated types leave the young pages as they were read (pass_counts_young). */
+static void test_write_keeps_young(void **state)
+{
+	(void)state;
+	assert_true(policy_write_keeps_young(PASS_IDLE));
+	assert_true(policy_write_keeps_young(PASS_HUGE_IDLE));
+	assert_false(policy_write_keeps_young(PASS_HUGE)); /* tries young huge pages too */
+}
+
 static void test_batch(void **state)
 {
 	struct zram_mm_stat a = { .nfields = 9 }, b;
@@ -1723,6 +1732,7 @@ int main(void)
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_write_bound),
 		cmocka_unit_test(test_burst_young),
+		cmocka_unit_test(test_write_keeps_young),
 		cmocka_unit_test(test_write_cost_sizing),
 		cmocka_unit_test(test_write_cost_learning),
 		cmocka_unit_test(test_write_cost_found_few),
