@@ -262,6 +262,11 @@ res1=$(systemctl show -p Result --value "$U")
 zram-recompd backing teardown "$D" >/tmp/td0.out 2>&1
 rc0=$?
 sed 's/^/[backing]   | /' /tmp/td0.out
+# Once in CI on 7.3 (2026-12-07) the boot timed out after this point (300 s; 23 s in all
+# otherwise). Should the swapoff or a stop below hang again, its blocked tasks go to the console.
+(sleep 120 && say "teardown still running after 120 s; blocked tasks (sysrq w) follow" &&
+	echo w >/proc/sysrq-trigger) &
+WD=$!
 kept_dm=$(dm_of zram-recompd-$D)
 kept_loop=$(loops_on "$FILE")
 kept_file=no
@@ -272,6 +277,7 @@ said=$(grep -c "$D: initialized with its backing device.*left in place" /tmp/td0
 swapoff "/dev/$D"
 echo 1 >"/sys/block/$D/reset"
 systemctl stop "$UB"
+kill "$WD" 2>/dev/null
 rc=$(systemctl show -p Result --value "$UB")
 [ "$rc" = success ] && rc=0
 jlogb | tail -n 4 | sed 's/^/[backing]   | /'
