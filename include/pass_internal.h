@@ -41,7 +41,8 @@ struct pass_run {
 	bool cur_est;
 	uint64_t tried_since;
 	/* cur's young pages (pass_young_estimate) are still those now: since it was read,
-	 * only writes of idle-gated types (policy_write_keeps_young) and no idle mark */
+	 * only writes of idle-gated types (policy_write_keeps_young) and no idle mark (so
+	 * cur_est holds too: only pass_counts_set sets it, and forget clears both) */
 	bool young_kept;
 	bool began; /* the baseline (bs0, inc_before) is read */
 	bool blind; /* no block_state read in this pass (policy_pass_blind) */

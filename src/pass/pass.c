@@ -819,7 +819,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	if (!ctx->dry_run && r != STEP_STOPPED)
 		pass_probe_ripening(ctx, d, &xp, st.idle_nothing && st.bs_ok,
 				    st.ages_read ? &st.ages : NULL, &st.cur,
-				    st.cur_est && st.young_kept, &st.cur_valid, rep);
+				    st.young_kept, &st.cur_valid, rep);
 	pass_run_end(ctx, d, &st, xp.mem_pressure_permille > 0, rep);
 	pass_cpu_end(&rep->cpu);
 	return rep->error;

@@ -65,7 +65,7 @@ bool pass_counts_now(const struct pass_ctx *ctx, const struct zram_dev *d, struc
 bool pass_counts_young(const struct pass_ctx *ctx, const struct zram_dev *d, struct pass_run *st,
 		       struct bs_counts *c)
 {
-	if (st->bs_ok && st->cur_est && st->young_kept) {
+	if (st->bs_ok && st->young_kept) {
 		*c = st->cur;
 		return true;
 	}

@@ -1112,6 +1112,18 @@ static void test_huge_waits_after_burst(void **state)
 	assert_non_null(strstr(w.log, "recompress: type=huge priority=1"));
 }
 
+/* block_state of n slots used age seconds ago, each with the given flags */
+static size_t bs_lines(char *buf, size_t size, size_t o, int first, int n, uint64_t age,
+		       const char *flags)
+{
+	uint64_t now = now_boottime_ns() / 1000000000u;
+
+	for (int i = first; i < first + n; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%12d %12" PRIu64 ".000001 %s\n", i,
+				      age ? now - age : 0, flags);
+	return o;
+}
+
 /*
  * A pass that may probe the ripening counts the access times in its baseline read: when
  * its idle step finds nothing old enough and nothing is written, the probe reads no more.
@@ -1127,15 +1139,11 @@ static void test_probe_from_baseline(void **state)
 		.ripen_probe = true,
 		.mem_pressure_permille = 500,
 	};
-	uint64_t now = now_boottime_ns() / 1000000000u;
 	char bs[4 * 41 + 1];
-	size_t o = 0;
 
 	(void)state;
 	/* four stored pages used 2 s ago: none idle at 10 s, all 10 s old in 8 s */
-	for (int i = 0; i < 4; i++)
-		o += (size_t)snprintf(bs + o, sizeof(bs) - o, "%12d %12" PRIu64 ".000001 ......\n", i,
-				      now - 2);
+	(void)bs_lines(bs, sizeof(bs), 0, 0, 4, 2, "......");
 	fr_write("sys/kernel/debug/zram/zram0/block_state", bs);
 	dev.caps.block_state = true;
 	bs_reads = 0;
@@ -1146,18 +1154,6 @@ static void test_probe_from_baseline(void **state)
 	assert_true(rep.ripen_slots == 4);
 	assert_true(rep.ripen_sec >= 7 && rep.ripen_sec <= 9);
 	assert_true(rep.burst_young);
-}
-
-/* block_state of n slots used age seconds ago, each with the given flags */
-static size_t bs_lines(char *buf, size_t size, size_t o, int first, int n, uint64_t age,
-		       const char *flags)
-{
-	uint64_t now = now_boottime_ns() / 1000000000u;
-
-	for (int i = first; i < first + n; i++)
-		o += (size_t)snprintf(buf + o, size - o, "%12d %12" PRIu64 ".000001 %s\n", i,
-				      age ? now - age : 0, flags);
-	return o;
 }
 
 /*
