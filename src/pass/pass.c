@@ -808,6 +808,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	policy_expand_plan(plan, &kern, &xp);
 	st.blind = rep->blind =
 		!ctx->dry_run && policy_pass_blind(&xp, &d->caps, d->recomp.highest);
+	rep->blind_churned = rep->blind && !xp.burst_aged;
 	if (scope == PASS_WB_ONLY)
 		xp.n_steps = 0; /* no recompression here (reach.h): writeback and compaction */
 	for (unsigned i = 0; i < xp.n_steps && i < PASS_MAX_STEPS && r == STEP_NEXT; i++)
