@@ -844,10 +844,12 @@ void policy_wb_select_free(struct wb_select *s)
 }
 
 bool policy_pass_blind(const struct pass_plan *plan, const struct zram_caps *caps,
-		       unsigned highest)
+		       unsigned highest, bool costs_learnt)
 {
 	/* 6.15+: an idle walk does not decompress what it passes over (prio_max_active) */
-	if ((!plan->burst_aged && !(plan->churned && caps->prio_max_active)) || plan->threshold)
+	bool churned = plan->churned && caps->prio_max_active && costs_learnt;
+
+	if ((!plan->burst_aged && !churned) || plan->threshold)
 		return false;
 	for (unsigned i = 0; i < plan->n_steps; i++) {
 		const struct pass_step *s = &plan->steps[i];

@@ -234,36 +234,41 @@ static void test_pass_blind(void **state)
 	v = (struct kver){ 6, 15, 0 };
 	zram_caps_derive(&c615, &v, true, true, true, true, TRI_YES);
 	/* one secondary: every failure marked */
-	assert_true(policy_pass_blind(&p, &c612, 1));
-	assert_true(policy_pass_blind(&p, &c73, 1));
+	assert_true(policy_pass_blind(&p, &c612, 1, true));
+	assert_true(policy_pass_blind(&p, &c73, 1, true));
 	/* two secondaries: priority 1's failures are not marked (6.12, and 7.3 with #2 set) */
-	assert_false(policy_pass_blind(&p, &c612, 2));
-	assert_false(policy_pass_blind(&p, &c73, 2));
+	assert_false(policy_pass_blind(&p, &c612, 2, true));
+	assert_false(policy_pass_blind(&p, &c73, 2, true));
 	/* not at the burst age, with a threshold, or with a fallback: block_state as before */
 	p.burst_aged = false;
-	assert_false(policy_pass_blind(&p, &c612, 1));
+	assert_false(policy_pass_blind(&p, &c612, 1, true));
 	p.burst_aged = true;
 	p.threshold = 1000;
-	assert_false(policy_pass_blind(&p, &c612, 1));
+	assert_false(policy_pass_blind(&p, &c612, 1, true));
 	p.threshold = 0;
 	p.steps[2].fallback = true;
-	assert_false(policy_pass_blind(&p, &c612, 1));
+	assert_false(policy_pass_blind(&p, &c612, 1, true));
 	p.steps[2].fallback = false;
 	p.steps[1].priority = 2; /* the cold tier's priority */
-	assert_false(policy_pass_blind(&p, &c73, 2));
+	assert_false(policy_pass_blind(&p, &c73, 2, true));
 	p.steps[1].priority = 1;
 	/* churned (the pages come back fast), not at the burst age: 6.15+ only, where an
 	 * idle walk decompresses nothing; its other conditions as at the burst age */
 	p.burst_aged = false;
 	p.churned = true;
-	assert_true(policy_pass_blind(&p, &c73, 1));
-	assert_true(policy_pass_blind(&p, &c615, 1));
-	assert_false(policy_pass_blind(&p, &c614, 1));
-	assert_false(policy_pass_blind(&p, &c612, 1));
-	assert_false(policy_pass_blind(&p, &c73, 2));
+	assert_true(policy_pass_blind(&p, &c73, 1, true));
+	assert_true(policy_pass_blind(&p, &c615, 1, true));
+	assert_false(policy_pass_blind(&p, &c614, 1, true));
+	assert_false(policy_pass_blind(&p, &c612, 1, true));
+	assert_false(policy_pass_blind(&p, &c73, 2, true));
 	p.threshold = 1000;
-	assert_false(policy_pass_blind(&p, &c73, 1));
+	assert_false(policy_pass_blind(&p, &c73, 1, true));
 	p.threshold = 0;
+	/* a write cost not yet learnt: read (a write that finds few shows only by its CPU) */
+	assert_false(policy_pass_blind(&p, &c73, 1, false));
+	p.burst_aged = true; /* at the burst age the idle mark takes nearly every page */
+	assert_true(policy_pass_blind(&p, &c73, 1, false));
+	assert_true(policy_pass_blind(&p, &c612, 1, false));
 
 	/* idle: stored less same-filled; huge types: the huge pages, at most the stored */
 	assert_int_equal(policy_blind_candidates(PASS_IDLE, 1000, 40, 7), 960);

@@ -51,6 +51,26 @@ hung_tasks() { # each task in uninterruptible sleep: name, pid, wait channel, ke
 	done
 }
 
+# watchdog PHASE SECONDS: in the background, once PHASE has run SECONDS, every 30 s the
+# device's figures, memory, and the tasks in uninterruptible sleep with their kernel stacks
+# (this kernel has no sysrq); stopped with kill "$WD". What a boot that times out in PHASE
+# leaves on the console.
+watchdog() {
+	(
+		sleep "$2"
+		_t=$2
+		while :; do
+			say "$1 still running after $_t s: mm_stat $(cat "/sys/block/$D/mm_stat" 2>/dev/null);" \
+				"bd_stat $(cat "/sys/block/$D/bd_stat" 2>/dev/null);" \
+				"$(grep -E '^(MemAvailable|SwapFree):' /proc/meminfo | tr -s ' \n' ' ')"
+			hung_tasks
+			sleep 30
+			_t=$((_t + 30))
+		done
+	) &
+	WD=$!
+}
+
 res() { # PASS|FAIL|SKIP name [detail...]
 	_s=$1
 	_n=$2
@@ -207,6 +227,8 @@ wait_file /tmp/hold.out "SWAPLOAD holding" 60 || say "the balloon did not start"
 # (verify) and SIGTERM.
 swapload run "$DATA" "$MIB" 1 1 1 256 0 1 >/tmp/load.out &
 LPID=$!
+# Twice on 7.3 the boot timed out in this phase, with no line after the fill (host cores busy)
+watchdog writeback 150
 wb=0
 if wait_file /tmp/load.out "^SWAPLOAD hotslots" 180; then
 	say "filled: mm_stat $(cat "/sys/block/$D/mm_stat"); bd_stat $(cat "/sys/block/$D/bd_stat")"
@@ -250,6 +272,7 @@ else
 	res FAIL writeback "the workload did not fill its memory: $(tail -n 2 /tmp/load.out |
 		tr '\n' ' ')"
 fi
+kill "$WD" 2>/dev/null
 # shellcheck disable=SC2086 # empty when gone
 kill $LPID $HOLDPID 2>/dev/null
 # shellcheck disable=SC2086
@@ -275,8 +298,7 @@ sed 's/^/[backing]   | /' /tmp/td0.out
 # CI, once in 4 boots with the host's two cores busy, both after allocation failures under the
 # squeeze. Should the swapoff or a stop below hang, the tasks it leaves in uninterruptible
 # sleep go to the console (this kernel has no sysrq), with their kernel stacks.
-(sleep 120 && say "teardown still running after 120 s; tasks in D state follow" && hung_tasks) &
-WD=$!
+watchdog teardown 120
 kept_dm=$(dm_of zram-recompd-$D)
 kept_loop=$(loops_on "$FILE")
 kept_file=no
