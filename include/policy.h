@@ -537,8 +537,8 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
  * begins (so no ripening probe is needed). 6.15+ only: there an idle write's walk passes
  * over recompressed slots without decompressing them, so a write that finds few costs
  * tens of milliseconds (7.3: 0.02-0.03 s) against a read's 0.2 s; before 6.15 the walk
- * rule (policy_idle_walk_worth) needs the counts. And only once the write cost of each
- * step is learnt (costs_learnt): under swap traffic every write shows progress in mm_stat,
+ * rule (policy_idle_walk_worth) needs the counts. And only once the write cost of its idle
+ * steps is learnt (costs_learnt): under swap traffic every write shows progress in mm_stat,
  * so only its CPU time tells a write that found few (write_cost_found_few). Without it the
  * first churned pass in the burst bench (7.3, warmcold) wrote 29 batches of 2048 pages at
  * 0.025 s each where a read had found no idle page.

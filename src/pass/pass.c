@@ -776,14 +776,18 @@ done:
 	bs_set_free(&st->inc_before);
 }
 
-/* Whether every step's write cost is learnt (policy_pass_blind). */
+/*
+ * Whether the write cost of every idle step is learnt (policy_pass_blind). Without
+ * block_state an idle step's candidates are the stored pages (policy_blind_candidates), so
+ * only that cost ends it early; a huge type's are the huge pages, a write or two.
+ */
 static bool steps_costs_learnt(const struct zram_dev *d, const struct pass_plan *plan)
 {
 	for (unsigned i = 0; i < plan->n_steps && i < PASS_MAX_STEPS; i++) {
 		const struct pass_step *s = &plan->steps[i];
 		unsigned p = s->priority <= ZRAM_MAX_PRIO ? s->priority : 0;
 
-		if (d->learnt.wcost[s->type][p].samples == 0)
+		if (s->type == PASS_IDLE && d->learnt.wcost[s->type][p].samples == 0)
 			return false;
 	}
 	return true;
