@@ -177,8 +177,7 @@ struct device_report {
 	bool device_lost;      /* reset or removed during the pass: its figures mean nothing */
 
 	bool have_block_state;
-	bool blind; /* a pass that read no block_state (policy_pass_blind) */
-	bool blind_churned; /* blind for the churn, not at the burst age */
+	bool blind; /* a pass at the burst age that read no block_state (policy_pass_blind) */
 	uint64_t incompressible_before, incompressible_after;
 	uint64_t new_incompressible;
 	bool new_incompressible_lower; /* from the counts alone: a lower bound (pass_end_counts) */

@@ -154,9 +154,6 @@ struct pass_plan {
 	/* The idle mark uses burst-idle-age-sec, shorter than the age memory use gives
 	 * (policy_burst_age). */
 	bool burst_aged;
-	/* Planned under memory pressure while the device reads its pages back fast
-	 * (policy_burst_churn): block_state's counts are stale within a second. */
-	bool churned;
 	/* Writeback (policy_plan_writeback): none when n_wb is 0 or the budget is. */
 	unsigned n_wb;
 	struct wb_step wb[WB_NR_TYPES];
@@ -523,28 +520,17 @@ uint64_t policy_burst_update(struct policy_dev *pd, const struct dev_config *cfg
 
 /*
  * Whether a pass (its plan expanded, policy_expand_plan) goes without block_state: a pass
- * at the burst age, or on 6.15+ a churned one (pass_plan.churned), whose every step the
- * kernel marks failures of ('n', policy_failures_marked), without fallbacks or a
- * threshold. Each block_state read makes
+ * at the burst age whose every step the kernel marks failures of ('n',
+ * policy_failures_marked), without fallbacks or a threshold. Each block_state read makes
  * the kernel format a line per stored slot: in the burst bench (6.12, warmcold) one read
  * a pass, 0.4-0.5 s of the one CPU, a tenth of a catch-up pass, for counts a burst pass
  * does not need: its idle mark takes nearly every stored page, and a step ends where a
  * write finds fewer pages than it asked for (write_cost_found_few) or by the candidates
  * policy_blind_candidates estimates. What it leaves unknown is which pages it marked
  * incompressible; the pass after the burst reads block_state again.
- * Churned: where pages stay about stored / read rate seconds (the burst bench's warmcold
- * shape: about 5 s), the counts a read gives are stale within a second, and no burst
- * begins (so no ripening probe is needed). 6.15+ only: there an idle write's walk passes
- * over recompressed slots without decompressing them, so a write that finds few costs
- * tens of milliseconds (7.3: 0.02-0.03 s) against a read's 0.2 s; before 6.15 the walk
- * rule (policy_idle_walk_worth) needs the counts. And only once the write cost of its idle
- * steps is learnt (costs_learnt): under swap traffic every write shows progress in mm_stat,
- * so only its CPU time tells a write that found few (write_cost_found_few). Without it the
- * first churned pass in the burst bench (7.3, warmcold) wrote 29 batches of 2048 pages at
- * 0.025 s each where a read had found no idle page.
  */
 bool policy_pass_blind(const struct pass_plan *plan, const struct zram_caps *caps,
-		       unsigned highest, bool costs_learnt);
+		       unsigned highest);
 
 /*
  * A step's candidates without block_state, from mm_stat: for an idle step every stored

@@ -776,23 +776,6 @@ done:
 	bs_set_free(&st->inc_before);
 }
 
-/*
- * Whether the write cost of every idle step is learnt (policy_pass_blind). Without
- * block_state an idle step's candidates are the stored pages (policy_blind_candidates), so
- * only that cost ends it early; a huge type's are the huge pages, a write or two.
- */
-static bool steps_costs_learnt(const struct zram_dev *d, const struct pass_plan *plan)
-{
-	for (unsigned i = 0; i < plan->n_steps && i < PASS_MAX_STEPS; i++) {
-		const struct pass_step *s = &plan->steps[i];
-		unsigned p = s->priority <= ZRAM_MAX_PRIO ? s->priority : 0;
-
-		if (s->type == PASS_IDLE && d->learnt.wcost[s->type][p].samples == 0)
-			return false;
-	}
-	return true;
-}
-
 int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
 		 struct device_report *rep)
 {
@@ -824,9 +807,7 @@ int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pa
 	/* One priority per write (6.12+): "every secondary" becomes a step per priority. */
 	policy_expand_plan(plan, &kern, &xp);
 	st.blind = rep->blind =
-		!ctx->dry_run &&
-		policy_pass_blind(&xp, &d->caps, d->recomp.highest, steps_costs_learnt(d, &xp));
-	rep->blind_churned = rep->blind && !xp.burst_aged;
+		!ctx->dry_run && policy_pass_blind(&xp, &d->caps, d->recomp.highest);
 	if (scope == PASS_WB_ONLY)
 		xp.n_steps = 0; /* no recompression here (reach.h): writeback and compaction */
 	for (unsigned i = 0; i < xp.n_steps && i < PASS_MAX_STEPS && r == STEP_NEXT; i++)

@@ -233,9 +233,7 @@ static void print_totals(FILE *f, const struct device_report *rep)
 			rep->incompressible_before, rep->incompressible_after,
 			rep->new_incompressible_lower ? "at least " : "", rep->new_incompressible);
 	else if (rep->blind)
-		fprintf(f, " (block_state not read: %s)\n",
-			rep->blind_churned ? "pages come back fast under memory pressure"
-					   : "a pass at the burst age");
+		fprintf(f, " (block_state not read: a pass at the burst age)\n");
 	else if (rep->end_unread)
 		fprintf(f, ", incompressible %" PRIu64 " before (block_state not read after the "
 			   "writes: memory pressure)\n",

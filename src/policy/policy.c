@@ -492,8 +492,6 @@ uint64_t policy_plan(const struct policy_dev *pd, const struct dev_config *cfg,
 	plan_cold_tier(pd, cfg, s, plan);
 	burst_age = policy_burst_age(pd, cfg, s, plan->mem_pressure_permille, age);
 	plan->burst_aged = burst_age != age;
-	plan->churned = plan->mem_pressure_permille > 0 &&
-			policy_burst_churn(pd, cfg, &s->reads, s->now_ns);
 	age = burst_age;
 	for (unsigned i = 0; i < cfg->n_passes && plan->n_steps < PASS_MAX_STEPS; i++) {
 		enum pass_type t = cfg->passes[i];
@@ -844,12 +842,9 @@ void policy_wb_select_free(struct wb_select *s)
 }
 
 bool policy_pass_blind(const struct pass_plan *plan, const struct zram_caps *caps,
-		       unsigned highest, bool costs_learnt)
+		       unsigned highest)
 {
-	/* 6.15+: an idle walk does not decompress what it passes over (prio_max_active) */
-	bool churned = plan->churned && caps->prio_max_active && costs_learnt;
-
-	if ((!plan->burst_aged && !churned) || plan->threshold)
+	if (!plan->burst_aged || plan->threshold)
 		return false;
 	for (unsigned i = 0; i < plan->n_steps; i++) {
 		const struct pass_step *s = &plan->steps[i];

@@ -603,7 +603,7 @@ young_burst_start() {
 	conf "[global]" "interval-sec = 10" "idle-age-min-sec = 18" "idle-age-max-sec = 18" \
 		"passes = idle" "cpu-share-max-percent = 0" "memory-stall-us = 0" "$@"
 	${YOUNG_BURST_HOOK:-:}
-	dstart ${YOUNG_BURST_VERBOSE:+-a --verbose}
+	dstart
 	wait_for 14000 at_least 1 "$T/d.err" "^zram-recompd: zram0: pass:" ||
 		die "no first pass in 14 s; stderr: $(oneline "$T/d.err")"
 	pass_seen_at d "$(passes_logged zram0)" 0
@@ -712,26 +712,6 @@ t_burst_churn() {
 		die "no line with the read rate: $(oneline "$T/d.err")"
 	[ "$(cat "$(attr 0 idle)")" = "18
 18" ] || die "fast reads: idle marks: $(tr '\n' '|' <"$(attr 0 idle)")"
-	dstop
-}
-
-# The same on 7.0, where an idle write's walk decompresses nothing, so that a pass planned
-# while memory is short and pages come back fast may go without block_state
-# (policy_pass_blind), but only once its writes' cost per page is learnt: the pass after the
-# look has no write behind it, so it reads block_state (finds no idle page, writes nothing)
-# and reports its counts. In the burst bench a blind one wrote 29 batches instead.
-t_burst_churn_70() {
-	VER=7.0
-	YOUNG_BURST_VERBOSE=1 YOUNG_BURST_HOOK=reads_fast young_burst_start
-	young_burst_second 8000 2900 burst_churn_70
-	wait_for 3000 at_least 1 "$T/d.err" "zram0: burst over" ||
-		die "fast reads did not end the burst: $(oneline "$T/d.err")"
-	wait_for 3000 at_least 3 "$T/d.err" "^zram-recompd: debug: zram0: total: .* incompressible 0 -> 0" ||
-		die "a pass without its block_state counts: $(oneline "$T/d.err")"
-	! grep -q "block_state not read" "$T/d.err" ||
-		die "a blind pass before any write: $(oneline "$T/d.err")"
-	! grep -q "type=" "$(attr 0 recompress)" ||
-		die "recompress writes: $(oneline "$(attr 0 recompress)")"
 	dstop
 }
 
@@ -1278,7 +1258,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics loop_priority ripen_pressure burst_age burst_churn burst_churn_70 burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
 
 selected() {

@@ -805,87 +805,6 @@ static void test_blind_pass_reads_no_block_state(void **state)
 	assert_true(bs_reads > 0);
 }
 
-/*
- * Under memory pressure, a pass planned while the device reads its pages back fast
- * (pass_plan.churned) goes without block_state on 6.15+, where an idle write's walk does
- * not decompress what it passes over; before 6.15 it reads as before (the walk rule needs
- * the counts), and on 6.15+ too until its idle steps' write cost is learnt. Its report says
- * why.
- */
-static void test_churned_pass_blind_615(void **state)
-{
-	struct device_report rep = { 0 };
-	struct pass_plan plan = idle_then(10, PASS_HUGE_IDLE);
-	struct kver v73 = { 7, 3, 4 };
-
-	(void)state;
-	plan.mem_pressure_permille = 900;
-	plan.churned = true;
-	one_write_finds_all();
-	w.huge = 100;
-	write_mm();
-	dev.mm.v[MM_ORIG_DATA_SIZE] = 104857600; /* as the daemon read it before the pass */
-	dev.mm.v[MM_HUGE_PAGES] = 100;
-	/* 6.12: the counts are read (baseline) */
-	bs_idle(10000);
-	bs_reads = 0;
-	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
-	assert_false(rep.blind);
-	assert_true(bs_reads > 0);
-
-	zram_caps_derive(&dev.caps, &v73, true, true, true, true, TRI_YES);
-	assert_true(dev.caps.prio_max_active);
-	/* 7.3 before any write taught the cost per page: read */
-	memset(dev.learnt.wcost, 0, sizeof(dev.learnt.wcost));
-	bs_idle(10000);
-	bs_reads = 0;
-	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
-	assert_false(rep.blind);
-	assert_true(bs_reads > 0);
-
-	/* learnt for huge_idle alone: still read (the idle step's candidates are every page) */
-	memset(dev.learnt.wcost, 0, sizeof(dev.learnt.wcost));
-	dev.learnt.wcost[PASS_HUGE_IDLE][1] =
-		(struct write_cost){ .ns_per_page = 200000, .samples = 1 };
-	bs_idle(10000);
-	bs_reads = 0;
-	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
-	assert_false(rep.blind);
-	assert_true(bs_reads > 0);
-
-	/* once it is learnt for the idle step (whatever huge_idle's): no read */
-	memset(dev.learnt.wcost, 0, sizeof(dev.learnt.wcost));
-	dev.learnt.wcost[PASS_IDLE][1] = (struct write_cost){ .ns_per_page = 200000, .samples = 1 };
-	one_write_finds_all();
-	write_mm();
-	dev.mm.v[MM_ORIG_DATA_SIZE] = 104857600;
-	dev.mm.v[MM_HUGE_PAGES] = 100;
-	w.log[0] = '\0';
-	bs_reads = 0;
-	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
-	assert_int_equal(bs_reads, 0);
-	assert_true(rep.blind && rep.blind_churned);
-	assert_false(rep.have_block_state);
-	/* the idle step ends at the write that found few; no read between */
-	assert_non_null(strstr(w.log, "idle: 10\n"
-				      "recompress: type=idle priority=1 max_pages=2048\n"
-				      "recompress: type=idle priority=1 max_pages=2048\n"));
-	assert_int_equal(rep.passes[0].stop, STOP_NO_PROGRESS);
-	pass_print_report(outf, &rep);
-	fflush(outf);
-	assert_non_null(
-		strstr(out, "block_state not read: pages come back fast under memory pressure"));
-
-	/* not churned: the same kernel reads */
-	plan.churned = false;
-	bs_idle(10000);
-	w.progress_batches = 1;
-	bs_reads = 0;
-	assert_int_equal(pass_execute(&ctx, &dev, &plan, &rep), 0);
-	assert_false(rep.blind);
-	assert_true(bs_reads > 0);
-}
-
 /* max-write-ms = 0: the fixed batches of max-pages-per-batch, whatever a write takes. */
 static void test_write_unbounded(void **state)
 {
@@ -2568,7 +2487,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_step_ends_when_write_finds_few, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blind_pass_reads_no_block_state, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_churned_pass_blind_615, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_unbounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_total_budget_across_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bitmaps_sized_by_block_state, setup, teardown),

@@ -209,13 +209,12 @@ static void test_failures_marked(void **state)
 }
 
 /*
- * Passes at the burst age, and on 6.15+ churned ones, go without block_state where every
- * step's failures are marked (policy_pass_blind); their candidates come from mm_stat
- * (policy_blind_candidates).
+ * Passes at the burst age go without block_state where every step's failures are marked
+ * (policy_pass_blind); their candidates come from mm_stat (policy_blind_candidates).
  */
 static void test_pass_blind(void **state)
 {
-	struct zram_caps c612, c614, c615, c73;
+	struct zram_caps c612, c73;
 	struct pass_plan p = {
 		.n_steps = 3,
 		.steps = { { .type = PASS_HUGE_IDLE, .mark_idle = true, .priority = 1 },
@@ -229,46 +228,24 @@ static void test_pass_blind(void **state)
 	zram_caps_derive(&c612, &v, true, true, true, true, TRI_YES);
 	v = (struct kver){ 7, 3, 4 };
 	zram_caps_derive(&c73, &v, true, true, true, true, TRI_YES);
-	v = (struct kver){ 6, 14, 0 };
-	zram_caps_derive(&c614, &v, true, true, true, true, TRI_YES);
-	v = (struct kver){ 6, 15, 0 };
-	zram_caps_derive(&c615, &v, true, true, true, true, TRI_YES);
 	/* one secondary: every failure marked */
-	assert_true(policy_pass_blind(&p, &c612, 1, true));
-	assert_true(policy_pass_blind(&p, &c73, 1, true));
+	assert_true(policy_pass_blind(&p, &c612, 1));
+	assert_true(policy_pass_blind(&p, &c73, 1));
 	/* two secondaries: priority 1's failures are not marked (6.12, and 7.3 with #2 set) */
-	assert_false(policy_pass_blind(&p, &c612, 2, true));
-	assert_false(policy_pass_blind(&p, &c73, 2, true));
+	assert_false(policy_pass_blind(&p, &c612, 2));
+	assert_false(policy_pass_blind(&p, &c73, 2));
 	/* not at the burst age, with a threshold, or with a fallback: block_state as before */
 	p.burst_aged = false;
-	assert_false(policy_pass_blind(&p, &c612, 1, true));
+	assert_false(policy_pass_blind(&p, &c612, 1));
 	p.burst_aged = true;
 	p.threshold = 1000;
-	assert_false(policy_pass_blind(&p, &c612, 1, true));
+	assert_false(policy_pass_blind(&p, &c612, 1));
 	p.threshold = 0;
 	p.steps[2].fallback = true;
-	assert_false(policy_pass_blind(&p, &c612, 1, true));
+	assert_false(policy_pass_blind(&p, &c612, 1));
 	p.steps[2].fallback = false;
 	p.steps[1].priority = 2; /* the cold tier's priority */
-	assert_false(policy_pass_blind(&p, &c73, 2, true));
-	p.steps[1].priority = 1;
-	/* churned (the pages come back fast), not at the burst age: 6.15+ only, where an
-	 * idle walk decompresses nothing; its other conditions as at the burst age */
-	p.burst_aged = false;
-	p.churned = true;
-	assert_true(policy_pass_blind(&p, &c73, 1, true));
-	assert_true(policy_pass_blind(&p, &c615, 1, true));
-	assert_false(policy_pass_blind(&p, &c614, 1, true));
-	assert_false(policy_pass_blind(&p, &c612, 1, true));
-	assert_false(policy_pass_blind(&p, &c73, 2, true));
-	p.threshold = 1000;
-	assert_false(policy_pass_blind(&p, &c73, 1, true));
-	p.threshold = 0;
-	/* a write cost not yet learnt: read (a write that finds few shows only by its CPU) */
-	assert_false(policy_pass_blind(&p, &c73, 1, false));
-	p.burst_aged = true; /* at the burst age the idle mark takes nearly every page */
-	assert_true(policy_pass_blind(&p, &c73, 1, false));
-	assert_true(policy_pass_blind(&p, &c612, 1, false));
+	assert_false(policy_pass_blind(&p, &c73, 2));
 
 	/* idle: stored less same-filled; huge types: the huge pages, at most the stored */
 	assert_int_equal(policy_blind_candidates(PASS_IDLE, 1000, 40, 7), 960);
@@ -1318,7 +1295,6 @@ static void test_burst_churn(void **state)
 	assert_false(policy_burst_churn(&pd, &c, &s.reads, s.now_ns));
 	policy_decide(&pd, &c, &s, &d);
 	assert_true(d.plan.burst_aged);
-	assert_false(d.plan.churned);
 	assert_true(d.plan.steps[0].idle_age_sec == 3);
 	/* 6,000 in 2 s: 30,000 in 10 s, half the stored pages: the ordinary age, once the
 	 * pass has looked again (test_burst_look) */
@@ -1330,7 +1306,6 @@ static void test_burst_churn(void **state)
 	assert_false(d.plan.burst_aged);
 	assert_true(d.plan.steps[0].idle_age_sec == 10);
 	assert_int_equal(d.plan.n_steps, c.n_passes); /* the huge type too */
-	assert_true(d.plan.churned); /* policy_pass_blind: no block_state on 6.15+ */
 	/* the age counts: with 30 s, a third as fast is enough */
 	c.idle_age_min_sec = 30;
 	s.reads.pages_read = 3000;
