@@ -143,10 +143,13 @@ finish() {
 	[ -n "${HOLDPID:-}" ] && kill "$HOLDPID" 2>/dev/null
 	# An allocation failure's report (accepted: see the squeeze below) has a Call Trace of
 	# its own, also when it comes after the squeeze's check (in swapoff): its header is
-	# shown, its trace is not a warning. Any other trace is.
+	# shown, its trace is not a warning. Any other trace is, with the lines before it.
 	dmesg | awk '/page allocation failure/ { alloc = 1; print "[backing] kernel (accepted): " $0; next }
 		/Call Trace/ && alloc { alloc = 0; next }
-		/WARNING:|BUG:|Oops|general protection|Call Trace|hung_task|soft lockup/ { print "VMKERNEL " $0 }'
+		/WARNING:|BUG:|Oops|general protection|Call Trace|hung_task|soft lockup/ {
+			for (i = n - 6; i < n; i++) if (i >= 0) print "[backing] kernel: " last[i % 6]
+			print "VMKERNEL " $0 }
+		{ last[n % 6] = $0; n++ }'
 	say "journal of $U and $UB:"
 	journalctl -q --no-pager -o short-monotonic -u "$U" -u "$UB" | tail -n 60 |
 		sed 's/^/[journal] /'
