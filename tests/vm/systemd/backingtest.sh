@@ -42,7 +42,9 @@ say() {
 	echo "[backing] $*"
 }
 
-hung_tasks() { # each task in uninterruptible sleep: name, pid, wait channel, kernel stack
+# each task in uninterruptible sleep: name, pid, wait channel and kernel stack (the last two
+# are empty on the test kernels, built without KALLSYMS and STACKTRACE: the names tell)
+hung_tasks() {
 	for _st in /proc/[0-9]*/status; do
 		grep -q '^State:[[:space:]]*D' "$_st" 2>/dev/null || continue
 		_p=${_st%/status}
@@ -52,8 +54,8 @@ hung_tasks() { # each task in uninterruptible sleep: name, pid, wait channel, ke
 }
 
 # watchdog PHASE SECONDS: in the background, once PHASE has run SECONDS, every 30 s the
-# device's figures, memory, and the tasks in uninterruptible sleep with their kernel stacks
-# (this kernel has no sysrq); stopped with kill "$WD". What a boot that times out in PHASE
+# device's figures, memory, and the tasks in uninterruptible sleep (hung_tasks; this kernel
+# has no sysrq); stopped with kill "$WD". What a boot that times out in PHASE
 # leaves on the console.
 watchdog() {
 	(
@@ -166,9 +168,10 @@ say "driver started; kernel $(uname -r)"
 # busy (swapload, loop0's worker and jbd2/loop0 in D state, MemAvailable 1.2 GB).
 mkdir -p "$MNT" /vm/ext4
 IMG=/vm/ext4/ext4.img
-mount -t tmpfs -o noswap,size=330M,mode=0700 tmpfs /vm/ext4 && truncate -s 320M "$IMG"
 # mke2fs by its path: busybox's sh would run its own applet (no -t) for the bare name
-if ! /usr/sbin/mke2fs -q -F -t ext4 -m 0 "$IMG" >/tmp/mke2fs.out 2>&1 ||
+if ! mount -t tmpfs -o noswap,size=330M,mode=0700 tmpfs /vm/ext4 >/tmp/mke2fs.out 2>&1 ||
+	! truncate -s 320M "$IMG" >>/tmp/mke2fs.out 2>&1 ||
+	! /usr/sbin/mke2fs -q -F -t ext4 -m 0 "$IMG" >>/tmp/mke2fs.out 2>&1 ||
 	! EXT4LOOP=$(losetup -f) || ! losetup "$EXT4LOOP" "$IMG" ||
 	! mount -t ext4 "$EXT4LOOP" "$MNT"; then
 	for c in setup writeback teardown; do
@@ -308,7 +311,7 @@ zram-recompd backing teardown "$D" >/tmp/td0.out 2>&1
 rc0=$?
 sed 's/^/[backing]   | /' /tmp/td0.out
 # Should the swapoff or a stop below hang, the tasks it leaves in uninterruptible sleep go to
-# the console (this kernel has no sysrq). On 7.3 the boot timed out here before the ext4's
+# the console (watchdog). On 7.3 the boot timed out here before the ext4's
 # image went to a noswap tmpfs (above): once in CI, once in 4 boots with the host's cores busy.
 watchdog teardown 120
 kept_dm=$(dm_of zram-recompd-$D)
