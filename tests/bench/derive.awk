@@ -155,7 +155,7 @@ function window_pool(p)
 # and run, the swap figures of derive_swap against that run's none, the daemon against
 # the naive job, and over the runs the worst (smallest) ratios and their spread: a
 # target is met only when the worst run meets it.
-function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr, fb, wp, wm, lm)
+function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr, fb, wp, wm, lm, NF_, NT_, na)
 {
 	if (!has(pre "burst.runs"))
 		return
@@ -167,7 +167,7 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 		lf = lt = lm = ""
 		hot = 0
 		rd = rn = ""
-		nr = 0
+		nr = na = 0
 		for (r = 1; r <= n; r++) {
 			b = pre "burst." S[i] ".r" r
 			q = window_pool(b ".none")
@@ -199,6 +199,9 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 			if (!has(b ".daemon.freed_share") || !has(b ".naive.freed_share"))
 				continue
 			nr++
+			na++
+			NF_[na] = num(b ".naive.freed_share")
+			NT_[na] = num(b ".naive.throughput_ratio")
 			th = num(b ".naive.ops_per_s") > 0 ? num(b ".daemon.ops_per_s") / num(b ".naive.ops_per_s") : 0
 			put(b ".daemon_vs_naive_throughput", fmt(th, 4))
 			if (has(b ".daemon.cpu.passes_s") && num(b ".daemon.attempted") > 0)
@@ -248,11 +251,39 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 		put(k ".worst.daemon_vs_naive_throughput", fmt(wt, 4))
 		put(k ".spread.daemon_vs_naive_throughput", fmt(lt - wt, 4))
 		put(k ".worst.daemon_hot_recompressed", hot)
+		naive_self(k, na, NF_, NT_)
 		if (rd != "")
 			put(k ".worst.daemon_read_max_s", fmt(rd, 3))
 		if (rn != "")
 			put(k ".worst.naive_read_max_s", fmt(rn, 3))
 	}
+}
+
+# naive_self(k, n, F, T): the naive job against its own other runs, a reference for the
+# worst-run figures (not a target). Run r+1 (the last: the first) against run r, each
+# figure against its run's none (freed share, throughput ratio): as many pairs of
+# independent runs as the daemon's worst run is taken over, of two runs of one policy. A
+# policy that behaved as the naive job would score about this against it.
+function naive_self(k, n, F, T,    r, s, fr, th, wf, wt)
+{
+	if (n < 2)
+		return
+	wf = wt = ""
+	for (r = 1; r <= n; r++) {
+		s = r % n + 1
+		if (F[r] > 0) {
+			fr = F[s] / F[r]
+			if (wf == "" || fr < wf) wf = fr
+		}
+		if (T[r] > 0) {
+			th = T[s] / T[r]
+			if (wt == "" || th < wt) wt = th
+		}
+	}
+	if (wf != "")
+		put(k ".worst.naive_vs_naive_freed", fmt(wf, 3))
+	if (wt != "")
+		put(k ".worst.naive_vs_naive_throughput", fmt(wt, 4))
 }
 
 # The burst targets of one kernel: per shape, the worst run.

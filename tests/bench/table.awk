@@ -130,7 +130,9 @@ function burst_table(pre, kern,    ns, S, i, r, j, b, p, L, c)
 		      f(pre "burst." S[i] ".worst.daemon_vs_naive_throughput", 4) " × (spread " \
 		      f(pre "burst." S[i] ".spread.daemon_vs_naive_throughput", 4) "); longest mm_stat read " \
 		      f(pre "burst." S[i] ".worst.daemon_read_max_s", 3) " s with the daemon, " \
-		      f(pre "burst." S[i] ".worst.naive_read_max_s", 3) " s with the naive job."
+		      f(pre "burst." S[i] ".worst.naive_read_max_s", 3) " s with the naive job. The naive job " \
+		      "against its own other runs (run r+1 / run r): freed " f(pre "burst." S[i] ".worst.naive_vs_naive_freed", 3) \
+		      " ×, hot throughput " f(pre "burst." S[i] ".worst.naive_vs_naive_throughput", 4) " × at worst."
 }
 
 # The dictionary rows of one kernel (key prefix pre).
