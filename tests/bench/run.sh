@@ -447,6 +447,14 @@ run_burst_each() {
 vm_ok=0
 first=1
 prefixes=
+# BENCH_KEEP=1: only the results file's unprefixed kernel (meta.kernel) runs unprefixed;
+# another one first now (BENCH_KERNELS=7.3 alone) takes its prefix, or its keys would
+# replace those of the file's unprefixed kernel (6.12) and theirs stay under its name.
+kept_kernel=
+if [ "${BENCH_KEEP:-0}" = 1 ] && [ -r "$RESULTS" ]; then
+	kept_kernel=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("meta", {}).get("kernel", ""))' \
+		"$RESULTS" 2>/dev/null) || kept_kernel=
+fi
 pids=
 n=0
 ran=
@@ -469,10 +477,14 @@ for k in $KERNELS; do
 			tests/cross/build.sh arm64 >&2 || log "tests/cross/build.sh arm64 failed"
 		fi
 		prefixes="$prefixes $p"
-	elif [ "$first" = 1 ]; then
+	elif [ "$first" = 1 ] && case $kept_kernel in '' | "$KBASE" | "$KBASE".*) true ;; *) false ;; esac; then
 		p=
 		sc=$SCENARIOS
 		first=0
+	elif [ "$first" = 1 ]; then
+		# not the results file's unprefixed kernel (above): the scenarios asked of the first
+		prefixes="$prefixes $p"
+		sc=$SCENARIOS
 	else
 		prefixes="$prefixes $p"
 		sc=$OTHER_SCENARIOS
