@@ -56,10 +56,12 @@ swap_policy() {
 	swapon "/dev/$Z" || fail "swapon /dev/$Z failed"
 	W=$WORK/$_k.$_pol.out
 	: >"$WORK/naive.writes"
+	: >"$WORK/naive.when"
 	# VERIFY 1: after the measured window it lists the swap slots of its swapped-out hot
 	# pages (then waits; the pages are not verified here).
 	start_bg LOADPID "$SWAPLOAD" run "$DATA/pages.bin" "$_mib" "$_hot" "$_secs" 1 "$_cold" "$_warm" 1 >"$W"
 	wait_line "$W" "SWAPLOAD filled" 600 || fail "$_pol: the workload did not fill its memory"
+	_tfill=$("$VMBENCH" now)
 	start_bg READPID "$VMBENCH" readloop "/sys/block/$Z/mm_stat" 100 $((_secs + _warm)) >"$WORK/reads.out"
 	# The burst window (no warm-up): the pool and the swap in use every 500 ms, without
 	# the device lock, for the mean over the window beside the pool at its end.
@@ -72,6 +74,7 @@ swap_policy() {
 				sleep 10
 				for c in "idle all" "recompress type=idle" "compact 1"; do
 					set -- $c
+					echo "$("$VMBENCH" now) $1" >>"$WORK/naive.when"
 					"$VMBENCH" write "/sys/block/$Z/$1" "$2" >>"$WORK/naive.writes"
 				done
 			done
@@ -180,6 +183,11 @@ swap_policy() {
 		out "$_k.naive.kernel_write_s" "$(awk '{ t += $1 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")"
 		out "$_k.naive.cpu_s" "$(awk '{ t += $3 } END { printf "%.6f", t / 1e9 }' "$WORK/naive.writes")"
 		out "$_k.naive.enomem" "$(awk '$2 == 12 { n++ } END { print n + 0 }' "$WORK/naive.writes")"
+		# Each write: seconds from the fill to its start, the attribute, its wall and CPU
+		# seconds and its errno, where the daemon's passes log theirs.
+		out "$_k.naive.write_log" "$(paste -d ' ' "$WORK/naive.when" "$WORK/naive.writes" |
+			awk -v t="$_tfill" 'NF == 5 { printf "%s%.1f:%s:%.3f:%.3f:%d", s, ($1 - t) / 1e9, $2,
+				$3 / 1e9, $5 / 1e9, $4; s = "," }')"
 		;;
 	daemon | daemon-idle)
 		proc_stats "$_k.$_pol.proc" "$DPID"
