@@ -155,7 +155,7 @@ function window_pool(p)
 # and run, the swap figures of derive_swap against that run's none, the daemon against
 # the naive job, and over the runs the worst (smallest) ratios and their spread: a
 # target is met only when the worst run meets it.
-function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr, fb, wp, wm, lm, NF_, NT_, na)
+function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, lf, lt, hot, sfx, rd, rn, nr, fb, wp, wm, lm, NFR, NTH)
 {
 	if (!has(pre "burst.runs"))
 		return
@@ -167,7 +167,7 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 		lf = lt = lm = ""
 		hot = 0
 		rd = rn = ""
-		nr = na = 0
+		nr = 0
 		for (r = 1; r <= n; r++) {
 			b = pre "burst." S[i] ".r" r
 			q = window_pool(b ".none")
@@ -199,9 +199,8 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 			if (!has(b ".daemon.freed_share") || !has(b ".naive.freed_share"))
 				continue
 			nr++
-			na++
-			NF_[na] = num(b ".naive.freed_share")
-			NT_[na] = num(b ".naive.throughput_ratio")
+			NFR[nr] = num(b ".naive.freed_share")
+			NTH[nr] = num(b ".naive.throughput_ratio")
 			th = num(b ".naive.ops_per_s") > 0 ? num(b ".daemon.ops_per_s") / num(b ".naive.ops_per_s") : 0
 			put(b ".daemon_vs_naive_throughput", fmt(th, 4))
 			if (has(b ".daemon.cpu.passes_s") && num(b ".daemon.attempted") > 0)
@@ -251,7 +250,7 @@ function derive_burst(pre,    ns, S, i, j, r, n, b, p, L, k, q, fr, th, wf, wt, 
 		put(k ".worst.daemon_vs_naive_throughput", fmt(wt, 4))
 		put(k ".spread.daemon_vs_naive_throughput", fmt(lt - wt, 4))
 		put(k ".worst.daemon_hot_recompressed", hot)
-		naive_self(k, na, NF_, NT_)
+		naive_self(k, nr, NFR, NTH)
 		if (rd != "")
 			put(k ".worst.daemon_read_max_s", fmt(rd, 3))
 		if (rn != "")
