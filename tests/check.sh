@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs test tiers and sums their results into one closing line "N passed, N failed".
 # unit also runs tests/house/run.sh (the house's bounds: lines, layers, circles of calls).
+# BUILDDIR (default build): the build that unit, house, fakesys, daemon and strace test.
 # Usage: tests/check.sh all|deps|unit|fakesys|daemon|strace|cross|san|tsan|deb|vm|fuzz|long
 # cross builds for arm64 and armhf (CROSS_ARCHES), runs their unit and fakesys tiers under
 # qemu-user and cross-builds their Debian packages (tests/cross/README).
@@ -92,22 +93,24 @@ want() {
 }
 
 MODE=${1:-all}
+# The build the unit, house, fakesys, daemon and strace tiers test (a developer's own BUILDDIR).
+B=${BUILDDIR:-build}
 if want deps; then
 	tier deps tests/deps/run.sh
 fi
 if want unit; then
-	tier unit run_unit build unit
+	tier unit run_unit "$B" unit
 	# The house's bounds on the same build: file and function lengths, layers, circles.
-	tier house tests/house/run.sh build
+	tier house tests/house/run.sh "$B"
 fi
 if want fakesys; then
-	tier fakesys env BUILDDIR=build tests/fakesys/run.sh
+	tier fakesys env BUILDDIR="$B" tests/fakesys/run.sh
 fi
 if want daemon; then
-	tier daemon env BUILDDIR=build tests/daemon/run.sh
+	tier daemon env BUILDDIR="$B" tests/daemon/run.sh
 fi
 if want strace; then
-	tier strace env BUILDDIR=build tests/strace/run.sh
+	tier strace env BUILDDIR="$B" tests/strace/run.sh
 fi
 # The cross tier: for each of CROSS_ARCHES (default arm64 armhf) a cross build into
 # build-ARCH (tests/cross/build.sh: Debian's cross compiler, a sysroot of the target's
