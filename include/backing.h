@@ -16,7 +16,8 @@
  * never does (no CAP_SYS_ADMIN, DevicePolicy=closed): it says so once per device.
  *
  * Files by concern: backing_size.c (the size rule and the guard, pure), backing_file.c (the
- * file: path, filesystem, allocation), loopdev.c (loop devices), dmcrypt.c (libcryptsetup,
+ * file: path, filesystem, mark, allocation, the lock), backing_mount.c (a mount still to
+ * come over the file's directory), loopdev.c (loop devices), dmcrypt.c (libcryptsetup,
  * loaded with dlopen at setup only), backing_stack.c (one device's setup and teardown,
  * undone in reverse on failure), backing_cmd.c (the subcommand, the --once hook, status).
  * Lower files return -errno with a reason in a caller's buffer; backing_stack.c logs.
@@ -44,7 +45,15 @@
 
 #define BACKING_DM_PREFIX "zram-recompd-" /* dm name: zram-recompd-zramN */
 #define BACKING_CIPHER "aes-xts-plain64"
-#define BACKING_WHY_MAX 256
+#define BACKING_WHY_MAX 512
+/*
+ * The mark of a backing file this program made: a trusted.* extended attribute (only
+ * CAP_SYS_ADMIN sets one) whose value names the file's own inode number.
+ */
+#define BACKING_MARK_XATTR "trusted.zram-recompd.backing"
+/* Setups and teardowns take turns on this lock (relative to the root). */
+#define BACKING_LOCK_DIR "run/zram-recompd"
+#define BACKING_LOCK_FILE "backing.lock"
 
 /* The filesystem a backing file goes to, in bytes (statfs: f_blocks, f_bavail). */
 struct backing_fs {
@@ -76,22 +85,55 @@ int backing_dm_name(unsigned id, char *buf, size_t size);
 
 /*
  * Create the backing file at path (absolute; no component may be a symlink): its directory
- * must exist, be root's and not group- or world-writable, and be on a disk filesystem (not
- * tmpfs, ramfs, nor a filesystem on a zram device: zram_major, 0 when unknown). An existing
- * file there is replaced only when it is ours (regular, root's, mode 0600, one link; its
- * space counts as free); anything else is refused. The new file is mode 0600, allocated
- * in full (fallocate, or zeros where the filesystem has no fallocate) and refused if it
- * has holes afterwards. *ret_fd: the file, open O_RDWR. Returns 0; -ENOSPC when the guard
- * refused; -errno otherwise; why says the reason with the figures.
+ * must exist, be root's and not group- or world-writable, and be on a local disk
+ * filesystem (backing_fs_check(); nor a filesystem on a zram device: zram_major, 0 when
+ * unknown). An existing file there is replaced only when it carries our mark
+ * (backing_file_marked(); its space counts as free); anything else is refused with -EPERM
+ * and left as it was. The new file is marked before anything is written (a filesystem
+ * without trusted xattrs: -EOPNOTSUPP, nothing left), mode 0600, allocated in full
+ * (fallocate, or zeros where the filesystem has no fallocate) and refused if it has holes
+ * afterwards. *ret_fd: the file, open O_RDWR. Returns 0; -ENOSPC when the guard refused;
+ * -errno otherwise; why says the reason with the figures.
  */
 int backing_file_create(const char *path, const struct dev_config *dc, unsigned zram_major,
 			int *ret_fd, struct backing_size *ret, char why[BACKING_WHY_MAX]);
 
 /*
- * Remove the backing file at path when it is ours (as above); -ENOENT when there is none,
- * -EPERM (why) when it is not ours. Never follows a symlink.
+ * Remove the backing file at path when it carries our mark and, ino not 0, is inode ino;
+ * -ENOENT when there is none, -EPERM (why) when it is not ours, -ESTALE when it is another
+ * of ours. Never follows a symlink.
  */
-int backing_file_remove(const char *path, char why[BACKING_WHY_MAX]);
+int backing_file_remove(const char *path, uint64_t ino, char why[BACKING_WHY_MAX]);
+
+/* Whether path is a file carrying our mark: 0, -ENOENT, -EPERM (why), or -errno. */
+int backing_file_ours(const char *path, char why[BACKING_WHY_MAX]);
+
+/* Whether open fd is a regular file carrying our mark for its inode: 1, 0, or -errno. */
+int backing_file_marked(int fd);
+
+/*
+ * Whether a filesystem (statfs f_type) may hold a backing file: 0 for the local disk
+ * filesystems ext2/3/4, xfs, btrfs and f2fs; -EXDEV otherwise, why naming it (tmpfs and
+ * ramfs are memory; NFS, SMB, FUSE, overlayfs, 9p, ceph and the like may need the network
+ * or a user-space daemon to read a page back; an unknown one is refused too).
+ */
+int backing_fs_check(uint32_t magic, char why[BACKING_WHY_MAX]);
+
+/*
+ * Take the lock of setups and teardowns (BACKING_LOCK_DIR/BACKING_LOCK_FILE under root_fd,
+ * made root's 0600 if missing): waits for it when wait, else -EWOULDBLOCK while another
+ * holds it. Returns the fd that holds it (close it to release) or -errno (why).
+ */
+int backing_lock(int root_fd, bool wait, char why[BACKING_WHY_MAX]);
+
+/*
+ * Whether dir (absolute) is where the file will stay: -EAGAIN (why names the mount point)
+ * when root's etc/fstab mounts a filesystem at dir or above it that
+ * proc/self/mountinfo does not show mounted yet (the file would land on the filesystem
+ * under it, hidden once it is mounted); 0 otherwise, also without an fstab. Entries with
+ * noauto, swap and the root itself are not waited for.
+ */
+int backing_mount_pending(int root_fd, const char *dir, char why[BACKING_WHY_MAX]);
 
 /* The major number of zram block devices from root's /proc/devices; 0 when not listed. */
 unsigned backing_zram_major(int root_fd);

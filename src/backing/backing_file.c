@@ -5,12 +5,20 @@
  * followed through a symlink (openat2 RESOLVE_NO_SYMLINKS for the directory, O_NOFOLLOW
  * for the file), the directory must be root's and writable by nobody else (else another
  * user could swap the file for a link between our checks), and the file is never one we
- * did not make: an existing one is replaced only when it looks like ours.
+ * did not make: an existing one is replaced or removed only when it carries our mark.
  *
- * Memory-backed filesystems are refused: writing zram's pages to tmpfs or ramfs, or to a
- * filesystem on a zram device, moves them from RAM to RAM (or swap) at a cost. A file with
- * holes is refused too: the first writeback would allocate on the disk, which may then be
- * full, and loop direct I/O over holes goes through the filesystem's slow path.
+ * The mark is the extended attribute BACKING_MARK_XATTR, set on the new file before any
+ * data is written, whose value names the file's inode number: trusted.* needs
+ * CAP_SYS_ADMIN, so no other user can forge it, and a copy (cp -a keeps xattrs) is another
+ * inode, which the value does not name. Owner, mode and links prove nothing: a swap file
+ * or a key file has the same.
+ *
+ * Only local disk filesystems are accepted (an allowlist, so that an unknown one is
+ * refused): writing zram's pages to tmpfs or ramfs, or to a filesystem on a zram device,
+ * moves them from RAM to RAM (or swap) at a cost, and reading one back from NFS, SMB, FUSE
+ * or overlayfs may need the network or a user-space daemon that is itself swapped out. A
+ * file with holes is refused too: the first writeback would allocate on the disk, which
+ * may then be full, and loop direct I/O over holes goes through the filesystem's slow path.
  */
 #include "backing.h"
 
@@ -28,8 +36,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define ZERO_CHUNK (UINT64_C(1) << 20)
@@ -70,7 +80,8 @@ static int open_dir_nofollow(const char *dir)
 			p++;
 			continue;
 		}
-		if (n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+		if (n > NAME_MAX || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
 			close(fd);
 			return -EINVAL;
 		}
@@ -145,21 +156,68 @@ static int open_parent(const char *path, int *ret_fd, const char **ret_base,
 	return 0;
 }
 
+/* Local disk filesystems: the allowlist (f_type, statfs(2)). */
+static const struct {
+	uint32_t magic;
+	const char *name;
+} disk_fs[] = {
+	{EXT4_SUPER_MAGIC, "ext2/3/4"},
+	{XFS_SUPER_MAGIC, "xfs"},
+	{BTRFS_SUPER_MAGIC, "btrfs"},
+	{F2FS_SUPER_MAGIC, "f2fs"},
+};
+
+/* Names of refused filesystems an admin may meet, for the message. */
+static const struct {
+	uint32_t magic;
+	const char *name;
+} other_fs[] = {
+	{TMPFS_MAGIC, "tmpfs"},	      {RAMFS_MAGIC, "ramfs"},
+	{NFS_SUPER_MAGIC, "nfs"},     {SMB_SUPER_MAGIC, "smb"},
+	{CIFS_SUPER_MAGIC, "cifs"},   {SMB2_SUPER_MAGIC, "smb2"},
+	{FUSE_SUPER_MAGIC, "fuse"},   {OVERLAYFS_SUPER_MAGIC, "overlayfs"},
+	{V9FS_MAGIC, "9p"},	      {CEPH_SUPER_MAGIC, "ceph"},
+	{AFS_SUPER_MAGIC, "afs"},     {AFS_FS_MAGIC, "afs"},
+	{CODA_SUPER_MAGIC, "coda"},   {ECRYPTFS_SUPER_MAGIC, "ecryptfs"},
+	{SQUASHFS_MAGIC, "squashfs"}, {0x2fc12fc1, "zfs"},
+	{0xca451a4e, "bcachefs"},     {0x4d44, "vfat"},
+	{0x2011bab0, "exfat"},
+};
+
+int backing_fs_check(uint32_t magic, char why[BACKING_WHY_MAX])
+{
+	const char *name = NULL;
+
+	for (size_t i = 0; i < sizeof(disk_fs) / sizeof(disk_fs[0]); i++)
+		if (disk_fs[i].magic == magic)
+			return 0;
+	if (magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
+		return why_set(why, -EXDEV, "on %s: that is memory, not disk",
+			       magic == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+	for (size_t i = 0; i < sizeof(other_fs) / sizeof(other_fs[0]) && !name; i++)
+		if (other_fs[i].magic == magic)
+			name = other_fs[i].name;
+	return why_set(why, -EXDEV,
+		       "on %s%s%08x%s: only ext2/3/4, xfs, btrfs and f2fs are accepted (reading a "
+		       "page back must need no network and no user-space daemon)",
+		       name ? name : "a filesystem of type 0x", name ? " (f_type 0x" : "", magic,
+		       name ? ")" : "");
+}
+
 /* A disk filesystem, with its figures. */
 static int check_fs(int dfd, unsigned zram_major, struct backing_fs *fs, char why[BACKING_WHY_MAX])
 {
 	struct statfs sf;
 	struct stat st;
-	uint32_t magic;
+	int r;
 
 	if (fstatfs(dfd, &sf) < 0 || fstat(dfd, &st) < 0)
 		return why_set(why, -errno, "statfs: %s", strerror(errno));
 	/* f_type is a signed int on 32-bit ARM (RAMFS_MAGIC, 0x858458f6, is negative there),
 	 * a long elsewhere: the magic numbers are 32 bits. */
-	magic = (uint32_t)sf.f_type;
-	if (magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
-		return why_set(why, -EXDEV, "on %s: that is memory, not disk",
-			       magic == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+	r = backing_fs_check((uint32_t)sf.f_type, why);
+	if (r < 0)
+		return r;
 	if (zram_major && major(st.st_dev) == zram_major)
 		return why_set(why, -EXDEV,
 			       "on a filesystem on a zram device (zram%u): that is "
@@ -170,39 +228,98 @@ static int check_fs(int dfd, unsigned zram_major, struct backing_fs *fs, char wh
 	return 0;
 }
 
-/* Whether st is a file this program made: regular, root's, 0600, one link. */
-static int ours(const struct stat *st, const char *path, char why[BACKING_WHY_MAX])
+/* The mark's value for inode ino (the attribute BACKING_MARK_XATTR). */
+static int mark_value(uint64_t ino, char buf[64])
 {
-	if (!S_ISREG(st->st_mode))
-		return why_set(why, -EPERM, "%s exists and is not a regular file", path);
-	if (st->st_uid != 0 || (st->st_mode & 07777) != 0600 || st->st_nlink != 1)
-		return why_set(why, -EPERM,
-			       "%s exists and is not ours (owner %u, mode %04o, %u links; "
-			       "expected root, 0600, 1): remove it or name another file",
-			       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
-			       (unsigned)st->st_nlink);
-	return 0;
+	return str_printf(buf, 64, "zram-recompd backing-file ino=%llu", (unsigned long long)ino);
 }
 
-/* The existing entry base in dfd: ours, open (caller closes), or -ENOENT. */
-static int open_existing(int dfd, const char *base, const char *path, int *ret_fd, struct stat *st,
-			 char why[BACKING_WHY_MAX])
+int backing_file_marked(int fd)
 {
-	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	int r;
+	char want[64], got[64];
+	struct stat st;
+	ssize_t n;
 
-	if (fd < 0 && errno == ENOENT)
-		return -ENOENT;
-	if (fd < 0 && errno == ELOOP)
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	(void)mark_value((uint64_t)st.st_ino, want);
+	n = fgetxattr(fd, BACKING_MARK_XATTR, got, sizeof(got));
+	if (n < 0)
+		return errno == ENODATA || errno == EOPNOTSUPP || errno == ERANGE ? 0 : -errno;
+	return (size_t)n == strlen(want) && memcmp(got, want, (size_t)n) == 0;
+}
+
+/* Mark fd (just created, still empty) as ours; why names the filesystem that cannot. */
+static int mark(int fd, const char *path, char why[BACKING_WHY_MAX])
+{
+	char val[64];
+	struct statfs sf;
+	struct stat st;
+	int e;
+
+	if (fstat(fd, &st) < 0)
+		return why_set(why, -errno, "%s: %s", path, strerror(errno));
+	(void)mark_value((uint64_t)st.st_ino, val);
+	if (fsetxattr(fd, BACKING_MARK_XATTR, val, strlen(val), XATTR_CREATE) == 0)
+		return 0;
+	e = errno;
+	if (e != EOPNOTSUPP)
+		return why_set(why, -e,
+			       "%s: cannot mark the file as ours (" BACKING_MARK_XATTR "): %s",
+			       path, strerror(e));
+	if (fstatfs(fd, &sf) < 0)
+		sf.f_type = 0;
+	for (size_t i = 0; i < sizeof(disk_fs) / sizeof(disk_fs[0]); i++)
+		if (disk_fs[i].magic == (uint32_t)sf.f_type)
+			return why_set(
+				why, -e,
+				"%s: cannot mark the file as ours on %s (no " BACKING_MARK_XATTR
+				" there): nothing created",
+				path, disk_fs[i].name);
+	return why_set(why, -e,
+		       "%s: cannot mark the file as ours on this filesystem: nothing "
+		       "created",
+		       path);
+}
+
+/*
+ * The existing entry base in dfd, opened O_RDONLY (caller closes) when it is a regular file
+ * carrying our mark, and (ino not 0) inode ino; -ENOENT when there is none; -EPERM (why)
+ * when it is not ours. A non-regular entry is never opened for reading (a device's open
+ * may act).
+ */
+static int open_existing(int dfd, const char *base, const char *path, uint64_t ino, int *ret_fd,
+			 struct stat *st, char why[BACKING_WHY_MAX])
+{
+	int pfd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC), fd, r;
+	struct stat pst;
+
+	if (pfd < 0)
+		return errno == ENOENT ? -ENOENT
+				       : why_set(why, -errno, "%s: %s", path, strerror(errno));
+	r = fstat(pfd, &pst) < 0 ? -errno : 0;
+	close(pfd);
+	if (r < 0)
+		return why_set(why, r, "%s: %s", path, strerror(-r));
+	if (S_ISLNK(pst.st_mode))
 		return why_set(why, -ELOOP, "%s is a symlink (not followed)", path);
+	if (!S_ISREG(pst.st_mode))
+		return why_set(why, -EPERM, "%s exists and is not a regular file", path);
+	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return why_set(why, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, st) < 0) {
-		r = why_set(why, -errno, "%s: %s", path, strerror(errno));
-		close(fd);
-		return r;
-	}
-	r = ours(st, path, why);
+	r = fstat(fd, st) < 0 ? -errno : backing_file_marked(fd);
+	if (r == 1 && ino && (uint64_t)st->st_ino != ino)
+		r = why_set(why, -ESTALE, "%s is no longer the file this setup made", path);
+	else if (r == 0)
+		r = why_set(why, -EPERM,
+			    "%s exists and is not a file zram-recompd made (no " BACKING_MARK_XATTR
+			    " mark): left alone; remove it yourself or name another backing-file",
+			    path);
+	else if (r < 0)
+		r = why_set(why, r, "%s: %s", path, strerror(-r));
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -271,7 +388,7 @@ static int plan_size(int dfd, const char *base, const char *path, const struct d
 	r = check_fs(dfd, zram_major, &fs, why);
 	if (r < 0)
 		return r;
-	r = open_existing(dfd, base, path, &fd, &st, why);
+	r = open_existing(dfd, base, path, 0, &fd, &st, why);
 	if (r < 0 && r != -ENOENT)
 		return r;
 	if (r == 0) {
@@ -296,7 +413,7 @@ int backing_file_create(const char *path, const struct dev_config *dc, unsigned 
 	if (r < 0)
 		return r;
 	r = plan_size(dfd, base, path, dc, zram_major, ret, why);
-	/* ours, from an earlier boot: its content is gone with its key (or stale) */
+	/* ours (marked), from an earlier boot: its content is gone with its key (or stale) */
 	if (r == 0 && unlinkat(dfd, base, 0) < 0 && errno != ENOENT)
 		r = why_set(why, -errno, "%s: cannot remove the old file: %s", path,
 			    strerror(errno));
@@ -310,14 +427,16 @@ int backing_file_create(const char *path, const struct dev_config *dc, unsigned 
 		close(dfd);
 		return r;
 	}
+	/* marked before anything else: a file left by a crash from here on is ours */
+	r = mark(fd, path, why);
 	/* a umask cannot widen 0600, but an inherited ACL default could: set it exactly */
-	if (fchmod(fd, 0600) < 0 || fchown(fd, 0, 0) < 0)
+	if (r == 0 && (fchmod(fd, 0600) < 0 || fchown(fd, 0, 0) < 0))
 		r = why_set(why, -errno, "%s: %s", path, strerror(errno));
 	if (r == 0)
 		r = allocate(fd, ret->size, why);
 	if (r < 0) {
 		close(fd);
-		(void)unlinkat(dfd, base, 0);
+		(void)unlinkat(dfd, base, 0); /* O_EXCL: the name is the file we made */
 		close(dfd);
 		return r;
 	}
@@ -326,7 +445,7 @@ int backing_file_create(const char *path, const struct dev_config *dc, unsigned 
 	return 0;
 }
 
-int backing_file_remove(const char *path, char why[BACKING_WHY_MAX])
+int backing_file_remove(const char *path, uint64_t ino, char why[BACKING_WHY_MAX])
 {
 	const char *base;
 	struct stat st;
@@ -337,7 +456,7 @@ int backing_file_remove(const char *path, char why[BACKING_WHY_MAX])
 		return -ENOENT;
 	if (r < 0)
 		return r;
-	r = open_existing(dfd, base, path, &fd, &st, why);
+	r = open_existing(dfd, base, path, ino, &fd, &st, why);
 	if (r == 0) {
 		close(fd);
 		if (unlinkat(dfd, base, 0) < 0)
@@ -345,6 +464,59 @@ int backing_file_remove(const char *path, char why[BACKING_WHY_MAX])
 	}
 	close(dfd);
 	return r;
+}
+
+int backing_file_ours(const char *path, char why[BACKING_WHY_MAX])
+{
+	const char *base;
+	struct stat st;
+	int dfd, fd, r;
+
+	r = open_parent(path, &dfd, &base, why);
+	if (r < 0)
+		return r;
+	r = open_existing(dfd, base, path, 0, &fd, &st, why);
+	if (r == 0)
+		close(fd);
+	close(dfd);
+	return r;
+}
+
+int backing_lock(int root_fd, bool wait, char why[BACKING_WHY_MAX])
+{
+	struct stat st;
+	int dfd, fd, r = 0;
+
+	if (mkdirat(root_fd, BACKING_LOCK_DIR, 0755) < 0 && errno != EEXIST)
+		return why_set(why, -errno, "/" BACKING_LOCK_DIR ": %s", strerror(errno));
+	dfd = openat(root_fd, BACKING_LOCK_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return why_set(why, -errno, "/" BACKING_LOCK_DIR ": %s", strerror(errno));
+	/* a lock anyone could hold would let them stop every setup */
+	if (fstat(dfd, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		r = why_set(why, -EPERM,
+			    "/" BACKING_LOCK_DIR " must be root's and not group- or "
+			    "world-writable");
+	fd = r < 0 ? -1
+		   : openat(dfd, BACKING_LOCK_FILE,
+			    O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	close(dfd);
+	if (r < 0)
+		return r;
+	if (fd < 0)
+		return why_set(why, -errno, "/" BACKING_LOCK_DIR "/" BACKING_LOCK_FILE ": %s",
+			       strerror(errno));
+	while ((r = flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return r == -EWOULDBLOCK
+			       ? r
+			       : why_set(why, r, "/" BACKING_LOCK_DIR "/" BACKING_LOCK_FILE ": %s",
+					 strerror(-r));
+	}
+	return fd;
 }
 
 unsigned backing_zram_major(int root_fd)

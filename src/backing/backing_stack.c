@@ -29,6 +29,7 @@
 /* What setup made so far, for the undo. */
 struct stack {
 	char dm[64], loop[32], target[CFG_PATH_MAX];
+	uint64_t ino; /* of the file made */
 	int loop_fd;
 	bool file, crypt;
 };
@@ -44,7 +45,7 @@ static void undo(struct stack *s, const char *name, const struct dev_config *dc)
 		close(s->loop_fd);
 		s->loop_fd = -1;
 	}
-	if (s->file && backing_file_remove(dc->backing_file, why) < 0)
+	if (s->file && backing_file_remove(dc->backing_file, s->ino, why) < 0)
 		log_warning("%s: undo: %s", name, why);
 }
 
@@ -52,8 +53,9 @@ static void undo(struct stack *s, const char *name, const struct dev_config *dc)
 static int make_file_loop(int root_fd, const char *name, const struct dev_config *dc,
 			  struct stack *s)
 {
-	char why[BACKING_WHY_MAX], sz[32], fr[32];
+	char why[BACKING_WHY_MAX], sz[32], fr[32], dir[CFG_PATH_MAX];
 	struct backing_size bs;
+	struct stat st;
 	bool dio = false;
 	int fd, r;
 
@@ -63,12 +65,20 @@ static int make_file_loop(int root_fd, const char *name, const struct dev_config
 			  name, dc->backing_file, s->loop, name);
 		return -EBUSY;
 	}
-	r = backing_file_create(dc->backing_file, dc, backing_zram_major(root_fd), &fd, &bs, why);
+	r = str_printf(dir, sizeof(dir), "%s", dc->backing_file);
+	if (r == 0 && strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	if (r == 0)
+		r = backing_mount_pending(root_fd, dir[0] ? dir : "/", why);
+	if (r == 0)
+		r = backing_file_create(dc->backing_file, dc, backing_zram_major(root_fd), &fd, &bs,
+					why);
 	if (r < 0) {
 		log_error("%s: backing-file %s: %s", name, dc->backing_file, why);
 		return r;
 	}
 	s->file = true;
+	s->ino = fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 	log_info("%s: backing-file %s: %s allocated, %s left free", name, dc->backing_file,
 		 human_bytes(sz, sizeof(sz), bs.size), human_bytes(fr, sizeof(fr), bs.free_after));
 	r = loopdev_attach(fd, dc->backing_file, s->loop, &s->loop_fd, &dio, why);
@@ -129,15 +139,52 @@ static const char *not_now(int root_fd, const struct zram_dev *d, const char *dm
 	return NULL;
 }
 
-int backing_setup_dev(int root_fd, struct zram_dev *d, const struct dev_config *dc)
+/* zramN's state read again under the lock: another setup may have run since the probe. */
+static void refresh(int root_fd, struct zram_dev *d)
+{
+	char path[64], buf[sizeof(d->backing_dev) + 8];
+	size_t len;
+	bool init;
+
+	if (zram_read_initstate(root_fd, d->id, &init) == 0)
+		d->initialized = init;
+	(void)str_printf(path, sizeof(path), "sys/block/zram%u/backing_dev", d->id);
+	if (sysfs_read(root_fd, path, buf, sizeof(buf), &len) < 0)
+		return;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strcmp(buf, "none") != 0)
+		(void)str_printf(d->backing_dev, sizeof(d->backing_dev), "%s", buf);
+}
+
+/*
+ * The lock of setups and teardowns (backing_lock()): the backing unit, the setup tools'
+ * hooks of other devices and a teardown may run at once, and each one's undo or teardown
+ * removes by the configured names. Says so when it waits. Returns its fd or -errno (logged).
+ */
+static int take_lock(int root_fd, const char *name)
+{
+	char why[BACKING_WHY_MAX];
+	int fd = backing_lock(root_fd, false, why);
+
+	if (fd == -EWOULDBLOCK) {
+		log_info("%s: waiting for another backing setup or teardown (/" BACKING_LOCK_DIR
+			 "/" BACKING_LOCK_FILE ")",
+			 name);
+		fd = backing_lock(root_fd, true, why);
+	}
+	if (fd < 0)
+		log_error("%s: backing: %s", name, why);
+	return fd;
+}
+
+static int setup_locked(int root_fd, struct zram_dev *d, const struct dev_config *dc)
 {
 	struct stack s = {.loop_fd = -1};
 	char why[BACKING_WHY_MAX];
 	const char *no;
 	int r;
 
-	if (!config_backing_by_setup(dc))
-		return 0;
+	refresh(root_fd, d);
 	(void)backing_dm_name(d->id, s.dm, sizeof(s.dm));
 	no = not_now(root_fd, d, s.dm);
 	if (no && !*no) {
@@ -179,6 +226,20 @@ int backing_setup_dev(int root_fd, struct zram_dev *d, const struct dev_config *
 			    "(backing-encryption = yes)",
 			    d->name, s.target, dc->backing_file);
 	return 0;
+}
+
+int backing_setup_dev(int root_fd, struct zram_dev *d, const struct dev_config *dc)
+{
+	int lock, r;
+
+	if (!config_backing_by_setup(dc))
+		return 0;
+	lock = take_lock(root_fd, d->name);
+	if (lock < 0)
+		return lock;
+	r = setup_locked(root_fd, d, dc);
+	close(lock);
+	return r;
 }
 
 /* sys/block/NAME/dev as a dev_t. */
@@ -259,7 +320,7 @@ static int release_uninit(int root_fd, unsigned id)
 	return sysfs_write_adopt(root_fd, path, "1");
 }
 
-int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
+static int teardown_locked(int root_fd, unsigned id, const struct dev_config *dc)
 {
 	char dm[64], dmdev[32] = "", loop[32] = "", why[BACKING_WHY_MAX];
 	const char *file = dc ? dc->backing_file : "";
@@ -271,6 +332,13 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 	if (dmdev[0] ? loop_under(root_fd, dmdev, loop) < 0
 		     : !file[0] || loopdev_find(root_fd, file, loop) < 0)
 		loop[0] = '\0';
+	/* a loop device on a file we did not make is the admin's, whatever its path */
+	if (!dmdev[0] && loop[0] && backing_file_ours(file, why) < 0) {
+		log_notice("zram%u: /dev/%s is on %s, a file zram-recompd did not make: left "
+			   "attached",
+			   id, loop, file);
+		loop[0] = '\0';
+	}
 	held = zram_holds(root_fd, id, dmdev[0] ? dmdev : loop);
 	if (held > 0) {
 		log_notice("zram%u: initialized with its backing device on /dev/%s: left in place "
@@ -295,12 +363,14 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 		r = rr;
 	}
 	if (file[0] && r == 0) {
-		rr = backing_file_remove(file, why);
+		rr = backing_file_remove(file, 0, why);
 		if (rr == 0)
 			log_info("zram%u: backing-file %s removed", id, file);
+		else if (rr == -EPERM)
+			log_notice("zram%u: backing-file %s", id, why);
 		else if (rr != -ENOENT)
 			log_error("zram%u: backing-file %s: %s", id, file, why);
-		if (rr != -ENOENT)
+		if (rr != -ENOENT && rr != -EPERM)
 			r = rr;
 	}
 	if (r == 0 && (dmdev[0] || loop[0]))
@@ -309,5 +379,19 @@ int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 			 : loop[0]	     ? "/dev/"
 					     : "",
 			 loop);
+	return r;
+}
+
+int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
+{
+	char name[16];
+	int lock, r;
+
+	(void)str_printf(name, sizeof(name), "zram%u", id);
+	lock = take_lock(root_fd, name);
+	if (lock < 0)
+		return lock;
+	r = teardown_locked(root_fd, id, dc);
+	close(lock);
 	return r;
 }

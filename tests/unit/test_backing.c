@@ -24,10 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define MiB (UINT64_C(1) << 20)
@@ -141,7 +145,8 @@ static int file_setup(void **state)
 	if (!base)
 		base = "/var/tmp";
 	snprintf(dir, sizeof(dir), "%s/zram-recompd-backing.XXXXXX", base);
-	/* f_type: a signed int on 32-bit ARM, where RAMFS_MAGIC does not fit (src/backing/backing_file.c) */
+	/* f_type: a signed int on 32-bit ARM, where RAMFS_MAGIC does not fit
+	 * (src/backing/backing_file.c) */
 	if (geteuid() != 0 || !mkdtemp(dir) || statfs(dir, &sf) < 0 ||
 	    (uint32_t)sf.f_type == TMPFS_MAGIC || (uint32_t)sf.f_type == RAMFS_MAGIC) {
 		if (dir[0] && strstr(dir, "XXXXXX") == NULL)
@@ -191,9 +196,18 @@ static void dev_cfg(struct dev_config *dc, const char *path, uint64_t size)
 	dc->backing_min_free.bytes = 0;
 }
 
+/* The mark's value at path into buf (terminated): its length, or -1. */
+static ssize_t mark_of(const char *path, char *buf, size_t size)
+{
+	ssize_t n = getxattr(path, BACKING_MARK_XATTR, buf, size - 1);
+
+	buf[n < 0 ? 0 : n] = '\0';
+	return n;
+}
+
 static void test_file_created(void **state)
 {
-	char path[300], why[BACKING_WHY_MAX];
+	char path[300], why[BACKING_WHY_MAX], val[128], want[128];
 	struct backing_size bs;
 	struct dev_config dc;
 	struct stat st;
@@ -213,6 +227,12 @@ static void test_file_created(void **state)
 	/* no holes: every byte has its block */
 	assert_true((uint64_t)st.st_blocks * 512 >= 16 * MiB);
 
+	/* marked as ours: the attribute names this very inode */
+	assert_true(mark_of(path, val, sizeof(val)) > 0);
+	snprintf(want, sizeof(want), "zram-recompd backing-file ino=%llu",
+		 (unsigned long long)st.st_ino);
+	assert_string_equal(val, want);
+
 	/* ours: replaced by the next setup (a new inode, the new size) */
 	dc.backing_file_size.bytes = 17 * MiB;
 	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), 0);
@@ -220,16 +240,98 @@ static void test_file_created(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 17 * MiB);
 
-	/* not ours (0644): refused, left alone; removal refuses it too */
+	/* owner and mode do not matter, the mark does: ours after a chmod, removed */
 	assert_int_equal(chmod(path, 0644), 0);
-	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -EPERM);
-	assert_non_null(strstr(why, "is not ours (owner 0, mode 0644, 1 links"));
-	assert_int_equal(backing_file_remove(path, why), -EPERM);
-	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(chmod(path, 0600), 0);
-	assert_int_equal(backing_file_remove(path, why), 0);
+	assert_int_equal(backing_file_remove(path, 0, why), 0);
 	assert_int_equal(stat(path, &st), -1);
-	assert_int_equal(backing_file_remove(path, why), -ENOENT);
+	assert_int_equal(backing_file_remove(path, 0, why), -ENOENT);
+}
+
+/* sha-less checksum of a file's bytes (FNV-1a) and its size, for "left byte for byte". */
+static uint64_t sum_of(const char *path, off_t *size)
+{
+	uint64_t h = 1469598103934665603ULL;
+	unsigned char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*size = 0;
+	assert_true(fd >= 0);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ULL;
+		*size += n;
+	}
+	close(fd);
+	return h;
+}
+
+/* A root-owned 0600 file at path holding size bytes of a pattern (a swap file, a key). */
+static void admin_file(const char *path, size_t size)
+{
+	char buf[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	for (size_t off = 0; off < size; off += sizeof(buf)) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (char)((off + i) * 7 + 3);
+		assert_int_equal(write(fd, buf, sizeof(buf)), sizeof(buf));
+	}
+	assert_int_equal(fchmod(fd, 0600), 0);
+	close(fd);
+}
+
+/*
+ * A file zram-recompd did not make (root's, 0600, one link, allocated: what mkswap asks of a
+ * swap file) is never replaced nor removed, and the refusal names it; nor a copy of one of
+ * ours with its attribute (cp -a), which is another inode.
+ */
+static void test_file_not_ours(void **state)
+{
+	char path[300], why[BACKING_WHY_MAX], val[128];
+	struct backing_size bs;
+	struct dev_config dc;
+	struct stat st0, st;
+	uint64_t sum0;
+	off_t size0, size;
+	int fd = -1;
+
+	NEED_DIR();
+	snprintf(path, sizeof(path), "%s/f", dir);
+	admin_file(path, 2 * MiB);
+	assert_int_equal(stat(path, &st0), 0);
+	sum0 = sum_of(path, &size0);
+	dev_cfg(&dc, path, 16 * MiB);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -EPERM);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(why, path));
+	assert_non_null(strstr(why, "not a file zram-recompd made"));
+	assert_null(strchr(why, '\n'));
+	assert_int_equal(backing_file_remove(path, 0, why), -EPERM);
+	assert_non_null(strstr(why, path));
+	assert_int_equal(backing_file_ours(path, why), -EPERM);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_ino, st0.st_ino);
+	assert_int_equal(sum_of(path, &size), sum0);
+	assert_int_equal(size, size0);
+	assert_int_equal(mark_of(path, val, sizeof(val)), -1);
+
+	/* a forged mark naming another inode (a cp -a of ours) passes no better */
+	snprintf(val, sizeof(val), "zram-recompd backing-file ino=%llu",
+		 (unsigned long long)st0.st_ino + 1);
+	assert_int_equal(setxattr(path, BACKING_MARK_XATTR, val, strlen(val), 0), 0);
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -EPERM);
+	assert_int_equal(backing_file_remove(path, 0, why), -EPERM);
+	assert_int_equal(sum_of(path, &size), sum0);
+	assert_int_equal(unlink(path), 0);
+
+	/* one of ours, but not the inode this setup made: -ESTALE, left */
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	assert_int_equal(backing_file_remove(path, (uint64_t)st.st_ino + 1, why), -ESTALE);
+	assert_int_equal(backing_file_remove(path, (uint64_t)st.st_ino, why), 0);
 }
 
 /* Without openat2 (ENOSYS): the same refusals, by walking the path one component at a time. */
@@ -261,7 +363,7 @@ static void test_file_without_openat2(void **state)
 	close(fd);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 16 * MiB);
-	assert_int_equal(backing_file_remove(path, why), 0);
+	assert_int_equal(backing_file_remove(path, 0, why), 0);
 	openat2_enosys = false;
 }
 
@@ -345,6 +447,230 @@ static void test_file_tmpfs(void **state)
 	rmdir(d);
 }
 
+/* The allowlist: local disk filesystems pass, memory and remote or user-space ones do not. */
+static void test_fs_check(void **state)
+{
+	static const uint32_t ok[] = {EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC,
+				      F2FS_SUPER_MAGIC};
+	static const struct {
+		uint32_t magic;
+		const char *says;
+	} no[] = {
+		{NFS_SUPER_MAGIC, "on nfs (f_type 0x00006969)"},
+		{CIFS_SUPER_MAGIC, "on cifs (f_type 0xff534d42)"},
+		{SMB2_SUPER_MAGIC, "on smb2"},
+		{SMB_SUPER_MAGIC, "on smb "},
+		{FUSE_SUPER_MAGIC, "on fuse"},
+		{OVERLAYFS_SUPER_MAGIC, "on overlayfs"},
+		{V9FS_MAGIC, "on 9p"},
+		{CEPH_SUPER_MAGIC, "on ceph"},
+		{0x12345678, "on a filesystem of type 0x12345678"},
+	};
+	char why[BACKING_WHY_MAX];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_int_equal(backing_fs_check(ok[i], why), 0);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		assert_int_equal(backing_fs_check(no[i].magic, why), -EXDEV);
+		assert_non_null(strstr(why, no[i].says));
+		assert_non_null(strstr(why, "only ext2/3/4, xfs, btrfs and f2fs are accepted"));
+	}
+	assert_int_equal(backing_fs_check(TMPFS_MAGIC, why), -EXDEV);
+	assert_string_equal(why, "on tmpfs: that is memory, not disk");
+}
+
+/*
+ * For real: a directory on overlayfs (over tmpfs, in a mount namespace of a child) is
+ * refused, nothing made there; the child's exit status carries backing_file_create's.
+ */
+static void test_file_overlay(void **state)
+{
+	char base[300], m[320], path[340], why[BACKING_WHY_MAX], opts[1100];
+	struct backing_size bs;
+	struct dev_config dc;
+	int status, fd = -1;
+	pid_t pid;
+
+	NEED_DIR();
+	snprintf(base, sizeof(base), "%s/ov", dir);
+	snprintf(m, sizeof(m), "%s/m", base);
+	snprintf(path, sizeof(path), "%s/f", m);
+	assert_int_equal(mkdir(base, 0755), 0);
+	assert_int_equal(mkdir(m, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char l[320], u[320], w[320];
+
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("t", base, "tmpfs", 0, "mode=0755") < 0)
+			_exit(100);
+		snprintf(l, sizeof(l), "%s/l", base);
+		snprintf(u, sizeof(u), "%s/u", base);
+		snprintf(w, sizeof(w), "%s/w", base);
+		if (mkdir(l, 0755) < 0 || mkdir(u, 0755) < 0 || mkdir(w, 0755) < 0 ||
+		    mkdir(m, 0755) < 0)
+			_exit(100);
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", l, u, w);
+		if (mount("o", m, "overlay", 0, opts) < 0)
+			_exit(100);
+		dev_cfg(&dc, path, 16 * MiB);
+		if (backing_file_create(path, &dc, 0, &fd, &bs, why) == -EXDEV &&
+		    strstr(why, "on overlayfs") && access(path, F_OK) < 0)
+			_exit(0);
+		fprintf(stderr, "overlay: %s\n", why);
+		_exit(1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	rmdir(m);
+	rmdir(base);
+	if (WEXITSTATUS(status) == 100) {
+		print_message("skipped: no mount namespace or overlayfs here\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* A fake root for the lock and the mount check, with run/ and etc/ and proc/self/. */
+static char froot[64];
+
+static int froot_fd(void)
+{
+	char p[128];
+	int fd;
+
+	snprintf(froot, sizeof(froot), "/tmp/zram-recompd-froot.XXXXXX");
+	assert_non_null(mkdtemp(froot));
+	assert_int_equal(chmod(froot, 0755), 0);
+	for (const char *const *d = (const char *const[]){"run", "etc", "proc", "proc/self", NULL};
+	     *d; d++) {
+		snprintf(p, sizeof(p), "%s/%s", froot, *d);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	assert_int_equal(sysfs_open_root(froot, &fd), 0);
+	return fd;
+}
+
+static void froot_put(const char *rel, const char *text)
+{
+	char p[128];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", froot, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void froot_rm(int fd)
+{
+	static const char *const rel[] = {"run/zram-recompd/backing.lock",
+					  "run/zram-recompd",
+					  "etc/fstab",
+					  "proc/self/mountinfo",
+					  "proc/self",
+					  "proc",
+					  "etc",
+					  "run",
+					  ""};
+	char p[128];
+
+	close(fd);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", froot, rel[i]);
+		if (unlink(p) < 0)
+			rmdir(p);
+	}
+}
+
+/*
+ * Setups and teardowns take turns: while a child holds the lock, another taker without
+ * waiting gets -EWOULDBLOCK and a waiting one gets it only once the child let go.
+ */
+static void test_lock(void **state)
+{
+	int root = froot_fd(), go[2], fd;
+	char why[BACKING_WHY_MAX], c, p[128];
+	struct stat st;
+	pid_t pid;
+
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char w[BACKING_WHY_MAX];
+		int l = backing_lock(root, true, w);
+
+		if (l < 0 || write(go[1], "L", 1) != 1)
+			_exit(1);
+		usleep(300 * 1000);
+		/* the parent must still be waiting: it writes nothing until it holds the lock */
+		_exit(write(go[1], "U", 1) == 1 ? 0 : 1);
+	}
+	close(go[1]);
+	assert_int_equal(read(go[0], &c, 1), 1);
+	assert_int_equal(c, 'L');
+	assert_int_equal(backing_lock(root, false, why), -EWOULDBLOCK);
+	fd = backing_lock(root, true, why);
+	assert_true(fd >= 0);
+	/* the child's "U" came before the lock was ours: it is there without waiting */
+	assert_int_equal(fcntl(go[0], F_SETFL, O_NONBLOCK), 0);
+	assert_int_equal(read(go[0], &c, 1), 1);
+	assert_int_equal(c, 'U');
+	close(go[0]);
+	waitpid(pid, NULL, 0);
+	snprintf(p, sizeof(p), "%s/run/zram-recompd/backing.lock", froot);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	close(fd);
+	/* a lock directory others may write is refused */
+	snprintf(p, sizeof(p), "%s/run/zram-recompd", froot);
+	assert_int_equal(chmod(p, 0777), 0);
+	assert_int_equal(backing_lock(root, false, why), -EPERM);
+	assert_non_null(strstr(why, "must be root's"));
+	assert_int_equal(chmod(p, 0755), 0);
+	froot_rm(root);
+}
+
+/* /var in fstab but not mounted yet: a file under it is refused; mounted, or noauto: fine. */
+static void test_mount_pending(void **state)
+{
+	int root = froot_fd();
+	char why[BACKING_WHY_MAX];
+
+	/* no fstab: nothing to wait for */
+	assert_int_equal(backing_mount_pending(root, "/var/lib/zram-recompd", why), 0);
+	froot_put("etc/fstab", "# comment\n"
+			       "UUID=1 / ext4 defaults 0 1\n"
+			       "UUID=2 /var/ ext4 defaults,nofail 0 2\n"
+			       "UUID=3 /srv\\040x xfs defaults 0 2\n"
+			       "UUID=4 /mnt/usb ext4 noauto 0 0\n"
+			       "/swapfile none swap sw 0 0\n");
+	froot_put("proc/self/mountinfo", "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+					 "23 22 0:5 / /dev rw - devtmpfs udev rw\n");
+	assert_int_equal(backing_mount_pending(root, "/var/lib/zram-recompd", why), -EAGAIN);
+	assert_string_equal(why, "/var is in /etc/fstab but not mounted yet: the file would land "
+				 "under it; add RequiresMountsFor=/var to "
+				 "zram-recompd-backing.service in a drop-in");
+	assert_int_equal(backing_mount_pending(root, "/var", why), -EAGAIN);
+	/* not a parent: /variable, /srv (its mount point is "/srv x"), noauto, the root */
+	assert_int_equal(backing_mount_pending(root, "/variable/z", why), 0);
+	assert_int_equal(backing_mount_pending(root, "/srv/z", why), 0);
+	assert_int_equal(backing_mount_pending(root, "/srv x/z", why), -EAGAIN);
+	assert_int_equal(backing_mount_pending(root, "/mnt/usb", why), 0);
+	assert_int_equal(backing_mount_pending(root, "/opt", why), 0);
+	/* once mounted: fine */
+	froot_put("proc/self/mountinfo", "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+					 "24 22 8:2 / /var rw,relatime - ext4 /dev/sda2 rw\n"
+					 "25 22 8:3 / /srv\\040x rw - xfs /dev/sda3 rw\n");
+	assert_int_equal(backing_mount_pending(root, "/var/lib/zram-recompd", why), 0);
+	assert_int_equal(backing_mount_pending(root, "/srv x/z", why), 0);
+	froot_rm(root);
+}
+
 static void test_zram_major(void **state)
 {
 	char root[] = "/tmp/zram-recompd-major.XXXXXX", p[300];
@@ -426,7 +752,7 @@ static void test_loop_attach(void **state)
 		usleep(10000);
 	assert_int_equal(loopdev_find(root, path, found), -ENOENT);
 	close(root);
-	assert_int_equal(backing_file_remove(path, why), 0);
+	assert_int_equal(backing_file_remove(path, 0, why), 0);
 }
 
 static void test_dmcrypt(void **state)
@@ -451,9 +777,15 @@ int main(void)
 		cmocka_unit_test(test_size_rule_saturating),
 		cmocka_unit_test(test_dm_name),
 		cmocka_unit_test_setup_teardown(test_file_created, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(test_file_not_ours, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(test_file_refusals, file_setup, file_teardown),
-		cmocka_unit_test_setup_teardown(test_file_without_openat2, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(test_file_without_openat2, file_setup,
+						file_teardown),
 		cmocka_unit_test(test_file_tmpfs),
+		cmocka_unit_test(test_fs_check),
+		cmocka_unit_test_setup_teardown(test_file_overlay, file_setup, file_teardown),
+		cmocka_unit_test(test_lock),
+		cmocka_unit_test(test_mount_pending),
 		cmocka_unit_test(test_zram_major),
 		cmocka_unit_test_setup_teardown(test_loop_attach, file_setup, file_teardown),
 		cmocka_unit_test(test_dmcrypt),
