@@ -5,6 +5,7 @@
 #include "advice_store.h"
 #include "advise.h"
 #include "blockstate.h"
+#include "devlock.h"
 #include "host.h"
 #include "human.h"
 #include "log.h"
@@ -131,6 +132,7 @@ static void *worker_main(void *arg)
 		if (j->advise && !__atomic_load_n(&m->stop_job, __ATOMIC_RELAXED))
 			j->advise_r = advise_refresh(m->root_fd, m->hist.dir_fd, &j->dev, &j->cfg,
 						     (uint64_t)time(NULL), &j->advice);
+		devlock_release(&j->lock_fd); /* the device's kernel work is done */
 
 #ifdef __GLIBC__
 		/*
@@ -375,12 +377,10 @@ static void snapshot(struct manager *m, struct mdev *md, struct policy_snapshot 
 	}
 }
 
-/* A device's timer (manager_arm): a pass due now, later, or not at all. */
-static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
+/* A pass due now, later, or not at all; a pass queued takes the lock *lk (devlock.h). */
+static void tick(struct manager *m, unsigned id, int *lk)
 {
-	struct mdev *md = userdata;
-	struct manager *m = md->m;
-	unsigned id = md->id;
+	struct mdev *md;
 	struct policy_snapshot s;
 	struct policy_decision dec;
 	struct policy_dev before;
@@ -392,7 +392,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	manager_rescan_dev(m, id);
 	md = manager_find_dev(m, id);
 	if (!md || !md->timer || md->busy)
-		return 0;
+		return;
 	reach_of(&md->dev, md->cfg.writeback, &r);
 	if (!reach_pass(&r)) {
 		/* Nothing to do (said once: announce); look again an interval later. */
@@ -400,7 +400,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 						  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
 		manager_arm(md, md->pol.next_due_ns);
 		notify_status(m);
-		return 0;
+		return;
 	}
 	snapshot(m, md, &s);
 	before = md->pol;
@@ -419,7 +419,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		manager_arm(md, dec.wake_ns);
 		if (dec.verdict != POLICY_WAIT)
 			notify_status(m);
-		return 0;
+		return;
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j) {
@@ -428,7 +428,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		md->pol.next_due_ns = sat_add_u64(s.now_ns,
 						  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
 		manager_arm(md, md->pol.next_due_ns);
-		return 0;
+		return;
 	}
 	md->last_verdict = POLICY_RUN;
 	j->md = md;
@@ -442,9 +442,22 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		j->wb_reserved = history_wb_reserve(&m->hist, md->dev.name,
 						    dec.plan.wb_budget_pages, md->dev.page_size,
 						    md->cfg.wb_bytes_per_day);
+	j->lock_fd = *lk;
+	*lk = -1;
 	md->job = j;
 	md->busy = true;
 	enqueue(m, j);
+}
+
+/* A device's timer (manager_arm): the device probed and a pass decided under its lock. */
+static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	struct mdev *md = userdata;
+	int lk;
+
+	if (!manager_tick_locked(md, &lk))
+		tick(md->m, md->id, &lk);
+	devlock_release(&lk);
 	return 0;
 }
 
@@ -774,6 +787,7 @@ static void stop_worker(struct manager *m)
 		if (j->wb_reserved)
 			history_wb_charge(&m->hist, j->dev.name, j->wb_reserved, 0,
 					  j->dev.page_size, j->cfg.wb_bytes_per_day);
+		devlock_release(&j->lock_fd);
 		j->md->busy = false;
 		j->md->job = NULL;
 		free(j);

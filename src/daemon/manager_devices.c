@@ -6,6 +6,7 @@
 #include "manager_internal.h"
 #include "config_check.h"
 
+#include "devlock.h"
 #include "human.h"
 #include "log.h"
 #include "reach.h"
@@ -88,6 +89,42 @@ static void drop_dev(struct mdev *md, const char *why)
 	manager_release_dev(md);
 }
 
+int manager_lock_dev(struct mdev *md, unsigned id, int *ret_fd)
+{
+	char name[16];
+	int r = devlock_try(md->m->root_fd, id, false, ret_fd);
+
+	devlock_name(id, name, sizeof(name));
+	if (r == -EAGAIN) {
+		if (!md->lock_said)
+			log_info("%s: adopt holds the lock /%s/%s: left alone until it is done",
+				 md->dev.name, DEVLOCK_DIR, name);
+		else
+			log_debug("%s: adopt still holds the lock /%s/%s", md->dev.name,
+				  DEVLOCK_DIR, name);
+		md->lock_said = true;
+		return r;
+	}
+	if (r < 0 && !md->m->lock_unavail_said)
+		log_debug("/%s/%s: %s: devices are not locked against adopt", DEVLOCK_DIR, name,
+			  strerror(-r));
+	md->m->lock_unavail_said |= r < 0;
+	if (r == 0 && md->lock_said && id == md->id)
+		log_info("%s: lock released: passes resume", md->dev.name);
+	md->lock_said &= r < 0 || id != md->id;
+	return 0;
+}
+
+bool manager_tick_locked(struct mdev *md, int *ret_fd)
+{
+	if (manager_lock_dev(md, md->id, ret_fd) != -EAGAIN)
+		return false;
+	md->pol.next_due_ns = sat_add_u64(now_monotonic_ns(),
+					  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
+	manager_arm(md, md->pol.next_due_ns);
+	return true;
+}
+
 /* A device whose size, primary or initstate changed was reset and set up anew. */
 static bool same_setup(const struct zram_dev *a, const struct zram_dev *b)
 {
@@ -142,7 +179,7 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 {
 	struct zram_dev d;
 	const char *attr = NULL;
-	int r;
+	int r, lk, la;
 
 	r = zram_probe(m->root_fd, &m->kv, m->kconf, md->id, &d, &attr);
 	if (r < 0)
@@ -158,7 +195,16 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 	md->dev = d;
 	if (d.initialized)
 		return 0;
+	/* reset and set up again by adopt, or its temporary device: adopt's alone */
+	if (manager_lock_dev(md, md->id, &lk) == -EAGAIN)
+		return 0;
+	if (manager_lock_dev(md, DEVLOCK_ADOPT, &la) == -EAGAIN) {
+		devlock_release(&lk);
+		return 0;
+	}
 	r = configure_dev(m, md);
+	devlock_release(&la);
+	devlock_release(&lk);
 	if (r != -EBUSY)
 		return r;
 	/*

@@ -41,6 +41,7 @@ struct job {
 	int advise_r;	       /* advise_refresh(): 1 refreshed, 0 not due, -errno */
 	struct advice_entry advice;
 	uint64_t wb_reserved; /* writeback pages taken from the day budget before the pass */
+	int lock_fd; /* the device's lock (devlock.h), shared: closed by the worker after it */
 };
 
 /* One managed device (allocated when found, freed when dropped and its job is done). */
@@ -67,6 +68,7 @@ struct mdev {
 	enum policy_verdict last_verdict;
 	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
 	unsigned reach_said; /* what announce() said it can do (reach.h), + 1; 0: nothing yet */
+	bool lock_said; /* "adopt holds its lock" logged; cleared when taken again */
 };
 
 struct manager {
@@ -112,6 +114,7 @@ struct manager {
 	sd_event_time_handler_t on_dev_timer;
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
+	bool lock_unavail_said; /* the device locks cannot be taken: logged once */
 	uint64_t absent_sig;	       /* hash of the absent devices last named; 0 none */
 	struct history hist; /* totals and textfile; hist.dir_fd is read by the worker too */
 
@@ -136,6 +139,15 @@ void manager_rescan(struct manager *m);
  * timer (probing every device at every device's tick costs devices squared).
  */
 void manager_rescan_dev(struct manager *m, unsigned id);
+/*
+ * The device lock id names (devlock.h: a device's, or DEVLOCK_ADOPT), shared, without
+ * waiting. -EAGAIN: adopt holds it (logged once per hold): leave the device alone this round.
+ * Otherwise 0, with *ret_fd the lock, or -1 where none can be taken: then the daemon goes on
+ * unlocked (logged once, at debug), as without adopt.
+ */
+int manager_lock_dev(struct mdev *md, unsigned id, int *ret_fd);
+/* The device's timer: true when adopt holds its lock (the timer armed an interval later). */
+bool manager_tick_locked(struct mdev *md, int *ret_fd);
 /* manager_report.c: the outcome of an advice refresh (recompress-algorithms = auto) */
 void manager_report_advice(struct mdev *md, const struct job *j);
 /* --verbose: the pass's step lines as --once prints them, one debug line each */

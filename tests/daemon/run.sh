@@ -1247,6 +1247,58 @@ t_many_devices() {
 	[ "$per" -le 32 ] || die "$(cat "$T/rss"); more than 32 KiB per device"
 }
 
+# hold_lock NAME: hold run/zram-recompd/lock/NAME of this test's root exclusively, as adopt
+# does (a root-owned 0600 file in a 0700 directory); the holder's pid in $T/lock.NAME.pid.
+hold_lock() {
+	local d=$R/run/zram-recompd/lock
+	mkdir -p -m 0700 "$R/run/zram-recompd" "$d"
+	install -m 0600 /dev/null "$d/$1"
+	flock -x -n "$d/$1" sh -c "echo \$\$ >'$T/lock.$1.pid'; exec sleep 600" &
+	echo $! >>"$T/pids"
+	wait_for 5000 test -s "$T/lock.$1.pid" || die "could not hold the lock $1"
+}
+
+# release_lock NAME: end the holder.
+release_lock() {
+	kill "$(cat "$T/lock.$1.pid")"
+}
+
+# While adopt holds a device's lock the daemon writes nothing to it (no pass, no setup of an
+# uninitialized device while "adopt" is held too), says so once, and resumes after.
+t_adopt_lock_held() {
+	local a ra n
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0
+	fr_dev "$R" "$VER" 1 init=0 recomp=""
+	ra=$(attr 1 recomp_algorithm)
+	n=$(wc -l <"$ra")
+	hold_lock zram0
+	hold_lock adopt
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zstd"
+	dstart
+	wait_for 5000 at_least 1 "$T/d.err" 'zram1: adopt holds the lock' ||
+		die "zram1 not left alone; stderr: $(oneline "$T/d.err")"
+	sleep $((3 * SLOW))
+	dalive || die "daemon died; stderr: $(oneline "$T/d.err")"
+	for a in recompress idle compact algorithm_params; do
+		[ ! -s "$(attr 0 $a)" ] ||
+			die "zram0 $a written while its lock was held: $(oneline "$(attr 0 $a)")"
+	done
+	[ "$(wc -l <"$ra")" = "$n" ] ||
+		die "zram1 configured while adopt's lock was held: $(oneline "$ra")"
+	[ "$(count "$T/d.err" 'zram0: adopt holds the lock /run/zram-recompd/lock/zram0: left alone until it is done$')" = 1 ] ||
+		die "not said once: $(oneline "$T/d.err")"
+	release_lock zram0
+	wait_for 8000 at_least 1 "$(attr 0 recompress)" . ||
+		die "no pass after the lock was released; stderr: $(oneline "$T/d.err")"
+	grep -q 'zram0: lock released: passes resume$' "$T/d.err" || die "no resume line"
+	[ "$(wc -l <"$ra")" = "$n" ] || die "zram1 configured while 'adopt' was held: $(oneline "$ra")"
+	release_lock adopt
+	wait_for 8000 at_least $((n + 1)) "$ra" . ||
+		die "zram1 not configured after the release; stderr: $(oneline "$T/d.err")"
+	dstop
+}
+
 # recompress_count ID: commands written to zramID's recompress.
 recompress_count() {
 	wc -l <"$(attr "$1" recompress)"
@@ -1259,7 +1311,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
 	sandbox_sighup_metrics loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
-	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted)
+	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted adopt_lock_held)
 
 selected() {
 	local pat
