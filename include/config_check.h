@@ -25,7 +25,9 @@ struct check_dev {
 	bool writeback;	  /* CONFIG_ZRAM_WRITEBACK */
 	bool backing;	  /* a backing device is set */
 	bool priority;	  /* recompress priority= (6.12+) */
+	bool multi_comp;  /* CONFIG_ZRAM_MULTI_COMP: it has recomp_algorithm */
 	unsigned n_secondaries;
+	struct zram_recomp recomp; /* its secondaries */
 };
 
 struct check_machine {
@@ -78,5 +80,17 @@ unsigned config_priority_note(const struct dev_config *d, unsigned n_secondaries
  */
 unsigned config_absent_note(const struct config *c, const unsigned *present, unsigned n, char *buf,
 			    size_t size);
+
+/*
+ * Run time, status and --check-config: device dev, set up (its secondaries stay until a
+ * reset), runs the secondaries have instead of the ones cfg asks for. One sentence into buf,
+ * without the device's name in front, naming both lists and the command that applies the
+ * configured one ("" and false when they agree; when there is nothing to compare: auto, an
+ * empty list, a device without secondaries, which reach.h reports; or when cfg's list could
+ * not be written on this kernel: avail is its comp_algorithm, NULL or empty when unknown).
+ */
+bool config_algos_note(const struct dev_config *cfg, const char *dev,
+		       const struct zram_recomp *have, const struct zram_algo_list *avail,
+		       char *buf, size_t size);
 
 #endif

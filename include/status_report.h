@@ -12,12 +12,16 @@
  * The report of the `status` command: what each device holds and can do, as text or one
  * JSON object, with the daemon's persisted totals (state.h) when st is not NULL.
  * The text has a writeback line for devs[i] only when it has a backing device or
- * wb_configured[i] (writeback = yes in its configuration; wb_configured may be NULL): a
- * kernel without CONFIG_ZRAM_WRITEBACK is no news where nobody asked for writeback. The
- * JSON always has the "writeback" member (null without CONFIG_ZRAM_WRITEBACK).
+ * conf[i].wb_configured (conf may be NULL): a kernel without CONFIG_ZRAM_WRITEBACK is no
+ * news where nobody asked for writeback. The JSON always has the "writeback" member (null
+ * without CONFIG_ZRAM_WRITEBACK).
  */
+struct status_conf {
+	bool wb_configured;   /* writeback = yes in the device's configuration */
+	char algos_note[512]; /* config_algos_note(): its secondaries are not the configured */
+};
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
 		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st,
-		  const bool *wb_configured);
+		  const struct status_conf *conf);
 
 #endif

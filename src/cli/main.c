@@ -561,15 +561,19 @@ static void run_status(const struct args *a, const struct config *cfg, const str
 {
 	static struct state st;
 	const struct state *stp = NULL;
-	bool *wb_configured = calloc(p->ndev + 1, sizeof(*wb_configured));
+	struct status_conf *sc = calloc(p->ndev + 1, sizeof(*sc));
 	const char *dir;
 	int dfd = open_state_dir(false, &dir);
 
-	for (unsigned i = 0; i < p->ndev && wb_configured; i++) {
+	for (unsigned i = 0; i < p->ndev && sc; i++) {
+		const struct zram_dev *d = &p->devs[i];
 		struct dev_config dc;
 
-		config_effective(cfg, p->devs[i].id, &dc);
-		wb_configured[i] = dc.writeback;
+		config_effective(cfg, d->id, &dc);
+		sc[i].wb_configured = dc.writeback;
+		if (d->initialized && d->caps.multi_comp)
+			(void)config_algos_note(&dc, d->name, &d->recomp, &d->comp,
+						sc[i].algos_note, sizeof(sc[i].algos_note));
 	}
 
 	if (dfd >= 0) {
@@ -577,9 +581,8 @@ static void run_status(const struct args *a, const struct config *cfg, const str
 			stp = &st;
 		close(dfd);
 	}
-	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp,
-		     wb_configured);
-	free(wb_configured);
+	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp, sc);
+	free(sc);
 	state_free(&st);
 }
 

@@ -54,7 +54,9 @@ static void json_counters(FILE *f, const struct zram_dev *d)
 		fputs("null", f);
 	fputs(",\"bd_stat\":", f);
 	if (d->has_bd_stat)
-		fprintf(f, "{\"bd_count\":%" PRIu64 ",\"bd_reads\":%" PRIu64 ",\"bd_writes\":%" PRIu64 "}",
+		fprintf(f,
+			"{\"bd_count\":%" PRIu64 ",\"bd_reads\":%" PRIu64 ",\"bd_writes\":%" PRIu64
+			"}",
 			d->bd_stat[0], d->bd_stat[1], d->bd_stat[2]);
 	else
 		fputs("null", f);
@@ -69,7 +71,9 @@ static void json_caps(FILE *f, const struct zram_caps *c)
 		"\"clears_idle\":%s,\"concurrent_blocks\":%s,\"one_priority_per_write\":%s}",
 		c->multi_comp ? "true" : "false", c->max_pages ? "true" : "false",
 		c->priority ? "true" : "false", c->algorithm_params ? "true" : "false",
-		c->idle_age == TRI_YES ? "true" : c->idle_age == TRI_NO ? "false" : "null",
+		c->idle_age == TRI_YES	? "true"
+		: c->idle_age == TRI_NO ? "false"
+					: "null",
 		c->block_state ? "true" : "false", c->eagain ? "true" : "false",
 		c->prio_max_active ? "true" : "false", c->writeback ? "true" : "false",
 		c->clears_idle ? "true" : "false", c->blocking_pp ? "true" : "false",
@@ -83,9 +87,11 @@ static void json_totals(FILE *f, const struct dev_totals *t)
 		fprintf(f,
 			"{\"passes\":%" PRIu64 ",\"pages_attempted\":%" PRIu64
 			",\"bytes_saved\":%" PRIu64 ",\"mem_freed\":%" PRIu64
-			",\"incompressible\":%" PRIu64 ",\"kernel_seconds\":%.3f,\"errors\":%" PRIu64
+			",\"incompressible\":%" PRIu64
+			",\"kernel_seconds\":%.3f,\"errors\":%" PRIu64
 			",\"last_pass_unix\":%" PRIu64 ",\"writeback_pages\":%" PRIu64
-			",\"writeback_day_left_bytes\":%" PRIu64 ",\"writeback_day_at_unix\":%" PRIu64 "}",
+			",\"writeback_day_left_bytes\":%" PRIu64
+			",\"writeback_day_at_unix\":%" PRIu64 "}",
 			t->passes, t->pages_attempted, t->bytes_saved, t->mem_freed,
 			t->incompressible, (double)t->kernel_ns / 1e9, t->errors, t->last_pass_unix,
 			t->wb_pages, t->wb_day_left, t->wb_day_at);
@@ -134,8 +140,7 @@ static void json_reach(FILE *f, const struct zram_dev *d, const struct reach *r,
 
 	reach_fix(d, r->limit, tools, fix, sizeof(fix));
 	fprintf(f, ",\"reach\":{\"recompress\":%s,\"writeback\":%s,\"limit\":\"%s\",\"why\":",
-		r->recompress ? "true" : "false", r->writeback ? "true" : "false",
-		limit[r->limit]);
+		r->recompress ? "true" : "false", r->writeback ? "true" : "false", limit[r->limit]);
 	if (r->limit == REACH_OK)
 		fputs("null", f);
 	else
@@ -196,7 +201,8 @@ static void json_dict(FILE *f, const struct zram_dev *d)
 		rec.bytes, rec.id, rec.credential ? "credential" : "run");
 	if (rec.pred.known)
 		fprintf(f, "{\"recommended\":%s,\"net_percent\":%s,\"pool_per_byte\":%s}",
-			rec.pred.recommend ? "true" : "false", rec.pred.net[0] ? rec.pred.net : "null",
+			rec.pred.recommend ? "true" : "false",
+			rec.pred.net[0] ? rec.pred.net : "null",
 			rec.pred.per_byte[0] ? rec.pred.per_byte : "null");
 	else
 		fputs("null", f);
@@ -214,8 +220,9 @@ static void print_text_dict(FILE *f, const struct zram_dev *d)
 
 	if (!dict_of(d, &rec))
 		return;
-	fprintf(f, "  dictionary:     zstd at priority%s%s%s, %s (%" PRIu64 " bytes, id %" PRIu32
-		   ", %s)%s\n",
+	fprintf(f,
+		"  dictionary:     zstd at priority%s%s%s, %s (%" PRIu64 " bytes, id %" PRIu32
+		", %s)%s\n",
 		rec.applied & 2 ? " 1" : "", rec.applied & 4 ? " 2" : "",
 		rec.applied & 8 ? " 3" : "", rec.file, rec.bytes, rec.id,
 		rec.credential ? "encrypted credential" : "memory only",
@@ -226,12 +233,14 @@ static void print_text_dict(FILE *f, const struct zram_dev *d)
 			rec.pred.net[0] ? rec.pred.net : "?");
 	/* the result: the pool per byte of the pages stored, predicted with it and now */
 	if (rec.pred.known && rec.pred.per_byte[0] && measured >= 0)
-		fprintf(f, "  result:         pool %.4f per stored byte now, %s predicted with it\n",
+		fprintf(f,
+			"  result:         pool %.4f per stored byte now, %s predicted with it\n",
 			measured, rec.pred.per_byte);
 }
 
 static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
-			   const struct dev_totals *t, const struct reach *r, unsigned tools)
+			   const struct dev_totals *t, const struct reach *r, unsigned tools,
+			   const char *note)
 {
 	const struct zram_caps *c = &d->caps;
 	char why[8][256], sem[8][256];
@@ -253,10 +262,16 @@ static void print_json_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		json_print_string(f, d->recomp.name[p]);
 		first = false;
 	}
-	fprintf(f, "],\"priority_gap\":%s", d->recomp.gap ? "true" : "false");
+	fprintf(f,
+		"],\"priority_gap\":%s,\"algorithms_differ\":", d->recomp.gap ? "true" : "false");
+	if (*note)
+		json_print_string(f, note);
+	else
+		fputs("null", f);
 	json_counters(f, d);
 	fprintf(f, ",\"ratio\":%.2f,\"block_state\":", ratio(&d->mm));
-	if (d->initialized && c->block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0)
+	if (d->initialized && c->block_state &&
+	    blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0)
 		fprintf(f,
 			"{\"allocated\":%" PRIu64 ",\"same\":%" PRIu64 ",\"written_back\":%" PRIu64
 			",\"huge\":%" PRIu64 ",\"idle\":%" PRIu64 ",\"recompressed\":%" PRIu64
@@ -287,10 +302,12 @@ static void print_text_writeback(FILE *f, const struct zram_dev *d)
 	else if (!d->backing_dev[0])
 		fprintf(f, "  writeback:      no backing device (writeback steps are skipped)\n");
 	else if (d->has_bd_stat)
-		fprintf(f, "  backing device: %s: %" PRIu64 " pages stored, %" PRIu64
-			   " written, %" PRIu64 " read back\n",
+		fprintf(f,
+			"  backing device: %s: %" PRIu64 " pages stored, %" PRIu64
+			" written, %" PRIu64 " read back\n",
 			d->backing_dev, zram_units_to_pages(d, d->bd_stat[0]),
-			zram_units_to_pages(d, d->bd_stat[2]), zram_units_to_pages(d, d->bd_stat[1]));
+			zram_units_to_pages(d, d->bd_stat[2]),
+			zram_units_to_pages(d, d->bd_stat[1]));
 	if (d->caps.writeback && d->backing_dev[0] && !d->caps.block_state)
 		fprintf(f, "  writeback ages: unknown (no debugfs block_state): idle and huge_idle "
 			   "writeback are skipped\n");
@@ -321,25 +338,26 @@ static void print_text_data(FILE *f, int root_fd, const struct zram_dev *d, bool
 		human_bytes(a, sizeof(a), d->mm.v[MM_ORIG_DATA_SIZE]),
 		human_bytes(b, sizeof(b), d->mm.v[MM_COMPR_DATA_SIZE]),
 		human_bytes(e, sizeof(e), d->mm.v[MM_MEM_USED_TOTAL]), ratio(&d->mm));
-	fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64
-		   "\n",
+	fprintf(f, "  pages:          huge %" PRIu64 ", same %" PRIu64 ", compacted %" PRIu64 "\n",
 		d->mm.v[MM_HUGE_PAGES], d->mm.v[MM_SAME_PAGES], d->mm.v[MM_PAGES_COMPACTED]);
 	/* only where writeback is asked for or set up: no noise where it is not */
 	if (wb_shown)
 		print_text_writeback(f, d);
 	if (d->has_io_stat && (d->io_stat[0] || d->io_stat[1]))
-		fprintf(f, "  I/O errors:     %" PRIu64 " failed reads, %" PRIu64
-			   " failed writes\n",
+		fprintf(f,
+			"  I/O errors:     %" PRIu64 " failed reads, %" PRIu64 " failed writes\n",
 			d->io_stat[0], d->io_stat[1]);
 	if (d->caps.block_state && blockstate_read(root_fd, d->id, &bs, NULL, NULL) == 0) {
-		fprintf(f, "  slots:          allocated %" PRIu64 ", idle %" PRIu64
-			   ", huge %" PRIu64 ", same %" PRIu64 ", written back %" PRIu64 "\n",
+		fprintf(f,
+			"  slots:          allocated %" PRIu64 ", idle %" PRIu64 ", huge %" PRIu64
+			", same %" PRIu64 ", written back %" PRIu64 "\n",
 			bs.allocated, bs.idle, bs.huge, bs.same, bs.written_back);
 		fprintf(f, "  recompressed:   %" PRIu64 " pages\n", bs.recompressed);
 		fprintf(f, "  incompressible: %" PRIu64 " pages\n", bs.incompressible);
 	} else {
-		fprintf(f, "  incompressible: unknown (no block_state; %" PRIu64
-			   " huge pages are candidates)\n",
+		fprintf(f,
+			"  incompressible: unknown (no block_state; %" PRIu64
+			" huge pages are candidates)\n",
 			d->mm.v[MM_HUGE_PAGES]);
 	}
 }
@@ -374,7 +392,7 @@ static void print_text_totals(FILE *f, const struct dev_totals *t)
 
 static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const struct zram_dev *d,
 			   const struct dev_totals *t, bool wb_shown, const struct reach *r,
-			   unsigned tools)
+			   unsigned tools, const char *note)
 {
 	const struct zram_caps *c = &d->caps;
 	char why[8][256], sem[8][256], a[HUMAN_LEN];
@@ -398,6 +416,8 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 				fprintf(f, " #%u %s", p, d->recomp.name[p]);
 		fprintf(f, "%s\n", d->recomp.gap ? " (priority gap!)" : "");
 	}
+	if (*note)
+		fprintf(f, "  configuration:  %s\n", note);
 	print_text_dict(f, d);
 	if (d->initialized)
 		print_text_data(f, root_fd, d, wb_shown);
@@ -421,14 +441,14 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
 		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st,
-		  const bool *wb_configured)
+		  const struct status_conf *conf)
 {
 	unsigned tools = 0;
 	struct reach r;
 
 	/* The setup tools only matter for a fix, and are looked up only then. */
 	for (unsigned i = 0; i < n; i++) {
-		reach_of(&devs[i], wb_configured && wb_configured[i], &r);
+		reach_of(&devs[i], conf && conf[i].wb_configured, &r);
 		if (r.limit == REACH_NO_SECONDARY) {
 			tools = reach_setup_tools(root_fd);
 			break;
@@ -443,18 +463,18 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
 				fputc(',', f);
-			reach_of(&devs[i], wb_configured && wb_configured[i], &r);
+			reach_of(&devs[i], conf && conf[i].wb_configured, &r);
 			print_json_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name), &r,
-				       tools);
+				       tools, conf ? conf[i].algos_note : "");
 		}
 		fputs("]}\n", f);
 		return;
 	}
 	fprintf(f, "kernel %s\n", release);
 	for (unsigned i = 0; i < n; i++) {
-		reach_of(&devs[i], wb_configured && wb_configured[i], &r);
+		reach_of(&devs[i], conf && conf[i].wb_configured, &r);
 		print_text_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name),
-			       devs[i].backing_dev[0] || (wb_configured && wb_configured[i]), &r,
-			       tools);
+			       devs[i].backing_dev[0] || (conf && conf[i].wb_configured), &r, tools,
+			       conf ? conf[i].algos_note : "");
 	}
 }

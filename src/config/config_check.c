@@ -187,6 +187,75 @@ static void check_levels(struct check *ck, const struct scope *s)
 	}
 }
 
+/* ---- the configured secondaries against a device's ---- */
+
+/* Whether cfg's list could be written to a device of this kernel (avail: its comp_algorithm;
+ * NULL or empty: unknown): every name offered and every level within its backend's range. */
+static bool algos_applicable(const struct dev_config *cfg, const struct zram_algo_list *avail)
+{
+	for (unsigned i = 0; i < cfg->n_algos; i++) {
+		const char *name = cfg->algos[i];
+		int lo, hi, r;
+
+		if (avail && avail->n ? !zram_algo_list_has(avail, name) : !backend_known(name))
+			return false;
+		if (!cfg->has_level[i])
+			continue;
+		r = zram_level_range(name, &lo, &hi);
+		if (r == -EOPNOTSUPP || (r == 0 && (cfg->level[i] < lo || cfg->level[i] > hi)))
+			return false;
+	}
+	return true;
+}
+
+/* A device's secondaries by priority, "zstd deflate" ("#2 zstd" after a gap). */
+static void have_list(const struct zram_recomp *have, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned p = 1; p <= ZRAM_MAX_PRIO && o < size; p++) {
+		if (!have->set[p])
+			continue;
+		if (have->gap)
+			o += (size_t)snprintf(buf + o, size - o, "%s#%u %s", o ? " " : "", p,
+					      have->name[p]);
+		else
+			o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? " " : "",
+					      have->name[p]);
+	}
+}
+
+bool config_algos_note(const struct dev_config *cfg, const char *dev,
+		       const struct zram_recomp *have, const struct zram_algo_list *avail,
+		       char *buf, size_t size)
+{
+	char want[CFG_MAX_ALGOS * (CFG_ALGO_NAME_MAX + 1)], runs[128];
+	bool differs = false;
+	size_t o = 0;
+
+	buf[0] = want[0] = '\0';
+	if (cfg->algos_auto || !cfg->n_algos || !have->count || !algos_applicable(cfg, avail))
+		return false;
+	for (unsigned i = 0; i < CFG_MAX_ALGOS && i < ZRAM_MAX_PRIO; i++) {
+		bool in_cfg = i < cfg->n_algos;
+
+		differs |= in_cfg != have->set[i + 1] ||
+			   (in_cfg && strcmp(cfg->algos[i], have->name[i + 1]) != 0);
+		if (in_cfg && o < sizeof(want))
+			o += (size_t)snprintf(want + o, sizeof(want) - o, "%s%s", i ? " " : "",
+					      cfg->algos[i]);
+	}
+	if (!differs)
+		return false;
+	have_list(have, runs, sizeof(runs));
+	(void)snprintf(buf, size,
+		       "runs secondary algorithms '%s', not the configured '%s' (a device "
+		       "keeps its list until it is set up again); fix: zram-recompd adopt %s",
+		       runs, want, dev);
+	return true;
+}
+
 /* ---- settings that cannot take effect ---- */
 
 static void check_wb_budget(struct check *ck, const struct scope *s)
@@ -332,8 +401,8 @@ static void check_backing_plain(struct check *ck, const struct scope *s)
 	if (!(s->set & (CFG_K_BACKING_DEV | CFG_K_BACKING_FILE | CFG_K_BACKING_ENC)) ||
 	    config_backing_encrypted(d) || (!d->backing_device[0] && !d->backing_file[0]))
 		return;
-	o = later(d, d->backing_file[0] ? CFG_K_BACKING_FILE : CFG_K_BACKING_DEV,
-		  CFG_K_BACKING_ENC, &key, d->backing_file[0] ? "backing-file" : "backing-device",
+	o = later(d, d->backing_file[0] ? CFG_K_BACKING_FILE : CFG_K_BACKING_DEV, CFG_K_BACKING_ENC,
+		  &key, d->backing_file[0] ? "backing-file" : "backing-device",
 		  "backing-encryption");
 	key_what(what, sizeof(what), key);
 	report(ck, true, o, what,
@@ -370,6 +439,29 @@ static void check_kernel_secondaries(struct check *ck)
 		report(ck, true, origin_of(&eff, prio_bits[t]), what,
 		       "%s (its secondaries were set before disksize and stay until a reset)",
 		       note);
+	}
+}
+
+/* Set-up devices whose secondaries are not the configured ones: fixed until a reset. */
+static void check_device_algos(struct check *ck)
+{
+	char note[512], what[64];
+
+	for (unsigned i = 0; ck->m && i < ck->m->n; i++) {
+		const struct check_dev *dev = &ck->m->devs[i];
+		struct dev_config eff;
+
+		if (!dev->probed || !dev->initialized || !dev->multi_comp ||
+		    !config_device_selected(ck->c, dev->id))
+			continue;
+		config_effective(ck->c, dev->id, &eff);
+		(void)snprintf(what, sizeof(what), "zram%u", dev->id);
+		if (!config_algos_note(&eff, what, &dev->recomp,
+				       ck->m->have_avail ? &ck->m->avail : NULL, note,
+				       sizeof(note)))
+			continue;
+		(void)snprintf(what, sizeof(what), "device zram%u", dev->id);
+		report(ck, true, origin_of(&eff, CFG_K_ALGOS), what, "%s", note);
 	}
 }
 
@@ -468,6 +560,7 @@ void config_check(const struct config *c, const char *const *paths, unsigned n_p
 		check_scope(&ck, &s);
 	}
 	check_kernel_secondaries(&ck);
+	check_device_algos(&ck);
 	check_sections(&ck);
 	check_devices(&ck);
 }
@@ -515,6 +608,8 @@ int config_check_machine_read(int root_fd, struct check_machine *m)
 		cd->backing = d.backing_dev[0] != '\0';
 		cd->priority = d.caps.priority;
 		cd->n_secondaries = d.recomp.count;
+		cd->multi_comp = d.caps.multi_comp;
+		cd->recomp = d.recomp;
 		if (!m->have_avail && d.comp.n) {
 			m->avail = d.comp;
 			m->have_avail = true;

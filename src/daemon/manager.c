@@ -5,6 +5,7 @@
 #include "advice_store.h"
 #include "advise.h"
 #include "blockstate.h"
+#include "config_check.h"
 #include "devlock.h"
 #include "host.h"
 #include "human.h"
@@ -166,7 +167,7 @@ static void enqueue(struct manager *m, struct job *j)
 
 static void notify_status(struct manager *m)
 {
-	char buf[512] = "";
+	char buf[1024] = "", note[512];
 	size_t o = 0;
 	uint64_t now = now_monotonic_ns();
 	unsigned n = 0;
@@ -203,6 +204,11 @@ static void notify_status(struct manager *m)
 		o = strlen(buf);
 		if (reach_pass(&r) && !r.recompress)
 			(void)snprintf(buf + o, sizeof(buf) - o, " (%s)", tag);
+		o = strlen(buf);
+		if (md->dev.initialized && md->dev.caps.multi_comp &&
+		    config_algos_note(&md->cfg, md->dev.name, &md->dev.recomp, &md->dev.comp, note,
+				      sizeof(note)))
+			(void)snprintf(buf + o, sizeof(buf) - o, " (%s)", note);
 		o = strlen(buf);
 	}
 	if (n == 0)
@@ -629,6 +635,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 
 			old_interval = md->cfg.interval_sec;
 			config_effective(&m->cfg, md->id, &md->cfg);
+			md->algos_sig = 0; /* what differs is said again after a reload */
 			if (md->cfg.interval_sec != old_interval && !md->busy && md->timer) {
 				md->pol.next_due_ns = sat_add_u64(
 					now_monotonic_ns(),

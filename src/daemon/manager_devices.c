@@ -302,6 +302,25 @@ static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
 }
 
 /*
+ * A set-up device whose secondaries are not the configured ones (config_algos_note): said
+ * once, with the fix, and again when it changes or after a reload (which clears algos_sig).
+ */
+static void note_algos(struct mdev *md)
+{
+	const struct zram_dev *d = &md->dev;
+	char note[512];
+	uint64_t sig = 0;
+
+	if (d->initialized && d->caps.multi_comp &&
+	    config_algos_note(&md->cfg, d->name, &d->recomp, &d->comp, note, sizeof(note)))
+		for (const char *p = note; *p; p++) /* FNV-1a */
+			sig = (sig ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
+	if (sig && sig != md->algos_sig)
+		log_warning("%s: %s", d->name, note);
+	md->algos_sig = sig;
+}
+
+/*
  * A device just managed, or whose reach changed (reach.h; adopt re-initialized it): what
  * passes it gets, what it cannot do with the fix, and when its cold tier cannot run. Only
  * a pass that will run is promised.
@@ -312,6 +331,7 @@ static void announce(struct mdev *md, bool is_new)
 	struct reach r;
 	unsigned said;
 
+	note_algos(md);
 	reach_of(&md->dev, md->cfg.writeback, &r);
 	said = 1 + (unsigned)r.limit * 2 + r.writeback;
 	if (!is_new && said == md->reach_said)

@@ -68,6 +68,7 @@ struct mdev {
 	enum policy_verdict last_verdict;
 	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
 	unsigned reach_said; /* what announce() said it can do (reach.h), + 1; 0: nothing yet */
+	uint64_t algos_sig;  /* hash of the secondaries' note announce() logged; 0: none */
 	bool lock_said; /* "adopt holds its lock" logged; cleared when taken again */
 };
 

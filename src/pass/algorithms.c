@@ -14,34 +14,15 @@
 #include <errno.h>
 #include <string.h>
 
-/* The configured list and the kernel's, as text for messages; whether they differ. */
-static bool algorithms_differ(const struct zram_dev *d, const struct dev_config *cfg, char *want,
-			      size_t want_size, char *have, size_t have_size)
+/* The names this kernel offers (comp_algorithm), "lzo-rle lzo lz4" ("?" when unread). */
+static const char *offered(const struct zram_dev *d, char *buf, size_t size)
 {
-	bool differs = false;
+	size_t o = 0;
 
-	*want = *have = '\0';
-	for (unsigned i = 0; i < cfg->n_algos; i++) {
-		size_t o = strlen(want);
-
-		(void)snprintf(want + o, want_size - o, "%s%s", i ? " " : "", cfg->algos[i]);
-	}
-	for (unsigned p = 1; p <= ZRAM_MAX_PRIO; p++) {
-		size_t o = strlen(have);
-
-		if (d->recomp.set[p])
-			(void)snprintf(have + o, have_size - o, "%s#%u:%s", o ? " " : "", p,
-				       d->recomp.name[p]);
-	}
-	for (unsigned i = 0; i < CFG_MAX_ALGOS; i++) {
-		bool in_cfg = i < cfg->n_algos;
-		unsigned p = i + 1;
-
-		if (in_cfg != d->recomp.set[p] ||
-		    (in_cfg && strcmp(cfg->algos[i], d->recomp.name[p]) != 0))
-			differs = true;
-	}
-	return differs;
+	(void)snprintf(buf, size, "?");
+	for (unsigned i = 0; i < d->comp.n && o < size; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? " " : "", d->comp.name[i]);
+	return buf;
 }
 
 /*
@@ -53,14 +34,16 @@ static bool algorithms_differ(const struct zram_dev *d, const struct dev_config 
 static int algorithms_validate(const struct zram_dev *d, const struct dev_config *cfg,
 			       char cmds[CFG_MAX_ALGOS][128])
 {
+	char avail[ZRAM_MAX_AVAIL * (ZRAM_ALGO_MAX + 1)];
+
 	for (unsigned i = 0; i < cfg->n_algos; i++) {
 		int lo, hi, r = zram_build_recomp_algorithm(d, cfg->algos[i], i + 1, cmds[i], 128);
 
 		if (r == -ENOENT) {
 			log_error(
 				"%s: recomp_algorithm: '%s' is not a compressor this kernel offers "
-				"(available: see comp_algorithm); nothing written",
-				d->name, cfg->algos[i]);
+				"(comp_algorithm: %s); nothing written",
+				d->name, cfg->algos[i], offered(d, avail, sizeof(avail)));
 			return -EINVAL;
 		}
 		if (r < 0) {
@@ -221,8 +204,7 @@ static int write_levels(const struct pass_ctx *ctx, const struct zram_dev *d,
 int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 			      const struct dev_config *cfg, struct device_report *rep)
 {
-	char want[128], have[128], cmds[CFG_MAX_ALGOS][128], note[256];
-	bool differs = algorithms_differ(d, cfg, want, sizeof(want), have, sizeof(have));
+	char cmds[CFG_MAX_ALGOS][128], note[512];
 	int r;
 
 	if (!d->caps.multi_comp)
@@ -230,14 +212,11 @@ int pass_configure_algorithms(const struct pass_ctx *ctx, struct zram_dev *d,
 	if (d->initialized) {
 		/* The list is fixed once disksize is set (-EBUSY); use what the kernel has.
 		 * None at all is said with its fix by the caller (reach_log). */
-		if (differs && cfg->n_algos > 0 && d->recomp.count > 0)
-			log_warning("%s: kernel secondary algorithms [%s] differ from the "
-				    "configuration [%s]; using the kernel's (they can only be set "
-				    "before disksize: run zram-recompd --once before zram setup)",
-				    d->name, *have ? have : "none", want);
+		if (config_algos_note(cfg, d->name, &d->recomp, &d->comp, note, sizeof(note)))
+			log_warning("%s: %s", d->name, note);
 		/* A priority above them would quietly become "every secondary" (policy.c). */
-		if (d->recomp.count &&
-		    config_priority_note(cfg, d->recomp.count, d->caps.priority, note, sizeof(note)))
+		if (d->recomp.count && config_priority_note(cfg, d->recomp.count, d->caps.priority,
+							    note, sizeof(note)))
 			log_warning("%s: %s", d->name, note);
 		return 0;
 	}

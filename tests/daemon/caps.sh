@@ -128,3 +128,40 @@ t_caps_adopted() {
 	grep -q '^STATUS=zram0: last pass' "$T/notify.log" ||
 		die "STATUS after the pass: $(grep STATUS "$T/notify.log" | tail -n 2 | tr '\n' '|')"
 }
+
+# A device that runs other secondaries than the configuration asks for: the journal says it
+# once at start and once again after a reload (never at every pass), naming both lists and
+# the command that applies the configured one; STATUS carries it while it lasts. A reload to
+# the device's own list ends it.
+t_caps_algos_differ() {
+	local note="runs secondary algorithms 'zstd deflate', not the configured 'lz4hc' (a device keeps its list until it is set up again); fix: zram-recompd adopt zram0"
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0 recomp="1:zstd 2:deflate"
+	fr_blockstate "$R" "$VER" 0
+	conf "${BASE_CONF[@]}" "recompress-algorithms = lz4hc"
+	notify_start
+	dstart
+	wait_for 8000 at_least 3 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "fewer than 3 passes in 8 s; stderr: $(oneline "$T/d.err")"
+	[ "$(grep -cxF "zram-recompd: warning: zram0: $note" "$T/d.err")" = 1 ] ||
+		die "the difference not said exactly once: $(oneline "$T/d.err")"
+	grep -F " ($note)" "$T/notify.log" | grep -qE '^STATUS=zram0: (first|last) pass ' ||
+		die "STATUS: $(grep STATUS "$T/notify.log" | head -n 2 | tr '\n' '|')"
+	dsig HUP
+	wait_for 5000 grep -q '^zram-recompd: configuration reloaded$' "$T/d.err" ||
+		die "no reload; stderr: $(oneline "$T/d.err")"
+	wait_for 5000 at_least 2 "$T/d.err" "^zram-recompd: warning: zram0: runs secondary" ||
+		die "not said again after the reload: $(oneline "$T/d.err")"
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zstd deflate"
+	dsig HUP
+	wait_for 5000 at_least 2 "$T/d.err" '^zram-recompd: configuration reloaded$' ||
+		die "no second reload; stderr: $(oneline "$T/d.err")"
+	sleep $((2 * SLOW))
+	dstop
+	[ "$(grep -cF "zram0: runs secondary" "$T/d.err")" = 2 ] ||
+		die "said other than twice: $(oneline "$T/d.err")"
+	grep '^STATUS=' "$T/notify.log" | tail -n 1 | grep -q '^STATUS=zram0: last pass' ||
+		die "last STATUS: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
+	! grep '^STATUS=' "$T/notify.log" | tail -n 1 | grep -qF "runs secondary" ||
+		die "STATUS still says it: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
+}

@@ -974,19 +974,45 @@ run_test many-devices t_many_devices
 
 # 7. initialized device whose secondary list differs from the configuration ---------------------
 
+# The difference is said wherever the admin looks (--once, status, --check-config: a
+# warning, exit 0), naming the device, both lists and the command that applies the
+# configured one; the passes use the kernel's list meanwhile.
+T_DIFFERS="runs secondary algorithms 'zstd deflate', not the configured 'lz4hc' (a device keeps its list until it is set up again); fix: zram-recompd adopt zram0"
 t_algo_list_differs() {
 	fr_new "$R" 6.12
-	fr_dev "$R" 6.12 0 recomp="1:zstd"
+	fr_dev "$R" 6.12 0 recomp="1:zstd 2:deflate"
 	fr_blockstate "$R" 6.12 0
-	conf '[global]' 'recompress-algorithms = deflate'
+	conf '[global]' 'recompress-algorithms = lz4hc'
 	snap
 	zro --once
 	expect_rc 0
-	expect_has "$T/err" "warning"
-	grep -F warning "$T/err" | grep -F zstd | grep -q -F deflate ||
-		die "no warning naming both lists: $(oneline "$T/err")"
-	expect_content "$(attr 0 recomp_algorithm)" \
-		"#1: lzo-rle lzo lz4 lz4hc [zstd] deflate 842 "
+	expect_content "$T/err" "zram-recompd: warning: zram0: $T_DIFFERS"
+	expect_has "$(attr 0 recompress)" "priority=2"
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+	zro status
+	expect_rc 0
+	expect_has "$T/out" "  configuration:  $T_DIFFERS"
+	zro status --json
+	expect_rc 0
+	expect_has "$T/out" "\"algorithms_differ\":\"$T_DIFFERS\""
+	zro --check-config
+	expect_rc 0
+	expect_content "$T/out" "read $T/conf" "configuration OK, 1 warning"
+	expect_content "$T/err" "$T/conf:2: warning: device zram0: $T_DIFFERS"
+	# The same list in another order differs too; the configured list is said nowhere once
+	# it is the device's.
+	conf '[global]' 'recompress-algorithms = deflate zstd'
+	zro --check-config
+	expect_rc 0
+	expect_has "$T/err" "runs secondary algorithms 'zstd deflate', not the configured 'deflate zstd'"
+	conf '[global]' 'recompress-algorithms = zstd deflate'
+	zro --check-config
+	expect_rc 0
+	expect_content "$T/err"
+	zro status
+	expect_not "$T/out" "configuration:"
+	zro status --json
+	expect_has "$T/out" '"algorithms_differ":null'
 	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
 }
 run_test algo-list-differs t_algo_list_differs
