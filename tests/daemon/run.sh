@@ -352,7 +352,9 @@ t_stale_temps_removed() {
 t_device_added() {
 	new_root
 	conf "${BASE_CONF[@]}"
-	dstart
+	# --no-sandbox: a device added later makes a sandboxed daemon restart
+	# (sandbox_device_added)
+	dstart -a --no-sandbox
 	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
 		die "no pass on zram0 in 8 s; stderr: $(oneline "$T/d.err")"
 	# The device appears whole: its directory first, the sys/block link last.
@@ -377,7 +379,9 @@ type=huge priority=1 max_pages=64" ] || die "zram1 recompress: $(oneline "$(attr
 t_device_readded() {
 	new_root
 	conf "${BASE_CONF[@]}"
-	dstart
+	# --no-sandbox: a device added later makes a sandboxed daemon restart
+	# (sandbox_device_added)
+	dstart -a --no-sandbox
 	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
 		die "no pass on zram0 in 8 s; stderr: $(oneline "$T/d.err")"
 	rm_dev 0
@@ -1133,7 +1137,9 @@ t_sandbox_sighup_metrics() {
 t_config_notes() {
 	new_root
 	conf "${BASE_CONF[@]}" "devices = zram0 zram1" "priority-idle = 2"
-	dstart
+	# --no-sandbox: a device added later makes a sandboxed daemon restart
+	# (sandbox_device_added)
+	dstart -a --no-sandbox
 	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
 		die "no pass on zram0 in 8 s; stderr: $(oneline "$T/d.err")"
 	fr_dev "$R" "$VER" 1 link=none
@@ -1247,6 +1253,76 @@ t_many_devices() {
 	[ "$per" -le 32 ] || die "$(cat "$T/rss"); more than 32 KiB per device"
 }
 
+# The sandbox's rules are the zram devices' own directories, not their parent, which holds
+# loop, dm and md devices too: a write the daemon makes to zram0/idle, here a link to a loop
+# device's attribute beside it, fails with EACCES and leaves that attribute as it was; with
+# --no-sandbox the same write reaches it (the link is followed inside the root).
+sandbox_loop_run() {
+	local name=$1 lo=$R/sys/devices/virtual/block/loop0/queue/read_ahead_kb
+	shift
+	new_root
+	mkdir -p "${lo%/*}"
+	printf '128\n' >"$lo"
+	rm -f "$(attr 0 idle)"
+	ln -s ../loop0/queue/read_ahead_kb "$(attr 0 idle)"
+	conf "${BASE_CONF[@]}"
+	dstart -n "$name" "$@"
+	wait_for 8000 at_least 1 "$T/$name.err" 'zram0: pass:' ||
+		die "$name: no pass; stderr: $(oneline "$T/$name.err")"
+	dstop "$name"
+}
+
+t_sandbox_not_loop() {
+	local lo=$R/sys/devices/virtual/block/loop0/queue/read_ahead_kb
+	sandbox_loop_run d
+	grep -q 'running on Linux .*; writes confined by Landlock' "$T/d.err" ||
+		die "not sandboxed: $(grep -m1 'running on' "$T/d.err")"
+	[ "$(cat "$lo")" = 128 ] || die "the loop device's attribute was written: $(oneline "$lo")"
+	grep -q '^zram-recompd: error: zram0: idle: not writable (Permission denied)' "$T/d.err" ||
+		die "no EACCES for the write through zram0/idle: $(oneline "$T/d.err")"
+	sandbox_loop_run n -a --no-sandbox
+	grep -q '^all' "$lo" || die "--no-sandbox: the write did not reach the link: $(oneline "$lo")"
+}
+
+# A zram device added after the start (or removed and added again) has no rule, and
+# Landlock cannot add one: the daemon saves its state and exits 75 (the unit restarts it on
+# that status); started again it manages the device. The first daemon never writes it.
+sandbox_added_exit() { # ID
+	dwait 8000 || die "the daemon did not exit for zram$1; stderr: $(oneline "$T/d.err")"
+	[ "$DRC" = 75 ] || die "exit code $DRC, expected 75; stderr: $(oneline "$T/d.err")"
+	grep -q "^zram-recompd: zram$1: appeared after the sandbox was set up, which cannot be widened; exiting with status 75 to be restarted with it\$" \
+		"$T/d.err" || die "no notice for zram$1: $(oneline "$T/d.err")"
+	state_valid d || die "state file invalid: $(oneline "$T/d.state/state")"
+	[ "$(state_field zram0 passes)" = "$(($2 + $(passes_logged zram0)))" ] ||
+		die "zram0's passes not saved: $(oneline "$T/d.state/state")"
+}
+
+t_sandbox_device_added() {
+	local a
+	new_root
+	conf "${BASE_CONF[@]}"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass on zram0; stderr: $(oneline "$T/d.err")"
+	fr_dev "$R" "$VER" 1 link=none
+	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
+	sandbox_added_exit 1 0
+	for a in recompress idle compact; do
+		[ ! -s "$(attr 1 $a)" ] || die "zram1 $a written: $(oneline "$(attr 1 $a)")"
+	done
+	p0=$(state_field zram0 passes)
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram1: pass:' ||
+		die "the restarted daemon made no pass on zram1; stderr: $(oneline "$T/d.err")"
+	grep -q '^type=idle priority=1 ' "$(attr 1 recompress)" ||
+		die "zram1 recompress: $(oneline "$(attr 1 recompress)")"
+	# zram1 removed and added again: a new directory, without a rule.
+	rm_dev 1
+	fr_dev "$R" "$VER" 1 link=none
+	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
+	sandbox_added_exit 1 "$p0"
+}
+
 # hold_lock NAME: hold run/zram-recompd/lock/NAME of this test's root exclusively, as adopt
 # does (a root-owned 0600 file in a 0700 directory); the holder's pid in $T/lock.NAME.pid.
 hold_lock() {
@@ -1310,7 +1386,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics sandbox_not_loop sandbox_device_added loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted caps_algos_differ adopt_lock_held)
 
 selected() {
