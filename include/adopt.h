@@ -28,7 +28,7 @@
 /* One line of /proc/swaps. Sizes in bytes (the file counts KiB). */
 struct swap_entry {
 	char path[128];
-	bool is_zram;	/* /dev/zramN */
+	bool is_zram; /* /dev/zramN */
 	unsigned zram_id;
 	uint64_t size, used;
 	int prio;
@@ -125,7 +125,7 @@ void adopt_print_figures(FILE *f, const char *name, const struct adopt_figures *
 struct adopt_job {
 	int root_fd;
 	bool dry_run;
-	FILE *out;		/* the steps, "NAME: STEP" ("NAME: would STEP" under --dry-run) */
+	FILE *out; /* the steps, "NAME: STEP" ("NAME: would STEP" under --dry-run) */
 	struct kver kv;
 	enum tri kconf;		/* host_kconfig_idle_age, for the probes after reset */
 	struct zram_dev dev;	/* as probed before anything changed */
@@ -133,18 +133,30 @@ struct adopt_job {
 	struct swap_entry swap; /* its /proc/swaps line: the priority swapon restores */
 	struct adopt_figures fig;
 	struct adopt_plan plan;
-	uint64_t mem_limit;	/* mm_stat mem_limit (bytes; 0 none): written again after reset */
-	char backing_dev[128];	/* "" none; kept: written again before disksize */
+	uint64_t mem_limit;    /* mm_stat mem_limit (bytes; 0 none): written again after reset */
+	char backing_dev[128]; /* "" none; kept: written again before disksize */
 	uint8_t uuid[16], label[16]; /* of the header: the old one's, or a new UUID */
 	bool uuid_kept;
 	size_t page_size;
-	unsigned reset_tries;	/* EBUSY right after swapoff: tries 100 ms apart (50) */
+	unsigned reset_tries; /* EBUSY right after swapoff: tries 100 ms apart (50) */
+	int wb_compressed;    /* compressed_writeback before (7.0+): 0, 1, -1 unknown */
+	int signal;	      /* set by adopt_execute: a stop signal it held back, or 0 */
 };
 
 /*
  * Carry out job->plan.kind (ADOPT_DIRECT or ADOPT_VIA_TEMP). Every step is printed to
  * job->out; under dry_run nothing is written. Returns 0, or -errno after logging what
  * failed and where the device's pages are.
+ *
+ * The invariant: a device that was swap before is swap after it (or the temporary device
+ * holding its pages is), whatever fails; a state where it is not is said in one line with
+ * the commands that finish the job. Fallbacks, in turn: set up as it was (no secondaries),
+ * then without its backing device (after the swapoff no page is on it).
+ *
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT (and the terminal's stop signals) are held back for
+ * the whole run, SIGPIPE ignored (a dropped SSH session): one that arrives before the first
+ * swapoff stops it there with nothing changed, later ones once the device is swap again;
+ * job->signal names it (adopt exits 128 + its number).
  */
 int adopt_execute(struct adopt_job *job);
 

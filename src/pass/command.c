@@ -62,6 +62,12 @@ int pass_write(const struct pass_ctx *ctx, const struct zram_dev *d, const char 
 	}
 }
 
+static bool attr_needs_init(const char *attr)
+{
+	return strcmp(attr, "recompress") == 0 || strcmp(attr, "idle") == 0 ||
+	       strcmp(attr, "writeback") == 0 || strcmp(attr, "compact") == 0;
+}
+
 /* One line naming device, attribute and reason for a failed write. */
 void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, const char *attr,
 			    const char *cmd, int r, uint32_t threshold)
@@ -78,7 +84,9 @@ void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, 
 				  d->name, threshold, zs_huge_class_size(d->page_size), d->page_size);
 			return;
 		}
-		if (zram_read_initstate(ctx->root_fd, d->id, &init) == 0 && !init) {
+		/* only these need an initialized device; the others are written before disksize */
+		if (attr_needs_init(attr) && zram_read_initstate(ctx->root_fd, d->id, &init) == 0 &&
+		    !init) {
 			log_error("%s: %s: device is not initialized (reset during the pass?) "
 				  "(EINVAL)",
 				  d->name, attr);
@@ -118,8 +126,9 @@ void pass_log_write_error(const struct pass_ctx *ctx, const struct zram_dev *d, 
 		/* fall through */
 	case EROFS:
 	case EACCES:
-		log_error("%s: %s: not writable (%s); needs root, and under systemd "
-			  "ProtectKernelTunables= must stay off",
+		log_error("%s: %s: not writable (%s); needs root, a device added after the "
+			  "start of the sandbox needs a restart, and under systemd /sys stays "
+			  "writable only in ReadWritePaths=",
 			  d->name, attr, strerror(-r));
 		return;
 	default:

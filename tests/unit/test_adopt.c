@@ -2,127 +2,13 @@
 /*
  * adopt: /proc/swaps parsing, the plan from the figures (margins, boundaries, forced plan B,
  * no hot_add), the swap header, the adopt allowlist, and the steps of both plans on a fake
- * root. tests/unit/test_adopt.ldflags wraps swapon and swapoff (so no real swap area is
- * touched: the calls are recorded, and can be made to fail) and sysfs_write_adopt (a fake
- * kernel: reset clears initstate, disksize sets it, every write is recorded, chosen writes
- * fail); see the Makefile's unit-test rule for the --wrap convention.
+ * root (tests/unit/adopt_fake.h: swapon, swapoff and the writes wrapped, see
+ * test_adopt.ldflags and the Makefile's unit-test rule for the --wrap convention). The
+ * failures and interruptions of the steps: test_adopt_fail.c.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
-
-#include "adopt.h"
-#include "fakeroot.h"
-#include "sysfs.h"
-#include "util.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/swap.h>
-#include <unistd.h>
+#include "adopt_fake.h"
 
 #define MiB (1024ull * 1024)
-
-/* ---- the fake kernel ---- */
-
-static char calls[8192]; /* one line per swap call or adopt write */
-static const char *fail_attr; /* this suffix of a write path fails ... */
-static int fail_errno;
-static unsigned fail_times; /* ... this many times */
-static int swapoff_errno, swapon_errno;
-static unsigned swapoff_fail_times = 1000; /* how many swapoff calls fail with swapoff_errno */
-
-static void record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void record(const char *fmt, ...)
-{
-	size_t o = strlen(calls);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(calls + o, sizeof(calls) - o, fmt, ap);
-	va_end(ap);
-}
-
-int __wrap_swapon(const char *path, int flags);
-int __wrap_swapon(const char *path, int flags)
-{
-	record("swapon %s %#x\n", path, (unsigned)flags);
-	if (swapon_errno) {
-		errno = swapon_errno;
-		return -1;
-	}
-	return 0;
-}
-
-int __wrap_swapoff(const char *path);
-int __wrap_swapoff(const char *path)
-{
-	record("swapoff %s\n", path);
-	if (swapoff_errno && swapoff_fail_times) {
-		swapoff_fail_times--;
-		errno = swapoff_errno;
-		return -1;
-	}
-	return 0;
-}
-
-static void fake_dev(unsigned id, bool init)
-{
-	char p[64];
-
-#define F(attr, text)                                                                  \
-	do {                                                                           \
-		snprintf(p, sizeof(p), "sys/block/zram%u/" attr, id);                  \
-		fr_write(p, text);                                                     \
-	} while (0)
-	F("initstate", init ? "1\n" : "0\n");
-	F("disksize", init ? "1073741824\n" : "0\n");
-	F("comp_algorithm", "[lzo-rle] lzo lz4 lz4hc zstd deflate 842 \n");
-	F("recomp_algorithm", "");
-	F("recompress", "");
-	F("idle", "");
-	F("compact", "");
-	F("algorithm_params", "");
-	F("mm_stat", init ? "104857600 30000000 36000000 0 40000000 12 0 3 3\n"
-			  : "0 0 0 0 0 0 0 0 0\n");
-#undef F
-	snprintf(p, sizeof(p), "dev/zram%u", id);
-	fr_write(p, "");
-}
-
-int __real_sysfs_write_adopt(int root_fd, const char *relpath, const char *data);
-int __wrap_sysfs_write_adopt(int root_fd, const char *relpath, const char *data);
-int __wrap_sysfs_write_adopt(int root_fd, const char *relpath, const char *data)
-{
-	unsigned id;
-	char dir[48];
-	size_t n = strlen(relpath), fl = fail_attr ? strlen(fail_attr) : 0;
-
-	record("%s=%s", relpath, data); /* data ends in '\n' */
-	if (!sysfs_write_allowed(relpath) && !sysfs_adopt_write_allowed(relpath))
-		return -EPERM;
-	if (fail_attr && fail_times && n >= fl && strcmp(relpath + n - fl, fail_attr) == 0) {
-		fail_times--;
-		return -fail_errno;
-	}
-	if (sscanf(relpath, "sys/block/zram%u/", &id) != 1)
-		return 0;
-	snprintf(dir, sizeof(dir), "sys/block/zram%u", id);
-	if (strstr(relpath, "/reset")) {
-		fake_dev(id, false); /* 6.11+: the secondary names are gone too */
-	} else if (strstr(relpath, "/disksize")) {
-		char p[64];
-
-		snprintf(p, sizeof(p), "%s/initstate", dir);
-		fr_write(p, "1\n");
-		snprintf(p, sizeof(p), "%s/disksize", dir);
-		fr_write(p, data);
-	}
-	return 0;
-}
 
 /* ---- /proc/swaps ---- */
 
@@ -159,9 +45,12 @@ static void test_parse_swaps_bad(void **state)
 {
 	struct swap_entry e[4];
 	static const char no_header[] = "/dev/zram0 partition 4 0 1\n";
-	static const char short_line[] = "Filename Type Size Used Priority\n/dev/zram0 partition 4 0\n";
-	static const char bad_num[] = "Filename Type Size Used Priority\n/dev/zram0 partition 4 x 1\n";
-	static const char zramx[] = "Filename Type Size Used Priority\n/dev/zram0x partition 4 0 1\n";
+	static const char short_line[] =
+		"Filename Type Size Used Priority\n/dev/zram0 partition 4 0\n";
+	static const char bad_num[] =
+		"Filename Type Size Used Priority\n/dev/zram0 partition 4 x 1\n";
+	static const char zramx[] =
+		"Filename Type Size Used Priority\n/dev/zram0x partition 4 0 1\n";
 
 	(void)state;
 	assert_int_equal(adopt_parse_swaps(no_header, sizeof(no_header) - 1, e, 4), -EINVAL);
@@ -185,8 +74,11 @@ static void test_margin(void **state)
 static void test_decide_saturates(void **state)
 {
 	struct adopt_figures f = {
-		.swap_used = UINT64_MAX, .pool = UINT64_MAX - 1, .mem_available = UINT64_MAX,
-		.other_swap_free = UINT64_MAX, .can_hot_add = true,
+		.swap_used = UINT64_MAX,
+		.pool = UINT64_MAX - 1,
+		.mem_available = UINT64_MAX,
+		.other_swap_free = UINT64_MAX,
+		.can_hot_add = true,
 	};
 	struct adopt_plan p;
 
@@ -204,7 +96,9 @@ static void test_decide_saturates(void **state)
 static void test_decide_direct(void **state)
 {
 	struct adopt_figures f = {
-		.swap_used = 400 * MiB, .pool = 120 * MiB, .mem_available = 564 * MiB,
+		.swap_used = 400 * MiB,
+		.pool = 120 * MiB,
+		.mem_available = 564 * MiB,
 		.can_hot_add = true,
 	};
 	struct adopt_plan p;
@@ -229,7 +123,9 @@ static void test_decide_other_swap(void **state)
 {
 	/* 1 byte short in memory; other (non-zram) swap makes up for it */
 	struct adopt_figures f = {
-		.swap_used = 400 * MiB, .pool = 500 * MiB, .mem_available = 564 * MiB - 1,
+		.swap_used = 400 * MiB,
+		.pool = 500 * MiB,
+		.mem_available = 564 * MiB - 1,
 		.can_hot_add = true,
 	};
 	struct adopt_plan p;
@@ -251,7 +147,9 @@ static void test_decide_via_temp(void **state)
 {
 	/* 1 GiB swapped, 300 MiB pool, 500 MiB available: A needs 1024 + 320, B 300 + 139 */
 	struct adopt_figures f = {
-		.swap_used = 1024 * MiB, .pool = 300 * MiB, .mem_available = 500 * MiB,
+		.swap_used = 1024 * MiB,
+		.pool = 300 * MiB,
+		.mem_available = 500 * MiB,
 		.can_hot_add = true,
 	};
 	struct adopt_plan p;
@@ -279,8 +177,11 @@ static void test_decide_via_temp(void **state)
 static void test_print_figures(void **state)
 {
 	struct adopt_figures f = {
-		.swap_used = 1024 * MiB, .pool = 300 * MiB, .mem_available = 500 * MiB,
-		.other_swap_free = 0, .can_hot_add = true,
+		.swap_used = 1024 * MiB,
+		.pool = 300 * MiB,
+		.mem_available = 500 * MiB,
+		.other_swap_free = 0,
+		.can_hot_add = true,
 	};
 	struct adopt_plan p;
 	char buf[2048] = "";
@@ -295,20 +196,13 @@ static void test_print_figures(void **state)
 		"zram3: stored: 1.0 GiB in swap, 300.0 MiB of memory compressed (mm_stat "
 		"mem_used_total)\n"
 		"zram3: direct (swapoff first, pages uncompressed): needed 1.0 GiB + margin 320.0 "
-		"MiB, available 500.0 MiB (MemAvailable 500.0 MiB + other swap free 0 B): not safe\n"
+		"MiB, available 500.0 MiB (MemAvailable 500.0 MiB + other swap free 0 B): not "
+		"safe\n"
 		"zram3: through a temporary zram device (pages compressed): needed 300.0 MiB + "
 		"margin 139.0 MiB, available 500.0 MiB (MemAvailable): safe\n");
 }
 
 /* ---- the swap header ---- */
-
-static uint32_t u32_at(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
 
 static void test_header(void **state)
 {
@@ -322,7 +216,7 @@ static void test_header(void **state)
 	memset(page, 0xaa, sizeof(page));
 	assert_int_equal(adopt_build_swap_header(page, 4096, 1073741824, uuid, label), 0);
 	for (int i = 0; i < 1024; i++)
-		assert_int_equal(page[i], 0); /* bootbits zeroed */
+		assert_int_equal(page[i], 0);	      /* bootbits zeroed */
 	assert_int_equal(u32_at(page, 1024), 1);      /* version */
 	assert_int_equal(u32_at(page, 1028), 262143); /* last_page */
 	assert_int_equal(u32_at(page, 1032), 0);      /* nr_badpages */
@@ -342,9 +236,9 @@ static void test_header(void **state)
 	assert_int_equal(adopt_build_swap_header(page, 4096, 8191, uuid, label), -EINVAL);
 	assert_int_equal(adopt_build_swap_header(page, 4097, 1 << 20, uuid, label), -EINVAL);
 	assert_int_equal(adopt_build_swap_header(page, 2048, 1 << 20, uuid, label), -EINVAL);
-	assert_int_equal(adopt_build_swap_header(page, 4096, (1ull << 32) * 4096 + 4096, uuid,
-						 label),
-			 -EINVAL);
+	assert_int_equal(
+		adopt_build_swap_header(page, 4096, (1ull << 32) * 4096 + 4096, uuid, label),
+		-EINVAL);
 	assert_int_equal(adopt_build_swap_header(page, 4096, (1ull << 32) * 4096, uuid, label), 0);
 	assert_int_equal(u32_at(page, 1028), UINT32_MAX);
 	/* not a header: wrong magic, version 2 */
@@ -382,80 +276,6 @@ static void test_allowlist(void **state)
 			 -EPERM);
 }
 
-/* ---- the steps, on a fake root ---- */
-
-static struct adopt_job job;
-static char out[8192];
-static FILE *outf;
-
-static int setup(void **state)
-{
-	const char *attr;
-
-	(void)state;
-	if (fr_setup() < 0)
-		return -1;
-	calls[0] = '\0';
-	fail_attr = NULL;
-	fail_times = 0;
-	swapoff_errno = swapon_errno = 0;
-	swapoff_fail_times = 1000;
-	fake_dev(0, true);
-	fr_write("sys/class/zram-control/hot_add", "1\n");
-	memset(&job, 0, sizeof(job));
-	job.root_fd = fr_open_root();
-	job.kv = (struct kver){ 6, 12, 118 };
-	job.kconf = TRI_YES;
-	if (zram_probe(job.root_fd, &job.kv, job.kconf, 0, &job.dev, &attr) < 0)
-		return -1;
-	job.cfg.n_algos = 2;
-	strcpy(job.cfg.algos[0], "zstd");
-	strcpy(job.cfg.algos[1], "deflate");
-	job.cfg.has_level[0] = true;
-	job.cfg.level[0] = 9;
-	job.swap.prio = 100;
-	job.page_size = 4096;
-	for (int i = 0; i < 16; i++)
-		job.uuid[i] = (uint8_t)i;
-	memcpy(job.label, "mylabel", 8);
-	job.uuid_kept = true;
-	job.reset_tries = 3;
-	memset(out, 0, sizeof(out));
-	outf = fmemopen(out, sizeof(out) - 1, "w");
-	job.out = outf;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	fclose(outf);
-	close(job.root_fd);
-	fr_teardown();
-	return 0;
-}
-
-/* The header written to dev/zramN carries the kept UUID and label and the device's size. */
-static void assert_header(const char *dev)
-{
-	char path[PATH_MAX];
-	static uint8_t page[4096];
-	uint8_t u[16], l[16];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", fr_dir, dev);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	assert_int_equal(fread(page, 1, sizeof(page), f), 4096);
-	fclose(f);
-	assert_int_equal(adopt_parse_swap_header(page, 4096, u, l), 0);
-	assert_int_equal(u32_at(page, 1028), 262143);
-	if (strcmp(dev, "dev/zram0") == 0) {
-		assert_memory_equal(u, job.uuid, 16);
-		assert_memory_equal(l, "mylabel", 8);
-	}
-}
-
 static void test_direct(void **state)
 {
 	(void)state;
@@ -464,6 +284,9 @@ static void test_direct(void **state)
 	assert_string_equal(calls, "swapoff /dev/zram0\n"
 				   "sys/block/zram0/reset=1\n"
 				   "sys/block/zram0/comp_algorithm=lzo-rle\n"
+				   "sys/block/zram0/recomp_algorithm=algo=zstd priority=1\n"
+				   "sys/block/zram0/recomp_algorithm=algo=deflate priority=2\n"
+				   "sys/block/zram0/algorithm_params=priority=1 level=9\n"
 				   "sys/block/zram0/disksize=1073741824\n"
 				   "swapon /dev/zram0 0x8064\n");
 	/* the secondaries and the level, through the daemon's own path (sysfs_write) */
@@ -483,6 +306,9 @@ static void test_direct_negative_prio_mem_limit(void **state)
 	assert_string_equal(calls, "swapoff /dev/zram0\n"
 				   "sys/block/zram0/reset=1\n"
 				   "sys/block/zram0/comp_algorithm=lzo-rle\n"
+				   "sys/block/zram0/recomp_algorithm=algo=zstd priority=1\n"
+				   "sys/block/zram0/recomp_algorithm=algo=deflate priority=2\n"
+				   "sys/block/zram0/algorithm_params=priority=1 level=9\n"
 				   "sys/block/zram0/disksize=1073741824\n"
 				   "sys/block/zram0/mem_limit=536870912\n"
 				   "swapon /dev/zram0 0\n");
@@ -512,6 +338,9 @@ static void test_direct_reset_busy_then_ok(void **state)
 				   "sys/block/zram0/reset=1\n"
 				   "sys/block/zram0/reset=1\n"
 				   "sys/block/zram0/comp_algorithm=lzo-rle\n"
+				   "sys/block/zram0/recomp_algorithm=algo=zstd priority=1\n"
+				   "sys/block/zram0/recomp_algorithm=algo=deflate priority=2\n"
+				   "sys/block/zram0/algorithm_params=priority=1 level=9\n"
 				   "sys/block/zram0/disksize=1073741824\n"
 				   "swapon /dev/zram0 0x8064\n");
 }
@@ -544,6 +373,9 @@ static void test_direct_setup_fails_restores(void **state)
 	assert_string_equal(calls, "swapoff /dev/zram0\n"
 				   "sys/block/zram0/reset=1\n"
 				   "sys/block/zram0/comp_algorithm=lzo-rle\n"
+				   "sys/block/zram0/recomp_algorithm=algo=zstd priority=1\n"
+				   "sys/block/zram0/recomp_algorithm=algo=deflate priority=2\n"
+				   "sys/block/zram0/algorithm_params=priority=1 level=9\n"
 				   "sys/block/zram0/disksize=1073741824\n"
 				   "sys/block/zram0/reset=1\n"
 				   "sys/block/zram0/comp_algorithm=lzo-rle\n"
@@ -565,6 +397,9 @@ static void test_via_temp(void **state)
 				   "swapoff /dev/zram0\n"
 				   "sys/block/zram0/reset=1\n"
 				   "sys/block/zram0/comp_algorithm=lzo-rle\n"
+				   "sys/block/zram0/recomp_algorithm=algo=zstd priority=1\n"
+				   "sys/block/zram0/recomp_algorithm=algo=deflate priority=2\n"
+				   "sys/block/zram0/algorithm_params=priority=1 level=9\n"
 				   "sys/block/zram0/disksize=1073741824\n"
 				   "swapon /dev/zram0 0x8064\n"
 				   "swapoff /dev/zram1\n"
@@ -626,7 +461,8 @@ int main(void)
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_allowlist),
 		cmocka_unit_test_setup_teardown(test_direct, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_direct_negative_prio_mem_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direct_negative_prio_mem_limit, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_direct_swapoff_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_reset_busy_then_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_reset_busy_gives_up, setup, teardown),
