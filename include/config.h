@@ -17,14 +17,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CFG_MAX_ALGOS 3	    /* the kernel has secondary priorities 1..3 */
+#define CFG_MAX_ALGOS 3		 /* the kernel has secondary priorities 1..3 */
 #define CFG_AUTO_FALLBACK "zstd" /* recompress-algorithms = auto without usable advice */
-#define CFG_ALGO_NAME_MAX 32 /* longest kernel backend name is 7; keep room */
+#define CFG_ALGO_NAME_MAX 32	 /* longest kernel backend name is 7; keep room */
 #define CFG_MAX_PASSES 8
 #define CFG_MAX_ERRORS 32
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
-#define CFG_N_KEYS 42			     /* number of enum cfg_key bits */
-#define CFG_PATH_MAX 128		     /* backing-device */
+#define CFG_N_KEYS 42			   /* number of enum cfg_key bits */
+#define CFG_PATH_MAX 128		   /* backing-device */
 
 enum compact_mode {
 	COMPACT_AUTO = 0,
@@ -168,21 +168,21 @@ struct dev_config {
 	uint64_t max_write_ms;	      /* one recompress write's time bound; 0 = fixed batches */
 	uint64_t max_pages_per_pass;  /* 0 = unlimited */
 	uint64_t idle_age_min_sec;
-	uint64_t idle_age_max_sec; /* 0 = mark "all" */
+	uint64_t idle_age_max_sec;   /* 0 = mark "all" */
 	uint64_t burst_idle_age_sec; /* after a burst, under memory pressure (0 = off) */
 	enum compact_mode compact;
 
 	/* Mostly the daemon's; key_defs in config.c says who reads each key. */
-	uint64_t interval_sec;	  /* time between passes of a device */
-	uint64_t backoff_max_sec; /* a pass that saves nothing doubles the wait, up to this */
-	unsigned priority[3];	  /* per pass type (enum pass_type index): 0 = all secondaries */
+	uint64_t interval_sec;	    /* time between passes of a device */
+	uint64_t backoff_max_sec;   /* a pass that saves nothing doubles the wait, up to this */
+	unsigned priority[3];	    /* per pass type (enum pass_type index): 0 = all secondaries */
 	uint64_t cold_idle_age_sec; /* cold tier: pages idle this long (0 = no cold tier) */
 	unsigned cold_priority;	    /* ... recompressed with this priority */
 	uint64_t pages_per_hour;    /* token bucket of recompress pages; 0 = unlimited */
-	uint64_t cpu_share_max_percent; /* kernel-write time over wall time (window 600 s) */
+	uint64_t cpu_share_max_percent;	     /* kernel-write time over wall time (window 600 s) */
 	uint64_t cpu_share_pressure_percent; /* ... rising to this under full memory pressure */
-	uint64_t psi_cpu_max_percent;	/* PSI cpu some avg10 above this defers a pass; 0 off */
-	uint64_t memory_stall_us;	/* PSI memory trigger: stall per 1 s bringing a pass forward */
+	uint64_t psi_cpu_max_percent; /* PSI cpu some avg10 above this defers a pass; 0 off */
+	uint64_t memory_stall_us; /* PSI memory trigger: stall per 1 s bringing a pass forward */
 	bool defer_on_battery;
 	uint64_t battery_psi_memory_percent; /* ... unless PSI memory some avg10 is above this */
 	uint64_t compact_fragmentation_percent;
@@ -198,17 +198,17 @@ struct dev_config {
 	uint64_t wb_idle_age_sec;	    /* idle mark of the idle and huge_idle modes; 0 = all */
 	uint64_t wb_bytes_per_day;	    /* rolling 24 h budget (state file) */
 	uint64_t wb_bytes_per_pass;
-	uint64_t wb_batch_size;		    /* writeback_batch_size (6.19+); 0 = kernel default */
+	uint64_t wb_batch_size; /* writeback_batch_size (6.19+); 0 = kernel default */
 	/* Uninitialized devices only, before disksize (never replaces a backing_dev set). */
-	char backing_device[CFG_PATH_MAX];  /* "" = none */
-	bool compressed_writeback;	    /* 7.0+ */
+	char backing_device[CFG_PATH_MAX]; /* "" = none */
+	bool compressed_writeback;	   /* 7.0+ */
 	/*
 	 * A file zram-recompd creates, allocates and attaches through a loop device (and
 	 * dm-crypt) as the backing device: [zramN] only, never with backing_device.
 	 */
-	char backing_file[CFG_PATH_MAX];      /* "" = none */
-	struct cfg_share backing_file_size;   /* bytes, or percent of the free space */
-	struct cfg_share backing_min_free;    /* bytes, or percent of the filesystem's size */
+	char backing_file[CFG_PATH_MAX];    /* "" = none */
+	struct cfg_share backing_file_size; /* bytes, or percent of the free space */
+	struct cfg_share backing_min_free;  /* bytes, or percent of the filesystem's size */
 	enum backing_enc backing_encryption;
 	/* zstd-dictionary: no, auto, yes (every zstd secondary) or a list of priorities */
 	enum dict_use dict_use;
@@ -236,7 +236,7 @@ static inline bool config_backing_by_setup(const struct dev_config *d)
 }
 
 struct dev_section {
-	unsigned id; /* N of [zramN] */
+	unsigned id;		  /* N of [zramN] */
 	struct cfg_origin origin; /* the header line of the first [zramN] that set a key */
 	struct dev_config cfg;
 };
@@ -270,9 +270,9 @@ struct config {
 };
 
 struct config_errors {
-	unsigned n;	  /* errors stored (at most CFG_MAX_ERRORS) */
-	unsigned dropped; /* further errors not stored */
-	char msg[CFG_MAX_ERRORS][256]; /* "FILE:LINE: message" */
+	unsigned n;		       /* errors stored (at most CFG_MAX_ERRORS) */
+	unsigned dropped;	       /* further errors not stored */
+	char msg[CFG_MAX_ERRORS][512]; /* "FILE:LINE: message" */
 };
 
 /*

@@ -4,11 +4,12 @@
 
 /*
  * What --check-config adds to loading (config.h): the checks that know the compression
- * backends and this machine. Errors are settings that cannot work anywhere or on this
- * kernel (an algorithm name no zram backend has, a level its backend refuses); warnings
- * are settings that cannot take effect as written (writeback without a backing device, a
- * priority above the secondaries, a device that does not exist ...). Each names FILE:LINE
- * and the key. Also the one-line notes the daemon and --once log at run time for the same
+ * backends and this machine. Errors are settings that cannot work anywhere (an algorithm
+ * name no zram backend has, a level its backend refuses); warnings are settings that cannot
+ * take effect on this machine or as written (a name this kernel does not offer, no
+ * CONFIG_ZRAM_MULTI_COMP, writeback without a backing device, a priority above the
+ * secondaries, a device that does not exist ...). A default is never an error. Each names
+ * FILE:LINE and the key. Also the one-line notes the daemon and --once log at run time for the same
  * cases. Nothing here logs.
  */
 
@@ -35,6 +36,7 @@ struct check_machine {
 	unsigned n;
 	struct check_dev *devs;	     /* ascending ids */
 	bool have_avail;	     /* avail holds a probed device's comp_algorithm */
+	unsigned no_multi_comp;	     /* a probed device without recomp_algorithm: its id + 1 */
 	struct zram_algo_list avail; /* the backends this kernel offers */
 };
 

@@ -48,7 +48,7 @@ static void report(struct check *ck, bool warn, struct cfg_origin o, const char 
 		   const char *fmt, ...)
 {
 	const char *path = o.file < ck->n_paths ? ck->paths[o.file] : "(configuration)";
-	char msg[256];
+	char msg[384];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -139,6 +139,12 @@ static void check_names(struct check *ck, const struct scope *s)
 	if (!(s->set & CFG_K_ALGOS) || d->algos_auto)
 		return;
 	key_what(what, sizeof(what), "recompress-algorithms");
+	/* The news that matters there, once: any list is unused (no recomp_algorithm). */
+	if (ck->m && ck->m->no_multi_comp && !s->sec)
+		report(ck, true, o, what,
+		       "this kernel lacks CONFIG_ZRAM_MULTI_COMP (zram%u has no recomp_algorithm): "
+		       "nothing will be recompressed on this machine",
+		       ck->m->no_multi_comp - 1);
 	for (unsigned i = 0; i < d->n_algos; i++) {
 		const char *name = d->algos[i];
 		bool offered =
@@ -150,11 +156,13 @@ static void check_names(struct check *ck, const struct scope *s)
 			report(ck, false, o, what,
 			       "'%s' is not a compression backend of zram (%s)%s", name, list,
 			       hint);
-		} else if (ck->m && ck->m->have_avail && !offered) {
+		} else if (ck->m && ck->m->have_avail && !offered && !ck->m->no_multi_comp) {
+			/* a backend of zram this kernel lacks: another kernel may have it */
 			kernel_list(ck->m, list, sizeof(list));
-			report(ck, false, o, what,
-			       "'%s' is not offered by this kernel (comp_algorithm: %s)", name,
-			       list);
+			report(ck, true, o, what,
+			       "'%s' is not offered by this kernel (comp_algorithm: %s): a device "
+			       "set up with this list gets no secondary algorithm",
+			       name, list);
 		}
 	}
 }
@@ -610,6 +618,8 @@ int config_check_machine_read(int root_fd, struct check_machine *m)
 		cd->n_secondaries = d.recomp.count;
 		cd->multi_comp = d.caps.multi_comp;
 		cd->recomp = d.recomp;
+		if (!m->no_multi_comp && !d.caps.multi_comp)
+			m->no_multi_comp = ids[i] + 1;
 		if (!m->have_avail && d.comp.n) {
 			m->avail = d.comp;
 			m->have_avail = true;

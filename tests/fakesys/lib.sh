@@ -43,6 +43,8 @@ fr_release() {
 	# distribution kernels (build_version_root profiles ubuntu, fedora)
 	ubuntu) echo 6.8.0-60-generic ;;
 	fedora) echo 6.14.5-300.fc42.x86_64 ;;
+	nomc-nozstd) echo 6.18.0-1-amd64 ;;
+	nozstd) echo 6.12.118 ;;
 	*) echo "$1.0" ;;
 	esac
 }
@@ -317,6 +319,11 @@ fr_changed() {
 #   fedora  Fedora 42's 6.14: MULTI_COMP on; WRITEBACK, ACTIME and MEMORY_TRACKING off (no
 #           backing_dev, no block_state). zram0 set up by zram-generator with our drop-in
 #           (primary lz4, secondary zstd); the generator's files are under usr/lib.
+# And two kernels without zstd in zram:
+#   nomc-nozstd  a 6.18 built without CONFIG_ZRAM_MULTI_COMP and without zstd:
+#           comp_algorithm "lzo-rle lzo lz4"; zram0 initialized, no backing device.
+#   nozstd  a 6.12 with MULTI_COMP but without zstd (comp_algorithm "lzo-rle lzo lz4 lz4hc
+#           deflate"); zram0 initialized with secondary deflate.
 build_version_root() {
 	local r=$1 ver=$2
 
@@ -370,6 +377,20 @@ build_version_root() {
 		: >"$r/usr/lib/systemd/system-generators/zram-generator"
 		: >"$r/usr/lib/systemd/system/systemd-zram-setup@.service"
 		: >"$r/usr/lib/systemd/system/systemd-zram-setup@.service.d/zram-recompd.conf"
+		;;
+	nomc-nozstd)
+		fr_dev "$r" 6.18 0 multi=0
+		printf '%s\n' '[lzo-rle] lzo lz4 ' >"$r/sys/devices/virtual/block/zram0/comp_algorithm"
+		fr_kconfig "$r" boot 'CONFIG_ZRAM=m' '# CONFIG_ZRAM_MULTI_COMP is not set' \
+			'CONFIG_ZRAM_BACKEND_LZ4=y' '# CONFIG_ZRAM_BACKEND_ZSTD is not set'
+		;;
+	nozstd)
+		fr_dev "$r" 6.12 0 recomp="1:deflate"
+		printf '%s\n' '[lzo-rle] lzo lz4 lz4hc deflate ' \
+			>"$r/sys/devices/virtual/block/zram0/comp_algorithm"
+		printf '%s\n' '#1: lzo-rle lzo lz4 lz4hc [deflate] ' \
+			>"$r/sys/devices/virtual/block/zram0/recomp_algorithm"
+		fr_blockstate "$r" 6.12 0
 		;;
 	esac
 }
