@@ -284,6 +284,14 @@ int pass_log_setup_error(const struct pass_ctx *ctx, const struct zram_dev *d, c
 int pass_execute(const struct pass_ctx *ctx, struct zram_dev *d, const struct pass_plan *plan,
 		 struct device_report *rep);
 
+/*
+ * --once, before it probes the devices: the lock "adopt" (devlock.h) shared, waiting up to
+ * wait_ms for an adopt in progress, held until the process ends, so that no adopt starts
+ * meanwhile. -EAGAIN (logged): an adopt still runs; 0 otherwise, also where no lock can be
+ * taken (a root without run/, a read-only /run: logged at debug).
+ */
+int pass_once_lock(int root_fd, unsigned wait_ms);
+
 /* --once: the daemon's plan (policy_plan) without its history, from ctx's meminfo, executed. */
 int pass_run(const struct pass_ctx *ctx, struct zram_dev *d, const struct dev_config *cfg,
 	     struct device_report *rep);

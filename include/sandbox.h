@@ -51,6 +51,8 @@ struct sandbox_info {
  * The spec of zram-recompd: the zram directories of root_fd (unless !sysfs), the state
  * directory and the metrics file's directory (either NULL or "" for none; a metrics path
  * without a directory is left out). metrics_dir is the storage for the latter (PATH_MAX).
+ * With sysfs and root_fd "/", first the device locks' directory (devlock.h), created where
+ * missing (a fake root's gets no rule: lock files there must exist beforehand).
  */
 void sandbox_spec_init(struct sandbox_spec *spec, int root_fd, bool sysfs, const char *state_dir,
 		       const char *metrics_file, char *metrics_dir);

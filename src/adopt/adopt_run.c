@@ -11,6 +11,7 @@
 #include "adopt.h"
 
 #include "advice_store.h"
+#include "devlock.h"
 #include "host.h"
 #include "log.h"
 #include "pass.h"
@@ -287,13 +288,59 @@ static void print_plan(const struct adopt_job *j)
 	       j->uuid_kept ? "the header's UUID " : "a new UUID", j->uuid_kept ? u : "");
 }
 
+/* How long adopt waits for a pass in progress (the daemon's, --once's) to end. */
+#define LOCK_WAIT_MS 60000u
+
+/*
+ * The lock "adopt", then the device's (devlock.h), exclusive, for the whole run: the daemon
+ * and --once then run no pass on the device and set up neither it nor a temporary device
+ * (an adopt that fails leaves them alone as well). Returns -1 to go on (locked, or where no
+ * lock can be taken, unlocked: said), or an exit status.
+ */
+static int take_locks(int root_fd, unsigned id, int lk[2])
+{
+	unsigned which = DEVLOCK_ADOPT;
+	char name[16];
+	int r = devlock_try(root_fd, which, true, &lk[0]);
+
+	if (r == -EAGAIN)
+		printf("zram%u: waiting for another adopt to end (at most %u s)\n", id,
+		       LOCK_WAIT_MS / 1000);
+	if (r == -EAGAIN)
+		r = devlock_wait(root_fd, which, true, LOCK_WAIT_MS, &lk[0]);
+	if (r == 0 && (r = devlock_try(root_fd, which = id, true, &lk[1])) == -EAGAIN) {
+		printf("zram%u: waiting for the pass in progress on it to end (at most %u s)\n", id,
+		       LOCK_WAIT_MS / 1000);
+		r = devlock_wait(root_fd, id, true, LOCK_WAIT_MS, &lk[1]);
+	}
+	fflush(stdout);
+	devlock_name(which, name, sizeof(name));
+	if (r == -EAGAIN) {
+		devlock_release(&lk[0]);
+		log_error("zram%u: /%s/%s still held after %u s (%s); nothing changed: try again",
+			  id, DEVLOCK_DIR, name, LOCK_WAIT_MS / 1000,
+			  which == id ? "a pass of the daemon or --once" : "another adopt");
+		return RC_RUNTIME;
+	}
+	if (r < 0)
+		log_warning(
+			"zram%u: /%s/%s: %s: the daemon and --once are not kept off it meanwhile",
+			id, DEVLOCK_DIR, name, strerror(-r));
+	return -1;
+}
+
 int adopt_main(int argc, char **argv, int root_fd, const struct config *cfg)
 {
 	static struct adopt_job j;
 	struct adopt_opts o = { 0 };
+	int lk[2] = { -1, -1 }; /* held until the process ends */
 	int r = parse_opts(argc, argv, &o);
 
 	if (r >= 0)
+		return r;
+	/* another root: refused below unless --dry-run (no lock in a fake tree) */
+	if (!o.dry_run && sysfs_root_is_process_root(root_fd) &&
+	    (r = take_locks(root_fd, o.id, lk)) >= 0)
 		return r;
 	memset(&j, 0, sizeof(j));
 	j.root_fd = root_fd;

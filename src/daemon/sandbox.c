@@ -7,6 +7,7 @@
 #include "sandbox.h"
 
 #include "config.h"
+#include "devlock.h"
 #include "dict_apply.h"
 #include "state.h"
 #include "sysfs.h"
@@ -64,10 +65,17 @@ void sandbox_spec_init(struct sandbox_spec *spec, int root_fd, bool sysfs, const
 		       const char *metrics_file, char *metrics_dir)
 {
 	const char *base;
+	int fd;
 
 	memset(spec, 0, sizeof(*spec));
 	spec->root_fd = root_fd;
 	spec->sysfs = sysfs;
+	/* the daemon makes a device's lock file (devlock.h) at its first tick: the directory now */
+	if (sysfs && sysfs_root_is_process_root(root_fd) &&
+	    devlock_dir_open(root_fd, true, &fd) == 0) {
+		close(fd);
+		spec->dirs[spec->n_dirs++] = "/" DEVLOCK_DIR;
+	}
 	if (state_dir && *state_dir)
 		spec->dirs[spec->n_dirs++] = state_dir;
 	if (metrics_file && *metrics_file && metrics_split_path(metrics_file, metrics_dir, &base) == 0)

@@ -1375,6 +1375,36 @@ t_adopt_lock_held() {
 	dstop
 }
 
+# --once holds "adopt" shared for its run: while adopt holds it, --once waits (10 s), then
+# exits 1 having written nothing; released during the wait, it goes on and sets up zram1.
+t_once_waits_for_adopt() {
+	local ra n t0 rc
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0
+	fr_dev "$R" "$VER" 1 init=0 recomp=""
+	ra=$(attr 1 recomp_algorithm)
+	n=$(wc -l <"$ra")
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zstd"
+	hold_lock adopt
+	now_ms
+	t0=$NOW
+	rc=0
+	"$BIN" --sysroot "$R" --config "$T/conf" --once >"$T/o1.out" 2>"$T/o1.err" || rc=$?
+	now_ms
+	[ "$rc" = 1 ] || die "--once exited $rc while adopt held its lock: $(oneline "$T/o1.err")"
+	[ $((NOW - t0)) -ge 9500 ] || die "--once waited only $((NOW - t0)) ms"
+	grep -q 'adopt: held for 10 s: an adopt is running; nothing set up and no pass now$' \
+		"$T/o1.err" || die "stderr: $(oneline "$T/o1.err")"
+	[ ! -s "$(attr 0 recompress)" ] && [ ! -s "$(attr 0 idle)" ] && [ "$(wc -l <"$ra")" = "$n" ] ||
+		die "--once wrote while adopt held its lock"
+	(sleep 2 && release_lock adopt) &
+	echo $! >>"$T/pids"
+	"$BIN" --sysroot "$R" --config "$T/conf" --once >"$T/o2.out" 2>"$T/o2.err" ||
+		die "--once failed after the release: $(oneline "$T/o2.err")"
+	[ "$(wc -l <"$ra")" -gt "$n" ] && [ -s "$(attr 0 recompress)" ] ||
+		die "--once did nothing after the release: $(oneline "$T/o2.err")"
+}
+
 # recompress_count ID: commands written to zramID's recompress.
 recompress_count() {
 	wc -l <"$(attr "$1" recompress)"
@@ -1387,7 +1417,8 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
 	sandbox_sighup_metrics sandbox_not_loop sandbox_device_added loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
-	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted caps_algos_differ adopt_lock_held)
+	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted caps_algos_differ adopt_lock_held
+	once_waits_for_adopt)
 
 selected() {
 	local pat
