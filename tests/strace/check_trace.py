@@ -15,7 +15,9 @@ Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then nor
       ROOT/proc/pressure/{cpu,memory} (PSI triggers),
       the state directory or a file directly in it,
       the metrics file, or a temp file "<metrics file>.tmpXXXXXX" beside it,
-      with --dict DIR (zstd-dictionary's memory-backed directory) a file directly in DIR;
+      with --dict DIR (zstd-dictionary's memory-backed directory) a file directly in DIR,
+      ROOT/run/zram-recompd and ROOT/run/zram-recompd/lock (mkdir) and the device locks in it
+      (ROOT/run/zram-recompd/lock/zramN or adopt, src/kernel/devlock.c);
     a successful such open must also have resolved (the fd's path) inside ROOT, the state
     directory or the metrics directory;
   * write/pwrite64/writev/fchmod/fchown/ftruncate may target only a file opened for writing as
@@ -26,8 +28,10 @@ Rules (paths are made absolute from the dirfd/cwd decoration -y prints, then nor
     "/" (the VM tier), --root-read sys --root-read proc ... keeps "nothing outside" meaningful.
 A failed attempt counts like a successful one. Prints one line per violation; exit 1 if any.
 --writes FILE gets the files opened for writing or changed (successfully), one per line,
-ROOT-relative as "root:PATH", else "state:NAME", "metrics:NAME", "dict:NAME" (temp suffixes
-as XXXXXX). Every open of a path under --dict DIR must carry O_CLOEXEC.
+ROOT-relative as "root:PATH", else "state:NAME", "metrics:NAME", "dict:NAME", "lock:NAME"
+(temp suffixes as XXXXXX; the lock directories "lock:." and "lock:.."). Every open of a
+path under --dict DIR must carry O_CLOEXEC, every one of ROOT/run/zram-recompd or under
+ROOT/run/zram-recompd/lock O_NOFOLLOW|O_CLOEXEC.
 """
 import os
 import re
@@ -136,6 +140,9 @@ class Checker:
         zr = re.escape(self.rootp) + r"/sys/block/zram[0-9]+/(" + "|".join(ATTRS) + r")$"
         self.attr_re = re.compile(zr)
         self.psi_re = re.compile(re.escape(self.rootp) + r"/proc/pressure/(cpu|memory)$")
+        # the device locks (devlock.c): fixed names beneath the root, read through run/
+        self.lock = self.rootp + "/run/zram-recompd/lock"
+        self.lock_re = re.compile(re.escape(self.lock) + r"/(zram[0-9]+|adopt)$")
 
     def under(self, path, d):
         if d == "/":
@@ -157,6 +164,10 @@ class Checker:
             return "state:" + re.sub(r"\.tmp[A-Za-z0-9]{6}$", ".tmpXXXXXX", name)
         if self.dict and os.path.dirname(path) == self.dict:
             return "dict:" + os.path.basename(path)
+        if path in (self.lock, os.path.dirname(self.lock)):
+            return "lock:" + ("." if path == self.lock else "..")
+        if self.lock_re.match(path):
+            return "lock:" + os.path.basename(path)
         if self.metrics:
             if path == self.metrics:
                 return "metrics:" + os.path.basename(path)
@@ -166,6 +177,7 @@ class Checker:
 
     def resolved_ok(self, path):
         return (self.in_root_reads(path) or self.under(path, self.state) or
+                self.under(path, self.lock) or
                 self.under(path, self.dict) or
                 (self.metrics is not None and self.under(path, os.path.dirname(self.metrics))))
 
@@ -175,6 +187,8 @@ class Checker:
         if any(r.match(path) for r in OUTSIDE_READ_RE):
             return True
         if self.under(path, self.state) or self.under(path, self.dict):
+            return True
+        if path in (self.rootp + "/run", os.path.dirname(self.lock)) or self.under(path, self.lock):
             return True
         if self.metrics and self.under(path, os.path.dirname(self.metrics)):
             return True
@@ -203,6 +217,9 @@ class Checker:
             m = RET_FD_RE.match(ret)
             if self.under(path, self.dict) and "O_CLOEXEC" not in args:
                 self.bad.append("open without O_CLOEXEC: " + line)
+            if ((self.under(path, self.lock) or path == os.path.dirname(self.lock)) and
+                    not ("O_CLOEXEC" in args and "O_NOFOLLOW" in args)):
+                self.bad.append("lock open without O_NOFOLLOW|O_CLOEXEC: " + line)
             if writing:
                 lab = self.label(path)
                 if lab is None:
