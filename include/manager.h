@@ -15,11 +15,22 @@
 struct manager_opts {
 	/* What SIGHUP reloads: the same file, or the same search path, as at the start. */
 	const struct config_source *config_src;
+	const struct config_files *files; /* what was loaded at start: FILE:LINE in errors */
 	int root_fd; /* sysfs root */
 	bool no_sandbox; /* --no-sandbox: no Landlock even with sandbox = yes */
 };
 
-/* Runs until SIGTERM/SIGINT. Takes the already-loaded configuration. Returns an exit code. */
+/*
+ * The daemon's exit code when a zram device appeared that its Landlock sandbox, set up at
+ * start, has no rule for: its state saved, it asks to be started again (EX_TEMPFAIL; the
+ * unit's RestartForceExitStatus=).
+ */
+#define MANAGER_EXIT_RESTART 75
+
+/*
+ * Runs until SIGTERM/SIGINT (0) or a device that needs a restart (MANAGER_EXIT_RESTART).
+ * Takes the already-loaded configuration. Returns an exit code.
+ */
 int manager_run(const struct manager_opts *opts, const struct config *cfg);
 
 #endif

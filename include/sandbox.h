@@ -6,9 +6,11 @@
  * Self-sandboxing with Landlock (Linux 5.13+, when the kernel has CONFIG_SECURITY_LANDLOCK
  * and "landlock" in its LSM list): after start-up the process restricts itself so that it
  * can write only beneath
- *   - the zram sysfs directories of the root it was given (ROOT/sys/block,
- *     ROOT/sys/devices/virtual/block, where the kernel puts hot-added devices, and each
- *     present device's own directory, followed through RESOLVE_IN_ROOT): WRITE_FILE only;
+ *   - the directory of each zram device present then (ROOT/sys/block/zramN followed
+ *     through RESOLVE_IN_ROOT: /sys/devices/virtual/block/zramN), WRITE_FILE only; not
+ *     their parent, which holds the loop, dm and md devices too. A device added later
+ *     has no rule, and Landlock cannot add one: the daemon restarts for it
+ *     (sandbox_dev_covered);
  *   - a few host directories (the state directory, the metrics file's directory): create,
  *     write, rename over and remove regular files there, nothing else;
  *   - the backing devices of the configuration (WRITE_FILE on the device node only).
@@ -21,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SANDBOX_MAX_DIRS 4
 #define SANDBOX_MAX_FILES 8
@@ -41,10 +44,19 @@ struct sandbox_spec {
 	const char *files[SANDBOX_MAX_FILES];
 };
 
+/* A zram device directory with a rule: the inode the rule is on. */
+struct sandbox_dev {
+	unsigned id;
+	dev_t st_dev;
+	ino_t st_ino;
+};
+
 struct sandbox_info {
-	int abi;	  /* the kernel's Landlock ABI version */
-	unsigned n_rules; /* directories with a rule */
+	int abi;	   /* the kernel's Landlock ABI version */
+	unsigned n_rules;  /* directories with a rule */
 	unsigned n_absent; /* directories of the spec that do not exist (no rule, no writes) */
+	unsigned n_devs;   /* the zram devices with a rule, in devs (sandbox_info_free) */
+	struct sandbox_dev *devs;
 };
 
 /*
@@ -90,8 +102,17 @@ uint64_t sandbox_handled_rights(int abi);
  * Builds the ruleset of spec and restricts the calling thread (sets no_new_privs first,
  * which Landlock requires without CAP_SYS_ADMIN). A directory that does not exist gets no
  * rule (counted in info->n_absent); any other failure leaves the process unrestricted and
- * returns -errno. info may be NULL.
+ * returns -errno. info may be NULL; when not, free it with sandbox_info_free after a 0.
  */
 int sandbox_apply(const struct sandbox_spec *spec, struct sandbox_info *info);
+
+/*
+ * Whether zram device id of root_fd can be written under the sandbox of info: 1 when its
+ * directory is the one that got a rule, 0 when it has none (added, or removed and added
+ * again, after sandbox_apply), -errno when it cannot be looked at (-ENOENT: gone).
+ */
+int sandbox_dev_covered(const struct sandbox_info *info, int root_fd, unsigned id);
+
+void sandbox_info_free(struct sandbox_info *info);
 
 #endif

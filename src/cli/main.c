@@ -762,6 +762,8 @@ static void once_sandbox(const struct args *a, const struct config *cfg, const s
 				     : "writes allowed only to zram attributes, backing devices and "
 				       "in the state and metrics directories",
 			  info.n_rules, info.n_absent);
+	if (r == 0)
+		sandbox_info_free(&info);
 }
 
 static int run_once(const struct args *a, const struct config *cfg, struct probed *p, int ret)

@@ -573,44 +573,6 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	return sd_event_exit(m->e, 0);
 }
 
-/*
- * The sandbox was set up at start for the paths of then: a reload cannot widen it (nor drop
- * it). Say so once per reload instead of failing with EACCES at every pass unexplained.
- */
-static void sandbox_reload_check(struct manager *m)
-{
-	struct sandbox_spec spec;
-	char dir[PATH_MAX];
-	const char *base;
-
-	if (m->cfg.sandbox != m->sandbox_wanted && !m->opts->no_sandbox)
-		log_warning("sandbox = %s takes effect when zram-recompd is restarted",
-			    m->cfg.sandbox ? "yes" : "no");
-	if (!m->sandboxed)
-		return;
-	sandbox_spec_init(&spec, m->root_fd, true, NULL, NULL, dir);
-	(void)sandbox_spec_add_backing(&spec, &m->cfg);
-	for (unsigned i = 0; i < spec.n_files; i++) {
-		bool known = false;
-
-		for (unsigned j = 0; j < m->sandbox_n_backing; j++)
-			known |= strcmp(spec.files[i], m->sandbox_backing[j]) == 0;
-		if (!known)
-			log_warning("backing-device %s: not in the sandbox set up at start; restart "
-				    "zram-recompd to write it to backing_dev",
-				    spec.files[i]);
-	}
-	if (!*m->cfg.metrics_file)
-		return;
-	if (metrics_split_path(m->cfg.metrics_file, dir, &base) < 0 ||
-	    strcmp(dir, m->sandbox_metrics_dir) != 0)
-		log_warning("metrics-file %s: its directory is outside the sandbox set up at start "
-			    "(%s%s); restart zram-recompd to write it there",
-			    m->cfg.metrics_file,
-			    *m->sandbox_metrics_dir ? "metrics directory " : "no metrics directory",
-			    m->sandbox_metrics_dir);
-}
-
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct manager *m = userdata;
@@ -644,7 +606,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 			}
 		}
 		log_info("configuration reloaded");
-		sandbox_reload_check(m);
+		manager_sandbox_reload_check(m);
 		manager_rescan(m);
 	}
 	(void)sd_notify(0, "READY=1");
@@ -738,7 +700,6 @@ static void add_optional_sources(struct manager *m)
 static void apply_sandbox(struct manager *m, char *note, size_t size)
 {
 	struct sandbox_spec spec;
-	struct sandbox_info info;
 	int r;
 
 	m->sandbox_wanted = m->cfg.sandbox;
@@ -760,10 +721,11 @@ static void apply_sandbox(struct manager *m, char *note, size_t size)
 		(void)str_printf(m->sandbox_backing[i], sizeof(m->sandbox_backing[i]), "%s",
 				 spec.files[i]);
 	m->sandbox_n_backing = spec.n_files;
-	r = sandbox_apply(&spec, &info);
+	r = sandbox_apply(&spec, &m->sandbox_info);
 	if (r == 0) {
 		m->sandboxed = true;
-		(void)snprintf(note, size, "; writes confined by Landlock (ABI %d)", info.abi);
+		(void)snprintf(note, size, "; writes confined by Landlock (ABI %d)",
+			       m->sandbox_info.abi);
 	} else if (sandbox_unavailable(r)) {
 		(void)snprintf(note, size, "; not sandboxed (Landlock unavailable: %s)",
 			       strerror(-r));
@@ -883,7 +845,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	notify_status(m);
 
 	r = sd_event_loop(m->e);
-	ret = r < 0 ? 1 : 0;
+	ret = r < 0 ? 1 : r;
 out:
 	stop_worker(m);
 	while (m->n_devs)
@@ -899,5 +861,6 @@ out:
 	close_fd(&m->psi_cpu_fd);
 	close_fd(&m->uevent_fd);
 	history_close(&m->hist);
+	sandbox_info_free(&m->sandbox_info);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "reach.h"
 #include "sysfs.h"
 #include "util.h"
+#include "manager.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 /* Index of the first managed device whose id is not below id (devs ascend by id). */
@@ -391,6 +393,29 @@ static void log_unreadable(unsigned id, int r)
 		log_warning("zram%u: cannot read the device (%s), ignoring", id, strerror(-r));
 }
 
+/*
+ * Whether device id has no rule in the sandbox set up at start (hot-added, or removed and
+ * added again, since): Landlock cannot add one, so the daemon ends with its state saved
+ * and MANAGER_EXIT_RESTART, which the unit restarts it on.
+ */
+static bool restart_for(struct manager *m, unsigned id)
+{
+	if (!m->sandboxed || m->restart)
+		return m->restart;
+	/* gone (-ENOENT) or unreadable: the probe says so */
+	if (sandbox_dev_covered(&m->sandbox_info, m->root_fd, id) != 0)
+		return false;
+	log_notice("zram%u: appeared after the sandbox was set up, which cannot be widened; "
+		   "exiting with status %d to be restarted with it",
+		   id, MANAGER_EXIT_RESTART);
+	m->restart = true;
+	m->stopping = true;
+	__atomic_store_n(&m->stop_job, 1, __ATOMIC_RELAXED);
+	(void)sd_notify(0, "STOPPING=1");
+	(void)sd_event_exit(m->e, MANAGER_EXIT_RESTART);
+	return true;
+}
+
 /* The devices now: new ones probed and set up, gone ones dropped, and the existing ones
  * probed again: all of them, or only the one of id *only. */
 static void rescan(struct manager *m, const unsigned *only)
@@ -417,6 +442,8 @@ static void rescan(struct manager *m, const unsigned *only)
 
 		if (!config_device_selected(&m->cfg, ids[k]))
 			continue;
+		if (restart_for(m, ids[k]))
+			break;
 		if (md && !md->timer)
 			continue; /* dropped, waiting for its job */
 		if (!md && !(md = new_dev(m, ids[k], now))) {

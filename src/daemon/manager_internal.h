@@ -122,6 +122,8 @@ struct manager {
 	/* the Landlock sandbox set up at start (sandbox.h): fixed until the process ends */
 	bool sandbox_wanted;		 /* sandbox = yes at start and no --no-sandbox */
 	bool sandboxed;			 /* applied */
+	struct sandbox_info sandbox_info; /* the zram devices it has a rule for */
+	bool restart;			 /* ending with MANAGER_EXIT_RESTART */
 	char sandbox_metrics_dir[4096];	 /* the metrics directory it allows ("" none) */
 	unsigned sandbox_n_backing;	 /* the backing devices it allows */
 	char sandbox_backing[SANDBOX_MAX_FILES][CFG_PATH_MAX];
@@ -151,6 +153,11 @@ int manager_lock_dev(struct mdev *md, unsigned id, int *ret_fd);
 bool manager_tick_locked(struct mdev *md, int *ret_fd);
 /* manager_report.c: the outcome of an advice refresh (recompress-algorithms = auto) */
 void manager_report_advice(struct mdev *md, const struct job *j);
+/*
+ * After a reload: what the sandbox set up at start does not allow of the new configuration
+ * (a metrics directory, a backing device), said once instead of an EACCES at every pass.
+ */
+void manager_sandbox_reload_check(struct manager *m);
 /* --verbose: the pass's step lines as --once prints them, one debug line each */
 void manager_log_steps(const struct device_report *rep);
 /* what the policy learns from a finished pass (policy_pass_done) */

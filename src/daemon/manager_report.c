@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The daemon's account of a finished pass (manager_internal.h): what the policy learns from
- * it, and the log lines that are not the pass line itself. manager.c calls this file, never
- * the other way.
+ * it, and the log lines that are not the pass line itself (also what a reload cannot change
+ * under the sandbox). manager.c calls this file, never the other way.
  */
 #include "manager_internal.h"
 
 #include "human.h"
+#include "manager.h"
 #include "log.h"
 #include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,4 +138,42 @@ void manager_job_outcome(const struct job *j, const struct pass_summary *sum,
 		/* 6.2-6.14 (the scan skips them 6.15+, include/policy.h) */
 		.walk_decompresses = !j->dev.caps.prio_max_active,
 	};
+}
+
+/*
+ * The sandbox was set up at start for the paths of then: a reload cannot widen it (nor drop
+ * it). Say so once per reload instead of failing with EACCES at every pass unexplained.
+ */
+void manager_sandbox_reload_check(struct manager *m)
+{
+	struct sandbox_spec spec;
+	char dir[PATH_MAX];
+	const char *base;
+
+	if (m->cfg.sandbox != m->sandbox_wanted && !m->opts->no_sandbox)
+		log_warning("sandbox = %s takes effect when zram-recompd is restarted",
+			    m->cfg.sandbox ? "yes" : "no");
+	if (!m->sandboxed)
+		return;
+	sandbox_spec_init(&spec, m->root_fd, true, NULL, NULL, dir);
+	(void)sandbox_spec_add_backing(&spec, &m->cfg);
+	for (unsigned i = 0; i < spec.n_files; i++) {
+		bool known = false;
+
+		for (unsigned j = 0; j < m->sandbox_n_backing; j++)
+			known |= strcmp(spec.files[i], m->sandbox_backing[j]) == 0;
+		if (!known)
+			log_warning("backing-device %s: not in the sandbox set up at start; restart "
+				    "zram-recompd to write it to backing_dev",
+				    spec.files[i]);
+	}
+	if (!*m->cfg.metrics_file)
+		return;
+	if (metrics_split_path(m->cfg.metrics_file, dir, &base) < 0 ||
+	    strcmp(dir, m->sandbox_metrics_dir) != 0)
+		log_warning("metrics-file %s: its directory is outside the sandbox set up at start "
+			    "(%s%s); restart zram-recompd to write it there",
+			    m->cfg.metrics_file,
+			    *m->sandbox_metrics_dir ? "metrics directory " : "no metrics directory",
+			    m->sandbox_metrics_dir);
 }

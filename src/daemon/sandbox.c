@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -166,11 +167,22 @@ static int add_rule(int ruleset, int dir_fd, uint64_t rights, uint64_t handled)
 	return 0;
 }
 
-/* ROOT-relative directory: a rule when it exists, counted as absent when not. */
-static int add_root_dir(int ruleset, int root_fd, const char *relpath, uint64_t handled,
-			struct sandbox_info *info)
+/* The directory of zram device id in root_fd (sys/block/zramN, its link followed). */
+static int open_dev_dir(int root_fd, unsigned id, int *fd)
 {
-	int fd, r = sysfs_open_dir_path(root_fd, relpath, &fd);
+	char path[64];
+	int r = str_printf(path, sizeof(path), "sys/block/zram%u", id);
+
+	return r < 0 ? r : sysfs_open_dir_path(root_fd, path, fd);
+}
+
+/* A rule for zram device id's directory, its inode kept in info->devs; absent: none. */
+static int add_dev_dir(int ruleset, int root_fd, unsigned id, uint64_t handled,
+		       struct sandbox_info *info)
+{
+	struct sandbox_dev *d = &info->devs[info->n_devs];
+	struct stat st;
+	int fd, r = open_dev_dir(root_fd, id, &fd);
 
 	if (r == -ENOENT || r == -ENOTDIR) {
 		info->n_absent++;
@@ -178,40 +190,60 @@ static int add_root_dir(int ruleset, int root_fd, const char *relpath, uint64_t 
 	}
 	if (r < 0)
 		return r;
-	r = add_rule(ruleset, fd, RIGHTS_SYSFS, handled);
+	r = fstat(fd, &st) < 0 ? -errno : add_rule(ruleset, fd, RIGHTS_SYSFS, handled);
 	close(fd);
-	info->n_rules += r == 0;
-	return r;
+	if (r < 0)
+		return r;
+	info->n_rules++;
+	*d = (struct sandbox_dev){ .id = id, .st_dev = st.st_dev, .st_ino = st.st_ino };
+	info->n_devs++;
+	return 0;
 }
 
 /*
- * sys/block holds the device links (in a fake tree perhaps the devices themselves),
- * sys/devices/virtual/block the devices, present and hot-added later; each present
- * device's resolved directory too, wherever its link points inside the root.
+ * Each present zram device's own directory, wherever its sys/block link points inside the
+ * root; not sys/devices/virtual/block, which holds loop, dm and md devices as well.
  */
 static int add_sysfs(int ruleset, int root_fd, uint64_t handled, struct sandbox_info *info)
 {
 	unsigned *ids = NULL;
-	char path[64];
-	int n, r;
+	int n, r = 0;
 
-	r = add_root_dir(ruleset, root_fd, "sys/block", handled, info);
-	if (r == 0)
-		r = add_root_dir(ruleset, root_fd, "sys/devices/virtual/block", handled, info);
-	if (r < 0)
-		return r;
 	n = sysfs_list_zram(root_fd, &ids);
 	if (n == -ENOENT)
 		return 0;
 	if (n < 0)
 		return n;
-	for (int i = 0; i < n && r == 0; i++) {
-		r = str_printf(path, sizeof(path), "sys/block/zram%u", ids[i]);
-		if (r == 0)
-			r = add_root_dir(ruleset, root_fd, path, handled, info);
-	}
+	info->devs = n ? calloc((size_t)n, sizeof(*info->devs)) : NULL;
+	if (n && !info->devs)
+		r = -ENOMEM;
+	for (int i = 0; i < n && r == 0; i++)
+		r = add_dev_dir(ruleset, root_fd, ids[i], handled, info);
 	free(ids);
 	return r;
+}
+
+int sandbox_dev_covered(const struct sandbox_info *info, int root_fd, unsigned id)
+{
+	struct stat st;
+	int fd, r = open_dev_dir(root_fd, id, &fd);
+
+	if (r < 0)
+		return r;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	for (unsigned i = 0; r == 0 && i < info->n_devs; i++)
+		if (info->devs[i].id == id)
+			return info->devs[i].st_dev == st.st_dev &&
+			       info->devs[i].st_ino == st.st_ino;
+	return r;
+}
+
+void sandbox_info_free(struct sandbox_info *info)
+{
+	free(info->devs);
+	info->devs = NULL;
+	info->n_devs = 0;
 }
 
 /* A host directory (rights: RIGHTS_FILES) or, with !is_dir, a file (WRITE_FILE only). */
@@ -265,5 +297,7 @@ int sandbox_apply(const struct sandbox_spec *spec, struct sandbox_info *info_out
 	close(ruleset);
 	if (r == 0 && info_out)
 		*info_out = info;
+	else
+		sandbox_info_free(&info);
 	return r;
 }

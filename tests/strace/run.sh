@@ -628,7 +628,7 @@ t_dict_once() {
 }
 
 # The message of t_eacces_recompress, as zram-recompd words a refused attribute.
-RECOMPRESS_EACCES_MSG="zram-recompd: error: zram0: recompress: not writable (Permission denied); needs root, and under systemd ProtectKernelTunables= must stay off"
+RECOMPRESS_EACCES_MSG="zram-recompd: error: zram0: recompress: not writable (Permission denied); needs root, a device added after the start of the sandbox needs a restart, and under systemd /sys stays writable only in ReadWritePaths="
 
 for v in 6.12 7.3; do
 	run_test "allow_once_$v" t_allow_once "$v"

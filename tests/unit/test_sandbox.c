@@ -182,16 +182,23 @@ static int child_checks(int root_fd, int ready_fd, int go_fd)
 	spec.files[spec.n_files++] = bdev;
 	if (sandbox_apply(&spec, &info) != 0)
 		return 1;
-	/* sys/block, sys/devices/virtual/block, zram0's directory, two host dirs, one file. */
-	if (info.n_rules != 6 || info.n_absent != 0 || info.abi < 1)
+	/* zram0's directory (not its parent), two host dirs, one file. */
+	if (info.n_rules != 4 || info.n_absent != 0 || info.abi < 1 || info.n_devs != 1)
 		return 2;
 	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
 		return 3;
-	/* Allowed: zram attributes, zram1 too (added after the sandbox was set up). */
+	/* Allowed: zram0's attributes; not zram1's (added after the sandbox was set up),
+	 * which sandbox_dev_covered tells, nor a loop device's beside them. */
 	if (try_attr(root_fd, "sys/block/zram0/recompress") != 0)
 		return 4;
-	if (try_attr(root_fd, "sys/block/zram1/recompress") != 0)
+	if (try_attr(root_fd, "sys/block/zram1/recompress") != -EACCES)
 		return 5;
+	if (sandbox_dev_covered(&info, root_fd, 0) != 1 ||
+	    sandbox_dev_covered(&info, root_fd, 1) != 0 ||
+	    sandbox_dev_covered(&info, root_fd, 2) != -ENOENT)
+		return 19;
+	if (try_open("root/sys/devices/virtual/block/loop0/x", O_WRONLY) != -EACCES)
+		return 20;
 	/* Allowed: a temp file created, renamed over the old one, a stale one removed. */
 	if (try_open("state/state.tmpAAAAAA", O_WRONLY | O_CREAT | O_EXCL) != 0 ||
 	    rename(P("state/state.tmpAAAAAA"), P("state/state")) != 0)
@@ -273,7 +280,8 @@ static void test_apply_confines_writes(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 	/* What the child wrote where it could, and did not where it could not. */
 	assert_string_equal(fr_read("root/sys/devices/virtual/block/zram0/recompress"), "type=idle");
-	assert_string_equal(fr_read("root/sys/devices/virtual/block/zram1/recompress"), "type=idle");
+	assert_string_equal(fr_read("root/sys/devices/virtual/block/zram1/recompress"), "");
+	assert_string_equal(fr_read("root/sys/devices/virtual/block/loop0/x"), "");
 	assert_string_equal(fr_read("outside/file"), "keep\n");
 	assert_string_equal(fr_read("state/state"), "");
 	close(root_fd);
@@ -340,9 +348,10 @@ static void test_absent_dir(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(read(fds[0], &info, sizeof(info)), (ssize_t)sizeof(info));
-	/* No sys/block, no sys/devices/virtual/block, no state directory. */
+	/* No sys/block (no zram device, no rule), no state directory. */
 	assert_int_equal(info.n_rules, 0);
-	assert_int_equal(info.n_absent, 3);
+	assert_int_equal(info.n_devs, 0);
+	assert_int_equal(info.n_absent, 1);
 	close(fds[0]);
 	close(fds[1]);
 	close(root_fd);
