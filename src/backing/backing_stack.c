@@ -12,6 +12,7 @@
  */
 #include "backing.h"
 
+#include "devlock.h"
 #include "human.h"
 #include "log.h"
 #include "pass.h"
@@ -25,6 +26,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+/* How long a setup or teardown waits for an adopt in progress (--once waits as long). */
+#define BACKING_ADOPT_WAIT_MS 10000u
 
 /* What setup made so far, for the undo. */
 struct stack {
@@ -159,22 +163,46 @@ static void refresh(int root_fd, struct zram_dev *d)
 /*
  * The lock of setups and teardowns (backing_lock()): the backing unit, the setup tools'
  * hooks of other devices and a teardown may run at once, and each one's undo or teardown
- * removes by the configured names. Says so when it waits. Returns its fd or -errno (logged).
+ * removes by the configured names. Then the lock "adopt" shared (devlock.h), as --once
+ * holds it: an adopt that reset the device keeps its backing device for the setup after,
+ * which a setup or teardown between the two would replace or take down. Says so when it
+ * waits. Returns 0 (locks[] to release_locks()) or -errno (logged).
  */
-static int take_lock(int root_fd, const char *name)
+static int take_locks(int root_fd, const char *name, int locks[2])
 {
 	char why[BACKING_WHY_MAX];
-	int fd = backing_lock(root_fd, false, why);
+	int r;
 
-	if (fd == -EWOULDBLOCK) {
+	locks[0] = backing_lock(root_fd, false, why);
+	if (locks[0] == -EWOULDBLOCK) {
 		log_info("%s: waiting for another backing setup or teardown (/" BACKING_LOCK_DIR
 			 "/" BACKING_LOCK_FILE ")",
 			 name);
-		fd = backing_lock(root_fd, true, why);
+		locks[0] = backing_lock(root_fd, true, why);
 	}
-	if (fd < 0)
+	if (locks[0] < 0) {
 		log_error("%s: backing: %s", name, why);
-	return fd;
+		return locks[0];
+	}
+	locks[1] = -1;
+	r = devlock_wait(root_fd, DEVLOCK_ADOPT, false, BACKING_ADOPT_WAIT_MS, &locks[1]);
+	if (r == -EAGAIN) {
+		log_error("%s: /" DEVLOCK_DIR "/adopt: held for %u s: an adopt is running; "
+			  "nothing done",
+			  name, BACKING_ADOPT_WAIT_MS / 1000);
+		close(locks[0]);
+		return -EBUSY;
+	}
+	if (r < 0)
+		log_debug("%s: /" DEVLOCK_DIR "/adopt: %s: not locked against adopt", name,
+			  strerror(-r));
+	return 0;
+}
+
+static void release_locks(int locks[2])
+{
+	devlock_release(&locks[1]);
+	close(locks[0]);
 }
 
 static int setup_locked(int root_fd, struct zram_dev *d, const struct dev_config *dc)
@@ -230,15 +258,15 @@ static int setup_locked(int root_fd, struct zram_dev *d, const struct dev_config
 
 int backing_setup_dev(int root_fd, struct zram_dev *d, const struct dev_config *dc)
 {
-	int lock, r;
+	int locks[2], r;
 
 	if (!config_backing_by_setup(dc))
 		return 0;
-	lock = take_lock(root_fd, d->name);
-	if (lock < 0)
-		return lock;
+	r = take_locks(root_fd, d->name, locks);
+	if (r < 0)
+		return r;
 	r = setup_locked(root_fd, d, dc);
-	close(lock);
+	release_locks(locks);
 	return r;
 }
 
@@ -385,13 +413,13 @@ static int teardown_locked(int root_fd, unsigned id, const struct dev_config *dc
 int backing_teardown_dev(int root_fd, unsigned id, const struct dev_config *dc)
 {
 	char name[16];
-	int lock, r;
+	int locks[2], r;
 
 	(void)str_printf(name, sizeof(name), "zram%u", id);
-	lock = take_lock(root_fd, name);
-	if (lock < 0)
-		return lock;
+	r = take_locks(root_fd, name, locks);
+	if (r < 0)
+		return r;
 	r = teardown_locked(root_fd, id, dc);
-	close(lock);
+	release_locks(locks);
 	return r;
 }

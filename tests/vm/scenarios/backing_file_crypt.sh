@@ -16,7 +16,14 @@
 #    backing store, in clear text only above dm-crypt);
 #  - `backing teardown` while zramN is initialized leaves everything in place and says so;
 #  - after a reset, `backing teardown` leaves no dm device, no loop device on the file, and
-#    no file; the file system has its space back.
+#    no file; the file system has its space back;
+#  - a file zram-recompd did not make, at another configured path on the same ext4 (root's,
+#    mode 0600, one link, allocated: what a swap file looks like), survives `backing setup`
+#    (exit 1, one line naming it) and `backing teardown` (exit 0, says it left it) byte for
+#    byte, and a loop device the admin put on it stays attached;
+#  - the file setup makes carries the mark: setup sets trusted.zram-recompd.backing naming
+#    its inode (seen with strace where the image has it), and teardown removes that file
+#    where it left the unmarked one.
 . /vm/lib.sh
 need_recompd
 export ZRAM_RECOMPD_STATE_DIR=$WORK/state
@@ -134,4 +141,68 @@ expect_eq "loop devices on the file after teardown" "$(loops_on "$FILE")" ""
 free1=$(free_bytes "$MNT")
 [ "$free1" -ge $((free0 - 1048576)) ] ||
 	fail "free space $free1 after teardown, $free0 before setup: the file's space is not back"
+# A file zram-recompd did not make: never replaced, never removed, a loop device on it kept.
+ADM=$BDIR/admin.swap
+dd if=/dev/urandom of="$ADM" bs=1M count=4 2>/dev/null || fail "cannot write $ADM"
+chmod 0600 "$ADM"
+sync
+adm_sum=$(md5sum <"$ADM")
+adm_ino=$(stat -c %i "$ADM")
+set -- $(stat -c '%a %u %h' "$ADM")
+expect_eq "the admin's file: mode owner links" "$*" "600 0 1"
+conf "$WORK/a.conf" "devices = $Z" "writeback = yes" "" "[$Z]" "backing-file = $ADM" \
+	"backing-file-size = 16M" "backing-encryption = yes"
+run_recompd "$WORK/adm1.out" --config "$WORK/a.conf" backing setup "$Z"
+expect_eq "backing setup exit code on the admin's file" "$RC" 1
+grep -q "$ADM exists and is not a file zram-recompd made" "$WORK/adm1.out" ||
+	fail "the refusal does not name $ADM: $(cat "$WORK/adm1.out")"
+expect_eq "the admin's file after setup (md5)" "$(md5sum <"$ADM")" "$adm_sum"
+expect_eq "the admin's file's inode after setup" "$(stat -c %i "$ADM")" "$adm_ino"
+expect_eq "dm devices after the refused setup" "$(dm_devices)" ""
+expect_eq "loop devices on the admin's file after setup" "$(loops_on "$ADM")" ""
+expect_eq "backing_dev after the refused setup" "$(zget "$Z" backing_dev)" none
+AL=$(losetup -f) || fail "no free loop device"
+losetup "$AL" "$ADM" || fail "losetup $AL $ADM failed"
+LOOPS="$LOOPS $AL"
+run_recompd "$WORK/adm2.out" --config "$WORK/a.conf" backing teardown "$Z"
+expect_eq "backing teardown exit code on the admin's file" "$RC" 0
+grep -q "left attached" "$WORK/adm2.out" ||
+	fail "teardown did not say it left ${AL#/dev/} on $ADM: $(cat "$WORK/adm2.out")"
+expect_eq "loop devices on the admin's file after teardown" "$(loops_on "$ADM")" "${AL#/dev/} "
+losetup -d "$AL"
+run_recompd "$WORK/adm3.out" --config "$WORK/a.conf" backing teardown "$Z"
+expect_eq "backing teardown exit code on the admin's file, no loop" "$RC" 0
+grep -q "not a file zram-recompd made.*left alone" "$WORK/adm3.out" ||
+	fail "teardown did not say it left $ADM alone: $(cat "$WORK/adm3.out")"
+[ -f "$ADM" ] || fail "teardown removed the admin's file $ADM"
+expect_eq "the admin's file after teardown (md5)" "$(md5sum <"$ADM")" "$adm_sum"
+expect_eq "the admin's file's inode after teardown" "$(stat -c %i "$ADM")" "$adm_ino"
+
+# The mark on a file setup makes, beside the unmarked one: teardown removes only it.
+OURS=$BDIR/ours.swap
+conf "$WORK/o.conf" "devices = $Z" "writeback = yes" "" "[$Z]" "backing-file = $OURS" \
+	"backing-file-size = 16M" "backing-encryption = yes"
+if [ -x /usr/bin/strace ]; then
+	note "strace -e trace=fsetxattr zram-recompd backing setup $Z"
+	/usr/bin/strace -f -qq -s 128 -e trace=fsetxattr -o "$WORK/mark.st" \
+		"$RECOMPD" --config "$WORK/o.conf" backing setup "$Z" >"$WORK/o1.out" 2>&1
+	RC=$?
+	sed "s/^/[$T]   | /" "$WORK/o1.out" "$WORK/mark.st"
+else
+	run_recompd "$WORK/o1.out" --config "$WORK/o.conf" backing setup "$Z"
+fi
+expect_eq "backing setup exit code on a new file" "$RC" 0
+[ -f "$OURS" ] || fail "no $OURS after setup"
+if [ -x /usr/bin/strace ]; then
+	grep -q "fsetxattr([0-9]*, \"trusted.zram-recompd.backing\", \"zram-recompd backing-file ino=$(stat -c %i "$OURS")\", [0-9]*, XATTR_CREATE) = 0" \
+		"$WORK/mark.st" || fail "setup did not mark $OURS (inode $(stat -c %i "$OURS"))"
+else
+	note "no strace in the image: the mark is seen only by teardown below"
+fi
+run_recompd "$WORK/o2.out" --config "$WORK/o.conf" backing teardown "$Z"
+expect_eq "backing teardown exit code on the new file" "$RC" 0
+[ ! -e "$OURS" ] || fail "teardown left $OURS, which setup made"
+expect_eq "dm devices after the new file's teardown" "$(dm_devices)" ""
+expect_eq "the admin's file at the end (md5)" "$(md5sum <"$ADM")" "$adm_sum"
+rm -f "$ADM"
 pass_note "$wb pages written back through dm-crypt ($DM on $LP), none of $NM strings in the file"
