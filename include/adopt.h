@@ -51,6 +51,19 @@ struct adopt_figures {
 	uint64_t mem_available;	  /* /proc/meminfo MemAvailable */
 	uint64_t other_swap_free; /* free space on the other active swap areas, zram excepted */
 	bool can_hot_add;	  /* sys/class/zram-control/hot_add exists */
+	/*
+	 * The memory cgroup (v2) with the least room for its pages in swap (memcg.h). swapoff
+	 * reads every page back and charges it to the cgroup that swapped it out (6.12:
+	 * mm/swapfile.c unuse_pte_range -> swapin_readahead -> mem_cgroup_swapin_charge_folio),
+	 * and a cgroup at its memory.max reclaims or OOM-kills inside itself, whatever
+	 * MemAvailable says. memcg_swap: its memory.swap.current, of every swap area (the kernel
+	 * counts per cgroup, not per device), at most swap_used; memcg_room: memory.max less
+	 * memory.current. memcg_name "": no such cgroup (none limited with pages in swap, or no
+	 * cgroup v2 memory controller); memcg_unknown: the cgroups could not be read.
+	 */
+	char memcg_name[96];
+	uint64_t memcg_swap, memcg_room;
+	bool memcg_unknown;
 };
 
 enum adopt_kind {
@@ -68,6 +81,7 @@ struct adopt_check {
 struct adopt_plan {
 	enum adopt_kind kind;
 	struct adopt_check direct, via_temp;
+	struct adopt_check memcg; /* the direct plan's cgroup: ok when none (memcg_name "") */
 };
 
 /* The fixed part of the margin: see adopt_margin(). */
@@ -83,10 +97,24 @@ struct adopt_plan {
  */
 uint64_t adopt_margin(uint64_t needed);
 
+/* The fixed part of a cgroup's margin: see adopt_memcg_margin(). */
+#define ADOPT_MEMCG_MARGIN_FIXED (16ull << 20)
+
+/*
+ * The margin a cgroup keeps below its memory.max above what swapoff charges it: a quarter
+ * of it plus 16 MiB, as its tasks keep allocating while swapoff runs (a cgroup's limit has
+ * no reserve of its own: at the limit it reclaims, then kills). Saturating.
+ */
+uint64_t adopt_memcg_margin(uint64_t charged);
+
 /*
  * Choose the plan. Plan A (direct) needs the device's swapped pages uncompressed in
  * MemAvailable plus the free space of the other swap areas (zram ones excepted: their free
- * space is paid from the same memory). Plan B (through a temporary device) needs the pages
+ * space is paid from the same memory), and, in the memory cgroup with the least room, its
+ * pages in swap plus adopt_memcg_margin() below its memory.max (none when the cgroups
+ * could not be read: memcg_unknown). Plan B takes no such figure: the pages swapoff charges
+ * to a cgroup at its limit are swapped out again by the cgroup's own reclaim, to the
+ * temporary device, so they stay in swap. Plan B (through a temporary device) needs the pages
  * compressed once more, in MemAvailable alone: the pool's memory, plus what the backing device
  * holds (it comes back into memory; its compressed size is unknown, so counted uncompressed),
  * as the old pool may stay allocated until its device is reset. force_temp: plan B or

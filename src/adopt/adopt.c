@@ -122,15 +122,27 @@ static void check(struct adopt_check *c, uint64_t needed, uint64_t available)
 	c->ok = available >= sat_add_u64(needed, c->margin);
 }
 
+uint64_t adopt_memcg_margin(uint64_t charged)
+{
+	return sat_add_u64(charged / 4, ADOPT_MEMCG_MARGIN_FIXED);
+}
+
 void adopt_decide(const struct adopt_figures *f, bool force_temp, struct adopt_plan *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	check(&ret->direct, f->swap_used, sat_add_u64(f->mem_available, f->other_swap_free));
+	ret->memcg.ok = !f->memcg_unknown;
+	if (f->memcg_name[0]) {
+		ret->memcg.needed = f->memcg_swap;
+		ret->memcg.margin = adopt_memcg_margin(f->memcg_swap);
+		ret->memcg.available = f->memcg_room;
+		ret->memcg.ok &= f->memcg_room >= sat_add_u64(f->memcg_swap, ret->memcg.margin);
+	}
 	check(&ret->via_temp, sat_add_u64(f->pool, f->written_back), f->mem_available);
 	/* without hot_add (zram built without it is not possible since 4.2, but a sandbox may
 	 * hide the class) there is no temporary device */
 	ret->via_temp.ok &= f->can_hot_add;
-	if (ret->direct.ok && !force_temp)
+	if (ret->direct.ok && ret->memcg.ok && !force_temp)
 		ret->kind = ADOPT_DIRECT;
 	else if (ret->via_temp.ok)
 		ret->kind = ADOPT_VIA_TEMP;
@@ -237,7 +249,7 @@ static void print_check(FILE *f, const char *name, const char *what, const struc
 void adopt_print_figures(FILE *f, const char *name, const struct adopt_figures *fig,
 			 const struct adopt_plan *p)
 {
-	char s[32], pool[32], wb[32], ma[32], os[32], avail[96];
+	char s[32], pool[32], wb[32], ma[32], os[32], avail[96], cg[160];
 
 	fprintf(f, "%s: stored: %s in swap, %s of memory compressed (mm_stat mem_used_total)", name,
 		human_bytes(s, sizeof(s), fig->swap_used),
@@ -249,6 +261,13 @@ void adopt_print_figures(FILE *f, const char *name, const struct adopt_figures *
 	(void)snprintf(avail, sizeof(avail), "MemAvailable %s + other swap free %s",
 		       human_bytes(ma, sizeof(ma), fig->mem_available),
 		       human_bytes(os, sizeof(os), fig->other_swap_free));
+	(void)snprintf(cg, sizeof(cg), "memory cgroup %s (the least room; swapoff charges it)",
+		       fig->memcg_name);
+	if (fig->memcg_unknown)
+		fprintf(f, "%s: memory cgroups: not read: the direct plan is not taken\n", name);
+	else if (fig->memcg_name[0])
+		print_check(f, name, cg, &p->memcg,
+			    "memory.max - memory.current; needed: its memory.swap.current");
 	print_check(f, name, "direct (swapoff first, pages uncompressed)", &p->direct, avail);
 	print_check(f, name, "through a temporary zram device (pages compressed)", &p->via_temp,
 		    fig->can_hot_add ? "MemAvailable" : "no sys/class/zram-control/hot_add");

@@ -14,6 +14,7 @@
 #include "devlock.h"
 #include "host.h"
 #include "log.h"
+#include "memcg.h"
 #include "pass.h"
 #include "state.h"
 #include "sysfs.h"
@@ -242,6 +243,30 @@ static void old_header(struct adopt_job *j)
 	free(page);
 }
 
+/*
+ * memcg_walk's visitor: keep the cgroup with the least room left after what swapoff may
+ * charge it (its memory.swap.current, at most the device's swap use; all of that where the
+ * kernel does not count swap per cgroup) and adopt_memcg_margin().
+ */
+static void pick_memcg(void *ctx, const struct memcg_info *c)
+{
+	struct adopt_figures *f = ctx;
+	uint64_t cap = f->swap_used;
+	uint64_t charged = c->swap_known && c->swap < cap ? c->swap : cap;
+	uint64_t room = sat_sub_u64(c->max, c->current);
+	uint64_t need = sat_add_u64(charged, adopt_memcg_margin(charged));
+	uint64_t need_kept = sat_add_u64(f->memcg_swap, adopt_memcg_margin(f->memcg_swap));
+
+	/* room - need below the kept one's, without signed arithmetic */
+	if (!charged ||
+	    (f->memcg_name[0] && sat_add_u64(room, need_kept) >= sat_add_u64(f->memcg_room, need)))
+		return;
+	(void)snprintf(f->memcg_name, sizeof(f->memcg_name), "%.*s",
+		       (int)sizeof(f->memcg_name) - 1, c->path);
+	f->memcg_swap = charged;
+	f->memcg_room = room;
+}
+
 static int gather(struct adopt_job *j, const struct adopt_opts *o, const struct config *cfg)
 {
 	uint64_t total;
@@ -267,6 +292,12 @@ static int gather(struct adopt_job *j, const struct adopt_opts *o, const struct 
 		j->fig.written_back = sat_mul_u64(j->dev.bd_stat[0], ZRAM_WB_UNIT);
 	memcpy(j->backing_dev, j->dev.backing_dev, sizeof(j->backing_dev));
 	j->fig.can_hot_add = sysfs_exists(j->root_fd, "sys/class/zram-control/hot_add") == 0;
+	r = memcg_walk(j->root_fd, pick_memcg, &j->fig);
+	if (r < 0 && r != -ENOENT) {
+		log_warning("/sys/fs/cgroup: %s: the memory cgroups' limits are unknown",
+			    strerror(-r));
+		j->fig.memcg_unknown = true;
+	}
 	/* swapon finds the header's magic at the end of the kernel's first page */
 	j->page_size = j->dev.page_size;
 	old_header(j);

@@ -2300,6 +2300,43 @@ t_adopt_refused() {
 }
 run_test adopt-refused t_adopt_refused
 
+# A memory cgroup whose memory.max cannot take back its 90 MiB in swap (50 MiB left): the
+# direct plan would charge them to it (reclaim, then its OOM killer), so the temporary
+# device, although MemAvailable holds every page; only the cgroup with the least room is
+# shown.
+t_adopt_memcg() {
+	local cg
+	adopt_root 6.12
+	cg=$R/sys/fs/cgroup/system.slice
+	mkdir -p "$cg/db.service" "$cg/web.service"
+	printf 'max\n' >"$cg/memory.max"
+	printf '%s\n' 209715200 >"$cg/memory.current"
+	printf '%s\n' 104857600 >"$cg/db.service/memory.max"
+	printf '%s\n' 52428800 >"$cg/db.service/memory.current"
+	printf '%s\n' 94371840 >"$cg/db.service/memory.swap.current"
+	printf '%s\n' 1073741824 >"$cg/web.service/memory.max"
+	printf '%s\n' 52428800 >"$cg/web.service/memory.current"
+	printf '%s\n' 10485760 >"$cg/web.service/memory.swap.current"
+	snap
+	zro adopt --dry-run zram0
+	expect_rc 0
+	expect_changed
+	head -n 5 "$T/out" >"$T/fig"
+	expect_content "$T/fig" \
+		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total)" \
+		"zram0: memory cgroup system.slice/db.service (the least room; swapoff charges it): needed 90.0 MiB + margin 38.5 MiB, available 50.0 MiB (memory.max - memory.current; needed: its memory.swap.current): not safe" \
+		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.6 GiB (MemAvailable 15.6 GiB + other swap free 0 B): safe" \
+		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.6 GiB (MemAvailable): safe" \
+		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824, mem_limit 0, backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd"
+	# room enough (100 MiB + 38.5 MiB left): the direct plan again, the cgroup still shown
+	printf '%s\n' 251658240 >"$cg/db.service/memory.max"
+	zro adopt --dry-run zram0
+	expect_rc 0
+	grep -q '^zram0: memory cgroup system.slice/db.service .*available 190.0 MiB .*: safe$' "$T/out" &&
+		grep -q '^zram0: plan: direct (swapoff first)' "$T/out" || die "out: $(oneline "$T/out")"
+}
+run_test adopt-memcg t_adopt_memcg
+
 # zram-recompd(8) names what adopt writes beyond a pass (sysfs.c's adopt_allowlist) and its
 # exit status 5.
 t_adopt_man() {

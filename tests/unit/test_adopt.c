@@ -174,6 +174,103 @@ static void test_decide_via_temp(void **state)
 	assert_int_equal(p.kind, ADOPT_REFUSE);
 }
 
+/*
+ * A memory cgroup that cannot take back its swapped pages under its memory.max: plan A
+ * would charge them to it (reclaim, then its OOM killer) whatever MemAvailable says, so
+ * plan B, whose temporary device the cgroup's reclaim swaps them out to again.
+ */
+static void test_decide_memcg(void **state)
+{
+	struct adopt_figures f = {
+		.swap_used = 400 * MiB,
+		.pool = 120 * MiB,
+		.mem_available = 8192 * MiB,
+		.can_hot_add = true,
+		.memcg_name = "system.slice/db.service",
+		.memcg_swap = 200 * MiB,
+		.memcg_room = 266 * MiB, /* exactly 200 + 50 + 16 */
+	};
+	struct adopt_plan p;
+
+	(void)state;
+	assert_int_equal(adopt_memcg_margin(200 * MiB), 66 * MiB);
+	adopt_decide(&f, false, &p);
+	assert_int_equal(p.kind, ADOPT_DIRECT);
+	assert_true(p.memcg.ok);
+	assert_int_equal(p.memcg.needed, 200 * MiB);
+	assert_int_equal(p.memcg.margin, 66 * MiB);
+	assert_int_equal(p.memcg.available, 266 * MiB);
+	f.memcg_room--;
+	adopt_decide(&f, false, &p);
+	assert_int_equal(p.kind, ADOPT_VIA_TEMP);
+	assert_false(p.memcg.ok);
+	assert_true(p.direct.ok); /* memory alone would do */
+	/* without plan B: refused, not plan A */
+	f.can_hot_add = false;
+	adopt_decide(&f, false, &p);
+	assert_int_equal(p.kind, ADOPT_REFUSE);
+	/* cgroups that could not be read: no plan A either */
+	f.can_hot_add = true;
+	f.memcg_name[0] = '\0';
+	f.memcg_unknown = true;
+	adopt_decide(&f, false, &p);
+	assert_int_equal(p.kind, ADOPT_VIA_TEMP);
+	/* no limited cgroup with pages in swap: the cgroups do not count */
+	f.memcg_unknown = false;
+	adopt_decide(&f, false, &p);
+	assert_int_equal(p.kind, ADOPT_DIRECT);
+	assert_true(p.memcg.ok);
+	/* saturating: a room of UINT64_MAX is enough for UINT64_MAX - 1 */
+	strcpy(f.memcg_name, "a");
+	f.memcg_swap = UINT64_MAX - 1;
+	f.memcg_room = UINT64_MAX;
+	adopt_decide(&f, false, &p);
+	assert_true(p.memcg.ok);
+}
+
+static void test_print_figures_memcg(void **state)
+{
+	struct adopt_figures f = {
+		.swap_used = 400 * MiB,
+		.pool = 120 * MiB,
+		.mem_available = 8192 * MiB,
+		.can_hot_add = true,
+		.memcg_name = "system.slice/db.service",
+		.memcg_swap = 200 * MiB,
+		.memcg_room = 100 * MiB,
+	};
+	struct adopt_plan p;
+	char buf[2048] = "";
+	FILE *o = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	(void)state;
+	adopt_decide(&f, false, &p);
+	adopt_print_figures(o, "zram0", &f, &p);
+	f.memcg_name[0] = '\0';
+	f.memcg_unknown = true;
+	adopt_decide(&f, false, &p);
+	adopt_print_figures(o, "zram0", &f, &p);
+	fclose(o);
+	assert_string_equal(
+		buf,
+		"zram0: stored: 400.0 MiB in swap, 120.0 MiB of memory compressed (mm_stat "
+		"mem_used_total)\n"
+		"zram0: memory cgroup system.slice/db.service (the least room; swapoff charges it): "
+		"needed 200.0 MiB + margin 66.0 MiB, available 100.0 MiB (memory.max - "
+		"memory.current; needed: its memory.swap.current): not safe\n"
+		"zram0: direct (swapoff first, pages uncompressed): needed 400.0 MiB + margin 164.0 "
+		"MiB, available 8.0 GiB (MemAvailable 8.0 GiB + other swap free 0 B): safe\n"
+		"zram0: through a temporary zram device (pages compressed): needed 120.0 MiB + "
+		"margin 94.0 MiB, available 8.0 GiB (MemAvailable): safe\n"
+		"zram0: stored: 400.0 MiB in swap, 120.0 MiB of memory compressed (mm_stat "
+		"mem_used_total)\n"
+		"zram0: memory cgroups: not read: the direct plan is not taken\n"
+		"zram0: direct (swapoff first, pages uncompressed): needed 400.0 MiB + margin 164.0 "
+		"MiB, available 8.0 GiB (MemAvailable 8.0 GiB + other swap free 0 B): safe\n"
+		"zram0: through a temporary zram device (pages compressed): needed 120.0 MiB + "
+		"margin 94.0 MiB, available 8.0 GiB (MemAvailable): safe\n");
+}
+
 static void test_print_figures(void **state)
 {
 	struct adopt_figures f = {
@@ -457,7 +554,9 @@ int main(void)
 		cmocka_unit_test(test_decide_direct),
 		cmocka_unit_test(test_decide_other_swap),
 		cmocka_unit_test(test_decide_via_temp),
+		cmocka_unit_test(test_decide_memcg),
 		cmocka_unit_test(test_print_figures),
+		cmocka_unit_test(test_print_figures_memcg),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_allowlist),
 		cmocka_unit_test_setup_teardown(test_direct, setup, teardown),
