@@ -62,6 +62,22 @@ long __wrap_syscall(long number, ...)
 	return __real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* fsetxattr fails with EOPNOTSUPP while set, as on a filesystem without trusted xattrs
+ * (test_backing.ldflags wraps it) */
+static bool fsetxattr_eopnotsupp;
+
+int __real_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+
+int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
+{
+	if (fsetxattr_eopnotsupp) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return __real_fsetxattr(fd, name, value, size, flags);
+}
+
 static void test_size_rule_share(void **state)
 {
 	struct backing_fs fs = {.total = 100 * GiB, .avail = 10 * GiB};
@@ -332,6 +348,31 @@ static void test_file_not_ours(void **state)
 	close(fd);
 	assert_int_equal(backing_file_remove(path, (uint64_t)st.st_ino + 1, why), -ESTALE);
 	assert_int_equal(backing_file_remove(path, (uint64_t)st.st_ino, why), 0);
+}
+
+/* A filesystem that cannot hold the mark: refused with its name, no unmarked file left. */
+static void test_file_mark_unsupported(void **state)
+{
+	char path[300], why[BACKING_WHY_MAX];
+	struct backing_size bs;
+	struct dev_config dc;
+	struct statfs sf;
+	int fd = -1;
+
+	NEED_DIR();
+	snprintf(path, sizeof(path), "%s/f", dir);
+	dev_cfg(&dc, path, 16 * MiB);
+	fsetxattr_eopnotsupp = true;
+	assert_int_equal(backing_file_create(path, &dc, 0, &fd, &bs, why), -EOPNOTSUPP);
+	fsetxattr_eopnotsupp = false;
+	assert_int_equal(fd, -1);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_non_null(strstr(why, "cannot mark the file as ours on "));
+	assert_non_null(strstr(why, "nothing created"));
+	assert_int_equal(statfs(dir, &sf), 0);
+	if ((uint32_t)sf.f_type == EXT4_SUPER_MAGIC)
+		assert_non_null(
+			strstr(why, "as ours on ext2/3/4 (no trusted.zram-recompd.backing"));
 }
 
 /* Without openat2 (ENOSYS): the same refusals, by walking the path one component at a time. */
@@ -778,6 +819,8 @@ int main(void)
 		cmocka_unit_test(test_dm_name),
 		cmocka_unit_test_setup_teardown(test_file_created, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(test_file_not_ours, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(test_file_mark_unsupported, file_setup,
+						file_teardown),
 		cmocka_unit_test_setup_teardown(test_file_refusals, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(test_file_without_openat2, file_setup,
 						file_teardown),
