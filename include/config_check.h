@@ -68,6 +68,20 @@ int config_check_print(const struct config *c, const struct config_files *files,
 		       const char *sysroot, FILE *out, FILE *err);
 
 /*
+ * The daemon (at start and reload) and --once: the errors --check-config reports for
+ * recompress-algorithms and algorithm-params (a name no zram backend has, a level its
+ * backend refuses; a name this kernel lacks is a warning there, not here), as
+ * "FILE:LINE: key '...': ..." into errs (cleared first). files: what config_load read
+ * (NULL: paths unknown); root_fd: the root whose zram devices tell this kernel's backends
+ * (-1: none). Returns how many errors.
+ */
+unsigned config_check_algos(const struct config *c, const struct config_files *files, int root_fd,
+			    struct config_errors *errs);
+/* --once: the same, each error a line on err as a load error is printed. */
+unsigned config_check_algos_print(const struct config *c, const struct config_files *files,
+				  int root_fd, FILE *err);
+
+/*
  * Run time: the priority keys of d a device with n_secondaries secondary algorithms cannot
  * honour (priority= needs 6.12: priority_supported). One sentence into buf ("" when none);
  * returns how many keys.

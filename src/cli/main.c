@@ -252,6 +252,8 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 }
 
 static struct config_source config_src;
+/* The files it was loaded from: FILE:LINE in the daemon's and --once's checks. */
+static struct config_files loaded_files;
 
 /* What the configuration was read from, for messages: FILE, or the files of the search path. */
 static const char *config_label(void)
@@ -310,7 +312,8 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok,
 		r = config_check_print(cfg, &files,
 				       a->sysroot ? a->sysroot : secure_getenv("ZRAM_RECOMPD_SYSROOT"),
 				       stdout, stderr);
-	config_files_free(&files);
+	config_files_free(&loaded_files);
+	loaded_files = files;
 	return r < 0 || errs.n ? (r < 0 ? r : -EINVAL) : 0;
 }
 
@@ -497,6 +500,7 @@ static int run_daemon(const struct args *a, struct config *cfg)
 	if (open_root(a, &root_fd) < 0)
 		return EXIT_RUNTIME;
 	mo.config_src = &config_src;
+	mo.files = &loaded_files;
 	mo.root_fd = root_fd;
 	mo.no_sandbox = a->no_sandbox;
 	r = manager_run(&mo, cfg);
@@ -565,28 +569,15 @@ static void run_status(const struct args *a, const struct config *cfg, const str
 {
 	static struct state st;
 	const struct state *stp = NULL;
-	struct status_conf *sc = calloc(p->ndev + 1, sizeof(*sc));
 	const char *dir;
 	int dfd = open_state_dir(false, &dir);
-
-	for (unsigned i = 0; i < p->ndev && sc; i++) {
-		const struct zram_dev *d = &p->devs[i];
-		struct dev_config dc;
-
-		config_effective(cfg, d->id, &dc);
-		sc[i].wb_configured = dc.writeback;
-		if (d->initialized && d->caps.multi_comp)
-			(void)config_algos_note(&dc, d->name, &d->recomp, &d->comp,
-						sc[i].algos_note, sizeof(sc[i].algos_note));
-	}
 
 	if (dfd >= 0) {
 		if (state_load(&st, dfd) == 0 && st.n)
 			stp = &st;
 		close(dfd);
 	}
-	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp, sc);
-	free(sc);
+	status_print(stdout, p->root_fd, &p->kv, p->release, p->devs, p->ndev, a->json, stp, cfg);
 	state_free(&st);
 }
 
@@ -842,6 +833,8 @@ static int run(const struct args *a)
 		return r;
 	if (a->status) {
 		run_status(a, &cfg, &p);
+	} else if (config_check_algos_print(&cfg, &loaded_files, p.root_fd, stderr)) {
+		ret = EXIT_USAGE; /* before any write: the setup hook's "-" would hide a failure */
 	} else {
 		/* before the sandbox: /dev/loop-control, dm-crypt and the file are outside it */
 		ret = backing_once(p.root_fd, &cfg, p.devs, p.ndev, a->dry_run, ret);

@@ -4,6 +4,7 @@
 
 #include "backing.h"
 #include "blockstate.h"
+#include "config_check.h"
 #include "dict_apply.h"
 #include "human.h"
 #include "pass.h"
@@ -439,16 +440,29 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 	print_text_totals(f, t);
 }
 
+/* What cfg asks of device d that status shows: writeback, and a list it does not run. */
+static bool dev_conf(const struct config *cfg, const struct zram_dev *d, char *note, size_t size)
+{
+	struct dev_config dc;
+
+	config_effective(cfg, d->id, &dc);
+	note[0] = '\0';
+	if (d->initialized && d->caps.multi_comp)
+		(void)config_algos_note(&dc, d->name, &d->recomp, &d->comp, note, size);
+	return dc.writeback;
+}
+
 void status_print(FILE *f, int root_fd, const struct kver *kv, const char *release,
 		  const struct zram_dev *devs, unsigned n, bool json, const struct state *st,
-		  const struct status_conf *conf)
+		  const struct config *cfg)
 {
+	char note[512];
 	unsigned tools = 0;
 	struct reach r;
 
 	/* The setup tools only matter for a fix, and are looked up only then. */
 	for (unsigned i = 0; i < n; i++) {
-		reach_of(&devs[i], conf && conf[i].wb_configured, &r);
+		reach_of(&devs[i], dev_conf(cfg, &devs[i], note, sizeof(note)), &r);
 		if (r.limit == REACH_NO_SECONDARY) {
 			tools = reach_setup_tools(root_fd);
 			break;
@@ -463,18 +477,19 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
 				fputc(',', f);
-			reach_of(&devs[i], conf && conf[i].wb_configured, &r);
+			reach_of(&devs[i], dev_conf(cfg, &devs[i], note, sizeof(note)), &r);
 			print_json_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name), &r,
-				       tools, conf ? conf[i].algos_note : "");
+				       tools, note);
 		}
 		fputs("]}\n", f);
 		return;
 	}
 	fprintf(f, "kernel %s\n", release);
 	for (unsigned i = 0; i < n; i++) {
-		reach_of(&devs[i], conf && conf[i].wb_configured, &r);
+		bool wb = dev_conf(cfg, &devs[i], note, sizeof(note));
+
+		reach_of(&devs[i], wb, &r);
 		print_text_dev(f, root_fd, kv, &devs[i], totals_of(st, devs[i].name),
-			       devs[i].backing_dev[0] || (conf && conf[i].wb_configured), &r, tools,
-			       conf ? conf[i].algos_note : "");
+			       devs[i].backing_dev[0] || wb, &r, tools, note);
 	}
 }

@@ -639,26 +639,80 @@ static void print_errors(const struct config_errors *e, const char *what, FILE *
 		fprintf(err, "(%u more %s)\n", e->dropped, what);
 }
 
+/* The path of each file index of struct cfg_origin (free the array), or NULL. */
+static const char **paths_of(const struct config_files *files, unsigned *n_paths)
+{
+	const char **paths = calloc((files ? files->n : 0) + 1, sizeof(*paths));
+
+	*n_paths = 1;
+	if (!paths)
+		return NULL;
+	paths[0] = "(no main file)";
+	for (unsigned i = 0; files && i < files->n; i++) {
+		if (files->v[i].state != CFG_FILE_READ || files->v[i].file > files->n)
+			continue;
+		paths[files->v[i].file] = files->v[i].path;
+		if (files->v[i].file >= *n_paths)
+			*n_paths = files->v[i].file + 1;
+	}
+	return paths;
+}
+
+unsigned config_check_algos(const struct config *c, const struct config_files *files, int root_fd,
+			    struct config_errors *errs)
+{
+	static struct config_errors warns; /* what --check-config alone says */
+	struct check_machine m = {0};
+	struct scope s = {.eff = &c->global, .label = "global", .set = UINT64_MAX};
+	struct check ck = {.c = c, .m = &m};
+	const char **paths = paths_of(files, &ck.n_paths);
+
+	memset(errs, 0, sizeof(*errs));
+	if (!paths)
+		return 0;
+	ck.paths = paths;
+	ck.errs.errs = errs;
+	ck.warns.errs = &warns;
+	if (root_fd < 0 || config_check_machine_read(root_fd, &m) < 0)
+		ck.m = NULL;
+	check_names(&ck, &s);
+	check_levels(&ck, &s);
+	for (unsigned i = 0; i < c->n_sections; i++) {
+		struct dev_config eff;
+
+		config_effective(c, c->sections[i].id, &eff);
+		s = (struct scope){
+			.eff = &eff, .set = c->sections[i].cfg.set, .sec = &c->sections[i]};
+		check_names(&ck, &s);
+		check_levels(&ck, &s);
+	}
+	config_check_machine_free(&m);
+	free(paths);
+	return errs->n + errs->dropped;
+}
+
+unsigned config_check_algos_print(const struct config *c, const struct config_files *files,
+				  int root_fd, FILE *err)
+{
+	static struct config_errors errs;
+	unsigned n = config_check_algos(c, files, root_fd, &errs);
+
+	print_errors(&errs, "errors", err);
+	return n;
+}
+
 int config_check_print(const struct config *c, const struct config_files *files,
 		       const char *sysroot, FILE *out, FILE *err)
 {
 	static struct config_errors errs, warns;
 	struct check_machine m = {0};
-	const char **paths = calloc(files->n + 1, sizeof(*paths));
-	unsigned n_paths = 1, n_warn;
+	unsigned n_paths, n_warn;
+	const char **paths = paths_of(files, &n_paths);
 	int root_fd = -1, r;
 
 	if (!paths) {
 		fprintf(err, "--check-config: out of memory\n");
 		return -ENOMEM;
-	}
-	paths[0] = "(no main file)";
-	for (unsigned i = 0; i < files->n; i++) {
-		if (files->v[i].state != CFG_FILE_READ || files->v[i].file > files->n)
-			continue;
-		paths[files->v[i].file] = files->v[i].path;
-		if (files->v[i].file >= n_paths)
-			n_paths = files->v[i].file + 1;
 	}
 	if (!sysroot)
 		sysroot = "/";

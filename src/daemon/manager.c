@@ -5,7 +5,6 @@
 #include "advice_store.h"
 #include "advise.h"
 #include "blockstate.h"
-#include "config_check.h"
 #include "devlock.h"
 #include "host.h"
 #include "human.h"
@@ -205,15 +204,13 @@ static void notify_status(struct manager *m)
 		if (reach_pass(&r) && !r.recompress)
 			(void)snprintf(buf + o, sizeof(buf) - o, " (%s)", tag);
 		o = strlen(buf);
-		if (md->dev.initialized && md->dev.caps.multi_comp &&
-		    config_algos_note(&md->cfg, md->dev.name, &md->dev.recomp, &md->dev.comp, note,
-				      sizeof(note)))
+		if (manager_algos_note(md, note, sizeof(note)))
 			(void)snprintf(buf + o, sizeof(buf) - o, " (%s)", note);
 		o = strlen(buf);
 	}
 	if (n == 0)
 		(void)snprintf(buf, sizeof(buf), "no zram device to manage");
-	(void)sd_notifyf(0, "STATUS=%s", buf);
+	(void)sd_notifyf(0, "STATUS=%s%s", m->cfg_note, buf);
 }
 
 static void write_outputs(struct manager *m)
@@ -578,11 +575,12 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	struct manager *m = userdata;
 	struct config next;
 	struct config_errors errs = { 0 };
+	struct config_files files;
 	int r;
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 			 now_monotonic_ns() / NS_PER_USEC);
-	r = config_load(&next, m->opts->config_src, NULL, &errs);
+	r = config_load(&next, m->opts->config_src, &files, &errs);
 	if (r < 0 || errs.n) {
 		for (unsigned i = 0; i < errs.n; i++)
 			log_error("%s", errs.msg[i]);
@@ -597,7 +595,6 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 
 			old_interval = md->cfg.interval_sec;
 			config_effective(&m->cfg, md->id, &md->cfg);
-			md->algos_sig = 0; /* what differs is said again after a reload */
 			if (md->cfg.interval_sec != old_interval && !md->busy && md->timer) {
 				md->pol.next_due_ns = sat_add_u64(
 					now_monotonic_ns(),
@@ -606,9 +603,11 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 			}
 		}
 		log_info("configuration reloaded");
+		manager_check_config(m, &files);
 		manager_sandbox_reload_check(m);
 		manager_rescan(m);
 	}
+	config_files_free(&files);
 	(void)sd_notify(0, "READY=1");
 	notify_status(m);
 	return 0;
@@ -839,6 +838,7 @@ int manager_run(const struct manager_opts *opts, const struct config *cfg)
 	if (r < 0)
 		log_debug("event loop: stays at the unit's priority: %s", strerror(-r));
 
+	manager_check_config(m, opts->files);
 	manager_rescan(m);
 	log_info("zram-recompd %s running on Linux %s%s", VERSION, m->release, note);
 	(void)sd_notify(0, "READY=1");

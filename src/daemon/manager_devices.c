@@ -95,25 +95,27 @@ int manager_lock_dev(struct mdev *md, unsigned id, int *ret_fd)
 {
 	char name[16];
 	int r = devlock_try(md->m->root_fd, id, false, ret_fd);
+	unsigned bit = id == md->id ? 1u : 2u;
 
 	devlock_name(id, name, sizeof(name));
 	if (r == -EAGAIN) {
-		if (!md->lock_said)
+		if (!(md->lock_said & bit))
 			log_info("%s: adopt holds the lock /%s/%s: left alone until it is done",
 				 md->dev.name, DEVLOCK_DIR, name);
 		else
 			log_debug("%s: adopt still holds the lock /%s/%s", md->dev.name,
 				  DEVLOCK_DIR, name);
-		md->lock_said = true;
+		md->lock_said |= bit;
 		return r;
 	}
 	if (r < 0 && !md->m->lock_unavail_said)
 		log_debug("/%s/%s: %s: devices are not locked against adopt", DEVLOCK_DIR, name,
 			  strerror(-r));
 	md->m->lock_unavail_said |= r < 0;
-	if (r == 0 && md->lock_said && id == md->id)
+	if (r == 0 && (md->lock_said & bit) && bit == 1)
 		log_info("%s: lock released: passes resume", md->dev.name);
-	md->lock_said &= r < 0 || id != md->id;
+	if (r == 0)
+		md->lock_said &= ~bit;
 	return 0;
 }
 
@@ -158,7 +160,7 @@ static int configure_dev(struct manager *m, struct mdev *md)
 			log_info("%s: not initialized; backing device %s configured", d->name,
 				 d->backing_dev);
 	}
-	if (d->caps.multi_comp && md->cfg.n_algos && d->recomp.count == 0) {
+	if (d->caps.multi_comp && md->cfg.n_algos && d->recomp.count == 0 && !m->algos_invalid) {
 		struct device_report rep = {0};
 		struct dev_config dc;
 		char why[256];
@@ -174,6 +176,14 @@ static int configure_dev(struct manager *m, struct mdev *md)
 			log_info("%s: not initialized; secondary algorithms configured", d->name);
 	}
 	return 0;
+}
+
+/* What configure_dev may write to an uninitialized device: the only reason to lock it. */
+static bool setup_due(const struct mdev *md)
+{
+	return md->cfg.backing_device[0] || md->cfg.backing_file[0] ||
+	       md->cfg.compressed_writeback ||
+	       (md->dev.caps.multi_comp && md->cfg.n_algos && md->dev.recomp.count == 0);
 }
 
 /* Probe one device; configure it while it is uninitialized. */
@@ -195,7 +205,7 @@ static int refresh_dev(struct manager *m, struct mdev *md, bool is_new)
 		d.learnt = md->dev.learnt;
 	}
 	md->dev = d;
-	if (d.initialized)
+	if (d.initialized || !setup_due(md))
 		return 0;
 	/* reset and set up again by adopt, or its temporary device: adopt's alone */
 	if (manager_lock_dev(md, md->id, &lk) == -EAGAIN)
@@ -303,22 +313,49 @@ static struct mdev *new_dev(struct manager *m, unsigned id, uint64_t now)
 	return md;
 }
 
+void manager_check_config(struct manager *m, const struct config_files *files)
+{
+	static struct config_errors errs; /* the event loop's only */
+	unsigned n = config_check_algos(&m->cfg, files, m->root_fd, &errs);
+
+	m->cfg_note[0] = '\0';
+	for (unsigned i = 0; i < errs.n; i++)
+		log_error("%s", errs.msg[i]);
+	if (n)
+		log_error("configuration: %u error%s in the secondary algorithms (above): none is "
+			  "written to a device; each device keeps the ones it has (zram-recompd "
+			  "--check-config; then systemctl reload zram-recompd)",
+			  n, n == 1 ? "" : "s");
+	if (errs.n)
+		(void)snprintf(m->cfg_note, sizeof(m->cfg_note), "configuration error: %s; ",
+			       errs.msg[0]);
+	for (unsigned i = 0; i < m->n_devs; i++)
+		m->devs[i]->algos_sig = 0;
+	m->algos_invalid = n > 0;
+}
+
+bool manager_algos_note(const struct mdev *md, char *buf, size_t size)
+{
+	const struct zram_dev *d = &md->dev;
+
+	return d->initialized && d->caps.multi_comp &&
+	       config_algos_note(&md->cfg, d->name, &d->recomp, &d->comp, buf, size);
+}
+
 /*
  * A set-up device whose secondaries are not the configured ones (config_algos_note): said
- * once, with the fix, and again when it changes or after a reload (which clears algos_sig).
+ * once, with the fix, and again when it changes or after a load (which clears algos_sig).
  */
 static void note_algos(struct mdev *md)
 {
-	const struct zram_dev *d = &md->dev;
 	char note[512];
 	uint64_t sig = 0;
 
-	if (d->initialized && d->caps.multi_comp &&
-	    config_algos_note(&md->cfg, d->name, &d->recomp, &d->comp, note, sizeof(note)))
+	if (manager_algos_note(md, note, sizeof(note)))
 		for (const char *p = note; *p; p++) /* FNV-1a */
 			sig = (sig ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
 	if (sig && sig != md->algos_sig)
-		log_warning("%s: %s", d->name, note);
+		log_warning("%s: %s", md->dev.name, note);
 	md->algos_sig = sig;
 }
 

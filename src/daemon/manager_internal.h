@@ -69,7 +69,7 @@ struct mdev {
 	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
 	unsigned reach_said; /* what announce() said it can do (reach.h), + 1; 0: nothing yet */
 	uint64_t algos_sig;  /* hash of the secondaries' note announce() logged; 0: none */
-	bool lock_said; /* "adopt holds its lock" logged; cleared when taken again */
+	unsigned lock_said; /* "adopt holds the lock" logged: bit 0 its own, bit 1 "adopt" */
 };
 
 struct manager {
@@ -117,15 +117,19 @@ struct manager {
 	sd_event_source *rescan_timer; /* only while no device is managed */
 	bool lock_unavail_said; /* the device locks cannot be taken: logged once */
 	uint64_t absent_sig;	       /* hash of the absent devices last named; 0 none */
+	/* Status=: the configuration's first error and "; ", or "" */
+	char cfg_note[600];
+	/* the secondaries' names or levels have errors: none is written to a device */
+	bool algos_invalid;
 	struct history hist; /* totals and textfile; hist.dir_fd is read by the worker too */
 
 	/* the Landlock sandbox set up at start (sandbox.h): fixed until the process ends */
-	bool sandbox_wanted;		 /* sandbox = yes at start and no --no-sandbox */
-	bool sandboxed;			 /* applied */
+	bool sandbox_wanted;		  /* sandbox = yes at start and no --no-sandbox */
+	bool sandboxed;			  /* applied */
 	struct sandbox_info sandbox_info; /* the zram devices it has a rule for */
-	bool restart;			 /* ending with MANAGER_EXIT_RESTART */
-	char sandbox_metrics_dir[4096];	 /* the metrics directory it allows ("" none) */
-	unsigned sandbox_n_backing;	 /* the backing devices it allows */
+	bool restart;			  /* ending with MANAGER_EXIT_RESTART */
+	char sandbox_metrics_dir[4096];	  /* the metrics directory it allows ("" none) */
+	unsigned sandbox_n_backing;	  /* the backing devices it allows */
 	char sandbox_backing[SANDBOX_MAX_FILES][CFG_PATH_MAX];
 };
 
@@ -151,6 +155,14 @@ void manager_rescan_dev(struct manager *m, unsigned id);
 int manager_lock_dev(struct mdev *md, unsigned id, int *ret_fd);
 /* The device's timer: true when adopt holds its lock (the timer armed an interval later). */
 bool manager_tick_locked(struct mdev *md, int *ret_fd);
+/*
+ * After a load (start, reload): the errors of the secondaries' names and levels
+ * (config_check_algos), each logged with FILE:LINE, and what follows; m->cfg_note for
+ * Status=. What each device runs against the configuration is said again after it.
+ */
+void manager_check_config(struct manager *m, const struct config_files *files);
+/* Status=: device md runs other secondaries than configured (config_algos_note). */
+bool manager_algos_note(const struct mdev *md, char *buf, size_t size);
 /* manager_report.c: the outcome of an advice refresh (recompress-algorithms = auto) */
 void manager_report_advice(struct mdev *md, const struct job *j);
 /*

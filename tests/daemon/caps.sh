@@ -165,3 +165,44 @@ t_caps_algos_differ() {
 	! grep '^STATUS=' "$T/notify.log" | tail -n 1 | grep -qF "runs secondary" ||
 		die "STATUS still says it: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
 }
+
+# A typo in the secondaries: the daemon keeps running with each device's list and says
+# so, with FILE:LINE, at start and at reload, and in STATUS; an uninitialized device gets
+# no list written. A reload that fixes it ends the error; a bad level is one again.
+t_caps_algos_invalid() {
+	local ra1
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0
+	fr_blockstate "$R" "$VER" 0
+	fr_dev "$R" "$VER" 1 init=0 recomp=""
+	ra1=$(attr 1 recomp_algorithm)
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zsdt"
+	local err1="zram-recompd: error: $T/conf:6: key 'recompress-algorithms': 'zsdt' is not a compression backend of zram (842, lzo, lzo-rle, lz4, lz4hc, zstd, deflate); did you mean 'zstd'?"
+	local sum="zram-recompd: error: configuration: 1 error in the secondary algorithms (above): none is written to a device; each device keeps the ones it has (zram-recompd --check-config; then systemctl reload zram-recompd)"
+	notify_start
+	dstart
+	wait_for 8000 at_least 2 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "fewer than 2 passes in 8 s; stderr: $(oneline "$T/d.err")"
+	[ "$(grep -cxF "$err1" "$T/d.err")" = 1 ] && [ "$(grep -cxF "$sum" "$T/d.err")" = 1 ] ||
+		die "the error not said exactly once: $(oneline "$T/d.err")"
+	[ ! -s "$ra1" ] || die "zram1 got a list: $(oneline "$ra1")"
+	grep -qF "STATUS=configuration error: $T/conf:6: key 'recompress-algorithms': 'zsdt' is not a compression backend of zram" \
+		"$T/notify.log" || die "STATUS: $(grep STATUS "$T/notify.log" | tail -n 1)"
+	dsig HUP
+	wait_for 5000 at_least 2 "$T/d.err" "^zram-recompd: error: configuration: 1 error" ||
+		die "not said again at the reload: $(oneline "$T/d.err")"
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zstd" "algorithm-params = zstd:level=99"
+	dsig HUP
+	wait_for 5000 grep -qxF "zram-recompd: error: $T/conf:7: key 'algorithm-params': level 99 is out of range for zstd (-131072 to 22): Linux 7.3+ fails disksize with EINVAL and the device gets no secondary" "$T/d.err" ||
+		die "no error for the level: $(oneline "$T/d.err")"
+	conf "${BASE_CONF[@]}" "recompress-algorithms = zstd"
+	dsig HUP
+	wait_for 5000 at_least 3 "$T/d.err" '^zram-recompd: configuration reloaded$' ||
+		die "no third reload; stderr: $(oneline "$T/d.err")"
+	wait_for 5000 test -s "$ra1" || die "zram1 got no list after the fix: $(oneline "$T/d.err")"
+	dstop
+	[ "$(count "$T/d.err" '^zram-recompd: error: configuration: 1 error')" = 3 ] ||
+		die "summary lines: $(oneline "$T/d.err")"
+	! grep '^STATUS=' "$T/notify.log" | tail -n 1 | grep -qF "configuration error" ||
+		die "STATUS still says it: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
+}

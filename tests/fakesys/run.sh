@@ -576,18 +576,19 @@ t_uninit_defaults() {
 }
 run_test uninitialized-defaults-primary-zstd t_uninit_defaults
 
-# 6.12+ lists every backend: a name outside comp_algorithm cannot work.
+# A name no zram backend has, or a level its backend refuses, is a configuration error of
+# --once (exit 2), named with FILE:LINE before anything is written, whether the device is
+# set up already or not: the setup hook's "-" would hide a later failure.
+T_BROTLI="key 'recompress-algorithms': 'brotli' is not a compression backend of zram (842, lzo, lzo-rle, lz4, lz4hc, zstd, deflate)"
 t_uninit_unknown_algo() {
 	fr_new "$R" 6.12
 	fr_dev "$R" 6.12 0 init=0 recomp=""
 	conf '[global]' 'recompress-algorithms = brotli'
 	snap
 	zro --once
-	expect_rc 1
+	expect_rc 2
 	expect_changed
-	expect_has "$T/err" "brotli"
-	expect_has "$T/err" "zram0"
-	expect_has "$T/err" "error"
+	expect_content "$T/err" "$T/conf:2: $T_BROTLI"
 }
 run_test uninitialized-unknown-algo t_uninit_unknown_algo
 
@@ -599,11 +600,45 @@ t_uninit_unknown_second() {
 	conf '[global]' 'recompress-algorithms = zstd brotli'
 	snap
 	zro --once
-	expect_rc 1
-	expect_has "$T/err" "brotli"
+	expect_rc 2
+	expect_content "$T/err" "$T/conf:2: $T_BROTLI"
 	expect_changed
 }
 run_test uninitialized-unknown-second-algo t_uninit_unknown_second
+
+# The typo and the level of the issue, on a set-up device and in a [zramN] section.
+t_once_algo_typo() {
+	build_version_root "$R" 6.12
+	conf '[global]' 'recompress-algorithms = zsdt'
+	snap
+	zro --once
+	expect_rc 2
+	expect_content "$T/err" \
+		"$T/conf:2: key 'recompress-algorithms': 'zsdt' is not a compression backend of zram (842, lzo, lzo-rle, lz4, lz4hc, zstd, deflate); did you mean 'zstd'?"
+	expect_content "$T/out"
+	conf '[zram0]' 'recompress-algorithms = zstd' 'algorithm-params = zstd:level=99'
+	zro --once --dry-run
+	expect_rc 2
+	expect_content "$T/err" \
+		"$T/conf:3: key 'algorithm-params': level 99 is out of range for zstd (-131072 to 22): Linux 7.3+ fails disksize with EINVAL and the device gets no secondary"
+	expect_changed
+}
+run_test once-algo-typo t_once_algo_typo
+
+# A backend of zram that this kernel lacks: --once says which ones it has.
+t_uninit_not_offered() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 init=0 recomp=""
+	printf '%s\n' 'lzo-rle lzo [lz4] zstd' >"$(attr 0 comp_algorithm)"
+	conf '[global]' 'recompress-algorithms = deflate'
+	snap
+	zro --once
+	expect_rc 1
+	expect_content "$T/err" \
+		"zram-recompd: error: zram0: recomp_algorithm: 'deflate' is not a compressor this kernel offers (comp_algorithm: lzo-rle lzo lz4 zstd); nothing written"
+	expect_changed
+}
+run_test uninitialized-not-offered t_uninit_not_offered
 
 # 5. traps --------------------------------------------------------------------------------------
 
