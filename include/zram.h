@@ -19,7 +19,7 @@
 #define ZRAM_NAME_MAX 16
 #define ZRAM_ALGO_MAX 32
 #define ZRAM_MAX_AVAIL 16
-#define ZRAM_MAX_PRIO 3	      /* secondary priorities 1..3 (ZRAM_MAX_COMPS 4 incl. primary) */
+#define ZRAM_MAX_PRIO 3 /* secondary priorities 1..3 (ZRAM_MAX_COMPS 4 incl. primary) */
 /* Longest command zram_write() takes (without the newline it adds): a writeback by index
  * holds up to 1 KiB of page_indexes= keys, well below the PAGE_SIZE of a sysfs store. */
 #define ZRAM_CMD_MAX 1024u
@@ -124,7 +124,7 @@ struct zram_recomp {
 	bool set[ZRAM_MAX_PRIO + 1];
 	unsigned count;	  /* priorities that have a name */
 	unsigned highest; /* highest priority with a name, 0 when none */
-	bool gap;	  /* gap below highest: 6.15+ would mark every scanned slot incompressible */
+	bool gap; /* gap below highest: 6.15+ would mark every scanned slot incompressible */
 	struct zram_algo_list avail; /* the list shown on the first line */
 };
 int zram_parse_recomp_listing(const char *s, size_t len, struct zram_recomp *ret);
@@ -135,27 +135,28 @@ unsigned zram_recomp_find(const struct zram_recomp *r, const char *name);
 enum tri { TRI_NO = 0, TRI_YES = 1, TRI_UNKNOWN = -1 };
 
 struct zram_caps {
-	bool multi_comp;       /* recomp_algorithm + recompress exist (CONFIG_ZRAM_MULTI_COMP, 6.2+) */
-	bool max_pages;	       /* recompress max_pages= (6.10+) */
-	bool priority;	       /* recompress priority= (6.12+) */
+	bool multi_comp; /* recomp_algorithm + recompress exist (CONFIG_ZRAM_MULTI_COMP, 6.2+) */
+	bool max_pages;	 /* recompress max_pages= (6.10+) */
+	bool priority;	 /* recompress priority= (6.12+) */
 	bool algorithm_params; /* algorithm_params attribute (6.12+) */
-	enum tri idle_age;     /* "echo N > idle" (TRACK_ENTRY_ACTIME 6.8+, MEMORY_TRACKING before) */
-	bool block_state;      /* debugfs block_state readable (MEMORY_TRACKING + DEBUG_FS) */
-	bool eagain;	       /* concurrent recompress/writeback gets -EAGAIN (6.12.y, 6.13-6.19) */
-	bool prio_max_active;  /* 6.15+: prio_max = number of active algorithms */
-	bool writeback;	       /* CONFIG_ZRAM_WRITEBACK */
+	enum tri idle_age;   /* "echo N > idle" (TRACK_ENTRY_ACTIME 6.8+, MEMORY_TRACKING before) */
+	bool block_state;    /* debugfs block_state readable (MEMORY_TRACKING + DEBUG_FS) */
+	int block_state_err; /* !block_state: why, -errno (-EACCES: debugfs is root's only) */
+	bool eagain;	     /* concurrent recompress/writeback gets -EAGAIN (6.12.y, 6.13-6.19) */
+	bool prio_max_active;	 /* 6.15+: prio_max = number of active algorithms */
+	bool writeback;		 /* CONFIG_ZRAM_WRITEBACK */
 	bool threshold_pagesize; /* 6.2-6.4: threshold bound is PAGE_SIZE, not huge_class_size */
-	bool clears_idle;      /* recompress clears IDLE of every page it tries (6.12.y, 6.13+) */
-	bool walk_all;	       /* 6.13+: each recompress write scans every slot, whatever max_pages */
-	bool blocking_pp;      /* 7.0+: recompress/writeback hold the device lock exclusively:
-				* a second one and every lock-taking read (mm_stat ...) wait */
-	bool single_prio;      /* 7.1+: one priority per write (1 without priority=/algo=),
-				* 'n' only at the highest, unknown type= is -EINVAL */
-	bool params_busy;      /* algorithm_params after disksize is -EBUSY (7.0.10+, 7.1+) */
+	bool clears_idle;	 /* recompress clears IDLE of every page it tries (6.12.y, 6.13+) */
+	bool walk_all;	  /* 6.13+: each recompress write scans every slot, whatever max_pages */
+	bool blocking_pp; /* 7.0+: recompress/writeback hold the device lock exclusively:
+			   * a second one and every lock-taking read (mm_stat ...) wait */
+	bool single_prio; /* 7.1+: one priority per write (1 without priority=/algo=),
+			   * 'n' only at the highest, unknown type= is -EINVAL */
+	bool params_busy; /* algorithm_params after disksize is -EBUSY (7.0.10+, 7.1+) */
 	bool params_reset_on_algo; /* 7.3+: an algorithm write resets that priority's params */
-	bool wb_type_key;      /* 6.16+: writeback takes "type=MODE" (before: the bare word) */
-	bool wb_batch_size;    /* writeback_batch_size exists (6.19+) */
-	bool compressed_wb;    /* compressed_writeback exists (7.0+) */
+	bool wb_type_key;	   /* 6.16+: writeback takes "type=MODE" (before: the bare word) */
+	bool wb_batch_size;	   /* writeback_batch_size exists (6.19+) */
+	bool compressed_wb;	   /* compressed_writeback exists (7.0+) */
 };
 
 /*
@@ -166,7 +167,7 @@ struct zram_caps {
  * no page changed, so a chain whose candidates are no more than those it left is skipped.
  */
 struct zram_memo {
-	uint64_t write_sig;  /* zram_read_write_sig() when it was recorded */
+	uint64_t write_sig;	      /* zram_read_write_sig() when it was recorded */
 	bool valid[PASS_NR_TYPES];    /* per enum pass_type */
 	uint64_t left[PASS_NR_TYPES]; /* candidates the whole chain tried and left as they were */
 };
@@ -196,7 +197,7 @@ struct zram_dev {
 	char name[ZRAM_NAME_MAX];
 	bool initialized;
 	uint64_t disksize;
-	uint32_t page_size; /* the kernel's PAGE_SIZE (zram_read_page_size) */
+	uint32_t page_size;	    /* the kernel's PAGE_SIZE (zram_read_page_size) */
 	struct zram_algo_list comp; /* comp_algorithm; comp.selected is the primary */
 	struct zram_recomp recomp;  /* the kernel's secondary list (the user-space mirror) */
 	struct zram_mm_stat mm;
@@ -252,8 +253,8 @@ unsigned zram_caps_semantics(const struct zram_caps *c, char out[][256], unsigne
  * Explain each missing capability in one sentence (which option or version). Returns the
  * number of lines written into out[max].
  */
-unsigned zram_caps_explain(const struct zram_caps *c, const struct kver *kv,
-			   char out[][256], unsigned max);
+unsigned zram_caps_explain(const struct zram_caps *c, const struct kver *kv, char out[][256],
+			   unsigned max);
 
 /*
  * Read everything about zramN under root_fd. -ENODEV when the device is gone; on other

@@ -394,7 +394,12 @@ unsigned zram_caps_explain(const struct zram_caps *c, const struct kver *kv, cha
 	else if (c->idle_age == TRI_UNKNOWN)
 		EXPLAIN("idle-age support unknown (no block_state, no readable kernel config): "
 			"an age is tried first and 'all' used if the kernel rejects it");
-	if (!c->block_state)
+	/* debugfs is mode 0700: without root the kernel is not to blame */
+	if (!c->block_state && (c->block_state_err == -EACCES || c->block_state_err == -EPERM))
+		EXPLAIN("no per-slot state shown: debugfs block_state is not readable by this user "
+			"(%s); run as root to see it",
+			strerror(-c->block_state_err));
+	else if (!c->block_state)
 		EXPLAIN("no per-slot state: debugfs block_state needs CONFIG_ZRAM_MEMORY_TRACKING "
 			"and debugfs mounted at /sys/kernel/debug; incompressible pages are "
 			"estimated from huge-page deltas");
@@ -671,9 +676,10 @@ int zram_probe(int root_fd, const struct kver *kv, enum tri config_idle_age, uns
 	char bs[96];
 	(void)str_printf(bs, sizeof(bs), "sys/kernel/debug/zram/zram%u/block_state", id);
 	*ret_attr = NULL;
+	int bs_r = sysfs_exists(root_fd, bs);
 	zram_caps_derive(&d.caps, kv, recomp_files, attr_exists(root_fd, id, "algorithm_params"),
-			 sysfs_exists(root_fd, bs) == 0, attr_exists(root_fd, id, "backing_dev"),
-			 config_idle_age);
+			 bs_r == 0, attr_exists(root_fd, id, "backing_dev"), config_idle_age);
+	d.caps.block_state_err = bs_r;
 	/* 6.19+ and 7.0+: keyed on the files, which exist exactly with CONFIG_ZRAM_WRITEBACK. */
 	d.caps.wb_batch_size = d.caps.writeback && attr_exists(root_fd, id, "writeback_batch_size");
 	d.caps.compressed_wb = d.caps.writeback && attr_exists(root_fd, id, "compressed_writeback");

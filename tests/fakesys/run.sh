@@ -1238,6 +1238,33 @@ t_status_mixed() {
 }
 run_test status-golden-mixed t_status_mixed
 
+# status without root: debugfs (mode 0700) hides block_state; the kernel is not blamed.
+t_status_not_root() {
+	local run=()
+	build_version_root "$R" 6.12
+	chmod 0700 "$R/sys/kernel/debug"
+	if [ "$(id -u)" = 0 ]; then
+		command -v setpriv >/dev/null || die "setpriv (util-linux) is needed as root"
+		# nobody must reach the root and read the configuration: search only on the way
+		chmod o+x "$TMP" "$T"
+		chmod o+r "$T/conf"
+		run=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	fi
+	"${run[@]}" ${RUNNER:+"$RUNNER"} "$BIN" --sysroot "$R" --config "$T/conf" status >"$T/out" \
+		2>"$T/err"
+	RC=$?
+	expect_rc 0
+	expect_content "$T/err"
+	expect_has "$T/out" "  missing:        no per-slot state shown: debugfs block_state is not readable by this user (Permission denied); run as root to see it"
+	expect_not "$T/out" "MEMORY_TRACKING"
+	"${run[@]}" ${RUNNER:+"$RUNNER"} "$BIN" --sysroot "$R" --config "$T/conf" status --json \
+		>"$T/out" 2>"$T/err"
+	RC=$?
+	expect_rc 0
+	expect_has "$T/out" '"no per-slot state shown: debugfs block_state is not readable by this user (Permission denied); run as root to see it"]'
+}
+run_test status-not-root t_status_not_root
+
 # status shows the daemon's persisted totals (state file version 1) for the devices it has.
 t_status_totals() {
 	build_version_root "$R" 6.12
