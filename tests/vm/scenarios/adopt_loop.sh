@@ -1,0 +1,233 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `zram-recompd adopt` on a swap device whose backing device is a plain loop device set to
+# autoclear: `backing setup` with backing-file and backing-encryption = no puts the file on
+# a loop device (LO_FLAGS_AUTOCLEAR) that zram alone holds open, so zram's reset would detach
+# it and backing_dev could not name it again; adopt holds it open across the reset. Under the
+# swapping workload of the adopt scenario, with pages written back to the loop device:
+#   1. plan A (direct): the device gets zstd, keeps /dev/loopN as its backing device (still
+#      attached, on the same file), and on 7.0+ compressed_writeback (compressed-writeback =
+#      yes);
+#   2. squeezed again, pages written back again, then --via-temp (plan B): the same.
+# Asserted after each adoption: the device swap again at its priority and size, the header's
+# UUID and label, no other zram device left, the written-back pages read back (bd_stat
+# bd_count 0); at the end every page the workload reads back is intact.
+# vm-timeout: 300
+# Word splitting of $(...) into "set --" is intended.
+# shellcheck disable=SC2046,SC2086
+. /vm/lib.sh
+SQUEEZE=1 # mlocked balloons: its allocation-failure traces are judged (squeeze_traces)
+need_recompd
+
+SWAPLOAD=/usr/bin/swapload
+[ -x "$SWAPLOAD" ] || skip "swapload missing from the initramfs (make tools)"
+RAM=112   # MiB the balloons leave to the workload
+EXTRA=128 # of which a second balloon holds this much
+MIB=136
+PRIO=7
+
+LPID=
+HOLDS=
+_adopt_end() {
+	for p in $LPID $HOLDS; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	[ -n "${Z:-}" ] || return 0
+	swapoff "/dev/$Z" 2>/dev/null
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		echo 1 >"/sys/block/$Z/reset" 2>/dev/null && break
+		usleep 100000
+	done
+}
+trap '_adopt_end; _cleanup' EXIT
+
+# balloon MIB NAME: an mlocked balloon; its pid in $BPID (and in HOLDS, for the cleanup).
+balloon() {
+	"$SWAPLOAD" hold "$1" >"$WORK/$2.out" 2>&1 &
+	BPID=$!
+	HOLDS="$HOLDS $BPID"
+	wait_line "$WORK/$2.out" "SWAPLOAD holding" 90 || fail "balloon $2 ($1 MiB) did not start"
+}
+
+# squeeze_more NAME COMMAND...: balloons of 8 MiB (at most 8) until COMMAND succeeds.
+squeeze_more() {
+	_name=$1
+	shift
+	_i=0
+	while ! "$@" && [ "$_i" -lt 8 ]; do
+		_i=$((_i + 1))
+		balloon 8 "$_name.$_i"
+		TOPS="$TOPS $BPID"
+		sleep 1
+	done
+	[ "$_i" -eq 0 ] || note "$_name: $_i more balloon(s) of 8 MiB"
+}
+
+pop() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+avail_mib() {
+	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo
+}
+
+swap_line() {
+	awk -v d="/dev/$1" '$1 == d { print $3, $5 }' /proc/swaps
+}
+swap_used() {
+	awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps
+}
+swap_kib_over() {
+	[ "$(swap_used "$Z")" -gt "$1" ]
+}
+
+header() {
+	dd if="/dev/$1" bs=4096 count=1 2>/dev/null | dd bs=1 skip=1036 count=32 2>/dev/null |
+		od -An -tx1 | tr -d ' \n'
+}
+
+zram_list() {
+	ls -d /sys/block/zram* | tr '\n' ' '
+}
+
+# writeback_some WHAT: every slot marked idle and written back to the loop device; at least
+# one page lands there.
+writeback_some() {
+	zset "$Z" idle all
+	zwrite "$Z" writeback idle
+	wb=$(bd_pages "$Z" bd_count)
+	note "$1: $wb pages on $LOOP after the writeback (bd_stat $(zget "$Z" bd_stat))"
+	[ "$wb" -gt 0 ] || fail "$1: no page was written back to $LOOP"
+}
+
+# after_adopt OUT WHAT: swap again as before, on the same loop device, nothing left on it.
+after_adopt() {
+	grep -q "^$Z: adopted" "$1" || fail "$2: no 'adopted' line"
+	grep -q "^$Z: hold $LOOPDEV open until backing_dev names it again" "$1" ||
+		fail "$2: $LOOPDEV was not held open"
+	expect_eq "$2: /proc/swaps size and priority" "$(swap_line "$Z")" "$line0"
+	expect_eq "$2: header UUID and label" "$(header "$Z")" "$hdr0"
+	expect_eq "$2: zram devices" "$(zram_list)" "$devs0"
+	expect_eq "$2: disksize" "$(zget "$Z" disksize)" $((128 << 20))
+	expect_eq "$2: backing_dev" "$(zget "$Z" backing_dev)" "$LOOPDEV"
+	expect_eq "$2: $LOOP's file" "$(cat "/sys/block/$LOOP/loop/backing_file" 2>/dev/null)" "$FILE"
+	expect_eq "$2: $LOOP autoclear" "$(cat "/sys/block/$LOOP/loop/autoclear")" 1
+	expect_eq "$2: pages on $LOOP" "$(bd_pages "$Z" bd_count)" 0
+	if kver_ge 7 0; then
+		expect_eq "$2: compressed_writeback" "$(zget "$Z" compressed_writeback)" 1
+	fi
+}
+
+t0=$(now)
+avail=$(avail_mib)
+[ "$avail" -gt $((RAM + EXTRA + 64)) ] || skip "only $avail MiB available"
+
+# the device, on a plain loop device (the file on ext4; the guest's /tmp is tmpfs)
+ext4_mount 96M
+BDIR=$MNT/zram-recompd
+mkdir -p "$BDIR"
+chmod 0700 "$BDIR"
+FILE=$BDIR/backing.img
+zram_add
+BCONF=$WORK/b.conf
+conf "$BCONF" "devices = $Z" "writeback = yes" "compressed-writeback = yes" "" "[$Z]" \
+	"backing-file = $FILE" "backing-file-size = 64M" "backing-encryption = no"
+BACKING_CONF=$BCONF
+run_recompd "$WORK/setup.out" --config "$BCONF" backing setup "$Z"
+expect_eq "backing setup exit code" "$RC" 0
+LOOPDEV=$(zget "$Z" backing_dev)
+LOOP=${LOOPDEV#/dev/}
+case $LOOP in
+loop[0-9]*) ;;
+*) fail "backing_dev is '$LOOPDEV', not a loop device" ;;
+esac
+expect_eq "$LOOP autoclear" "$(cat "/sys/block/$LOOP/loop/autoclear")" 1
+expect_eq "$LOOP's file" "$(cat "/sys/block/$LOOP/loop/backing_file")" "$FILE"
+# 7.0+: the setup turned compressed_writeback on before backing_dev
+kver_ge 7 0 && expect_eq "compressed_writeback after setup" "$(zget "$Z" compressed_writeback)" 1
+
+balloon $((avail - RAM - EXTRA)) hold1
+H1=$BPID
+balloon $EXTRA hold2
+H2=$BPID
+TOPS=
+n=0
+sleep 1
+avail=$(avail_mib)
+while [ "$avail" -gt $((RAM + 16)) ] && [ "$n" -lt 4 ]; do
+	n=$((n + 1))
+	balloon $((avail - RAM)) top$n
+	TOPS="$TOPS $BPID"
+	sleep 1
+	avail=$(avail_mib)
+done
+
+zset "$Z" comp_algorithm lzo-rle
+zset "$Z" disksize 128M
+mkswap -L adoptlbl "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
+"$SWAPLOAD" swapon "/dev/$Z" $PRIO || fail "swapon /dev/$Z with priority $PRIO failed"
+
+W=$WORK/load.out
+"$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 10 600 1 65536 0 1 >"$W" 2>&1 &
+LPID=$!
+wait_line "$W" "SWAPLOAD filled" 90 || fail "the workload did not fill its memory"
+line0=$(swap_line "$Z")
+hdr0=$(header "$Z")
+devs0=$(zram_list)
+squeeze_more top swap_kib_over 8192
+[ "$(swap_used "$Z")" -gt 4096 ] || fail "only $(swap_used "$Z") KiB in swap: the workload did not swap"
+writeback_some "before plan A"
+
+# 1. plan A, with the balloons gone
+pop "$H1"
+pop "$H2"
+for p in $TOPS; do
+	pop "$p"
+done
+conf "$WORK/a.conf" "recompress-algorithms = zstd" "writeback = yes" "compressed-writeback = yes" \
+	"" "[$Z]" "backing-file = $FILE" "backing-file-size = 64M" "backing-encryption = no"
+t1=$(now)
+run_recompd "$WORK/a.out" --config "$WORK/a.conf" adopt "$Z"
+expect_eq "adopt (direct) exit code" "$RC" 0
+grep -q "^$Z: plan: direct (swapoff first)" "$WORK/a.out" || fail "plan A was not chosen"
+after_adopt "$WORK/a.out" "plan A"
+expect_eq "recomp_algorithm after plan A" "$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/')" "#1: [zstd]"
+kill -0 "$LPID" || fail "the workload died during plan A"
+note "plan A in $(elapsed "$t1" "$(now)") s; used $(swap_used "$Z") KiB"
+
+# 2. squeezed again (the adopt scenario's shape), written back again, the balloons gone:
+# plan B
+avail=$(avail_mib)
+note "after plan A: MemAvailable $avail MiB"
+balloon $((avail + MIB - RAM - EXTRA)) hold3
+H3=$BPID
+balloon $EXTRA hold4
+H4=$BPID
+sleep 2
+note "squeezed: used $(swap_used "$Z") KiB, mm_stat $(zget "$Z" mm_stat)"
+writeback_some "before plan B"
+pop "$H4"
+pop "$H3"
+conf "$WORK/c.conf" "recompress-algorithms = zstd deflate" "writeback = yes" \
+	"compressed-writeback = yes" "" "[$Z]" "backing-file = $FILE" "backing-file-size = 64M" \
+	"backing-encryption = no"
+t1=$(now)
+run_recompd "$WORK/c.out" --config "$WORK/c.conf" adopt --via-temp "$Z"
+expect_eq "adopt --via-temp exit code" "$RC" 0
+grep -q "^$Z: plan: through a temporary zram device" "$WORK/c.out" || fail "plan B was not taken"
+after_adopt "$WORK/c.out" "plan B"
+expect_eq "recomp_algorithm after plan B" \
+	"$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/' | tr '\n' ' ')" "#1: [zstd] #2: [deflate] "
+kill -0 "$LPID" || fail "the workload died during plan B"
+note "plan B in $(elapsed "$t1" "$(now)") s; used $(swap_used "$Z") KiB"
+
+# every page of the workload, through both
+kill -USR1 "$LPID"
+wait_line "$W" "^SWAPLOAD verify" 120 || fail "the workload's verification did not end"
+set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \([0-9]*\)/\1 \2 \3/p' "$W")
+expect_eq "pages verified" "$1" $((MIB * 256))
+[ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
+squeeze_traces "$HOLDS"
+pass_note "plans A and B on $LOOPDEV (autoclear), $1 pages verified, $(elapsed "$t0" "$(now)") s"
