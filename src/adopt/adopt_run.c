@@ -399,11 +399,11 @@ int adopt_main(int argc, char **argv, int root_fd, const struct config *cfg)
 	}
 	r = adopt_execute(&j);
 	fflush(stdout);
-	if (r < 0)
-		return RC_RUNTIME;
-	if (!j.dry_run)
+	if (r == 0 && !j.dry_run)
 		printf("%s: adopted: in use as swap again, with the configured secondary "
 		       "algorithms\n",
 		       j.dev.name);
-	return RC_OK;
+	if (j.signal)
+		return 128 + j.signal; /* zram-recompd(8), EXIT STATUS */
+	return r < 0 ? RC_RUNTIME : RC_OK;
 }
