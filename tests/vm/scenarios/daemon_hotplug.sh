@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Devices coming and going while the daemon runs (devices = all):
 #  1. device A (set up before the daemon starts) gets its passes;
-#  2. device B is hot-added: the daemon sees it (uevent), writes recompress-algorithms to it
-#     while it is uninitialized, and once it has a size and pages, recompresses it;
+#  2. device B is hot-added: the daemon sees it (uevent); its Landlock sandbox, set up at
+#     start, has no rule for B and cannot get one, so it exits 75 with its state saved, and is
+#     started again as the unit's RestartForceExitStatus= does; the new daemon writes
+#     recompress-algorithms to B while it is uninitialized, and once it has a size and pages,
+#     recompresses it;
 #  3. A is hot-removed (retried while busy; a pass may be running on it): the daemon logs
 #     that A is no longer managed, stays alive and keeps passing over B.
 . /vm/lib.sh
@@ -28,15 +31,36 @@ export ZRAM_RECOMPD_STATE_DIR="$WORK/state"
 start_daemon "$WORK/daemon.log" --config "$WORK/d.conf" -v
 wait_log "running on Linux" 1 10 || fail "the daemon did not start"
 grep -q "kernel uevents unavailable" "$DLOG" && fail "the daemon has no uevent socket"
+grep -q "running on Linux .*; writes confined by Landlock" "$DLOG" ||
+	fail "the daemon is not sandboxed: $(grep 'running on' "$DLOG")"
 wait_log "^zram-recompd: $A: pass: .*saved [1-9]" 1 30 || fail "no pass on $A saved anything"
 ra=$(bs_count "$A" r)
 note "$A: $ra slots recompressed"
 [ "$ra" -gt 0 ] || fail "$A: no slot has the r flag after a pass"
 
-# 2. hot_add B: the daemon configures its secondary algorithm before anyone sets disksize.
+# 2. hot_add B: the daemon exits 75 for it and, started again, configures its secondary
+# algorithm before anyone sets disksize.
 t0=$(now)
 zram_add
 B=$Z
+_i=0
+while daemon_alive; do
+	_i=$((_i + 1))
+	[ $_i -le 100 ] || fail "the daemon did not exit within 10 s of hot_add $B"
+	usleep 100000
+done
+wait "$DPID"
+RC=$?
+DPID=
+expect_eq "exit code after hot_add $B" "$RC" 75
+grep -q "^zram-recompd: $B: appeared after the sandbox was set up, which cannot be widened; exiting with status 75 to be restarted with it\$" \
+	"$DLOG" || fail "no notice for $B: $(grep "$B" "$DLOG")"
+grep -E "$B: " "$DLOG" | grep -v "appeared after the sandbox" | grep -q . &&
+	fail "the first daemon did something to $B: $(grep "$B: " "$DLOG")"
+sed "s/^/[$T]   | /" "$DLOG"
+pa=$(state_field "$A" passes)
+[ -n "$pa" ] && [ "$pa" -ge 1 ] || fail "state file: $A passes='$pa' after the exit"
+start_daemon "$WORK/daemon2.log" --config "$WORK/d.conf" -v
 wait_log "^zram-recompd: $B: not initialized; secondary algorithms configured" 1 10 ||
 	fail "$B: the daemon did not configure the secondary algorithms within 10 s"
 note "$B: configured by the daemon $(elapsed "$t0" "$(now)") s after hot_add"

@@ -6,7 +6,11 @@
 #  2. the daemon (metrics-file in m1) says it is confined; a SIGHUP moves metrics-file to m2:
 #     the daemon warns that a restart is needed, and its next writes there fail with EACCES
 #     (root may write m2 otherwise: nothing but the sandbox stops it); m2 stays empty;
-#  3. control: the same with --no-sandbox writes the file in the new directory.
+#  3. control: the same with --no-sandbox writes the file in the new directory;
+#  4. its rules are the zram devices' own directories, not their parent, which holds the loop
+#     devices too: in a root whose zram device is the real one, but whose idle attribute links
+#     to a loop device's queue/read_ahead_kb, the daemon's idle write is refused with EACCES;
+#     with --no-sandbox it reaches the loop device (which refuses "all": EINVAL).
 # No test hook: the write outside is one the daemon makes itself because its configuration
 # asks for it.
 . /vm/lib.sh
@@ -86,5 +90,48 @@ grep -q "running on Linux .*; not sandboxed (--no-sandbox)\$" "$LOG" ||
 	fail "--no-sandbox: $(grep 'running on' "$LOG")"
 [ -s "$WORK/m3/n.prom" ] || fail "--no-sandbox: the new metrics directory was not written"
 grep -q "Permission denied" "$LOG" && fail "--no-sandbox: a write failed with EACCES"
+# 4. The root: proc and the real sysfs directories bound in, sys/block/$A a directory of links
+# to the real device's attributes, its idle one to the loop device's read_ahead_kb instead.
+backing_loop 1M
+LO=${L#/dev/}
+RA=/sys/devices/virtual/block/$LO/queue/read_ahead_kb
+[ -w "$RA" ] || fail "$RA: no such attribute"
+ra0=$(cat "$RA")
+R=$WORK/root
+for d in proc sys/devices sys/class sys/module sys/kernel/debug; do
+	mkdir -p "$R/$d"
+	mount -o bind "/$d" "$R/$d" || fail "mount -o bind /$d $R/$d failed"
+	MOUNTS="$R/$d $MOUNTS"
+done
+mkdir -p "$R/sys/block/$A"
+for f in /sys/block/$A/*; do
+	ln -s "/sys/devices/virtual/block/$A/${f##*/}" "$R/sys/block/$A/${f##*/}"
+done
+rm -f "$R/sys/block/$A/idle"
+ln -s "$RA" "$R/sys/block/$A/idle"
+loop_run() { # NAME ARGS...
+	_n=$1
+	shift
+	conf "$WORK/$_n.conf" "devices = $A" "recompress-algorithms = zstd" "passes = idle" \
+		"interval-sec = 2" "idle-age-max-sec = 0" "backoff-max-sec = 0" \
+		"cpu-share-max-percent = 0" "pages-per-hour = 0" "psi-cpu-max-percent = 0" \
+		"memory-stall-us = 0" "defer-on-battery = no"
+	start_daemon "$WORK/$_n.log" --sysroot "$R" --config "$WORK/$_n.conf" "$@"
+	wait_log "running on Linux" 1 10 || fail "$_n: the daemon did not start"
+	wait_log "$A: idle: " 1 30 || fail "$_n: no idle write"
+	stop_daemon
+	sed "s/^/[$T]   | /" "$DLOG"
+	LOG=$DLOG
+	DLOG=
+}
+loop_run l
+grep -q "running on Linux .*; writes confined by Landlock (ABI $abi)\$" "$LOG" ||
+	fail "root with the loop link: not sandboxed: $(grep 'running on' "$LOG")"
+grep -q "^zram-recompd: error: $A: idle: not writable (Permission denied)" "$LOG" ||
+	fail "the idle write to $RA was not refused with EACCES: $(grep "$A: idle" "$LOG")"
+expect_eq "$RA after the sandboxed write" "$(cat "$RA")" "$ra0"
+loop_run ln --no-sandbox
+grep -q "^zram-recompd: error: $A: idle: .*(EINVAL)" "$LOG" ||
+	fail "--no-sandbox: the idle write did not reach $RA: $(grep "$A: idle" "$LOG")"
 pass_note "Landlock ABI $abi: --once sandboxed ($r slots recompressed), daemon's write outside" \
-	"refused (EACCES), written with --no-sandbox"
+	"refused (EACCES), written with --no-sandbox; a loop device's attribute refused (EACCES)"
