@@ -2307,10 +2307,12 @@ t_adopt_dry_run() {
 }
 run_test adopt-dry-run-6.12 t_adopt_dry_run
 
-# 7.3, a backing device with 1 MiB written back, a mem_limit, other swap, --via-temp.
+# 7.3, a backing device with 1 MiB written back and compressed_writeback on (kept), a
+# mem_limit, other swap, --via-temp.
 t_adopt_dry_run_via_temp() {
 	adopt_root 7.3
 	printf '/dev/loop0\n' >"$(attr 0 backing_dev)"
+	printf '1\n' >"$(attr 0 compressed_writeback)"
 	printf '%8s %8s %8s\n' 256 0 256 >"$(attr 0 bd_stat)"
 	fr_mm_stat "$(attr 0 mm_stat)" 104857600 30300000 37300000 536870912 43100000 120 0 1037 1037
 	printf '/swapfile                               file\t\t2097148\t\t1024\t\t-2\n' >>"$R/proc/swaps"
@@ -2323,6 +2325,7 @@ t_adopt_dry_run_via_temp() {
 		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 17.6 GiB (MemAvailable 15.6 GiB + other swap free 2.0 GiB): safe" \
 		"zram0: through a temporary zram device (pages compressed): needed 36.6 MiB + margin 73.1 MiB, available 15.6 GiB (MemAvailable): safe" \
 		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824, mem_limit 536870912, backing device /dev/loop0, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
+		"zram0: would hold /dev/loop0 open until backing_dev names it again (a loop device set to autoclear would go with the reset)" \
 		"zram0: would read sys/class/zram-control/hot_add: a temporary device, zram(new) below" \
 		"zram(new): would write 'lzo-rle' to comp_algorithm" \
 		"zram(new): would write '1073741824' to disksize (1.0 GiB)" \
@@ -2334,6 +2337,7 @@ t_adopt_dry_run_via_temp() {
 		"zram0: would write 'algo=zstd priority=1' to recomp_algorithm" \
 		"zram0: would write 'algo=deflate priority=2' to recomp_algorithm" \
 		"zram0: would write 'priority=1 level=9' to algorithm_params" \
+		"zram0: would write '1' to compressed_writeback" \
 		"zram0: would write '/dev/loop0' to backing_dev" \
 		"zram0: would write '1073741824' to disksize (1.0 GiB)" \
 		"zram0: would write '536870912' to mem_limit" \
@@ -2343,6 +2347,25 @@ t_adopt_dry_run_via_temp() {
 		"zram(new): would write its id to sys/class/zram-control/hot_remove"
 }
 run_test adopt-dry-run-via-temp-7.3 t_adopt_dry_run_via_temp
+
+# 7.3, compressed_writeback off on a device with a backing device, compressed-writeback = yes:
+# adopt turns it on before backing_dev, as a boot's setup would.
+t_adopt_dry_run_compressed_wb() {
+	adopt_root 7.3
+	printf '/dev/loop0\n' >"$(attr 0 backing_dev)"
+	conf '[global]' 'recompress-algorithms = zstd' 'compressed-writeback = yes'
+	snap
+	zro adopt --dry-run zram0
+	expect_rc 0
+	expect_changed
+	grep -A3 '^zram0: would write .algo=zstd priority=1. to recomp_algorithm$' "$T/out" >"$T/wb"
+	expect_content "$T/wb" \
+		"zram0: would write 'algo=zstd priority=1' to recomp_algorithm" \
+		"zram0: would write '1' to compressed_writeback" \
+		"zram0: would write '/dev/loop0' to backing_dev" \
+		"zram0: would write '1073741824' to disksize (1.0 GiB)"
+}
+run_test adopt-dry-run-compressed-wb-7.3 t_adopt_dry_run_compressed_wb
 
 # Too little memory for either plan: exit 5, the figures, nothing changed (--dry-run or not:
 # the refusal comes before the root check of a real run).
