@@ -40,6 +40,11 @@ enum tri host_kconfig_idle_age(int root_fd, const struct kver *kv, const char *r
 /* One zram option (e.g. "CONFIG_ZRAM_MULTI_COMP") from the same kernel config, the same way. */
 enum tri host_kconfig(int root_fd, const char *release, const char *opt);
 
+/*
+ * Whether <root>/proc/swaps lists the block device path dev ("/dev/zram1") as swap in use:
+ * 1 yes, 0 no, -errno when it cannot be read (-EFBIG beyond 64 KiB).
+ */
+int host_swap_has(int root_fd, const char *dev);
 /* MemTotal and MemAvailable (bytes) from <root>/proc/meminfo. */
 int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available);
 /*

@@ -95,4 +95,11 @@ void reach_log(int root_fd, const struct zram_dev *d, const struct reach *r);
  */
 int reach_can_run(int root_fd, const struct config *cfg);
 
+/*
+ * --once with devices = all: a set-up device that is not swap (/proc/swaps; a file system on
+ * zram, say) and with which nothing can be done is not this program's to fix: a notice says
+ * so and the device is skipped (true), not a failure. Swap, or /proc/swaps unreadable: false.
+ */
+bool reach_skip_foreign(int root_fd, const struct config *cfg, const struct zram_dev *d);
+
 #endif

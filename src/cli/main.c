@@ -557,6 +557,9 @@ static int probe_all(const struct args *a, const struct config *cfg, struct prob
 			*ret = EXIT_RUNTIME;
 			continue;
 		}
+		if (a->once && !a->n_devices &&
+		    reach_skip_foreign(p->root_fd, cfg, &p->devs[p->ndev]))
+			continue; /* not swap, nothing to do: not a failure of --once */
 		p->unsupported += !reach_workable(cfg, &p->devs[p->ndev]);
 		p->ndev++;
 	}

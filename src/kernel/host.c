@@ -247,6 +247,25 @@ int host_parse_meminfo(const char *text, size_t len, uint64_t *ret_total, uint64
  * Read line by line, whatever the file's size (machines with many NUMA nodes or hugepage
  * sizes exceed any fixed buffer); a line longer than the buffer is skipped whole.
  */
+int host_swap_has(int root_fd, const char *dev)
+{
+	size_t n = strlen(dev), len;
+	char *buf = malloc(64 * 1024);
+	int r = buf ? sysfs_read(root_fd, "proc/swaps", buf, 64 * 1024, &len) : -ENOMEM;
+
+	const char *l = buf;
+
+	/* "Filename Type Size Used Priority", then one line per area, its path first */
+	while (r == 0 && l && *l) {
+		if (strncmp(l, dev, n) == 0 && (l[n] == ' ' || l[n] == '\t'))
+			r = 1;
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	free(buf);
+	return r;
+}
+
 int host_read_meminfo(int root_fd, uint64_t *ret_total, uint64_t *ret_available)
 {
 	struct meminfo_acc a = { 0 };

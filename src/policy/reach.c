@@ -218,6 +218,24 @@ void reach_log(int root_fd, const struct zram_dev *d, const struct reach *r)
 		*fix ? "; fix: " : "", fix, reach_rest(d, r));
 }
 
+bool reach_skip_foreign(int root_fd, const struct config *cfg, const struct zram_dev *d)
+{
+	struct dev_config dc;
+	struct reach r;
+	char dev[32];
+
+	if (!cfg->devices_all || !d->initialized || reach_workable(cfg, d) ||
+	    str_printf(dev, sizeof(dev), "/dev/%s", d->name) < 0 ||
+	    host_swap_has(root_fd, dev) != 0)
+		return false;
+	config_effective(cfg, d->id, &dc);
+	reach_of(d, dc.writeback, &r);
+	log_notice("%s: not swap (/proc/swaps; a file system or other use of its own) and %s: "
+		   "skipped",
+		   d->name, reach_why(r.limit));
+	return true;
+}
+
 /* can-run with no device to look at: the kernel config says, if readable. */
 static int can_run_without_device(int root_fd, const struct config *cfg)
 {

@@ -731,6 +731,32 @@ t_no_multicomp_one_of_two() {
 }
 run_test no-multi-comp-one-of-two t_no_multicomp_one_of_two
 
+# devices = all and a zram device that is not swap (zram-generator's mount-point=, /tmp) and
+# has no secondary: not --once's to fix, so a notice and no failure (the timer unit would
+# fail every hour); it is left alone. As swap, or named, it still is one (exit 4).
+t_once_foreign_device() {
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	fr_blockstate "$R" 6.12 0
+	fr_dev "$R" 6.12 1 recomp=""
+	printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/zram0                              partition\t1048572\t\t102400\t\t100\n' >"$R/proc/swaps"
+	snap
+	zro --once
+	expect_rc 0
+	expect_content "$T/err" \
+		"zram-recompd: zram1: not swap (/proc/swaps; a file system or other use of its own) and initialized without a secondary algorithm (the kernel takes them only before disksize): skipped"
+	expect_changed "$(dp 0 idle)" "$(dp 0 recompress)" "$(dp 0 compact)"
+	zro --once --device zram1
+	expect_rc 4
+	expect_has "$T/err" "zram-recompd: warning: zram1: cannot recompress: initialized without a secondary algorithm"
+	printf '/dev/zram1                              partition\t1048572\t\t0\t\t50\n' >>"$R/proc/swaps"
+	zro --once --dry-run
+	expect_rc 4
+	expect_has "$T/err" "fix: zram-recompd adopt zram1"
+	expect_not "$T/err" "skipped"
+}
+run_test once-foreign-device t_once_foreign_device
+
 t_no_devices() {
 	fr_new "$R" 6.12
 	snap
