@@ -154,11 +154,13 @@ expect_eq "adopt (direct) exit code" "$RC" 0
 grep -q "^$Z: plan: direct (swapoff first)" "$WORK/a.out" || fail "plan A was not chosen"
 after_adopt "plan A" "#1: [zstd] #2: [deflate] "
 ta=$(elapsed "$t1" "$(now)")
+# whether a tick of the daemon fell into adopt's run (1.4 s on 7.3, 0.5 s on 6.12): said
+# once if so
 held=$(log_count "$Z: adopt holds the lock /run/zram-recompd/lock/$Z: left alone")
-[ "$held" = 1 ] || fail "plan A: the daemon said $held times that adopt holds the lock: $(cat "$DLOG")"
+[ "$held" -le 1 ] || fail "plan A: the daemon said $held times that adopt holds the lock"
 grep -q 'writes confined by Landlock' "$DLOG" || fail "the daemon is not sandboxed: $(head -n 3 "$DLOG")"
 wait_log "^zram-recompd: $Z: pass" 1 60 || fail "no pass on $Z after adopt"
-wait_log "$Z: lock released: passes resume" 1 5 || fail "no 'passes resume' line"
+[ "$held" = 0 ] || wait_log "$Z: lock released: passes resume" 1 5 || fail "no 'passes resume' line"
 stop_daemon
 expect_eq "daemon exit code" "$RC" 0
 note "plan A in $ta s with the daemon ticking; used $(swap_used "$Z") KiB"
@@ -195,5 +197,5 @@ set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \(
 expect_eq "pages verified" "$1" $((MIB * 256))
 [ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
 squeeze_traces "$HOLDS"
-pass_note "plans A and B with the daemon running, lock held $held time(s) in its log," \
+pass_note "plans A and B with the daemon running, held off by the lock $held time(s)," \
 	"$1 pages verified, $(elapsed "$t0" "$(now)") s"
