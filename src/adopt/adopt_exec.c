@@ -478,6 +478,18 @@ static int reconfigure(const struct adopt_job *j, struct outcome *o)
 	return r;
 }
 
+/* How the adopted device is, off swap: for the line that says so. */
+static const char *off_state(const struct adopt_job *j, const struct outcome *o)
+{
+	bool init = false;
+
+	if (!o->reset)
+		return ""; /* as it was, its swapon failed */
+	if (!j->dry_run && zram_read_initstate(j->root_fd, j->dev.id, &init) == 0 && init)
+		return " (set up, not swapped on)";
+	return " and not set up";
+}
+
 /* A label mkswap -L can take as one shell word: [A-Za-z0-9._-], 1 to 16 bytes. */
 static bool label_plain(const uint8_t label[16])
 {
@@ -525,7 +537,7 @@ static int run_direct(struct adopt_job *j)
 		recovery_cmds(j, cmds, sizeof(cmds));
 		log_error("%s: is not in use as swap now%s; its pages were read back into memory "
 			  "(none is lost); to set it up and swap it on: %s",
-			  j->dev.name, o.reset ? " and not set up" : "", cmds);
+			  j->dev.name, off_state(j, &o), cmds);
 	}
 	return r;
 }
@@ -649,7 +661,7 @@ static int run_via_temp(struct adopt_job *j)
 	if (!o.on) {
 		recovery_cmds(j, cmds, sizeof(cmds));
 		log_error("%s: is not in use as swap now%s; to set it up and swap it on: %s",
-			  j->dev.name, o.reset ? " and not set up" : "", cmds);
+			  j->dev.name, off_state(j, &o), cmds);
 		temp_kept(j, &t, "not in use as swap now");
 		return r < 0 ? r : -EIO;
 	}

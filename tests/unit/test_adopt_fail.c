@@ -123,6 +123,20 @@ static void test_direct_nothing_works(void **state)
 		      "/dev/zram0\n");
 }
 
+/* swapon refused every time: set up, not swap, and the line says which. */
+static void test_direct_swapon_refused(void **state)
+{
+	(void)state;
+	job.plan.kind = ADOPT_DIRECT;
+	swapon_errno = EPERM;
+	assert_int_equal(adopt_execute(&job), -EPERM);
+	assert_false(swap_on_state[0]);
+	assert_string_equal(fr_read("sys/block/zram0/initstate"), "1\n");
+	assert_non_null(strstr(logs, "zram0: is not in use as swap now (set up, not swapped on); "
+				     "its pages were read back into memory (none is lost); to set "
+				     "it up and swap it on: echo 1 > /sys/block/zram0/reset;"));
+}
+
 /* Through a temporary device: its pages stay there, and it stays swap. */
 static void test_via_temp_nothing_works(void **state)
 {
@@ -436,6 +450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_direct_backing_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_via_temp_backing_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_nothing_works, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direct_swapon_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_via_temp_nothing_works, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_via_temp_temp_swapon_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_via_temp_both_swapoffs_fail, setup, teardown),
