@@ -31,7 +31,7 @@ A failed attempt counts like a successful one. Prints one line per violation; ex
 ROOT-relative as "root:PATH", else "state:NAME", "metrics:NAME", "dict:NAME", "lock:NAME"
 (temp suffixes as XXXXXX; the lock directories "lock:." and "lock:.."). Every open of a
 path under --dict DIR must carry O_CLOEXEC, every one of ROOT/run/zram-recompd or under
-ROOT/run/zram-recompd/lock O_NOFOLLOW|O_CLOEXEC.
+ROOT/run/zram-recompd/lock O_CLOEXEC and O_NOFOLLOW (O_PATH: a Landlock rule's base).
 """
 import os
 import re
@@ -217,8 +217,10 @@ class Checker:
             m = RET_FD_RE.match(ret)
             if self.under(path, self.dict) and "O_CLOEXEC" not in args:
                 self.bad.append("open without O_CLOEXEC: " + line)
+            # O_PATH: the sandbox's rule on the lock directory (devlock_dir_open checked it
+            # just before, without following a link); it reads and writes nothing itself
             if ((self.under(path, self.lock) or path == os.path.dirname(self.lock)) and
-                    not ("O_CLOEXEC" in args and "O_NOFOLLOW" in args)):
+                    not ("O_CLOEXEC" in args and ("O_NOFOLLOW" in args or "O_PATH" in args))):
                 self.bad.append("lock open without O_NOFOLLOW|O_CLOEXEC: " + line)
             if writing:
                 lab = self.label(path)
