@@ -172,11 +172,16 @@ void adv_recommend(const struct adv_engine *e, unsigned threshold, struct adv_re
 	save = adv_saving(base, &rp->best.ev);
 	if (e->npages == 0 || save <= 0 ||
 	    (double)save < ADV_PAY_FRACTION * (double)base->mem_bytes) {
+		double pct = base->mem_bytes ? 100.0 * (double)save / (double)base->mem_bytes : 0.0;
+
+		/* a loss is said as one: never "saves -0.2%" */
 		snprintf(rp->reason, sizeof(rp->reason),
-			 "recompression will not pay for this data: the best chain saves %.1f%% of "
-			 "the pool (less than %.0f%%)",
-			 base->mem_bytes ? 100.0 * (double)save / (double)base->mem_bytes : 0.0,
-			 ADV_PAY_FRACTION * 100);
+			 save < 0
+				 ? "recompression will not pay for this data: the best chain "
+				   "takes %.1f%% more of the pool (it would have to save %.0f%%)"
+				 : "recompression will not pay for this data: the best chain saves "
+				   "%.1f%% of the pool (less than %.0f%%)",
+			 save < 0 ? -pct : pct, ADV_PAY_FRACTION * 100);
 		return;
 	}
 	rp->pays = true;

@@ -32,9 +32,9 @@ static void print_saving(const struct adv_eval *base, const struct adv_eval *x, 
 	char h[HUMAN_LEN], m[HUMAN_LEN + 1], p[HUMAN_LEN];
 	int64_t v = adv_saving(base, x);
 
-	/* The sign is printed apart: '+' is more memory, '-' a saving. */
+	/* A saving, as the column says: positive, and a loss negative, bytes and share alike. */
 	human_bytes(h, sizeof(h), v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
-	(void)snprintf(m, sizeof(m), "%s%s", v < 0 ? "+" : v > 0 ? "-" : "", h);
+	(void)snprintf(m, sizeof(m), "%s%s", v < 0 ? "-" : "", h);
 	human_percent(p, sizeof(p), (double)v, (double)base->mem_bytes);
 	printf("%*s (%s%s)", width, m, strlen(p) < 5 ? " " : "", p);
 }
@@ -161,6 +161,7 @@ static void text_chain(const struct adv_engine *e, const struct adv_source *src,
 		       const struct adv_opts *o, const struct adv_report *rp)
 {
 	char ch[128], c[HUMAN_LEN], m[HUMAN_LEN];
+	int64_t save;
 
 	chain_str(e, &rp->chain, ch, sizeof(ch));
 	printf("\nchain %s (%s): compr_data_size %s, mem_used_total %s", ch,
@@ -169,8 +170,11 @@ static void text_chain(const struct adv_engine *e, const struct adv_source *src,
 				 : "configuration default",
 	       human_bytes(c, sizeof(c), rp->chain.ev.compr_bytes),
 	       human_bytes(m, sizeof(m), rp->chain.ev.mem_bytes));
-	printf(", ");
-	print_saving(&rp->primary, &rp->chain.ev, 0);
+	save = adv_saving(&rp->primary, &rp->chain.ev);
+	human_bytes(c, sizeof(c), save < 0 ? 0 - (uint64_t)save : (uint64_t)save);
+	human_percent(m, sizeof(m), save < 0 ? -(double)save : (double)save,
+		      (double)rp->primary.mem_bytes);
+	printf(", %s %s (%s)%s", save < 0 ? "takes" : "saves", c, m, save < 0 ? " more" : "");
 	printf(", %" PRIu64 " improved, %" PRIu64 " incompressible, ~%.1f s CPU\n",
 	       rp->chain.ev.improved, rp->chain.ev.incompressible, rp->chain.ev.cpu_seconds);
 }

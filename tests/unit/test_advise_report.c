@@ -112,11 +112,11 @@ static const char want_text_chain[] =
 	"\n"
 	"candidate          compr_data_size  mem_used_total          mem saving   improved   incompr.  comp MiB/s decomp MiB/s\n"
 	"lzo-rle                  144.9 MiB       146.8 MiB           (primary)          -          -       390.6       1953.1\n"
-	"lz4hc                    133.5 MiB       134.2 MiB   -12.6 MiB ( 8.6%)      24000      40000        97.7       1953.1\n"
-	"zstd                     110.6 MiB       111.6 MiB   -35.2 MiB (24.0%)      24000      40000       195.3        976.6\n"
-	"deflate:9                 80.9 MiB        82.7 MiB   -64.1 MiB (43.6%)      40000      24000        65.1        488.3\n"
+	"lz4hc                    133.5 MiB       134.2 MiB    12.6 MiB ( 8.6%)      24000      40000        97.7       1953.1\n"
+	"zstd                     110.6 MiB       111.6 MiB    35.2 MiB (24.0%)      24000      40000       195.3        976.6\n"
+	"deflate:9                 80.9 MiB        82.7 MiB    64.1 MiB (43.6%)      40000      24000        65.1        488.3\n"
 	"\n"
-	"chain zstd (configuration default): compr_data_size 110.6 MiB, mem_used_total 111.6 MiB, -35.2 MiB (24.0%), 24000 improved, 40000 incompressible, ~1.4 s CPU\n"
+	"chain zstd (configuration default): compr_data_size 110.6 MiB, mem_used_total 111.6 MiB, saves 35.2 MiB (24.0%), 24000 improved, 40000 incompressible, ~1.4 s CPU\n"
 	"\n"
 	"recommendation: secondaries zstd,deflate:9 (a chain beats every single secondary by more than 0.5% of the pool); saves 66.4 MiB (45.2%) of pool memory after compaction, ~3.8 s CPU\n"
 	"  echo 'algo=zstd priority=1' > recomp_algorithm\n"
@@ -138,7 +138,7 @@ static const char want_text_nothing[] =
 	"zstd                     250.0 MiB       250.0 MiB         0 B ( 0.0%)          0      64000       195.3        976.6\n"
 	"deflate:9                250.0 MiB       250.0 MiB         0 B ( 0.0%)          0      64000        65.1        488.3\n"
 	"\n"
-	"chain zstd (configuration default): compr_data_size 250.0 MiB, mem_used_total 250.0 MiB, 0 B ( 0.0%), 0 improved, 64000 incompressible, ~1.4 s CPU\n"
+	"chain zstd (configuration default): compr_data_size 250.0 MiB, mem_used_total 250.0 MiB, saves 0 B (0.0%), 0 improved, 64000 incompressible, ~1.4 s CPU\n"
 	"\n"
 	"recommendation: recompression will not pay for this data: the best chain saves 0.0% of the pool (less than 2%)\n";
 
@@ -154,10 +154,10 @@ static const char want_text_device[] =
 	"candidate          compr_data_size  mem_used_total          mem saving   improved   incompr.  comp MiB/s decomp MiB/s\n"
 	"lzo-rle                  166.3 MiB       168.8 MiB           (primary)          -          -       390.6       1953.1\n"
 	"lz4hc                    166.3 MiB       168.8 MiB         0 B ( 0.0%)          0      16000        97.7       1953.1\n"
-	"zstd                     120.5 MiB       121.9 MiB   -46.9 MiB (27.8%)      32000      16000       195.3        976.6\n"
-	"deflate:9                117.4 MiB       118.5 MiB   -50.2 MiB (29.8%)      32000          0        65.1        488.3\n"
+	"zstd                     120.5 MiB       121.9 MiB    46.9 MiB (27.8%)      32000      16000       195.3        976.6\n"
+	"deflate:9                117.4 MiB       118.5 MiB    50.2 MiB (29.8%)      32000          0        65.1        488.3\n"
 	"\n"
-	"chain zstd (the device's recomp_algorithm): compr_data_size 120.5 MiB, mem_used_total 121.9 MiB, -46.9 MiB (27.8%), 32000 improved, 16000 incompressible, ~1.1 s CPU\n"
+	"chain zstd (the device's recomp_algorithm): compr_data_size 120.5 MiB, mem_used_total 121.9 MiB, saves 46.9 MiB (27.8%), 32000 improved, 16000 incompressible, ~1.1 s CPU\n"
 	"\n"
 	"recommendation: secondaries deflate:9 (the best single secondary; a second one adds less than 0.5% of the pool); saves 50.2 MiB (29.8%) of pool memory after compaction, ~3.0 s CPU\n"
 	"  echo 'algo=deflate priority=1' > recomp_algorithm; echo 'priority=1 level=9' > algorithm_params\n"
@@ -330,6 +330,21 @@ static void test_text_nothing(void **state)
 	assert_string_equal(out_buf, want_text_nothing);
 }
 
+/* A loss (zsmalloc's classes can make one) is a negative saving, bytes and share alike,
+ * and the chain line says "takes ... more" instead of a saving with a minus. */
+static void test_text_loss(void **state)
+{
+	(void)state;
+	build(1, 0);
+	rep.cand[1].mem_bytes = rep.primary.mem_bytes + 147456;
+	rep.chain.ev.mem_bytes = rep.primary.mem_bytes + 147456;
+	print(false, &file_src, 0);
+	assert_non_null(strstr(out_buf, "zstd                     250.0 MiB       250.1 MiB  "
+					"-144.0 KiB (-0.1%)"));
+	assert_non_null(strstr(out_buf, "mem_used_total 250.1 MiB, takes 144.0 KiB (0.1%) more, "));
+	assert_null(strstr(out_buf, "+144"));
+}
+
 /* A device: its counts, the notes, the figures now; a given threshold and an alternative. */
 static void test_text_device(void **state)
 {
@@ -362,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_recommend_small_saving),
 		cmocka_unit_test(test_text_chain),
 		cmocka_unit_test(test_text_nothing),
+		cmocka_unit_test(test_text_loss),
 		cmocka_unit_test(test_text_device),
 		cmocka_unit_test(test_json),
 	};
