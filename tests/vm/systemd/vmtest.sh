@@ -241,6 +241,39 @@ else
 	res FAIL systemd_sandbox "no main process"
 fi
 
+# ---- what the unit's mounts let the service write: a root shell entered into the service's
+# mount namespace (nsenter -m: its mounts, not its Landlock sandbox, capabilities or system
+# call filter) opens files for writing and writes nothing (": >FILE"; sysctl and sysfs files
+# act only on a write). Sysctls and /sys outside the block devices' directory must be
+# read-only there, the zram attributes writable. ----
+if [ "${PID:-0}" -gt 0 ]; then
+	probe() { # FILE: "ok" or the shell's reason
+		nsenter -t "$PID" -m sh -c ': >"$1"' sh "$1" 2>&1 | sed 's/.*: //' | head -n 1 |
+			grep . || echo ok
+	}
+	bad=
+	info=
+	for f in /proc/sys/vm/swappiness /sys/power/state /sys/class/zram-control/hot_remove; do
+		[ -e "$f" ] || continue
+		r=$(probe "$f")
+		info="$info $f: $r;"
+		[ "$r" = "Read-only file system" ] || bad="$bad $f"
+	done
+	for f in "/sys/block/$Z/compact" "/sys/devices/virtual/block/$Y/recomp_algorithm"; do
+		r=$(probe "$f")
+		info="$info $f: $r;"
+		[ "$r" = ok ] || bad="$bad $f"
+	done
+	say "writable in the service's mounts:$info"
+	if [ -z "$bad" ] && echo "$info" | grep -q swappiness; then
+		res PASS systemd_protect "$info"
+	else
+		res FAIL systemd_protect "not as expected:$bad;$info"
+	fi
+else
+	res FAIL systemd_protect "no main process"
+fi
+
 # ---- STATUS= ----
 i=0
 status=$(prop StatusText)
@@ -377,6 +410,23 @@ else
 	jlog | tail -n 10 | sed 's/^/[systemd] journal: /'
 fi
 
+# ---- the timer's service started beside the running daemon (both enabled by mistake): it
+# is skipped by its ExecCondition=, and the daemon goes on, the same process ----
+O=zram-recompd-once.service
+timeout 60 systemctl start "$O"
+rc=$?
+st=$(systemctl show -p ActiveState --value "$O")
+skipped=$(journalctl -q --no-pager -o cat -u "$O" | grep -c "Skipped due to 'exec-condition'")
+journalctl -q --no-pager -o cat -u "$O" | sed "s/^/[systemd] $O: /"
+info="$O: start exit $rc, $st, skipped $skipped; $U: $(prop ActiveState), MainPID $(prop MainPID) (was $PID)"
+if [ "$rc" -eq 0 ] && [ "$st" = inactive ] && [ "$skipped" -ge 1 ] &&
+	! systemctl is-failed -q "$O" && [ "$(prop ActiveState)" = active ] &&
+	[ "$(prop MainPID)" = "$PID" ]; then
+	res PASS systemd_once_beside "$info"
+else
+	res FAIL systemd_once_beside "$info"
+fi
+
 # ---- stop during a pass: back to the short interval, new data, stop once it is running ----
 cp "$TESTCONF" "$CONF"
 nrel=$(jcount "^configuration reloaded")
@@ -474,6 +524,36 @@ if wait_drop "$W" "$cw" 30; then
 	fi
 else
 	res FAIL systemd_watchdog_long_pass "no pass started on $W within 30 s"
+	jlog | tail -n 15 | sed 's/^/[systemd] journal: /'
+fi
+timeout 60 systemctl stop "$U" 2>/dev/null
+
+# ---- a device hot-added while the daemon runs: its Landlock sandbox has no rule for it and
+# cannot get one, so the daemon exits 75 with its state saved, and the unit
+# (RestartForceExitStatus=75, after RestartSec=) starts it again, which gives the device its
+# secondaries. ----
+timeout 60 systemctl start "$U"
+P1=$(prop MainPID)
+n0=$(prop NRestarts)
+V=zram$(cat /sys/class/zram-control/hot_add)
+t0=$(now)
+if wait_journal "^$V: appeared after the sandbox was set up" 1 10 &&
+	wait_journal "^$V: not initialized; secondary algorithms configured" 1 30; then
+	t1=$(now)
+	P2=$(prop MainPID)
+	alg=$(tr -d '\000' <"/sys/block/$V/recomp_algorithm" | grep '^#1' | sed 's/.*\[\(.*\)\].*/\1/')
+	info="$V configured $(elapsed "$t0" "$t1") s after hot_add by a new process ($P1 -> $P2),"
+	info="$info NRestarts $n0 -> $(prop NRestarts), #1 $alg, $(prop ActiveState)"
+	say "hot-add: $info"
+	if [ "$P2" != "$P1" ] && [ "$(prop NRestarts)" = $((n0 + 1)) ] && [ "$alg" = zstd ] &&
+		[ "$(prop ActiveState)" = active ]; then
+		res PASS systemd_hotadd_restart "$info"
+	else
+		res FAIL systemd_hotadd_restart "$info"
+	fi
+else
+	res FAIL systemd_hotadd_restart "$V: no exit for it or not configured after the restart" \
+		"(MainPID $P1 -> $(prop MainPID), NRestarts $n0 -> $(prop NRestarts))"
 	jlog | tail -n 15 | sed 's/^/[systemd] journal: /'
 fi
 timeout 60 systemctl stop "$U" 2>/dev/null
