@@ -80,12 +80,33 @@ run_unit() {
 	echo "$tier: $p passed, $f failed, $s skipped"
 }
 
+# The program's real paths on this machine: tests write only under their own directories, so
+# a tier after which one of these is new, changed or gone fails (what an installation left
+# before the tier is compared, not refused). Owner, mode, size and contents of every entry.
+HOST_PATHS="/var/lib/zram-recompd /run/zram-recompd /etc/zram-recompd.conf /etc/zram-recompd.conf.d"
+host_snapshot() {
+	for p in $HOST_PATHS; do
+		[ -e "$p" ] || [ -L "$p" ] || continue
+		find "$p" -printf '%p %y %u %m %s %l\n' 2>&1
+		find "$p" -type f -exec md5sum {} + 2>&1
+	done | LC_ALL=C sort
+}
+
 tier() {
 	name=$1
 	shift
 	echo "== $name"
+	host_snapshot >"$LOGDIR/$name.host-before"
 	"$@" 2>&1 | tee "$LOGDIR/$name.log"
 	account "$LOGDIR/$name.log" "$name"
+	host_snapshot >"$LOGDIR/$name.host-after"
+	if ! cmp -s "$LOGDIR/$name.host-before" "$LOGDIR/$name.host-after"; then
+		echo "FAIL $name: wrote to this machine's own paths ($HOST_PATHS):"
+		diff "$LOGDIR/$name.host-before" "$LOGDIR/$name.host-after" | grep '^[<>]' |
+			head -n 10
+		TOTAL_F=$((TOTAL_F + 1))
+		echo "FAIL $name: host paths" >>"$LOGDIR/$name.log"
+	fi
 }
 
 want() {

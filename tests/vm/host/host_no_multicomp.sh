@@ -51,28 +51,37 @@ snapshot() {
 	done
 }
 
-# run NAME ARGS...: runs zram-recompd (under strace when available); sets RC.
+# run NAME ARGS...: runs zram-recompd (under strace when available); sets RC. In a mount
+# namespace of its own with an empty tmpfs on /run: --once takes adopt's lock in
+# /run/zram-recompd/lock, which would be this machine's own (tests write only under their
+# own directories).
 STRACE=$(command -v strace || true)
+command -v unshare >/dev/null 2>&1 || skip "unshare (util-linux) not found"
+PRIVRUN='mount -t tmpfs -o size=1m,mode=0755 tmpfs /run && exec "$@"'
 run() {
 	name=$1
 	shift
 	if [ -n "$STRACE" ]; then
-		"$STRACE" -f -qq -o "$W/$name.trace" \
+		unshare -m --propagation private sh -c "$PRIVRUN" sh \
+			"$STRACE" -f -qq -y -o "$W/$name.trace" \
 			-e trace=open,openat,openat2,creat,truncate,write,pwrite64,writev \
 			"$BIN" "$@" >"$W/$name.out" 2>&1
 	else
-		"$BIN" "$@" >"$W/$name.out" 2>&1
+		unshare -m --propagation private sh -c "$PRIVRUN" sh \
+			"$BIN" "$@" >"$W/$name.out" 2>&1
 	fi
 	RC=$?
 	sed "s/^/$name | /" "$W/$name.out"
 }
 
-# Writes other than to stdout/stderr, and opens for writing, from a trace.
+# Writes other than to stdout/stderr, and opens for writing, from a trace (strace -y: each
+# descriptor with its path); the lock files in the private /run/zram-recompd/lock aside.
 trace_writes() {
 	[ -n "$STRACE" ] || return 0
 	grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|^[0-9]+ +(creat|truncate)\(' "$W/$1.trace" |
-		grep -v ' = -1 ' | head -n 5
-	grep -E '^[0-9]+ +(write|pwrite64|writev)\(([03-9]|[0-9][0-9]+),' "$W/$1.trace" | head -n 5
+		grep -v ' = -1 ' | grep -v '</run/zram-recompd/lock>' | head -n 5
+	grep -E '^[0-9]+ +(write|pwrite64|writev)\(([03-9]|[0-9][0-9]+)(<[^>]*>)?,' "$W/$1.trace" |
+		head -n 5
 }
 
 snapshot >"$W/before"
