@@ -178,11 +178,13 @@ hdr0=$(header "$Z")
 devs0=$(zram_list)
 squeeze_more top swap_kib_over 8192
 [ "$(swap_used "$Z")" -gt 4096 ] || fail "only $(swap_used "$Z") KiB in swap: the workload did not swap"
+# written back with memory to spare: a writeback under the squeeze can wait on reclaim, which
+# waits on zram (7.0+: writeback holds the device's lock exclusively)
+pop "$H2"
 writeback_some "before plan A"
 
 # 1. plan A, with the balloons gone
 pop "$H1"
-pop "$H2"
 for p in $TOPS; do
 	pop "$p"
 done
@@ -207,8 +209,8 @@ balloon $EXTRA hold4
 H4=$BPID
 sleep 2
 note "squeezed: used $(swap_used "$Z") KiB, mm_stat $(zget "$Z" mm_stat)"
-writeback_some "before plan B"
 pop "$H4"
+writeback_some "before plan B"
 pop "$H3"
 conf "$WORK/c.conf" "recompress-algorithms = zstd deflate" "writeback = yes" \
 	"compressed-writeback = yes" "" "[$Z]" "backing-file = $FILE" "backing-file-size = 64M" \
