@@ -163,6 +163,9 @@ if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 	grep -qx 'ExecStart=/usr/sbin/zram-recompd --once' "$U/zram-recompd-once.service" &&
 	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd.service" &&
 	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd-once.service" &&
+	grep -qx "ExecCondition=/bin/sh -c '! systemctl -q is-active zram-recompd.service'" \
+		"$U/zram-recompd-once.service" &&
+	! grep -q '^Conflicts=zram-recompd' "$U/zram-recompd-once.service" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device %i' \
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device zram0' \
