@@ -533,13 +533,15 @@ static int probe_all(const struct args *a, const struct config *cfg, struct prob
 		close(p->root_fd);
 		return EXIT_RUNTIME;
 	}
-	if (a->once && !a->dry_run && pass_once_lock(p->root_fd, 10000) < 0) {
-		close(p->root_fd);
-		return EXIT_RUNTIME;
-	}
 	r = select_devices(p->root_fd, a, cfg, &ids, &n);
 	if (r < 0 && !(p->devs = calloc(n, sizeof(*p->devs)))) {
 		log_error("out of memory for %u devices", n);
+		r = EXIT_RUNTIME;
+	}
+	/* devices to work on: no adopt starts on them until --once ends (pass.h) */
+	if (r < 0 && a->once && !a->dry_run && pass_once_lock(p->root_fd, 10000) < 0) {
+		free(p->devs);
+		p->devs = NULL;
 		r = EXIT_RUNTIME;
 	}
 	if (r >= 0) {
