@@ -473,7 +473,8 @@ static int reconfigure(const struct adopt_job *j, struct outcome *o)
 			"%s: set up without its backing device %s: in use as swap "
 			"again, nothing is written back until it has one again\n",
 			name, j->backing_dev);
-	if (o->mode != SETUP_NEW)
+	/* reset: no dictionary but the one SETUP_NEW gave it (and recorded) */
+	if (o->mode != SETUP_NEW || j->cfg.dict_use == DICT_USE_NO)
 		dict_record_drop(j);
 	return r;
 }

@@ -335,6 +335,38 @@ static void test_dict_record_follows_fallback(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* zstd-dictionary = no now: the device runs none after its reset, its old record goes. */
+static void test_dict_record_dict_no(void **state)
+{
+	char base[] = "/dev/shm/zr-test-adopt.XXXXXX", dir[256], path[320], cmd[300];
+
+	(void)state;
+	if (!mkdtemp(base)) {
+		skip();
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/dict", base);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	setenv("ZRAM_RECOMPD_DICT_DIR", dir, 1);
+	snprintf(path, sizeof(path), "%s/zram0.zdict.applied", dir);
+	{
+		FILE *f = fopen(path, "we");
+
+		assert_non_null(f);
+		fputs("applied=1 file=/run/zram-recompd/dict/zram0.zdict bytes=4096 id=7 source=run\n",
+		      f);
+		fclose(f);
+	}
+	job.cfg.dict_use = DICT_USE_NO;
+	job.plan.kind = ADOPT_DIRECT;
+	assert_int_equal(adopt_execute(&job), 0);
+	assert_true(swap_on_state[0]);
+	assert_int_equal(access(path, F_OK), -1);
+	unsetenv("ZRAM_RECOMPD_DICT_DIR");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* SIGTERM during the swapoff: held back, the device swap again, then said. */
 static void test_sigterm_during_swapoff(void **state)
 {
@@ -461,6 +493,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_hold_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dict_record_follows_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dict_record_dict_no, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigterm_during_swapoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_via_temp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_before_swapoff, setup, teardown),
