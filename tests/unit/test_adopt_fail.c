@@ -401,6 +401,30 @@ static void test_sighup_via_temp(void **state)
 				  "state above (exit status 129)\n");
 }
 
+/* Its output to a pipe nobody reads any more (a dropped SSH session): adopt goes on. */
+static void test_output_gone(void **state)
+{
+	int p[2];
+	FILE *gone;
+
+	(void)state;
+	signal(SIGPIPE, SIG_DFL); /* as a shell starts it (earlier runs here ignored it) */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	gone = fdopen(p[1], "w");
+	assert_non_null(gone);
+	job.out = gone;
+	job.plan.kind = ADOPT_VIA_TEMP;
+	fake_dev(1, false);
+	assert_int_equal(adopt_execute(&job), 0); /* no SIGPIPE ended it */
+	fclose(gone);
+	job.out = outf;
+	assert_true(swap_on_state[0]);
+	assert_false(swap_on_state[1]);
+	assert_string_equal(fr_read("sys/block/zram0/recomp_algorithm"),
+			    "algo=zstd priority=1\nalgo=deflate priority=2\n");
+}
+
 /* A stop signal already there before the first swapoff: nothing changed. */
 static void test_signal_before_swapoff(void **state)
 {
@@ -497,6 +521,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sigterm_during_swapoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_via_temp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_before_swapoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invariant_direct, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invariant_via_temp, setup, teardown),
 	};
