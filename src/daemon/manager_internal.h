@@ -63,13 +63,13 @@ struct mdev {
 	bool has_last;
 	int64_t last_saved;
 	uint64_t last_end_ns;
-	uint64_t last_incompressible; /* block_state 'n' pages after it; UINT64_MAX: unknown */
+	uint64_t last_incompressible;	/* block_state 'n' pages after it; UINT64_MAX: unknown */
 	uint64_t last_longest_write_ns; /* its longest recompress write */
 	enum policy_verdict last_verdict;
 	uint64_t advise_retry_ns; /* after a failed advice refresh: not before this */
 	unsigned reach_said; /* what announce() said it can do (reach.h), + 1; 0: nothing yet */
 	uint64_t algos_sig;  /* hash of the secondaries' note announce() logged; 0: none */
-	unsigned lock_said; /* "adopt holds the lock" logged: bit 0 its own, bit 1 "adopt" */
+	unsigned lock_said;  /* "adopt holds the lock" logged: bit 0 its own, bit 1 "adopt" */
 };
 
 struct manager {
@@ -115,7 +115,7 @@ struct manager {
 	sd_event_time_handler_t on_dev_timer;
 	int psi_mem_fd, psi_cpu_fd, uevent_fd;
 	sd_event_source *rescan_timer; /* only while no device is managed */
-	bool lock_unavail_said; /* the device locks cannot be taken: logged once */
+	bool lock_unavail_said;	       /* the device locks cannot be taken: logged once */
 	uint64_t absent_sig;	       /* hash of the absent devices last named; 0 none */
 	/* Status=: the configuration's first error and "; ", or "" */
 	char cfg_note[600];
@@ -161,7 +161,7 @@ bool manager_tick_locked(struct mdev *md, int *ret_fd);
  * Status=. What each device runs against the configuration is said again after it.
  */
 void manager_check_config(struct manager *m, const struct config_files *files);
-/* Status=: device md runs other secondaries than configured (config_algos_note). */
+/* Status=: device md runs other secondaries than configured, as logged (config_algos_note). */
 bool manager_algos_note(const struct mdev *md, char *buf, size_t size);
 /* manager_report.c: the outcome of an advice refresh (recompress-algorithms = auto) */
 void manager_report_advice(struct mdev *md, const struct job *j);

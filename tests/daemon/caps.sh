@@ -166,6 +166,48 @@ t_caps_algos_differ() {
 		die "STATUS still says it: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
 }
 
+# While an adopt runs (it holds the lock 'adopt' exclusively) the daemon says nothing of a
+# device's secondaries: a set-up device hot-added then (adopt's temporary one, zram1) gets
+# no "fix: zram-recompd adopt" line, in the log or STATUS, not even after the release once
+# it is gone. A device still there after the release (zram2) is decided again: said once.
+t_adopt_algos_quiet() {
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0 recomp="1:lz4hc"
+	conf "${BASE_CONF[@]}" "recompress-algorithms = lz4hc"
+	notify_start
+	# --no-sandbox: a device added later makes a sandboxed daemon restart
+	dstart -a --no-sandbox
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass on zram0; stderr: $(oneline "$T/d.err")"
+	hold_lock adopt
+	fr_dev "$R" "$VER" 1 recomp="1:zstd 2:deflate" link=none
+	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
+	fr_dev "$R" "$VER" 2 recomp="1:zstd" link=none
+	ln -s ../devices/virtual/block/zram2 "$R/sys/block/zram2"
+	wait_for 6000 grep -q '^zram-recompd: zram1: managed (initialized)' "$T/d.err" ||
+		die "zram1 not picked up; stderr: $(oneline "$T/d.err")"
+	wait_for 6000 at_least 2 "$T/d.err" '^zram-recompd: zram1: pass:' ||
+		die "no passes on zram1; stderr: $(oneline "$T/d.err")"
+	! grep -q 'fix: zram-recompd adopt' "$T/d.err" ||
+		die "said while adopt runs: $(grep 'fix: zram-recompd adopt' "$T/d.err" | head -n 1)"
+	rm_dev 1
+	wait_for 6000 grep -q '^zram-recompd: zram1: removed; no longer managed' "$T/d.err" ||
+		die "zram1's removal not noticed; stderr: $(oneline "$T/d.err")"
+	release_lock adopt
+	wait_for 6000 grep -q '^zram-recompd: warning: zram2: runs secondary' "$T/d.err" ||
+		die "zram2 not decided again after the release: $(oneline "$T/d.err")"
+	sleep $((2 * SLOW))
+	dstop
+	! grep -q 'zram1: .*fix: zram-recompd adopt' "$T/d.err" ||
+		die "said of zram1: $(grep 'zram1: .*fix: zram-recompd adopt' "$T/d.err" | head -n 1)"
+	[ "$(grep -c 'fix: zram-recompd adopt' "$T/d.err")" = 1 ] ||
+		die "zram2 not said exactly once: $(grep 'fix: zram-recompd adopt' "$T/d.err" | tr '\n' '|')"
+	! grep '^STATUS=' "$T/notify.log" | grep -q 'zram1: [^;]*runs secondary' ||
+		die "STATUS said it of zram1: $(grep -m 1 'zram1: [^;]*runs secondary' "$T/notify.log")"
+	grep '^STATUS=' "$T/notify.log" | tail -n 1 | grep -q 'zram2: [^;]*runs secondary' ||
+		die "last STATUS: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
+}
+
 # A typo in the secondaries: the daemon keeps running with each device's list and says
 # so, with FILE:LINE, at start and at reload, and in STATUS; an uninitialized device gets
 # no list written. A reload that fixes it ends the error; a bad level is one again.
