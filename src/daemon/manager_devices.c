@@ -123,8 +123,8 @@ bool manager_tick_locked(struct mdev *md, int *ret_fd)
 {
 	if (manager_lock_dev(md, md->id, ret_fd) != -EAGAIN)
 		return false;
-	md->pol.next_due_ns = sat_add_u64(now_monotonic_ns(),
-					  sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
+	md->pol.next_due_ns =
+		sat_add_u64(now_monotonic_ns(), sat_mul_u64(md->cfg.interval_sec, 1000000000ULL));
 	manager_arm(md, md->pol.next_due_ns);
 	return true;
 }
@@ -149,8 +149,7 @@ static int configure_dev(struct manager *m, struct mdev *md)
 	int r;
 
 	pass_ctx_init(&ctx, m->root_fd);
-	if (md->cfg.backing_device[0] || md->cfg.backing_file[0] ||
-	    md->cfg.compressed_writeback) {
+	if (md->cfg.backing_device[0] || md->cfg.backing_file[0] || md->cfg.compressed_writeback) {
 		bool had = d->backing_dev[0];
 
 		r = pass_configure_writeback(&ctx, &md->dev, &md->cfg);
@@ -334,7 +333,7 @@ void manager_check_config(struct manager *m, const struct config_files *files)
 	m->algos_invalid = n > 0;
 }
 
-bool manager_algos_note(const struct mdev *md, char *buf, size_t size)
+static bool algos_note(const struct mdev *md, char *buf, size_t size)
 {
 	const struct zram_dev *d = &md->dev;
 
@@ -342,18 +341,43 @@ bool manager_algos_note(const struct mdev *md, char *buf, size_t size)
 	       config_algos_note(&md->cfg, d->name, &d->recomp, &d->comp, buf, size);
 }
 
+static uint64_t note_sig(const char *note)
+{
+	uint64_t sig = 0;
+
+	for (const char *p = note; *p; p++) /* FNV-1a */
+		sig = (sig ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
+	return sig;
+}
+
+bool manager_algos_note(const struct mdev *md, char *buf, size_t size)
+{
+	return md->algos_sig && algos_note(md, buf, size) && note_sig(buf) == md->algos_sig;
+}
+
+/* Whether an adopt runs now: it holds the lock "adopt" exclusively (devlock.h). */
+static bool adopt_running(const struct manager *m)
+{
+	int fd;
+	int r = devlock_try(m->root_fd, DEVLOCK_ADOPT, false, &fd);
+
+	devlock_release(&fd);
+	return r == -EAGAIN;
+}
+
 /*
  * A set-up device whose secondaries are not the configured ones (config_algos_note): said
  * once, with the fix, and again when it changes or after a load (which clears algos_sig).
+ * Not while an adopt runs: its temporary device, and its own device between reset and
+ * setup, are not the admin's to fix; decided again at a later tick, once adopt is over.
  */
 static void note_algos(struct mdev *md)
 {
 	char note[512];
-	uint64_t sig = 0;
+	uint64_t sig = algos_note(md, note, sizeof(note)) ? note_sig(note) : 0;
 
-	if (manager_algos_note(md, note, sizeof(note)))
-		for (const char *p = note; *p; p++) /* FNV-1a */
-			sig = (sig ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
+	if (sig && sig != md->algos_sig && adopt_running(md->m))
+		return;
 	if (sig && sig != md->algos_sig)
 		log_warning("%s: %s", md->dev.name, note);
 	md->algos_sig = sig;
@@ -389,7 +413,8 @@ static void announce(struct mdev *md, bool is_new)
 					 UINT64_C(1000000000)));
 	else if (r.limit == REACH_NOT_INITIALIZED)
 		log_info("%s: managed (not initialized): passes start once zram setup gives it "
-			 "a disksize", md->dev.name);
+			 "a disksize",
+			 md->dev.name);
 	else
 		log_info("%s: managed (%s): no pass; watched for a new setup", md->dev.name,
 			 md->dev.initialized ? "initialized" : "not initialized");
