@@ -163,8 +163,12 @@ if grep -qx 'ExecStart=/usr/sbin/zram-recompd' "$U/zram-recompd.service" &&
 	grep -qx 'ExecStart=/usr/sbin/zram-recompd --once' "$U/zram-recompd-once.service" &&
 	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd.service" &&
 	grep -qx 'ExecCondition=/usr/sbin/zram-recompd can-run' "$U/zram-recompd-once.service" &&
-	grep -qx "ExecCondition=/bin/sh -c '! systemctl -q is-active zram-recompd.service'" \
-		"$U/zram-recompd-once.service" &&
+	grep -qx 'ConditionPathExists=!/run/zram-recompd/daemon' "$U/zram-recompd-once.service" &&
+	! grep -q '^ExecCondition=/bin/sh' "$U/zram-recompd-once.service" &&
+	grep -qx 'RuntimeDirectory=zram-recompd/daemon' "$U/zram-recompd.service" &&
+	grep -qx 'RuntimeDirectoryPreserve=restart' "$U/zram-recompd.service" &&
+	! grep -q '^RuntimeDirectory=.*lock' "$U/zram-recompd.service" &&
+	grep -qx 'RuntimeDirectoryPreserve=yes' "$U/zram-recompd-once.service" &&
 	! grep -q '^Conflicts=zram-recompd' "$U/zram-recompd-once.service" &&
 	grep -qx 'ExecStartPre=-/usr/sbin/zram-recompd --once --device %i' \
 		"$U/systemd-zram-setup@.service.d/zram-recompd.conf" &&

@@ -51,7 +51,8 @@ CHECKS="systemd_boot systemd_package systemd_verify systemd_start
 	systemd_sandbox systemd_protect systemd_status systemd_configure systemd_pass
 	systemd_journal_fields systemd_events
 	systemd_watchdog
-	systemd_reload systemd_reload_invalid systemd_once_beside systemd_stop systemd_watchdog_long_pass
+	systemd_reload systemd_reload_invalid systemd_once_beside systemd_stop systemd_once_alone
+	systemd_watchdog_long_pass
 	systemd_hotadd_restart systemd_security"
 # A kernel without CONFIG_ZRAM_MULTI_COMP: the units are skipped by ExecCondition=; only that.
 case $K in

@@ -411,17 +411,23 @@ else
 fi
 
 # ---- the timer's service started beside the running daemon (both enabled by mistake): it
-# is skipped by its ExecCondition=, and the daemon goes on, the same process ----
+# is skipped by its ConditionPathExists=!/run/zram-recompd/daemon (the daemon's
+# RuntimeDirectory=), and the daemon goes on, the same process ----
 O=zram-recompd-once.service
 timeout 60 systemctl start "$O"
 rc=$?
 st=$(systemctl show -p ActiveState --value "$O")
-skipped=$(journalctl -q --no-pager -o cat -u "$O" | grep -c "Skipped due to 'exec-condition'")
+cond=$(systemctl show -p ConditionResult --value "$O")
+skipped=$(journalctl -q --no-pager -o cat -u "$O" |
+	grep -c 'unmet condition check (ConditionPathExists=!/run/zram-recompd/daemon)')
 journalctl -q --no-pager -o cat -u "$O" | sed "s/^/[systemd] $O: /"
-info="$O: start exit $rc, $st, skipped $skipped; $U: $(prop ActiveState), MainPID $(prop MainPID) (was $PID)"
-if [ "$rc" -eq 0 ] && [ "$st" = inactive ] && [ "$skipped" -ge 1 ] &&
+info="$O: start exit $rc, $st, ConditionResult $cond, skipped $skipped;"
+info="$info $U: $(prop ActiveState), MainPID $(prop MainPID) (was $PID),"
+info="$info /run/zram-recompd/: $(ls /run/zram-recompd | tr '\n' ' ')"
+if [ "$rc" -eq 0 ] && [ "$st" = inactive ] && [ "$cond" = no ] && [ "$skipped" -ge 1 ] &&
 	! systemctl is-failed -q "$O" && [ "$(prop ActiveState)" = active ] &&
-	[ "$(prop MainPID)" = "$PID" ]; then
+	[ "$(prop MainPID)" = "$PID" ] && [ -d /run/zram-recompd/daemon ] &&
+	[ -d /run/zram-recompd/lock ]; then
 	res PASS systemd_once_beside "$info"
 else
 	res FAIL systemd_once_beside "$info"
@@ -457,6 +463,26 @@ if wait_drop "$Z" "$c2" 20; then
 else
 	res FAIL systemd_stop "no pass started within 20 s after new data"
 	timeout 60 systemctl stop "$U"
+fi
+
+# ---- after the stop: the daemon's runtime directory is gone, the lock directory (with the
+# device locks the daemon made) stays, and the timer's service runs its pass ----
+nonce=$(journalctl -q --no-pager -o cat -u "$O" | grep -c "^$Z: ")
+timeout 120 systemctl start "$O"
+rc=$?
+res_o=$(systemctl show -p Result --value "$O")
+ran=$(journalctl -q --no-pager -o cat -u "$O" | grep -c "^$Z: ")
+locks=$(ls /run/zram-recompd/lock 2>&1 | tr '\n' ' ')
+info="daemon dir $([ -e /run/zram-recompd/daemon ] && echo present || echo gone),"
+info="$info lock/: $(stat -c %a /run/zram-recompd/lock 2>&1) $locks;"
+info="$info $O: start exit $rc, Result $res_o, its lines on $Z $nonce -> $ran"
+say "after stop: $info"
+if [ ! -e /run/zram-recompd/daemon ] && [ "$(stat -c %a /run/zram-recompd/lock)" = 700 ] &&
+	[ -e "/run/zram-recompd/lock/$Z" ] && [ "$rc" -eq 0 ] && [ "$res_o" = success ] && [ "$ran" -gt "$nonce" ]; then
+	res PASS systemd_once_alone "$info"
+else
+	res FAIL systemd_once_alone "$info"
+	journalctl -q --no-pager -o cat -u "$O" | tail -n 10 | sed "s/^/[systemd] $O: /"
 fi
 
 # ---- watchdog during a long pass: from 7.0 a recompress write holds the device lock, so an
@@ -537,16 +563,28 @@ P1=$(prop MainPID)
 n0=$(prop NRestarts)
 V=zram$(cat /sys/class/zram-control/hot_add)
 t0=$(now)
-if wait_journal "^$V: appeared after the sandbox was set up" 1 10 &&
+if wait_journal "^$V: appeared after the sandbox was set up" 1 10; then
+	# between the exit and the restart (RestartSec=): RuntimeDirectoryPreserve=restart keeps
+	# /run/zram-recompd/daemon, so the timer's service stays skipped
+	i=0
+	while [ "$(prop SubState)" != auto-restart ] && [ $i -lt 40 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	waitdir="$(prop SubState): /run/zram-recompd/daemon"
+	waitdir="$waitdir $([ -d /run/zram-recompd/daemon ] && echo kept || echo gone)"
+fi
+if [ -n "${waitdir:-}" ] &&
 	wait_journal "^$V: not initialized; secondary algorithms configured" 1 30; then
 	t1=$(now)
 	P2=$(prop MainPID)
 	alg=$(tr -d '\000' <"/sys/block/$V/recomp_algorithm" | grep '^#1' | sed 's/.*\[\(.*\)\].*/\1/')
 	info="$V configured $(elapsed "$t0" "$t1") s after hot_add by a new process ($P1 -> $P2),"
-	info="$info NRestarts $n0 -> $(prop NRestarts), #1 $alg, $(prop ActiveState)"
+	info="$info NRestarts $n0 -> $(prop NRestarts), #1 $alg, $(prop ActiveState); $waitdir"
 	say "hot-add: $info"
 	if [ "$P2" != "$P1" ] && [ "$(prop NRestarts)" = $((n0 + 1)) ] && [ "$alg" = zstd ] &&
-		[ "$(prop ActiveState)" = active ]; then
+		[ "$(prop ActiveState)" = active ] &&
+		[ "$waitdir" = "auto-restart: /run/zram-recompd/daemon kept" ]; then
 		res PASS systemd_hotadd_restart "$info"
 	else
 		res FAIL systemd_hotadd_restart "$info"
