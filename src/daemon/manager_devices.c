@@ -458,15 +458,21 @@ static void log_unreadable(unsigned id, int r)
 /*
  * Whether device id has no rule in the sandbox set up at start (hot-added, or removed and
  * added again, since): Landlock cannot add one, so the daemon ends with its state saved
- * and MANAGER_EXIT_RESTART, which the unit restarts it on.
+ * and MANAGER_EXIT_RESTART, which the unit restarts it on. Returns 1 (ending), 0 (covered,
+ * or not sandboxed), or -1 while an adopt runs: its temporary device comes and goes with
+ * it, and is no reason to restart; the device is looked at again at a later rescan.
  */
-static bool restart_for(struct manager *m, unsigned id)
+static int restart_for(struct manager *m, unsigned id)
 {
 	if (!m->sandboxed || m->restart)
 		return m->restart;
 	/* gone (-ENOENT) or unreadable: the probe says so */
 	if (sandbox_dev_covered(&m->sandbox_info, m->root_fd, id) != 0)
-		return false;
+		return 0;
+	if (adopt_running(m)) {
+		log_debug("zram%u: appeared while adopt runs: left alone until it is done", id);
+		return -1;
+	}
 	log_notice("zram%u: appeared after the sandbox was set up, which cannot be widened; "
 		   "exiting with status %d to be restarted with it",
 		   id, MANAGER_EXIT_RESTART);
@@ -475,7 +481,7 @@ static bool restart_for(struct manager *m, unsigned id)
 	__atomic_store_n(&m->stop_job, 1, __ATOMIC_RELAXED);
 	(void)sd_notify(0, "STOPPING=1");
 	(void)sd_event_exit(m->e, MANAGER_EXIT_RESTART);
-	return true;
+	return 1;
 }
 
 /* The devices now: new ones probed and set up, gone ones dropped, and the existing ones
@@ -505,8 +511,14 @@ static void rescan(struct manager *m, const unsigned *only)
 		if (!config_device_selected(&m->cfg, ids[k]))
 			continue;
 		/* a tick looks at its own device only: a device added again sends uevents */
-		if ((is_new || !only || *only == ids[k]) && restart_for(m, ids[k]))
-			break;
+		if (is_new || !only || *only == ids[k]) {
+			int rs = restart_for(m, ids[k]);
+
+			if (rs > 0)
+				break;
+			if (rs < 0)
+				continue;
+		}
 		if (md && !md->timer)
 			continue; /* dropped, waiting for its job */
 		if (!md && !(md = new_dev(m, ids[k], now))) {

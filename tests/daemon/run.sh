@@ -1323,6 +1323,31 @@ t_sandbox_device_added() {
 	sandbox_added_exit 1 "$p0"
 }
 
+# A device that comes and goes while adopt runs (its temporary device) is no reason to restart:
+# the sandboxed daemon leaves it alone, keeps running, and never says it appeared.
+t_sandbox_adopt_temp() {
+	new_root
+	conf "${BASE_CONF[@]}"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass on zram0; stderr: $(oneline "$T/d.err")"
+	grep -q 'writes confined by Landlock' "$T/d.err" ||
+		die "not sandboxed, nothing to show; stderr: $(oneline "$T/d.err")"
+	hold_lock adopt
+	fr_dev "$R" "$VER" 1 link=none
+	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
+	wait_for 8000 at_least 3 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no passes on zram0 while adopt runs; stderr: $(oneline "$T/d.err")"
+	dalive || die "the daemon ended while adopt ran; stderr: $(oneline "$T/d.err")"
+	rm_dev 1
+	release_lock adopt
+	sleep $((2 * SLOW))
+	dalive || die "the daemon ended after adopt; stderr: $(oneline "$T/d.err")"
+	dstop
+	! grep -q 'appeared after the sandbox' "$T/d.err" ||
+		die "restart for adopt's temporary device: $(oneline "$T/d.err")"
+}
+
 # hold_lock NAME: hold run/zram-recompd/lock/NAME of this test's root exclusively, as adopt
 # does (a root-owned 0600 file in a 0700 directory); the holder's pid in $T/lock.NAME.pid.
 hold_lock() {
@@ -1420,7 +1445,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	uninitialized_then_initialized backoff bad_config_exit state_corrupt state_persists
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
-	sandbox_sighup_metrics sandbox_not_loop sandbox_device_added loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
+	sandbox_sighup_metrics sandbox_not_loop sandbox_device_added sandbox_adopt_temp loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted caps_algos_differ caps_algos_invalid adopt_lock_held
 	adopt_algos_quiet once_waits_for_adopt)
 
