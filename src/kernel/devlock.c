@@ -63,7 +63,7 @@ static int open_sub(int dir_fd, const char *name, bool create, bool check, int *
 
 int devlock_dir_open(int root_fd, bool create, int *ret_fd)
 {
-	int run, zr, r;
+	int run = -1, zr = -1, r;
 
 	/* run/ is the system's (created by it; root's, 0755): opened, never made */
 	r = open_sub(root_fd, "run", false, false, &run);
