@@ -399,7 +399,7 @@ vm_run() {
 	_klog=$7
 	_append=$8
 	shift 8
-	_out=${VM_DIR:?}/out
+	_out=${VM_OUTDIR:-${VM_DIR:?}/out}
 	mkdir -p "$_out"
 	# Keep the newest few console logs of this VM and kernel only (names without spaces).
 	# shellcheck disable=SC2012

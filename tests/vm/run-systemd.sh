@@ -130,7 +130,7 @@ for b in $BOOTS; do
 		image=systemd-$b name=systemd-$b-console unit=zram-recompd-hooktest.service
 		klog=$(echo "$checks" | sed 's/ .*//; s/_[a-z]*$/_kernel_log/')
 	fi
-	INITRD=$HERE/out/$image-initramfs.cpio.gz
+	INITRD=${VM_OUTDIR:-$HERE/out}/$image-initramfs.cpio.gz
 	if ! "$HERE/mkinitramfs.sh" "$INITRD" "$image"; then
 		# shellcheck disable=SC2086 # a word list
 		vm_result_each FAIL "mkinitramfs.sh ($image image) failed" $checks

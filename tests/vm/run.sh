@@ -24,7 +24,8 @@
 # ZRAM_RECOMPD_VM_KERNEL (one given bzImage instead, run once unless VM_KERNELS is set), CORPUS,
 # VM_PAGES, VM_TIMEOUT (whole VM, s, default 900: the scenarios' own times add up to
 # 468-480 s on a 2-core host, 2026-12-06), VM_SCENARIO_TIMEOUT (each scenario, s,
-# default 120), QEMU (default qemu-system-x86_64), VM_KEEP_LOGS (console logs kept per kernel,
+# default 120), QEMU (default qemu-system-x86_64), VM_OUTDIR (images, logs and results; default
+# tests/vm/out: runs side by side each need their own), VM_KEEP_LOGS (console logs kept per kernel,
 # default 10).
 set -u
 
@@ -37,7 +38,7 @@ cd "$TOP" || exit 1
 
 BUILDDIR=${BUILDDIR:-build}
 export BUILDDIR
-OUTDIR=$HERE/out
+OUTDIR=${VM_OUTDIR:-$HERE/out}
 mkdir -p "$OUTDIR"
 QEMU=${QEMU:-qemu-system-x86_64}
 export QEMU
