@@ -52,7 +52,7 @@ const char *compact_mode_name(enum compact_mode m)
 
 enum key_kind {
 	KIND_NUMBER,  /* unsigned number of unit in [min, max], a 32- or 64-bit field */
-	KIND_BOOL,    /* yes/true/1 or no/false/0, a bool field */
+	KIND_BOOL,    /* yes/true/on/1 or no/false/off/0, a bool field */
 	KIND_ENUM,    /* one of names[], stored as its index in an enum field */
 	KIND_PATH,    /* an absolute path or "", a char array */
 	KIND_ALGOS,   /* recompress-algorithms */
@@ -165,15 +165,17 @@ static int parse_bool(const struct key_def *k, char *v, void *base, char *why)
 {
 	bool *field = field_of(k, base);
 
-	if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+	/* The words systemd takes for a boolean. */
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1")) {
 		*field = true;
 		return 0;
 	}
-	if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+	if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0")) {
 		*field = false;
 		return 0;
 	}
-	return fail(why, -EINVAL, "'%s' is not one of yes, no", v);
+	return fail(why, -EINVAL, "'%s' is not one of yes, no (or true, false, on, off, 1, 0)",
+		    v);
 }
 
 /* names joined by ", ", the last one by last: "a, b or c". */

@@ -93,9 +93,9 @@ int cfg_parse_enc(const char *v, enum backing_enc *field, char why[CFG_ERR_MAX])
 {
 	if (strcmp(v, "auto") == 0)
 		*field = BACKING_ENC_AUTO;
-	else if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+	else if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))
 		*field = BACKING_ENC_YES;
-	else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0"))
 		*field = BACKING_ENC_NO;
 	else
 		return why_fail(why, -EINVAL, "'%s' is not one of auto, yes, no", v);

@@ -279,7 +279,12 @@ static int read_line(struct parse_ctx *ctx, char *buf)
 	ctx->line++;
 	buf[len] = '\0';
 	if (len > CFG_LINE_MAX) {
-		line_err(ctx, ctx->line, "line too long (more than %d characters)", CFG_LINE_MAX);
+		/* A comment of any length is skipped: only a key's line is bounded. */
+		const char *p = buf + strspn(buf, " \t\r\v\f");
+
+		if (*p != ';' && *p != '#')
+			line_err(ctx, ctx->line, "line too long (more than %d characters)",
+				 CFG_LINE_MAX);
 		buf[0] = '\0';
 	} else if (nul) {
 		line_err(ctx, ctx->line, "NUL byte in the line");

@@ -62,7 +62,7 @@ int cfg_parse_file(const char *v, char *field, size_t size, char why[CFG_ERR_MAX
 /* A size (units.h) or "N%" into *field. */
 int cfg_parse_share(char *v, struct cfg_share *field, const struct cfg_share_bounds *b,
 		    char why[CFG_ERR_MAX]);
-/* auto, or yes/true/1, no/false/0. */
+/* auto, or yes/true/on/1, no/false/off/0. */
 int cfg_parse_enc(const char *v, enum backing_enc *field, char why[CFG_ERR_MAX]);
 /* The value after "NAME =", with its leading space. */
 void cfg_print_share(const struct cfg_share *sh, FILE *f);

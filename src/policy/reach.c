@@ -143,10 +143,16 @@ void reach_fix(const struct zram_dev *d, enum reach_limit limit, unsigned tools,
 		add(buf, size,
 		    "zram-config (Ubuntu) has no hook before disksize: adopt after it at each "
 		    "boot, or set zram up with zram-generator and its drop-in");
-	if (!(tools & (SETUP_ZRAM_GENERATOR | SETUP_ZRAM_TOOLS | SETUP_ZRAM_CONFIG)))
-		add(buf, size,
-		    "at later boots run zram-recompd --once --device zramN before your setup "
-		    "writes disksize (zram-recompd(8), WHEN IT CANNOT RECOMPRESS)");
+	if (!(tools & (SETUP_ZRAM_GENERATOR | SETUP_ZRAM_TOOLS | SETUP_ZRAM_CONFIG))) {
+		char once[200];
+
+		(void)str_printf(
+			once, sizeof(once),
+			"at later boots run zram-recompd --once --device %s before your "
+			"setup writes disksize (zram-recompd(8), WHEN IT CANNOT RECOMPRESS)",
+			d->name);
+		add(buf, size, once);
+	}
 }
 
 const char *reach_does(const struct reach *r)

@@ -227,7 +227,7 @@ run_test fix-zram-generator-dropin t_fix_tool "at later boots the installed drop
 run_test fix-zram-tools t_fix_tool "at later boots the drop-in zramswap.service.d/zram-recompd.conf for zram-tools (install it)" zramswap
 run_test fix-zram-tools-dropin-lib t_fix_tool "at later boots the installed drop-in zramswap.service.d/zram-recompd.conf of zram-tools (if it did not apply: journalctl -b -u zramswap)" lib:zramswap lib:zramswap-dropin
 run_test fix-zram-config t_fix_tool "zram-config (Ubuntu) has no hook before disksize: adopt after it at each boot, or set zram up with zram-generator and its drop-in" zram-config
-run_test fix-no-tool t_fix_tool "at later boots run zram-recompd --once --device zramN before your setup writes disksize (zram-recompd(8), WHEN IT CANNOT RECOMPRESS)"
+run_test fix-no-tool t_fix_tool "at later boots run zram-recompd --once --device zram0 before your setup writes disksize (zram-recompd(8), WHEN IT CANNOT RECOMPRESS)"
 
 # A tool's unit file reached through a symlink that points outside the root is not found
 # (resolved inside the root, never on the host).

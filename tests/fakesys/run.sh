@@ -2594,6 +2594,10 @@ run_test backing-man-page t_backing_man
 # shellcheck source=tests/fakesys/caps.sh
 . "$HERE/caps.sh"
 
+# Small things an admin meets first.
+# shellcheck source=tests/fakesys/small.sh
+. "$HERE/small.sh"
+
 if [ "$NSKIP" -gt 0 ]; then
 	echo "fakesys: $NPASS passed, $NFAIL failed, $NSKIP skipped"
 else

@@ -1911,7 +1911,8 @@ static const struct key_case {
 	KEY("memory-stall-us", "1s", "1000000", "1000001",
 	    "'1000001' is out of range 0-1000000 (microseconds of memory stall per second; 0 = "
 	    "off)"),
-	KEY("defer-on-battery", "false", "no", "", "'' is not one of yes, no"),
+	KEY("defer-on-battery", "false", "no", "",
+	    "'' is not one of yes, no (or true, false, on, off, 1, 0)"),
 	KEY("battery-psi-memory-percent", "100", "100", NULL, NULL),
 	KEY("compact-fragmentation-percent", "1", "1", "0", "'0' is out of range 1-100"),
 	KEY("compact-min-saved-bytes", "1P", "1125899906842624", "1125899906842625",
@@ -1921,7 +1922,8 @@ static const struct key_case {
 	KEY("advise-samples", "1048576", "1048576", "0", "'0' is out of range 1-1048576"),
 	KEY("cpu-share-pressure-percent", "0", "0", "101",
 	    "'101' is out of range 0-100 (the share under full memory pressure)"),
-	KEY("writeback", "yes", "yes", "maybe", "'maybe' is not one of yes, no"),
+	KEY("writeback", "yes", "yes", "maybe",
+	    "'maybe' is not one of yes, no (or true, false, on, off, 1, 0)"),
 	KEY("writeback-types", "idle  incompressible", "idle incompressible", "huge huge",
 	    "'huge' is listed twice"),
 	KEY("writeback-idle-age-sec", "0", "0", "31536001",
@@ -1936,7 +1938,8 @@ static const struct key_case {
 	    "/dev/../etc/passwd",
 	    "'/dev/../etc/passwd' is not a block device path: /dev/NAME, of letters, digits and "
 	    "/_-.:+, without '.' or '..' components"),
-	KEY("compressed-writeback", "yes", "yes", "2", "'2' is not one of yes, no"),
+	KEY("compressed-writeback", "yes", "yes", "2",
+	    "'2' is not one of yes, no (or true, false, on, off, 1, 0)"),
 	SECTION_KEY("backing-file", "/var/lib/zram-recompd/zram1.swap",
 		    "/var/lib/zram-recompd/zram1.swap", "/var/lib/../x",
 		    "'/var/lib/../x' is not an absolute file path without '.', '..' or empty "
@@ -1946,7 +1949,8 @@ static const struct key_case {
 	KEY("backing-file-min-free", "20%", "20%", "101%", "'101%' is out of range 0%-100%"),
 	KEY("backing-encryption", "no", "no", "maybe", "'maybe' is not one of auto, yes, no"),
 	KEY("zstd-dictionary", "3,1", "1 3", "2 2", "priority 2 is listed twice"),
-	GLOBAL_KEY("sandbox", "no", "no", "maybe", "'maybe' is not one of yes, no"),
+	GLOBAL_KEY("sandbox", "no", "no", "maybe",
+	    "'maybe' is not one of yes, no (or true, false, on, off, 1, 0)"),
 };
 
 /* Load text, print it, load the print and print again: the two prints must be equal. */
