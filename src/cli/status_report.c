@@ -11,8 +11,11 @@
 #include "reach.h"
 #include "util.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* Effective ratio: what the data would take uncompressed over the memory the pool uses. */
 static double ratio(const struct zram_mm_stat *mm)
@@ -369,10 +372,19 @@ static void print_text_data(FILE *f, int root_fd, const struct zram_dev *d, bool
  */
 static void print_text_totals(FILE *f, const struct dev_totals *t)
 {
-	char a[HUMAN_LEN], b[HUMAN_LEN], k[HUMAN_LEN];
+	char a[HUMAN_LEN], b[HUMAN_LEN], k[HUMAN_LEN], ago[HUMAN_LEN + 24] = "";
+	time_t now = time(NULL);
+	uint64_t since;
 
 	if (!t)
 		return;
+	/* whole minutes from a minute on; a clock set back since reads "0 s ago" */
+	if (t->last_pass_unix && now > 0) {
+		since = (uint64_t)now > t->last_pass_unix ? (uint64_t)now - t->last_pass_unix : 0;
+		since -= since >= 60 ? since % 60 : 0;
+		(void)snprintf(ago, sizeof(ago), ", the last %s ago",
+			       human_duration(k, sizeof(k), since));
+	}
 	/* below a minute with its tenths, as the pass lines give it; above in h and min */
 	if (t->kernel_ns < UINT64_C(60000000000))
 		(void)snprintf(k, sizeof(k), "%.1f s", (double)t->kernel_ns / 1e9);
@@ -380,10 +392,11 @@ static void print_text_totals(FILE *f, const struct dev_totals *t)
 		human_duration(k, sizeof(k), t->kernel_ns / UINT64_C(1000000000));
 	fprintf(f,
 		"  totals:         %" PRIu64
-		" passes (daemon and --once), saved %s, freed %s, %" PRIu64
+		" pass%s (daemon and --once)%s, saved %s, freed %s, %" PRIu64
 		" pages became incompressible, %s in kernel writes, %" PRIu64 " error(s)\n",
-		t->passes, human_bytes(a, sizeof(a), t->bytes_saved),
-		human_bytes(b, sizeof(b), t->mem_freed), t->incompressible, k, t->errors);
+		t->passes, t->passes == 1 ? "" : "es", ago,
+		human_bytes(a, sizeof(a), t->bytes_saved), human_bytes(b, sizeof(b), t->mem_freed),
+		t->incompressible, k, t->errors);
 	if (t->wb_pages || t->wb_day_at)
 		fprintf(f,
 			"  writeback:      %" PRIu64 " pages written back in all; day budget %s "
@@ -459,6 +472,7 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 	char note[512];
 	unsigned tools = 0;
 	struct reach r;
+	struct stat stt;
 
 	/* The setup tools only matter for a fix, and are looked up only then. */
 	for (unsigned i = 0; i < n; i++) {
@@ -485,6 +499,12 @@ void status_print(FILE *f, int root_fd, const struct kver *kv, const char *relea
 		return;
 	}
 	fprintf(f, "kernel %s\n", release);
+	/* systemd's RuntimeDirectory= of zram-recompd.service: there while the unit runs */
+	if (fstatat(root_fd, "run/zram-recompd/daemon", &stt, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(stt.st_mode))
+		fprintf(f, "daemon: running (zram-recompd.service)\n");
+	else
+		fprintf(f, "daemon: not running (passes only from --once or its timer)\n");
 	for (unsigned i = 0; i < n; i++) {
 		bool wb = dev_conf(cfg, &devs[i], note, sizeof(note));
 

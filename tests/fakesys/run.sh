@@ -1303,7 +1303,8 @@ t_status_totals() {
 	snap
 	ZRAM_RECOMPD_STATE_DIR=$T/state zro status
 	expect_rc 0
-	golden status-totals-6.12.txt "$T/out"
+	sed -E 's/, the last [0-9a-z ]+ ago,/, the last N ago,/' "$T/out" >"$T/out.n"
+	golden status-totals-6.12.txt "$T/out.n"
 	ZRAM_RECOMPD_STATE_DIR=$T/state zro status --json
 	expect_rc 0
 	golden status-totals-6.12.json "$T/out"
@@ -1311,7 +1312,8 @@ t_status_totals() {
 	# The daemon's directory under systemd ($STATE_DIRECTORY): status reads the same one.
 	ZRAM_RECOMPD_STATE_DIR= STATE_DIRECTORY=$T/state:$T/other zro status
 	expect_rc 0
-	golden status-totals-6.12.txt "$T/out"
+	sed -E 's/, the last [0-9a-z ]+ ago,/, the last N ago,/' "$T/out" >"$T/out.n"
+	golden status-totals-6.12.txt "$T/out.n"
 	expect_changed
 	# A corrupt state file is no error for status: no totals.
 	printf 'zram-recompd-state 2\n' >"$T/state/state"

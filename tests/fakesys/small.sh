@@ -34,3 +34,24 @@ t_small_bool_on_off() {
 		"$T/conf:2: key 'writeback': 'maybe' is not one of yes, no (or true, false, on, off, 1, 0)"
 }
 run_test small-bool-on-off t_small_bool_on_off
+
+# Text status says whether the daemon runs, when the last pass was, and "1 pass".
+t_small_status_daemon() {
+	build_version_root "$R" 6.12
+	fr_dev "$R" 6.12 1
+	mkdir "$T/state"
+	printf '%s\n' 'zram-recompd-state 1' \
+		"zram0 passes=1 pages_attempted=1 bytes_saved=1024 mem_freed=0 incompressible=0 kernel_ns=0 errors=0 last_pass_unix=$(($(date +%s) - 750))" \
+		>"$T/state/state"
+	conf '[global]'
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro status
+	expect_rc 0
+	expect_count "$T/out" "daemon: not running (passes only from --once or its timer)" 1
+	expect_count "$T/out" "  totals:         1 pass (daemon and --once), the last 12 min ago, saved 1.0 KiB, freed 0 B, 0 pages became incompressible, 0.0 s in kernel writes, 0 error(s)" 1
+	sed -n 2p "$T/out" | grep -q '^daemon: ' || die "the daemon line is not the second line"
+	mkdir -p "$R/run/zram-recompd/daemon"
+	ZRAM_RECOMPD_STATE_DIR=$T/state zro status
+	expect_rc 0
+	expect_count "$T/out" "daemon: running (zram-recompd.service)" 1
+}
+run_test small-status-daemon t_small_status_daemon
