@@ -816,9 +816,8 @@ static int run(const struct args *a)
 				a->check_config	  ? ""
 				: a->print_config ? "# "
 						  : NULL);
-		if (a->check_config)
-			/* A missing --config file is a usage error, a bad one a failed check. */
-			return r == -ENOENT ? EXIT_USAGE : r < 0 ? EXIT_RUNTIME : EXIT_OK;
+		if (a->check_config) /* a missing --config file fails the check too */
+			return r < 0 ? EXIT_RUNTIME : EXIT_OK;
 		if (r < 0)
 			return EXIT_USAGE;
 		if (a->print_config) {

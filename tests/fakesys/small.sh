@@ -55,3 +55,33 @@ t_small_status_daemon() {
 	expect_count "$T/out" "daemon: running (zram-recompd.service)" 1
 }
 run_test small-status-daemon t_small_status_daemon
+
+# --check-config on a --config FILE that does not exist fails the check (exit 1, as
+# zram-recompd(8) says), naming it.
+t_small_check_config_missing() {
+	zr --config "$T/missing.conf" --check-config
+	expect_rc 1
+	expect_content "$T/out"
+	expect_content "$T/err" "zram-recompd: error: $T/missing.conf: no such configuration file"
+	sed -n '/^\.B \\-\\-check\\-config$/,/^\.TP/p' "$HERE/../../docs/zram-recompd.8" |
+		grep -q '^Exit 0 (warnings allowed) or 1 (errors; also a$' ||
+		die "zram-recompd(8) --check-config does not give 1 for a missing --config FILE"
+}
+run_test small-check-config-missing t_small_check_config_missing
+
+# Every exit status the code has is in zram-recompd(8)'s EXIT STATUS and in the README's,
+# and the numbers in the headers are the documented ones.
+t_small_exit_statuses() {
+	local top=$HERE/../.. s
+	grep -q '^#define ADOPT_EXIT_REFUSED 5$' "$top/include/adopt.h" || die "adopt.h: refused is not 5"
+	grep -q '^#define BACKING_EXIT_GUARD 6$' "$top/include/backing.h" || die "backing.h: guard is not 6"
+	grep -q '^#define MANAGER_EXIT_RESTART 75$' "$top/include/manager.h" || die "manager.h: restart is not 75"
+	sed -n '/^\.SH EXIT STATUS/,/^\.SH KERNEL/p' "$top/docs/zram-recompd.8" >"$T/man"
+	sed -n '/^## Exit status/,/^## /p' "$top/README.md" | tr '\n' ' ' >"$T/readme"
+	for s in 0 1 2 3 4 5 6 75 128+N; do
+		grep -qx "\.B $s" "$T/man" || die "zram-recompd(8) EXIT STATUS lacks $s"
+		grep -Eq "(^|[;(] ?)$s |^## Exit status +$s " "$T/readme" ||
+			grep -q "; $s " "$T/readme" || die "README's exit statuses lack $s"
+	done
+}
+run_test small-exit-statuses t_small_exit_statuses
