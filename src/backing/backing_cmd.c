@@ -197,11 +197,14 @@ int backing_main(int argc, char **argv, int root_fd, const struct config *cfg)
 	unsigned *ids, *present = NULL, n = 0, max = (unsigned)argc + 4096;
 	int np, r;
 
-	if (argc < 2 || (strcmp(argv[1], "setup") != 0 && strcmp(argv[1], "teardown") != 0)) {
-		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+	/* --help anywhere ("backing setup --help" too): the usage, nothing else */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
 			return B_OK;
 		}
+	}
+	if (argc < 2 || (strcmp(argv[1], "setup") != 0 && strcmp(argv[1], "teardown") != 0)) {
 		usage(stderr);
 		return B_USAGE;
 	}

@@ -7,6 +7,7 @@
 #include "advice_store.h"
 #include "advise.h"
 #include "backing.h"
+#include "cli_args.h"
 #include "config.h"
 #include "config_check.h"
 #include "history.h"
@@ -227,6 +228,8 @@ static int parse_args(int argc, char **argv, struct args *a, int *advise_at)
 	int c, r;
 
 	*advise_at = find_advise(argc, argv);
+	if (*advise_at && strcmp(argv[*advise_at], "advise") != 0)
+		*advise_at = cli_hoist_globals(argc, argv, *advise_at);
 	if (*advise_at)
 		argc = *advise_at; /* "advise" hands the rest of the line to its own parser */
 	opterr = 0;
@@ -849,22 +852,22 @@ static int run(const struct args *a)
 	return ret;
 }
 
-/*
- * adopt (src/adopt_run.c): the configuration's secondaries for an in-use swap device;
- * backing (src/backing_cmd.c): the backing file and dm-crypt, outside any sandbox.
- */
+/* adopt (src/adopt_run.c): the configuration's secondaries for an in-use swap device;
+ * backing (src/backing_cmd.c): the backing file and dm-crypt, outside any sandbox. */
 static int run_adopt(const struct args *a, int argc, char **argv)
 {
 	static struct config cfg;
-	int root_fd, r;
+	int root_fd = -1, r;
+	bool help = cli_wants_help(argc, argv); /* the usage needs no configuration or root */
 
-	if (load_config(a, &cfg, false, false, NULL) < 0)
+	if (!help && load_config(a, &cfg, false, false, NULL) < 0)
 		return EXIT_USAGE;
-	if (open_root(a, &root_fd) < 0)
+	if (!help && open_root(a, &root_fd) < 0)
 		return EXIT_RUNTIME;
 	r = strcmp(argv[0], "backing") == 0 ? backing_main(argc, argv, root_fd, &cfg)
 					    : adopt_main(argc, argv, root_fd, &cfg);
-	close(root_fd);
+	if (root_fd >= 0)
+		close(root_fd);
 	return r;
 }
 

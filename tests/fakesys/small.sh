@@ -85,3 +85,38 @@ t_small_exit_statuses() {
 	done
 }
 run_test small-exit-statuses t_small_exit_statuses
+
+# The options every command reads go after adopt and backing too, as after status; and
+# `backing setup --help` prints the usage.
+t_small_global_after_sub() {
+	adopt_root 6.12
+	fr_dev "$R" 6.12 0 recomp="1:zstd" link=none
+	conf '[global]' 'recompress-algorithms = zstd'
+	snap
+	zr adopt --dry-run zram0 --sysroot "$R" --config "$T/conf"
+	expect_rc 0
+	expect_content "$T/out" \
+		"zram0: already has the configured secondary algorithms; nothing to do (--force sets it up again, for changed algorithm-params)"
+	expect_content "$T/err"
+	zr --sysroot "$R" adopt --config="$T/conf" --dry-run zram0
+	expect_rc 0
+	expect_has "$T/out" "zram0: already has the configured secondary algorithms"
+	# the file named after the subcommand is the one read
+	conf '[global]' 'recompress-algoritms = zstd'
+	zr --sysroot "$R" adopt --dry-run zram0 --config "$T/conf"
+	expect_rc 2
+	expect_has "$T/err" "$T/conf:2: unknown key 'recompress-algoritms' in section [global]; did you mean 'recompress-algorithms'?"
+	zr --sysroot "$R" backing teardown zram0 --config "$T/conf"
+	expect_rc 2
+	expect_has "$T/err" "$T/conf:2: unknown key 'recompress-algoritms'"
+	conf '[global]'
+	zr backing setup --help --sysroot "$R" --config "$T/conf"
+	expect_rc 0
+	expect_content "$T/err"
+	expect_has "$T/out" "Usage: zram-recompd backing setup [zramN...]"
+	zr backing teardown zram0 -h
+	expect_rc 0
+	expect_has "$T/out" "Usage: zram-recompd backing setup [zramN...]"
+	expect_changed
+}
+run_test small-global-after-subcommand t_small_global_after_sub
