@@ -121,4 +121,11 @@ int str_printf(char *out, size_t size, const char *fmt, ...) __attribute__((form
 /* s as a JSON string literal: quotes, backslash and control characters escaped. */
 void json_print_string(FILE *f, const char *s);
 
+/*
+ * in into out[size] for a message line: each byte that is not part of valid UTF-8, and
+ * each control character, as "\xNN" (input such as a file's bytes is never echoed raw to a
+ * terminal or the journal); cut short, never mid-character or mid-escape, when out is full.
+ */
+void str_escape_bytes(const char *in, char *out, size_t size);
+
 #endif

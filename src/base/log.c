@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "log.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -84,14 +85,15 @@ static bool wanted(enum log_level lvl)
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	int saved = errno;
-	char buf[1024];
+	char raw[1024], buf[1024];
 	va_list ap;
 
 	if (wanted(lvl)) {
 		va_start(ap, fmt);
 		errno = saved; /* so that %m works */
-		(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+		(void)vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);
+		str_escape_bytes(raw, buf, sizeof(buf));
 		emit(lvl, buf);
 	}
 	errno = saved;
@@ -101,14 +103,15 @@ void log_pass(const struct log_pass_fields *f, const char *fmt, ...)
 {
 	int saved = errno;
 	enum log_level lvl = f->failed ? LOG_LVL_WARNING : LOG_LVL_INFO;
-	char buf[1024];
+	char raw[1024], buf[1024];
 	va_list ap;
 
 	if (!wanted(lvl))
 		return;
 	va_start(ap, fmt);
-	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	(void)vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	str_escape_bytes(raw, buf, sizeof(buf));
 	/* The journal's native protocol; if it refuses, the stream line still tells. */
 	if (!to_journal ||
 	    sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", (int)lvl, "MESSAGE_ID=%s",

@@ -266,3 +266,60 @@ int array_reserve(void **v, unsigned *cap, unsigned n, size_t size, unsigned fir
 	*cap = want;
 	return 0;
 }
+
+/* Length of the valid UTF-8 sequence at p (2-4), or 0 (RFC 3629: no overlong form, no
+ * surrogate, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xBF;
+	size_t n;
+
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		n = 2;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		n = 3;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xE0)
+		lo = 0xA0;
+	else if (p[0] == 0xED)
+		hi = 0x9F;
+	else if (p[0] == 0xF0)
+		lo = 0x90;
+	else if (p[0] == 0xF4)
+		hi = 0x8F;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xBF)
+			return 0;
+	return n;
+}
+
+void str_escape_bytes(const char *in, char *out, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t o = 0;
+
+	if (size == 0)
+		return;
+	while (*p) {
+		size_t n = *p >= 0x80 ? utf8_len(p) : 1;
+		bool esc = n == 0 || *p < 0x20 || *p == 0x7F;
+
+		if (o + (esc ? 4 : n) >= size)
+			break;
+		if (esc) {
+			(void)snprintf(out + o, size - o, "\\x%02x", *p);
+			o += 4;
+			p++;
+		} else {
+			memcpy(out + o, p, n);
+			o += n;
+			p += n;
+		}
+	}
+	out[o] = '\0';
+}

@@ -50,6 +50,16 @@ struct parse_ctx {
 static void line_err(struct parse_ctx *ctx, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* "FILE:LINE: prefix msg", the file's bytes escaped (str_escape_bytes): they are input. */
+static void add_escaped(struct parse_ctx *ctx, unsigned line, const char *prefix, const char *msg)
+{
+	char raw[512], out[512];
+
+	(void)str_printf(raw, sizeof(raw), "%s:%u: %s%s", ctx->path, line, prefix, msg);
+	str_escape_bytes(raw, out, sizeof(out));
+	cfg_sink_add(ctx->sink, "%s", out);
+}
+
 static void line_err(struct parse_ctx *ctx, unsigned line, const char *fmt, ...)
 {
 	char msg[256];
@@ -58,7 +68,7 @@ static void line_err(struct parse_ctx *ctx, unsigned line, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cfg_sink_add(ctx->sink, "%s:%u: %s", ctx->path, line, msg);
+	add_escaped(ctx, line, "", msg);
 }
 
 static void key_err(struct parse_ctx *ctx, const char *key, const char *fmt, ...)
@@ -66,13 +76,14 @@ static void key_err(struct parse_ctx *ctx, const char *key, const char *fmt, ...
 
 static void key_err(struct parse_ctx *ctx, const char *key, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[256], prefix[CFG_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cfg_sink_add(ctx->sink, "%s:%u: key '%s': %s", ctx->path, ctx->line, key, msg);
+	(void)str_printf(prefix, sizeof(prefix), "key '%s': ", key);
+	add_escaped(ctx, ctx->line, prefix, msg);
 }
 
 static bool is_blank(char ch)

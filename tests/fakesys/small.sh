@@ -120,3 +120,19 @@ t_small_global_after_sub() {
 	expect_changed
 }
 run_test small-global-after-subcommand t_small_global_after_sub
+
+# Bytes that are not UTF-8, and control characters, are escaped in messages, never echoed
+# raw; valid UTF-8 stays as it is.
+t_small_escape_bytes() {
+	printf '[global]\ncompact = n\377v\033[31m\nwriteback = j\303\244\n' >"$T/conf"
+	zr --config "$T/conf" --check-config
+	expect_rc 1
+	expect_content "$T/err" \
+		"$T/conf:2: key 'compact': 'n\\xffv\\x1b[31m' is not one of auto, always, never" \
+		"$T/conf:3: key 'writeback': 'jä' is not one of yes, no (or true, false, on, off, 1, 0)"
+	fr_new "$R" 6.12
+	zr --sysroot "$R" --config /dev/null --once --device "zr$(printf '\351')m0"
+	expect_rc 2
+	expect_content "$T/err" "zram-recompd: error: --device: 'zr\\xe9m0' is not a zram device name (zramN)"
+}
+run_test small-escape-bytes t_small_escape_bytes
