@@ -136,3 +136,14 @@ t_small_escape_bytes() {
 	expect_content "$T/err" "zram-recompd: error: --device: 'zr\\xe9m0' is not a zram device name (zramN)"
 }
 run_test small-escape-bytes t_small_escape_bytes
+
+# zram-recompd(8) says that the daemon's unit stays inactive when zram is loaded after boot,
+# and what to do; the unit's condition is the one it describes.
+t_small_man_late_zram() {
+	local top=$HERE/../..
+	grep -q '^ConditionPathExists=/sys/class/zram-control$' "$top/systemd/zram-recompd.service" ||
+		die "zram-recompd.service: no condition on /sys/class/zram-control"
+	sed -n '/^\.SH SYSTEMD/,/^\.SH WORKING/p' "$top/docs/zram-recompd.8" | tr '\n' ' ' >"$T/man"
+	expect_has "$T/man" "when zram is loaded later (modprobe by hand, a setup tool started later), the unit stays inactive; start it then with .BR \"systemctl start zram\\-recompd\""
+}
+run_test small-man-late-zram t_small_man_late_zram
