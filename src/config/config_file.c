@@ -76,7 +76,7 @@ static void key_err(struct parse_ctx *ctx, const char *key, const char *fmt, ...
 
 static void key_err(struct parse_ctx *ctx, const char *key, const char *fmt, ...)
 {
-	char msg[256], prefix[CFG_ERR_MAX];
+	char msg[512], prefix[CFG_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -194,10 +194,57 @@ static void clean_value(char *v)
 		v[--len] = '\0';
 }
 
+/* v without the characters of drop, runs of blanks made one: "zstd, deflate" -> "zstd deflate". */
+static void strip(const char *v, const char *drop, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *v && o + 1 < size; v++) {
+		char ch = strchr(drop, *v) ? ' ' : *v;
+
+		if (ch == ' ' && (o == 0 || out[o - 1] == ' '))
+			continue;
+		out[o++] = ch;
+	}
+	while (o > 0 && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+}
+
+/*
+ * "; did you mean ...?" into out[size] for a recompress-algorithms value v written in
+ * another syntax: commas, quotes, or NAME:LEVEL (a level belongs in algorithm-params).
+ */
+static void algos_hint(const char *v, char *out, size_t size)
+{
+	char fixed[128], *colon;
+
+	out[0] = '\0';
+	if (strpbrk(v, "\"'")) {
+		strip(v, "\"'", fixed, sizeof(fixed));
+		(void)str_printf(out, size, "; did you mean '%s'? (values take no quotes)", fixed);
+	} else if (strchr(v, ',')) {
+		strip(v, ",", fixed, sizeof(fixed));
+		(void)str_printf(out, size,
+				 "; did you mean '%s'? (names are separated by blanks, no commas)",
+				 fixed);
+	} else if ((colon = strchr(v, ':')) && !strchr(v, ' ') && colon > v &&
+		   (size_t)(colon - v) < sizeof(fixed)) {
+		const char *level = strncmp(colon + 1, "level=", 6) == 0 ? colon + 7 : colon + 1;
+
+		memcpy(fixed, v, (size_t)(colon - v));
+		fixed[colon - v] = '\0';
+		(void)str_printf(out, size,
+				 "; did you mean recompress-algorithms = %s and algorithm-params = "
+				 "%s:level=%s? (a level goes in algorithm-params)",
+				 fixed, fixed, level);
+	}
+}
+
 static void set_key(struct parse_ctx *ctx, const char *name, char *v)
 {
 	struct dev_config *d;
-	char why[CFG_ERR_MAX];
+	char why[CFG_ERR_MAX], hint[CFG_ERR_MAX] = "";
 	const char *near;
 	int r;
 
@@ -209,6 +256,9 @@ static void set_key(struct parse_ctx *ctx, const char *name, char *v)
 	d = section_target(ctx);
 	if (!d)
 		return;
+	/* the value as written, for a hint: the key's parser splits it in place */
+	if (strcmp(name, "recompress-algorithms") == 0)
+		algos_hint(v, hint, sizeof(hint));
 	r = cfg_key_set(ctx->c, d, name, v, (struct cfg_origin){ctx->file, ctx->line}, why);
 	if (r == -ENOENT && (near = cfg_nearest_key(name)))
 		line_err(ctx, ctx->line, "unknown key '%s' in section [%s]; did you mean '%s'?",
@@ -223,7 +273,7 @@ static void set_key(struct parse_ctx *ctx, const char *name, char *v)
 			 "needs its own file",
 			 name);
 	else if (r < 0)
-		key_err(ctx, name, "%s", why);
+		key_err(ctx, name, "%s%s", why, hint);
 }
 
 /*

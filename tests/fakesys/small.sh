@@ -147,3 +147,27 @@ t_small_man_late_zram() {
 	expect_has "$T/man" "when zram is loaded later (modprobe by hand, a setup tool started later), the unit stays inactive; start it then with .BR \"systemctl start zram\\-recompd\""
 }
 run_test small-man-late-zram t_small_man_late_zram
+
+# recompress-algorithms written with commas, quotes or a level: the error says the syntax.
+t_small_algo_hints() {
+	local pre="$T/conf:2: key 'recompress-algorithms':"
+	local bad="is not a valid algorithm name ([a-z0-9-], at most 31 characters)"
+	conf '[global]' 'recompress-algorithms = zstd, deflate'
+	zr --config "$T/conf" --check-config
+	expect_rc 1
+	expect_content "$T/err" "$pre 'zstd,' $bad; did you mean 'zstd deflate'? (names are separated by blanks, no commas)"
+	conf '[global]' 'recompress-algorithms = zstd:9'
+	zr --config "$T/conf" --check-config
+	expect_rc 1
+	expect_content "$T/err" "$pre 'zstd:9' $bad; did you mean recompress-algorithms = zstd and algorithm-params = zstd:level=9? (a level goes in algorithm-params)"
+	conf '[global]' 'recompress-algorithms = "zstd"'
+	zr --config "$T/conf" --check-config
+	expect_rc 1
+	expect_content "$T/err" "$pre '\"zstd\"' $bad; did you mean 'zstd'? (values take no quotes)"
+	# the daemon's and --once's reading says the same
+	fr_new "$R" 6.12
+	zr --sysroot "$R" --config "$T/conf" --once
+	expect_rc 2
+	expect_has "$T/err" "did you mean 'zstd'? (values take no quotes)"
+}
+run_test small-algo-hints t_small_algo_hints
