@@ -409,7 +409,7 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 			   unsigned tools, const char *note)
 {
 	const struct zram_caps *c = &d->caps;
-	char why[8][256], sem[8][256], a[HUMAN_LEN];
+	char why[8][256], sem[8][256], a[HUMAN_LEN], caps[160];
 	unsigned nwhy = zram_caps_explain(c, kv, why, 8);
 	unsigned nsem = zram_caps_semantics(c, sem, 8);
 
@@ -441,11 +441,15 @@ static void print_text_dev(FILE *f, int root_fd, const struct kver *kv, const st
 		backing_describe(root_fd, d, what, sizeof(what));
 		fprintf(f, "  backing:        %s\n", what);
 	}
-	fprintf(f, "  capabilities:  %s%s%s%s%s%s%s%s\n", c->multi_comp ? " multi_comp" : "",
+	/* none (6.1: no recompression at all) is said by the "missing:" lines, not an empty list */
+	(void)str_printf(
+		caps, sizeof(caps), "%s%s%s%s%s%s%s%s", c->multi_comp ? " multi_comp" : "",
 		c->max_pages ? " max_pages" : "", c->priority ? " priority" : "",
 		c->algorithm_params ? " algorithm_params" : "",
 		c->idle_age == TRI_YES ? " idle_age" : "", c->block_state ? " block_state" : "",
 		c->eagain ? " eagain_on_concurrent" : "", c->writeback ? " writeback" : "");
+	if (*caps)
+		fprintf(f, "  capabilities:  %s\n", caps);
 	for (unsigned i = 0; i < nwhy; i++)
 		fprintf(f, "  missing:        %s\n", why[i]);
 	for (unsigned i = 0; i < nsem; i++)

@@ -171,3 +171,18 @@ t_small_algo_hints() {
 	expect_has "$T/err" "did you mean 'zstd'? (values take no quotes)"
 }
 run_test small-algo-hints t_small_algo_hints
+
+# 6.1 (no recompression at all): status has no empty "capabilities:" line; "missing:" says why.
+t_small_caps_61() {
+	build_version_root "$R" 6.1
+	fr_dev "$R" 6.1 0 multi=0
+	conf '[global]'
+	zro status
+	expect_rc 0
+	expect_not "$T/out" "capabilities:"
+	expect_count "$T/out" "  missing:        recompression needs Linux 6.2 or later with CONFIG_ZRAM_MULTI_COMP (this kernel is 6.1)" 1
+	zro status --device zram0
+	expect_rc 0
+	expect_not "$T/out" "capabilities:"
+}
+run_test small-capabilities-6.1 t_small_caps_61
