@@ -214,7 +214,8 @@ struct dev_config {
 	enum dict_use dict_use;
 	unsigned dict_prios; /* DICT_USE_PRIOS: bit p = priority p (1..3) */
 
-	uint64_t set; /* enum cfg_key bits */
+	uint64_t set;	    /* enum cfg_key bits */
+	uint64_t with_unit; /* ... whose value was written with a unit (64M, 4h): shown so */
 	/* Indexed by bit number of enum cfg_key; for errors found after all files are read. */
 	struct cfg_origin origin[CFG_N_KEYS];
 };

@@ -28,7 +28,8 @@ struct check_dev {
 	bool priority;	  /* recompress priority= (6.12+) */
 	bool multi_comp;  /* CONFIG_ZRAM_MULTI_COMP: it has recomp_algorithm */
 	unsigned n_secondaries;
-	struct zram_recomp recomp; /* its secondaries */
+	struct zram_recomp recomp;   /* its secondaries */
+	char primary[ZRAM_ALGO_MAX]; /* its comp_algorithm's selected name, or "" */
 };
 
 struct check_machine {
@@ -38,6 +39,13 @@ struct check_machine {
 	bool have_avail;	     /* avail holds a probed device's comp_algorithm */
 	unsigned no_multi_comp;	     /* a probed device without recomp_algorithm: its id + 1 */
 	struct zram_algo_list avail; /* the backends this kernel offers */
+	bool have_caps;		     /* caps, page_size and release are a probed device's */
+	struct zram_caps caps;	     /* what this kernel's zram offers */
+	uint32_t page_size;	     /* the kernel's PAGE_SIZE */
+	char release[128];	     /* the kernel's release */
+	struct kver kv;		     /* the same, parsed */
+	int metrics_dir;	     /* the metrics-file's directory: 1 there, 0 not looked at,
+				      * -errno when it cannot be opened under the root */
 };
 
 /*

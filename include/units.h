@@ -10,6 +10,7 @@
  * bytes, or the key's own time unit. Pure parsing; nothing here logs.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum unit {
@@ -34,5 +35,14 @@ const char *units_hint(enum unit u);
 
 /* The key's unit as a word for messages: "bytes", "seconds" ...; "" for UNIT_NONE. */
 const char *units_name(enum unit u);
+
+/*
+ * Value v of unit u as an admin writes it, and units_parse() reads it back: a size with the
+ * largest suffix that divides it ("128M", "3700"), a duration in parts, largest first
+ * ("4h", "1d 12h", "150ms"); a plain number for UNIT_NONE and 0. Into buf (UNITS_FMT_LEN
+ * suffices), returned.
+ */
+#define UNITS_FMT_LEN 64
+const char *units_format(char *buf, size_t size, uint64_t v, enum unit u);
 
 #endif

@@ -154,9 +154,13 @@ static int parse_number(const struct key_def *k, char *v, void *base, char *why)
 		return fail(why, r, "'%s' is not %s", v, units_hint(k->unit));
 	if (r == -EDOM)
 		return fail(why, -EINVAL, "'%s' is not a whole number of %s", v, units_name(k->unit));
-	if (r < 0 || n < k->min || n > max)
-		return fail(why, -ERANGE, "'%s' is out of range %" PRIu64 "-%" PRIu64 "%s", v,
-			    k->min, max, k->note ? k->note : "");
+	if (r < 0 || n < k->min || n > max) {
+		char lo[UNITS_FMT_LEN], hi[UNITS_FMT_LEN]; /* in the value's units */
+		enum unit u = v[strspn(v, "0123456789")] ? k->unit : UNIT_NONE;
+		return fail(why, -ERANGE, "'%s' is out of range %s-%s%s", v,
+			    units_format(lo, sizeof(lo), k->min, u),
+			    units_format(hi, sizeof(hi), max, u), k->note ? k->note : "");
+	}
 	store_uint(field_of(k, base), k->size, n);
 	return 0;
 }
@@ -773,6 +777,7 @@ int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *
 		struct cfg_origin at, char why[CFG_ERR_MAX])
 {
 	const struct key_def *k = find_key(name);
+	bool with_unit = v[strspn(v, "0123456789")] != '\0';
 	int r;
 
 	if (!k)
@@ -791,6 +796,7 @@ int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *
 	}
 	d->set |= k->bit;
 	d->origin[key_index(k->bit)] = at;
+	d->with_unit = with_unit ? d->with_unit | k->bit : d->with_unit & ~k->bit;
 	return 0;
 }
 
@@ -837,6 +843,7 @@ void config_effective(const struct config *c, unsigned id, struct dev_config *re
 			ret->origin[key_index(k->bit)] = s->cfg.origin[key_index(k->bit)];
 		}
 		ret->set = s->cfg.set;
+		ret->with_unit = (c->global.with_unit & ~s->cfg.set) | (s->cfg.with_unit & s->cfg.set);
 	}
 	cfg_resolve_params(ret);
 }

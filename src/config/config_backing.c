@@ -79,10 +79,15 @@ int cfg_parse_share(char *v, struct cfg_share *field, const struct cfg_share_bou
 		r = units_parse(v, UNIT_BYTES, &n);
 		if (r == -EINVAL)
 			return why_fail(why, r, "'%s' is not %s or N%%", v, units_hint(UNIT_BYTES));
-		if (r < 0 || n < b->min || n > b->max)
-			return why_fail(why, -ERANGE,
-					"'%s' is out of range %" PRIu64 "-%" PRIu64 "%s", v, b->min,
-					b->max, b->note ? b->note : "");
+		if (r < 0 || n < b->min || n > b->max) {
+			char lo[UNITS_FMT_LEN], hi[UNITS_FMT_LEN];
+			enum unit u = v[strspn(v, "0123456789")] ? UNIT_BYTES : UNIT_NONE;
+
+			return why_fail(why, -ERANGE, "'%s' is out of range %s-%s%s", v,
+					units_format(lo, sizeof(lo), b->min, u),
+					units_format(hi, sizeof(hi), b->max, u),
+					b->note ? b->note : "");
+		}
 		sh.bytes = n;
 	}
 	*field = sh;

@@ -8,12 +8,12 @@
  * that cannot take effect is named. Each rule looks at [global] and at each [zramN]
  * section that sets one of its keys (a section that does not repeats [global]'s result).
  */
-#include "config_check.h"
+#include "config_check_internal.h"
 
 #include "compress.h"
-#include "config_internal.h"
 #include "host.h"
 #include "sysfs.h"
+#include "units.h"
 #include "util.h"
 #include "zram.h"
 
@@ -24,59 +24,16 @@
 #include <string.h>
 #include <unistd.h>
 
-struct check {
-	const struct config *c;
-	const char *const *paths;
-	unsigned n_paths;
-	const struct check_machine *m; /* NULL: nothing known */
-	struct cfg_sink errs, warns;
-};
-
-/* One scope: [global], or a [zramN] section's effective settings. */
-struct scope {
-	const struct dev_config *eff;
-	const char *label;	       /* "global", "zram3" */
-	uint64_t set;		       /* the keys the scope sets itself: every key for [global] */
-	const struct dev_section *sec; /* NULL for [global] */
-};
-
-static void report(struct check *ck, bool warn, struct cfg_origin o, const char *what,
-		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* "FILE:LINE: [warning: ]WHAT: message"; WHAT is "key 'NAME'" or "section [zramN]". */
-static void report(struct check *ck, bool warn, struct cfg_origin o, const char *what,
-		   const char *fmt, ...)
-{
-	const char *path = o.file < ck->n_paths ? ck->paths[o.file] : "(configuration)";
-	char msg[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!o.line) /* a built-in default: no line set it */
-		cfg_sink_add(warn ? &ck->warns : &ck->errs, "%s: %s%s (default): %s", path,
-			     warn ? "warning: " : "", what, msg);
-	else
-		cfg_sink_add(warn ? &ck->warns : &ck->errs, "%s:%u: %s%s: %s", path, o.line,
-			     warn ? "warning: " : "", what, msg);
-}
-
 static void key_what(char *buf, size_t size, const char *key)
 {
 	(void)snprintf(buf, size, "key '%s'", key);
-}
-
-static struct cfg_origin origin_of(const struct dev_config *d, uint64_t bit)
-{
-	return d->origin[cfg_key_index(bit)];
 }
 
 /* The later of the origins of two keys (where the conflict was completed). */
 static struct cfg_origin later(const struct dev_config *d, uint64_t a, uint64_t b, const char **key,
 			       const char *ka, const char *kb)
 {
-	struct cfg_origin oa = origin_of(d, a), ob = origin_of(d, b);
+	struct cfg_origin oa = check_origin(d, a), ob = check_origin(d, b);
 	bool b_later = ob.file > oa.file || (ob.file == oa.file && ob.line > oa.line);
 
 	*key = b_later ? kb : ka;
@@ -133,7 +90,7 @@ static void kernel_list(const struct check_machine *m, char *buf, size_t size)
 static void check_names(struct check *ck, const struct scope *s)
 {
 	const struct dev_config *d = s->eff;
-	struct cfg_origin o = origin_of(d, CFG_K_ALGOS);
+	struct cfg_origin o = check_origin(d, CFG_K_ALGOS);
 	char what[64], list[128], hint[64];
 
 	if (!(s->set & CFG_K_ALGOS) || d->algos_auto)
@@ -141,10 +98,11 @@ static void check_names(struct check *ck, const struct scope *s)
 	key_what(what, sizeof(what), "recompress-algorithms");
 	/* The news that matters there, once: any list is unused (no recomp_algorithm). */
 	if (ck->m && ck->m->no_multi_comp && !s->sec)
-		report(ck, true, o, what,
-		       "this kernel lacks CONFIG_ZRAM_MULTI_COMP (zram%u has no recomp_algorithm): "
-		       "nothing will be recompressed on this machine",
-		       ck->m->no_multi_comp - 1);
+		check_report(ck, true, o, what,
+			     "this kernel lacks CONFIG_ZRAM_MULTI_COMP (zram%u has no "
+			     "recomp_algorithm): "
+			     "nothing will be recompressed on this machine",
+			     ck->m->no_multi_comp - 1);
 	for (unsigned i = 0; i < d->n_algos; i++) {
 		const char *name = d->algos[i];
 		bool offered =
@@ -153,16 +111,17 @@ static void check_names(struct check *ck, const struct scope *s)
 		if (!backend_known(name) && !offered) {
 			backend_list(list, sizeof(list));
 			backend_suggestion(name, hint, sizeof(hint));
-			report(ck, false, o, what,
-			       "'%s' is not a compression backend of zram (%s)%s", name, list,
-			       hint);
+			check_report(ck, false, o, what,
+				     "'%s' is not a compression backend of zram (%s)%s", name, list,
+				     hint);
 		} else if (ck->m && ck->m->have_avail && !offered && !ck->m->no_multi_comp) {
 			/* a backend of zram this kernel lacks: another kernel may have it */
 			kernel_list(ck->m, list, sizeof(list));
-			report(ck, true, o, what,
-			       "'%s' is not offered by this kernel (comp_algorithm: %s): a device "
-			       "set up with this list gets no secondary algorithm",
-			       name, list);
+			check_report(
+				ck, true, o, what,
+				"'%s' is not offered by this kernel (comp_algorithm: %s): a device "
+				"set up with this list gets no secondary algorithm",
+				name, list);
 		}
 	}
 }
@@ -170,7 +129,7 @@ static void check_names(struct check *ck, const struct scope *s)
 static void check_levels(struct check *ck, const struct scope *s)
 {
 	const struct dev_config *d = s->eff;
-	struct cfg_origin o = origin_of(d, CFG_K_PARAMS);
+	struct cfg_origin o = check_origin(d, CFG_K_PARAMS);
 	char what[64];
 
 	if (!(s->set & (CFG_K_ALGOS | CFG_K_PARAMS)) || d->algos_auto || !d->n_params)
@@ -183,15 +142,15 @@ static void check_levels(struct check *ck, const struct scope *s)
 			continue;
 		r = zram_level_range(d->algos[i], &lo, &hi);
 		if (r == -EOPNOTSUPP)
-			report(ck, false, o, what,
-			       "%s (priority %u) has no compression levels: Linux 7.3+ fails "
-			       "disksize with EOPNOTSUPP and the device gets no secondary",
-			       d->algos[i], i + 1);
+			check_report(ck, false, o, what,
+				     "%s (priority %u) has no compression levels: Linux 7.3+ fails "
+				     "disksize with EOPNOTSUPP and the device gets no secondary",
+				     d->algos[i], i + 1);
 		else if (r == 0 && (d->level[i] < lo || d->level[i] > hi))
-			report(ck, false, o, what,
-			       "level %d is out of range for %s (%d to %d): Linux 7.3+ fails "
-			       "disksize with EINVAL and the device gets no secondary",
-			       d->level[i], d->algos[i], lo, hi);
+			check_report(ck, false, o, what,
+				     "level %d is out of range for %s (%d to %d): Linux 7.3+ fails "
+				     "disksize with EINVAL and the device gets no secondary",
+				     d->level[i], d->algos[i], lo, hi);
 	}
 }
 
@@ -271,7 +230,7 @@ static void check_wb_budget(struct check *ck, const struct scope *s)
 	const struct dev_config *d = s->eff;
 	const char *key;
 	struct cfg_origin o;
-	char what[64];
+	char what[64], pass[UNITS_FMT_LEN], day[UNITS_FMT_LEN];
 
 	if (!(s->set & (CFG_K_WB_DAY | CFG_K_WB_PASS)) ||
 	    d->wb_bytes_per_pass <= d->wb_bytes_per_day)
@@ -279,10 +238,13 @@ static void check_wb_budget(struct check *ck, const struct scope *s)
 	o = later(d, CFG_K_WB_DAY, CFG_K_WB_PASS, &key, "writeback-bytes-per-day",
 		  "writeback-bytes-per-pass");
 	key_what(what, sizeof(what), key);
-	report(ck, true, o, what,
-	       "writeback-bytes-per-pass (%" PRIu64 ") is above writeback-bytes-per-day (%" PRIu64
-	       ") in [%s]: a pass never writes more than the day's budget",
-	       d->wb_bytes_per_pass, d->wb_bytes_per_day, s->label);
+	check_report(
+		ck, true, o, what,
+		"writeback-bytes-per-pass (%s) is above writeback-bytes-per-day (%s) in [%s]: "
+		"a pass never writes more than the day's budget",
+		cfg_shown(pass, sizeof(pass), d, CFG_K_WB_PASS, d->wb_bytes_per_pass, UNIT_BYTES),
+		cfg_shown(day, sizeof(day), d, CFG_K_WB_DAY, d->wb_bytes_per_day, UNIT_BYTES),
+		s->label);
 }
 
 static const char *const prio_keys[PASS_NR_TYPES] = {
@@ -299,7 +261,7 @@ static const uint64_t prio_bits[PASS_NR_TYPES] = {
 static void check_cold(struct check *ck, const struct scope *s)
 {
 	const struct dev_config *d = s->eff;
-	struct cfg_origin o = origin_of(d, CFG_K_COLD_PRIO);
+	struct cfg_origin o = check_origin(d, CFG_K_COLD_PRIO);
 	const char *key = "cold-priority";
 	char what[64];
 
@@ -311,10 +273,11 @@ static void check_cold(struct check *ck, const struct scope *s)
 		o = later(d, CFG_K_COLD_AGE, CFG_K_ALGOS, &key, "cold-idle-age-sec",
 			  "recompress-algorithms");
 	key_what(what, sizeof(what), key);
-	report(ck, true, o, what,
-	       "cold-priority = %u but recompress-algorithms of [%s] has %u algorithm%s: the cold "
-	       "tier never runs",
-	       d->cold_priority, s->label, d->n_algos, d->n_algos == 1 ? "" : "s");
+	check_report(
+		ck, true, o, what,
+		"cold-priority = %u but recompress-algorithms of [%s] has %u algorithm%s: the cold "
+		"tier never runs",
+		d->cold_priority, s->label, d->n_algos, d->n_algos == 1 ? "" : "s");
 }
 
 static void check_priorities(struct check *ck, const struct scope *s)
@@ -325,16 +288,17 @@ static void check_priorities(struct check *ck, const struct scope *s)
 	if (d->algos_auto)
 		return;
 	for (unsigned t = 0; t < PASS_NR_TYPES; t++) {
-		struct cfg_origin o = origin_of(d, prio_bits[t]);
+		struct cfg_origin o = check_origin(d, prio_bits[t]);
 
 		if (!(s->set & (prio_bits[t] | CFG_K_ALGOS)) || d->priority[t] <= d->n_algos)
 			continue;
 		key_what(what, sizeof(what), prio_keys[t]);
-		report(ck, true, o, what,
-		       "priority %u but recompress-algorithms of [%s] has %u algorithm%s: the %s "
-		       "pass uses every secondary instead",
-		       d->priority[t], s->label, d->n_algos, d->n_algos == 1 ? "" : "s",
-		       pass_type_name((enum pass_type)t));
+		check_report(
+			ck, true, o, what,
+			"priority %u but recompress-algorithms of [%s] has %u algorithm%s: the %s "
+			"pass uses every secondary instead",
+			d->priority[t], s->label, d->n_algos, d->n_algos == 1 ? "" : "s",
+			pass_type_name((enum pass_type)t));
 	}
 	check_cold(ck, s);
 }
@@ -362,7 +326,7 @@ static bool scope_covers(const struct check *ck, const struct scope *s, unsigned
 static void check_backing(struct check *ck, const struct scope *s)
 {
 	const struct dev_config *d = s->eff;
-	struct cfg_origin o = origin_of(d, CFG_K_WB);
+	struct cfg_origin o = check_origin(d, CFG_K_WB);
 	char what[64];
 
 	if (!(s->set & (CFG_K_WB | CFG_K_BACKING_DEV)) || !d->writeback || d->backing_device[0] ||
@@ -370,10 +334,11 @@ static void check_backing(struct check *ck, const struct scope *s)
 		return;
 	key_what(what, sizeof(what), "writeback");
 	if (!ck->m || !ck->m->known) {
-		report(ck, true, o, what,
-		       "yes without backing-device in [%s]: writeback runs only on a device whose "
-		       "zram setup gives it a backing device (zram-generator: writeback-device=)",
-		       s->label);
+		check_report(
+			ck, true, o, what,
+			"yes without backing-device in [%s]: writeback runs only on a device whose "
+			"zram setup gives it a backing device (zram-generator: writeback-device=)",
+			s->label);
 		return;
 	}
 	for (unsigned i = 0; i < ck->m->n; i++) {
@@ -382,15 +347,17 @@ static void check_backing(struct check *ck, const struct scope *s)
 		if (!dev->probed || !scope_covers(ck, s, dev->id))
 			continue;
 		if (!dev->writeback)
-			report(ck, true, o, what,
-			       "yes in [%s], but the kernel of zram%u has no CONFIG_ZRAM_WRITEBACK",
-			       s->label, dev->id);
+			check_report(ck, true, o, what,
+				     "yes in [%s], but the kernel of zram%u has no "
+				     "CONFIG_ZRAM_WRITEBACK",
+				     s->label, dev->id);
 		else if (!dev->backing)
-			report(ck, true, o, what,
-			       "yes in [%s], but zram%u has no backing device and backing-device "
-			       "is "
-			       "not set: nothing can be written back",
-			       s->label, dev->id);
+			check_report(
+				ck, true, o, what,
+				"yes in [%s], but zram%u has no backing device and backing-device "
+				"is "
+				"not set: nothing can be written back",
+				s->label, dev->id);
 	}
 }
 
@@ -413,11 +380,11 @@ static void check_backing_plain(struct check *ck, const struct scope *s)
 		  &key, d->backing_file[0] ? "backing-file" : "backing-device",
 		  "backing-encryption");
 	key_what(what, sizeof(what), key);
-	report(ck, true, o, what,
-	       "%s in [%s] is not encrypted: swapped memory stays on it in clear text across "
-	       "reboots; backing-encryption = yes wraps it in dm-crypt%s",
-	       d->backing_file[0] ? d->backing_file : d->backing_device, s->label,
-	       d->backing_file[0] ? "" : " (destroying its content)");
+	check_report(ck, true, o, what,
+		     "%s in [%s] is not encrypted: swapped memory stays on it in clear text across "
+		     "reboots; backing-encryption = yes wraps it in dm-crypt%s",
+		     d->backing_file[0] ? d->backing_file : d->backing_device, s->label,
+		     d->backing_file[0] ? "" : " (destroying its content)");
 }
 
 /* Initialized devices keep the kernel's secondaries: a priority above their count. */
@@ -433,8 +400,9 @@ static void check_kernel_secondaries(struct check *ck)
 		if (!dev->probed || !dev->initialized || !config_device_selected(ck->c, dev->id))
 			continue;
 		config_effective(ck->c, dev->id, &eff);
-		/* What the configuration alone cannot honour is reported per section already. */
-		if (eff.algos_auto || dev->n_secondaries >= eff.n_algos)
+		/* What the configuration alone cannot honour is reported per section already,
+		 * and so is a kernel without priority= (config_check_effect.c). */
+		if (eff.algos_auto || dev->n_secondaries >= eff.n_algos || !dev->priority)
 			continue;
 		if (!config_priority_note(&eff, dev->n_secondaries, dev->priority, note,
 					  sizeof(note)))
@@ -444,9 +412,9 @@ static void check_kernel_secondaries(struct check *ck)
 			if (eff.priority[t] > dev->n_secondaries)
 				break;
 		(void)snprintf(what, sizeof(what), "device zram%u", dev->id);
-		report(ck, true, origin_of(&eff, prio_bits[t]), what,
-		       "%s (its secondaries were set before disksize and stay until a reset)",
-		       note);
+		check_report(ck, true, check_origin(&eff, prio_bits[t]), what,
+			     "%s (its secondaries were set before disksize and stay until a reset)",
+			     note);
 	}
 }
 
@@ -469,7 +437,7 @@ static void check_device_algos(struct check *ck)
 				       sizeof(note)))
 			continue;
 		(void)snprintf(what, sizeof(what), "device zram%u", dev->id);
-		report(ck, true, origin_of(&eff, CFG_K_ALGOS), what, "%s", note);
+		check_report(ck, true, check_origin(&eff, CFG_K_ALGOS), what, "%s", note);
 	}
 }
 
@@ -496,13 +464,14 @@ static void check_sections(struct check *ck)
 
 		(void)snprintf(what, sizeof(what), "section [zram%u]", sec->id);
 		if (!config_device_selected(c, sec->id))
-			report(ck, true, sec->origin, what,
-			       "zram%u is not selected by 'devices': these settings are never used",
-			       sec->id);
+			check_report(ck, true, sec->origin, what,
+				     "zram%u is not selected by 'devices': these settings are "
+				     "never used",
+				     sec->id);
 		else if (ck->m && ck->m->known && !machine_dev(ck->m, sec->id))
-			report(ck, true, sec->origin, what,
-			       "no such device (present: %s); these settings wait for zram%u",
-			       present, sec->id);
+			check_report(ck, true, sec->origin, what,
+				     "no such device (present: %s); these settings wait for zram%u",
+				     present, sec->id);
 	}
 }
 
@@ -528,9 +497,9 @@ static void check_devices(struct check *ck)
 		return;
 	present_list(ck->m, present, sizeof(present));
 	key_what(what, sizeof(what), "devices");
-	report(ck, true, c->global_origin[CFG_G_DEVICES], what,
-	       "%s: no such device%s (present: %s); managed when %s", absent, n == 1 ? "" : "s",
-	       present, n == 1 ? "it appears" : "they appear");
+	check_report(ck, true, c->global_origin[CFG_G_DEVICES], what,
+		     "%s: no such device%s (present: %s); managed when %s", absent,
+		     n == 1 ? "" : "s", present, n == 1 ? "it appears" : "they appear");
 }
 
 static void check_scope(struct check *ck, const struct scope *s)
@@ -541,6 +510,7 @@ static void check_scope(struct check *ck, const struct scope *s)
 	check_priorities(ck, s);
 	check_backing(ck, s);
 	check_backing_plain(ck, s);
+	check_effect_scope(ck, s);
 }
 
 void config_check(const struct config *c, const char *const *paths, unsigned n_paths,
@@ -571,6 +541,7 @@ void config_check(const struct config *c, const char *const *paths, unsigned n_p
 	check_device_algos(&ck);
 	check_sections(&ck);
 	check_devices(&ck);
+	check_effect_global(&ck);
 }
 
 /* ---- the machine ---- */
@@ -587,6 +558,7 @@ int config_check_machine_read(int root_fd, struct check_machine *m)
 	unsigned *ids = NULL;
 	struct kver kv;
 	char release[128];
+	enum tri kconf;
 	bool have_kv;
 	int n = sysfs_list_zram(root_fd, &ids);
 
@@ -601,6 +573,7 @@ int config_check_machine_read(int root_fd, struct check_machine *m)
 		return -ENOMEM;
 	}
 	have_kv = host_read_kver(root_fd, &kv, release, sizeof(release)) == 0;
+	kconf = have_kv ? host_kconfig_idle_age(root_fd, &kv, release) : TRI_UNKNOWN;
 	m->known = true;
 	m->n = (unsigned)n;
 	for (unsigned i = 0; i < m->n; i++) {
@@ -608,7 +581,7 @@ int config_check_machine_read(int root_fd, struct check_machine *m)
 		const char *attr;
 
 		cd->id = ids[i];
-		if (!have_kv || zram_probe(root_fd, &kv, TRI_UNKNOWN, ids[i], &d, &attr) < 0)
+		if (!have_kv || zram_probe(root_fd, &kv, kconf, ids[i], &d, &attr) < 0)
 			continue;
 		cd->probed = true;
 		cd->initialized = d.initialized;
@@ -618,6 +591,14 @@ int config_check_machine_read(int root_fd, struct check_machine *m)
 		cd->n_secondaries = d.recomp.count;
 		cd->multi_comp = d.caps.multi_comp;
 		cd->recomp = d.recomp;
+		(void)snprintf(cd->primary, sizeof(cd->primary), "%s", zram_primary(&d));
+		if (!m->have_caps) {
+			m->have_caps = true;
+			m->caps = d.caps;
+			m->page_size = d.page_size;
+			m->kv = kv;
+			(void)snprintf(m->release, sizeof(m->release), "%s", release);
+		}
 		if (!m->no_multi_comp && !d.caps.multi_comp)
 			m->no_multi_comp = ids[i] + 1;
 		if (!m->have_avail && d.comp.n) {
@@ -719,6 +700,8 @@ int config_check_print(const struct config *c, const struct config_files *files,
 	r = sysfs_open_root(sysroot, &root_fd);
 	if (r == 0)
 		r = config_check_machine_read(root_fd, &m);
+	if (root_fd >= 0 && *c->metrics_file)
+		m.metrics_dir = check_metrics_dir(root_fd, c->metrics_file);
 	if (root_fd >= 0)
 		close(root_fd);
 	config_check(c, paths, n_paths, &m, &errs, &warns);

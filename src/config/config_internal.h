@@ -11,9 +11,10 @@
  */
 
 #include "config.h"
+#include "units.h"
 
 #define CFG_LINE_MAX 4096 /* characters of a line, without its newline */
-#define CFG_ERR_MAX 256 /* one reason, without the "FILE:LINE: key 'NAME': " prefix */
+#define CFG_ERR_MAX 256	  /* one reason, without the "FILE:LINE: key 'NAME': " prefix */
 
 /* The errors of one config_load() or config_load_file() call (config_validate.c). */
 struct cfg_sink {
@@ -27,7 +28,8 @@ void cfg_sink_add(struct cfg_sink *s, const char *fmt, ...) __attribute__((forma
  * Set key name from value v (without comment and trailing blanks; parsed in place) in d,
  * which is c->global or the dev_config of a [zramN] section; at is where the line is.
  * Returns 0; -ENOENT for an unknown key; -EPERM for a [global]-only key in a device
- * section; -EXDEV for a [zramN]-only key in [global]; another -errno with the reason in why (nothing is changed then).
+ * section; -EXDEV for a [zramN]-only key in [global]; another -errno with the reason in why
+ * (nothing is changed then).
  */
 int cfg_key_set(struct config *c, struct dev_config *d, const char *name, char *v,
 		struct cfg_origin at, char why[CFG_ERR_MAX]);
@@ -80,6 +82,17 @@ void cfg_print_dict(const struct key_def *k, const void *base, FILE *f);
 static inline unsigned cfg_key_index(uint64_t bit)
 {
 	return (unsigned)__builtin_ctzll((unsigned long long)bit);
+}
+
+/* Value v of key bit of d for a message: as units_format() writes it when the value was
+ * written with a unit (64M, 4h) or is the default, else the plain number it was written as.
+ * Into buf, returned. */
+static inline const char *cfg_shown(char *buf, size_t size, const struct dev_config *d,
+				    uint64_t bit, uint64_t v, enum unit u)
+{
+	bool human = (d->with_unit & bit) || !d->origin[cfg_key_index(bit)].line;
+
+	return units_format(buf, size, v, human ? u : UNIT_NONE);
 }
 
 #endif

@@ -6,6 +6,7 @@
  * config.c's; files and lines are config_file.c's.
  */
 #include "config_internal.h"
+#include "units.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -141,12 +142,16 @@ static void validate_effective(const struct dev_config *eff, const char *label,
 
 	if (eff->idle_age_max_sec != 0 && eff->idle_age_min_sec > eff->idle_age_max_sec) {
 		bool min_last = origin_after(mino, maxo);
+		char min[UNITS_FMT_LEN], max[UNITS_FMT_LEN];
 
 		origin_err(sink, paths, min_last ? mino : maxo,
 			   min_last ? "idle-age-min-sec" : "idle-age-max-sec",
-			   "idle-age-min-sec (%" PRIu64
-			   ") is greater than idle-age-max-sec (%" PRIu64 ") in [%s]",
-			   eff->idle_age_min_sec, eff->idle_age_max_sec, label);
+			   "idle-age-min-sec (%s) is greater than idle-age-max-sec (%s) in [%s]",
+			   cfg_shown(min, sizeof(min), eff, CFG_K_AGE_MIN, eff->idle_age_min_sec,
+				     UNIT_SEC),
+			   cfg_shown(max, sizeof(max), eff, CFG_K_AGE_MAX, eff->idle_age_max_sec,
+				     UNIT_SEC),
+			   label);
 	}
 }
 

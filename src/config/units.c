@@ -9,6 +9,8 @@
 #include "util.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_FRAC_DIGITS 9 /* "0.000000001": more digits would not change a result here */
@@ -267,4 +269,54 @@ const char *units_name(enum unit u)
 		break;
 	}
 	return "";
+}
+
+/* The largest of these that divides a value exactly names it: 128M, not 134217728. */
+static const struct suffix size_out[] = {
+	{"P", UINT64_C(1) << 50}, {"T", UINT64_C(1) << 40}, {"G", UINT64_C(1) << 30},
+	{"M", UINT64_C(1) << 20}, {"K", UINT64_C(1) << 10},
+};
+/* A duration in parts, largest first: 1d 12h, 1h 30min, 150ms. */
+static const struct suffix time_out[] = {
+	{"d", 86400 * USEC_PER_SEC},
+	{"h", 3600 * USEC_PER_SEC},
+	{"min", 60 * USEC_PER_SEC},
+	{"s", USEC_PER_SEC},
+	{"ms", 1000},
+	{"us", 1},
+};
+
+static uint64_t unit_base(enum unit u)
+{
+	return u == UNIT_SEC ? USEC_PER_SEC : u == UNIT_MSEC ? 1000 : 1;
+}
+
+const char *units_format(char *buf, size_t size, uint64_t v, enum unit u)
+{
+	uint64_t us;
+	size_t o = 0;
+
+	(void)snprintf(buf, size, "%" PRIu64, v);
+	if (!v || u == UNIT_NONE)
+		return buf;
+	if (u == UNIT_BYTES) {
+		for (size_t i = 0; i < sizeof(size_out) / sizeof(size_out[0]); i++)
+			if (v % size_out[i].mult == 0) {
+				(void)snprintf(buf, size, "%" PRIu64 "%s", v / size_out[i].mult,
+					       size_out[i].name);
+				break;
+			}
+		return buf;
+	}
+	if (v > UINT64_MAX / unit_base(u))
+		return buf;
+	us = v * unit_base(u);
+	for (size_t i = 0; i < sizeof(time_out) / sizeof(time_out[0]) && us && o < size; i++) {
+		if (us < time_out[i].mult)
+			continue;
+		o += (size_t)snprintf(buf + o, size - o, "%s%" PRIu64 "%s", o ? " " : "",
+				      us / time_out[i].mult, time_out[i].name);
+		us %= time_out[i].mult;
+	}
+	return buf;
 }

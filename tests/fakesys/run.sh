@@ -1479,7 +1479,7 @@ t_check_config_warnings() {
 	expect_rc 0
 	expect_content "$T/out" "read $T/conf" "configuration OK, 6 warnings"
 	expect_content "$T/err" \
-		"$T/conf:5: warning: key 'writeback-bytes-per-pass': writeback-bytes-per-pass (134217728) is above writeback-bytes-per-day (67108864) in [global]: a pass never writes more than the day's budget" \
+		"$T/conf:5: warning: key 'writeback-bytes-per-pass': writeback-bytes-per-pass (128M) is above writeback-bytes-per-day (64M) in [global]: a pass never writes more than the day's budget" \
 		"$T/conf:8: warning: key 'priority-idle': priority 2 but recompress-algorithms of [global] has 1 algorithm: the idle pass uses every secondary instead" \
 		"$T/conf:7: warning: key 'cold-priority': cold-priority = 3 but recompress-algorithms of [global] has 1 algorithm: the cold tier never runs" \
 		"$T/conf:3: warning: key 'writeback': yes in [global], but zram0 has no backing device and backing-device is not set: nothing can be written back" \
@@ -1509,6 +1509,69 @@ t_check_config_warnings() {
 }
 run_test check-config-warnings t_check_config_warnings
 
+# Settings that load but cannot take effect on this machine are warnings that say why, on
+# the line that set them: exit 0, "configuration OK, N warnings" (N counts every warning of
+# the case, the one asserted included). Most harmful first.
+t_check_config_effect() {
+	local prof=$1 n=$2 want=$3
+	shift 3
+	build_version_root "$R" "$prof"
+	conf "$@"
+	zro --check-config
+	expect_rc 0
+	expect_content "$T/out" "read $T/conf" \
+		"configuration OK, $n warning$([ "$n" = 1 ] || echo s)"
+	grep -qxF -- "$T/conf:$want" "$T/err" || die "err lacks the line '$T/conf:$want': $(oneline "$T/err")"
+}
+run_test check-config-effect-wb-kernel t_check_config_effect fedora 1 \
+	"2: warning: key 'writeback': writeback = yes with backing-device /dev/vdb in [global], but this kernel (6.14.5-300.fc42.x86_64) has no CONFIG_ZRAM_WRITEBACK: no backing device can be set and nothing is written back" \
+	'[global]' 'writeback = yes' 'backing-device = /dev/vdb' 'backing-encryption = yes'
+run_test check-config-effect-priority-6.10 t_check_config_effect 6.10 2 \
+	"3: warning: key 'priority-idle': priority 1, but this kernel (6.10.14) has no recompress priority= (Linux 6.12+): the idle pass uses every secondary in order instead" \
+	'[global]' 'cold-idle-age-sec = 1d' 'priority-idle = 1' 'cold-priority = 1'
+run_test check-config-effect-cold-6.10 t_check_config_effect 6.10 2 \
+	"2: warning: key 'cold-idle-age-sec': this kernel (6.10.14) has no recompress priority= (Linux 6.12+): the cold tier never runs" \
+	'[global]' 'cold-idle-age-sec = 1d' 'priority-idle = 1' 'cold-priority = 1'
+run_test check-config-effect-params-6.2 t_check_config_effect 6.2 1 \
+	"2: warning: key 'algorithm-params': needs Linux 6.12+ (algorithm_params), this kernel is 6.2.16: ignored, the secondaries use their default levels" \
+	'[global]' 'algorithm-params = zstd:level=9'
+run_test check-config-effect-max-pages-6.2 t_check_config_effect 6.2 1 \
+	"3: warning: key 'max-pages-per-batch': needs Linux 6.10+ (recompress max_pages=), this kernel is 6.2.16: ignored, one recompress write does a whole step" \
+	'[global]' '' 'max-pages-per-batch = 1024'
+run_test check-config-effect-wb-batch-6.12 t_check_config_effect 6.12 1 \
+	"3: warning: key 'writeback-batch-size': needs Linux 6.19+ (writeback_batch_size), this kernel is 6.12.118: ignored" \
+	'[zram0]' 'writeback = no' 'writeback-batch-size = 64'
+run_test check-config-effect-compressed-wb-6.12 t_check_config_effect 6.12 1 \
+	"2: warning: key 'compressed-writeback': needs Linux 7.0+ (compressed_writeback), this kernel is 6.12.118: ignored, pages are written back decompressed" \
+	'[global]' 'compressed-writeback = yes'
+run_test check-config-effect-idle-age t_check_config_effect fedora 1 \
+	"2: warning: key 'idle-age-max-sec': this kernel (6.14.5-300.fc42.x86_64) has no CONFIG_ZRAM_TRACK_ENTRY_ACTIME, so zram keeps no access times: every page is marked idle at once, whatever its age" \
+	'[global]' 'idle-age-max-sec = 4h'
+run_test check-config-effect-threshold t_check_config_effect 6.12 1 \
+	"2: warning: key 'threshold-bytes': 3700 is not below this kernel's huge_class_size (3625 with 4 KiB pages): every recompress write with it fails with EINVAL" \
+	'[global]' 'threshold-bytes = 3700'
+run_test check-config-effect-global-only t_check_config_effect 6.12 1 \
+	"4: warning: key 'memory-stall-us': the memory pressure trigger is system-wide and set from [global] (memory-stall-us = 150ms): this line in [zram0] is never used" \
+	'[global]' '' '[zram0]' 'memory-stall-us = 1s'
+run_test check-config-effect-cpu-share t_check_config_effect 6.12 1 \
+	"3: warning: key 'cpu-share-pressure-percent': cpu-share-pressure-percent (20%) is below cpu-share-max-percent (50%) in [global]: the share under memory pressure is raised to 50%" \
+	'[global]' 'cpu-share-max-percent = 50' 'cpu-share-pressure-percent = 20'
+run_test check-config-effect-backing-file-unused t_check_config_effect 6.12 1 \
+	"2: warning: key 'writeback': backing-file /var/z.img in [zram0] with writeback = no: the file is created and attached (backing-file-size) but nothing is ever written to it" \
+	'[zram0]' 'writeback = no' 'backing-file = /var/z.img'
+run_test check-config-effect-metrics-tmp t_check_config_effect 6.12 1 \
+	"2: warning: key 'metrics-file': /tmp/m.prom: zram-recompd.service has PrivateTmp=yes, so the daemon writes it into a /tmp of its own that nothing else sees" \
+	'[global]' 'metrics-file = /tmp/m.prom'
+run_test check-config-effect-metrics-missing-dir t_check_config_effect 6.12 1 \
+	"2: warning: key 'metrics-file': /var/lib/nothere/m.prom: its directory cannot be opened (No such file or directory): the daemon writes no metrics until it exists" \
+	'[global]' 'metrics-file = /var/lib/nothere/m.prom'
+run_test check-config-effect-dict-no-zstd t_check_config_effect nozstd 1 \
+	"3: warning: key 'zstd-dictionary': zstd-dictionary is on but recompress-algorithms of [global] has no zstd: no dictionary is used" \
+	'[global]' 'recompress-algorithms = deflate' 'zstd-dictionary = yes'
+run_test check-config-effect-same-as-primary t_check_config_effect 6.15 2 \
+	"2: warning: key 'recompress-algorithms': lz4 is also the primary algorithm of zram0: recompressing with it at the same level gains nothing" \
+	'[zram0]' 'recompress-algorithms = lz4 zstd deflate'
+
 # Sizes and durations in the units admins write; --print-config prints plain numbers.
 t_config_units() {
 	conf '[global]' 'writeback-bytes-per-day = 1G' 'writeback-bytes-per-pass = 64M' \
@@ -1528,6 +1591,20 @@ t_config_units() {
 	expect_rc "$CHECK_CONFIG_ERROR_RC"
 	expect_content "$T/err" \
 		"$T/conf:2: key 'interval-sec': '1500ms' is not a whole number of seconds"
+	# Bounds and comparisons in the units the value was written in.
+	conf '[global]' 'idle-age-max-sec = 400d' 'writeback-bytes-per-day = 1K' \
+		'memory-stall-us = 2s' 'interval-sec = 90000'
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/err" "$T/conf:2: key 'idle-age-max-sec': '400d' is out of range 0-365d" \
+		"$T/conf:3: key 'writeback-bytes-per-day': '1K' is out of range 4K-1P (at least the smallest page, 4 KiB)" \
+		"$T/conf:4: key 'memory-stall-us': '2s' is out of range 0-1s (microseconds of memory stall per second; 0 = off)" \
+		"$T/conf:5: key 'interval-sec': '90000' is out of range 1-86400"
+	conf '[global]' 'idle-age-min-sec = 5h' 'idle-age-max-sec = 1h 30min'
+	zr --config "$T/conf" --check-config
+	expect_rc "$CHECK_CONFIG_ERROR_RC"
+	expect_content "$T/err" \
+		"$T/conf:3: key 'idle-age-max-sec': idle-age-min-sec (5h) is greater than idle-age-max-sec (1h 30min) in [global]"
 	# An unknown key names the nearest one.
 	conf '[global]' 'recompress-algorithm = zstd'
 	zr --config "$T/conf" --check-config

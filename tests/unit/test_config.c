@@ -671,7 +671,7 @@ static void test_idle_ages(void **state)
 			      "or with ms, s, min, h or d: 90s, 5min, 1h 30min)");
 	check_global_kv_error("idle-age-min-sec", "1.0001s",
 			      "'1.0001s' is not a whole number of seconds");
-	check_global_kv_error("idle-age-max-sec", "366d", "'366d' is out of range 0-31536000");
+	check_global_kv_error("idle-age-max-sec", "366d", "'366d' is out of range 0-365d");
 	load_global_kv(&c, "idle-age-max-sec", "1h");
 	assert_int_equal(c.global.idle_age_max_sec, 3600);
 	load_global_kv(&c, "idle-age-max-sec", "1h 30min 15s");
@@ -718,7 +718,13 @@ static void test_age_min_greater_than_max(void **state)
 	check_one_error("[global]\n"
 			"idle-age-min-sec = 20000\n",
 			"2: key 'idle-age-min-sec': idle-age-min-sec (20000) is greater than "
-			"idle-age-max-sec (14400) in [global]");
+			"idle-age-max-sec (4h) in [global]");
+	/* A value is shown as it was written: with its unit, or plain. */
+	check_one_error("[global]\n"
+			"idle-age-max-sec = 1h 30min\n"
+			"idle-age-min-sec = 100min\n",
+			"3: key 'idle-age-min-sec': idle-age-min-sec (1h 40min) is greater than "
+			"idle-age-max-sec (1h 30min) in [global]");
 	check_one_error("[global]\n"
 			"idle-age-min-sec = 100\n"
 			"[zram1]\n"
@@ -1946,7 +1952,7 @@ static const struct key_case {
 		    "'/var/lib/../x' is not an absolute file path without '.', '..' or empty "
 		    "components"),
 	KEY("backing-file-size", "1G", "1073741824", "15M",
-	    "'15M' is out of range 16777216-1125899906842624 (at least 16 MiB)"),
+	    "'15M' is out of range 16M-1P (at least 16 MiB)"),
 	KEY("backing-file-min-free", "20%", "20%", "101%", "'101%' is out of range 0%-100%"),
 	KEY("backing-encryption", "no", "no", "maybe", "'maybe' is not one of auto, yes, no"),
 	KEY("zstd-dictionary", "3,1", "1 3", "2 2", "priority 2 is listed twice"),

@@ -198,8 +198,8 @@ static void test_wb_budget(void **state)
 {
 	check("[global]\nwriteback-bytes-per-day = 64M\nwriteback-bytes-per-pass = 128M\n", NULL);
 	expect(&warns,
-	       ":3: warning: key 'writeback-bytes-per-pass': writeback-bytes-per-pass (134217728) "
-	       "is above writeback-bytes-per-day (67108864) in [global]: a pass never writes more "
+	       ":3: warning: key 'writeback-bytes-per-pass': writeback-bytes-per-pass (128M) "
+	       "is above writeback-bytes-per-day (64M) in [global]: a pass never writes more "
 	       "than the day's budget",
 	       NULL);
 	expect(&errs, NULL);
@@ -208,7 +208,7 @@ static void test_wb_budget(void **state)
 	check("[zram1]\nwriteback-bytes-per-pass = 2G\n", NULL);
 	expect(&warns,
 	       ":2: warning: key 'writeback-bytes-per-pass': writeback-bytes-per-pass "
-	       "(2147483648) is above writeback-bytes-per-day (1073741824) in [zram1]: a pass "
+	       "(2G) is above writeback-bytes-per-day (1G) in [zram1]: a pass "
 	       "never writes more than the day's budget",
 	       NULL);
 }

@@ -140,6 +140,43 @@ static void test_hints(void **state)
 	assert_string_equal(units_hint(UNIT_NONE), "a decimal number");
 }
 
+/* Values as an admin writes them, read back to the same number. */
+static void test_format(void **state)
+{
+	static const struct {
+		uint64_t v;
+		enum unit u;
+		const char *want;
+	} cases[] = {
+		{0, UNIT_BYTES, "0"},
+		{3700, UNIT_BYTES, "3700"},
+		{4096, UNIT_BYTES, "4K"},
+		{UINT64_C(134217728), UNIT_BYTES, "128M"},
+		{UINT64_C(1) << 30, UNIT_BYTES, "1G"},
+		{(UINT64_C(1) << 30) + 1024, UNIT_BYTES, "1048577K"},
+		{UINT64_C(1) << 50, UNIT_BYTES, "1P"},
+		{14400, UNIT_SEC, "4h"},
+		{129600, UNIT_SEC, "1d 12h"},
+		{5400, UNIT_SEC, "1h 30min"},
+		{31536000, UNIT_SEC, "365d"},
+		{61, UNIT_SEC, "1min 1s"},
+		{150000, UNIT_USEC, "150ms"},
+		{1500, UNIT_MSEC, "1s 500ms"},
+		{86400, UNIT_NONE, "86400"},
+		{UINT64_MAX, UNIT_SEC, "18446744073709551615"},
+	};
+	char buf[UNITS_FMT_LEN];
+	uint64_t back;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(units_format(buf, sizeof(buf), cases[i].v, cases[i].u),
+				    cases[i].want);
+		assert_int_equal(units_parse(buf, cases[i].u, &back), 0);
+		assert_true(back == cases[i].v);
+	}
+}
+
 static void test_edit_distance(void **state)
 {
 	assert_int_equal(str_edit_distance("", ""), 0);
@@ -160,10 +197,10 @@ static void test_edit_distance(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain_numbers), cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_fraction_edges),
-		cmocka_unit_test(test_durations),     cmocka_unit_test(test_hints),
-		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_plain_numbers),  cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_fraction_edges), cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_hints),	       cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
