@@ -13,6 +13,7 @@
 #include "advice_store.h"
 #include "devlock.h"
 #include "host.h"
+#include "human.h"
 #include "log.h"
 #include "memcg.h"
 #include "pass.h"
@@ -104,6 +105,47 @@ static int parse_opts(int argc, char **argv, struct adopt_opts *o)
 		return RC_USAGE;
 	}
 	return -1;
+}
+
+/* What a plan lacks to be safe: needed + margin - available (0 when it is safe). */
+static uint64_t short_by(const struct adopt_check *c)
+{
+	uint64_t want = sat_add_u64(c->needed, c->margin);
+
+	return want > c->available ? want - c->available : 0;
+}
+
+/*
+ * After a refusal, one line with what the admin can do, from the figures: free memory for
+ * the temporary device's plan, add swap elsewhere or free memory for the direct one, room
+ * in the memory cgroup that holds it back, or leave out --via-temp.
+ */
+static void print_next_step(const struct adopt_job *j, bool via_temp)
+{
+	const struct adopt_plan *p = &j->plan;
+	char a[HUMAN_LEN], b[HUMAN_LEN], line[512] = "";
+	size_t o = 0;
+
+	if (via_temp && p->direct.ok && p->memcg.ok) {
+		log_info("%s: next: leave out --via-temp (the direct plan is safe)", j->dev.name);
+		return;
+	}
+	if (j->fig.can_hot_add && !p->via_temp.ok)
+		(void)str_printf(line, sizeof(line), "free %s of memory (for the temporary device)",
+				 human_bytes(a, sizeof(a), short_by(&p->via_temp)));
+	o = strlen(line);
+	if (!via_temp && !p->direct.ok)
+		(void)str_printf(line + o, sizeof(line) - o,
+				 "%sadd %s of other swap (swapon a file or partition) or free as "
+				 "much memory (for the direct plan)",
+				 o ? ", or " : "", human_bytes(b, sizeof(b), short_by(&p->direct)));
+	else if (!via_temp && !p->memcg.ok && j->fig.memcg_name[0])
+		(void)str_printf(line + o, sizeof(line) - o,
+				 "%sraise memory.max of %s by %s (for the direct plan)",
+				 o ? ", or " : "", j->fig.memcg_name,
+				 human_bytes(b, sizeof(b), short_by(&p->memcg)));
+	if (line[0])
+		log_info("%s: next: %s; then adopt again", j->dev.name, line);
 }
 
 static int probe_device(struct adopt_job *j, unsigned id)
@@ -388,6 +430,7 @@ int adopt_main(int argc, char **argv, int root_fd, const struct config *cfg)
 		log_error("%s: adopt refused: %s; nothing changed", j.dev.name,
 			  o.via_temp ? "a temporary device is not safe (--via-temp)"
 				     : "neither plan leaves the margin free");
+		print_next_step(&j, o.via_temp);
 		return ADOPT_EXIT_REFUSED;
 	}
 	print_plan(&j);

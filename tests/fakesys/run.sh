@@ -2487,7 +2487,8 @@ t_adopt_refused() {
 		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 97.7 MiB (MemAvailable 97.7 MiB + other swap free 0 B): not safe" \
 		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 97.7 MiB (MemAvailable): not safe"
 	expect_content "$T/err" \
-		"zram-recompd: error: zram0: adopt refused: neither plan leaves the margin free; nothing changed"
+		"zram-recompd: error: zram0: adopt refused: neither plan leaves the margin free; nothing changed" \
+		"zram-recompd: zram0: next: free 10.8 MiB of memory (for the temporary device), or add 91.3 MiB of other swap (swapon a file or partition) or free as much memory (for the direct plan); then adopt again"
 }
 run_test adopt-refused t_adopt_refused
 

@@ -186,3 +186,18 @@ t_small_caps_61() {
 	expect_not "$T/out" "capabilities:"
 }
 run_test small-capabilities-6.1 t_small_caps_61
+
+# adopt's refusal says what would let it run: here --via-temp without a temporary device
+# (no zram-control/hot_add) while the direct plan is safe.
+t_small_adopt_next() {
+	adopt_root 6.12
+	rm "$R/sys/class/zram-control/hot_add"
+	snap
+	zro adopt --dry-run --via-temp zram0
+	expect_rc 5
+	expect_content "$T/err" \
+		"zram-recompd: error: zram0: adopt refused: a temporary device is not safe (--via-temp); nothing changed" \
+		"zram-recompd: zram0: next: leave out --via-temp (the direct plan is safe)"
+	expect_changed
+}
+run_test small-adopt-next-step t_small_adopt_next
