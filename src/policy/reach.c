@@ -197,6 +197,9 @@ const char *reach_rest(const struct zram_dev *d, const struct reach *r)
 		return reach_does(r);
 	if (r->writeback)
 		return "writeback and compaction only";
+	if (r->wb_configured && !d->caps.writeback)
+		return "nothing to do: writeback = yes, but this kernel lacks "
+		       "CONFIG_ZRAM_WRITEBACK (no backing_dev attribute)";
 	if (!d->initialized)
 		return r->wb_configured && d->caps.writeback
 			       ? "writeback and compaction only, once it is set up"

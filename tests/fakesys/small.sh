@@ -201,3 +201,24 @@ t_small_adopt_next() {
 	expect_changed
 }
 run_test small-adopt-next-step t_small_adopt_next
+
+# can-run with writeback = yes on a kernel without CONFIG_ZRAM_WRITEBACK (nor MULTI_COMP):
+# the reason names both, set up or not.
+t_small_can_run_wb() {
+	local why="zram0: cannot recompress: this kernel lacks CONFIG_ZRAM_MULTI_COMP (no recomp_algorithm attribute); nothing to do: writeback = yes, but this kernel lacks CONFIG_ZRAM_WRITEBACK (no backing_dev attribute)"
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0 multi=0 wb=0
+	conf '[global]' 'writeback = yes'
+	snap
+	zro can-run
+	expect_rc 1
+	expect_content "$T/err" "zram-recompd: warning: $why" \
+		"zram-recompd: can-run: no: nothing zram-recompd could do on this machine (see above); the unit is skipped"
+	fr_dev "$R" 6.12 0 multi=0 wb=0 init=0
+	snap
+	zro can-run
+	expect_rc 1
+	expect_count "$T/err" "$why" 1
+	expect_changed
+}
+run_test small-can-run-writeback t_small_can_run_wb
