@@ -27,7 +27,10 @@ conf "$WORK/d.conf" "devices = all" "recompress-algorithms = zstd lz4" "passes =
 	"cpu-share-max-percent = 0" "pages-per-hour = 0" "psi-cpu-max-percent = 0" \
 	"memory-stall-us = 0" "defer-on-battery = no"
 export ZRAM_RECOMPD_STATE_DIR="$WORK/state"
-start_daemon "$WORK/daemon.log" --config "$WORK/d.conf" -v
+# --no-sandbox: a sandboxed daemon ends (exit 75, for its unit to restart it) when a device
+# appears after its start; here it must stay to handle the devices added below as they come
+# (the restart itself: daemon_hotplug, sandbox).
+start_daemon "$WORK/daemon.log" --config "$WORK/d.conf" -v --no-sandbox
 wait_log "running on Linux" 1 10 || fail "the daemon did not start"
 grep -q "kernel uevents unavailable" "$DLOG" && fail "the daemon has no uevent socket"
 
