@@ -239,7 +239,7 @@ t_fix_tool_escape() {
 	conf '[global]'
 	zro --once
 	expect_rc 4
-	expect_has "$T/err" "at later boots run zram-recompd --once --device zramN"
+	expect_has "$T/err" "at later boots run zram-recompd --once --device zram0"
 }
 run_test fix-tool-symlink-escape t_fix_tool_escape
 
