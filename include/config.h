@@ -323,6 +323,8 @@ enum config_file_state {
 	CFG_FILE_MASKED,     /* a link to /dev/null or an empty file: masks its name */
 	CFG_FILE_OVERRIDDEN, /* not read: the same name in an earlier directory counts */
 	CFG_FILE_DANGLING,   /* a symlink that does not resolve: ignored, hides nothing */
+	CFG_FILE_NOT_FILE,   /* a drop-in directory's *.conf that is a directory, FIFO, ...: ignored */
+	CFG_FILE_NOT_CONF,   /* a drop-in directory's entry not named *.conf: ignored */
 };
 
 struct config_file {

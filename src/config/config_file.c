@@ -482,11 +482,20 @@ void config_files_print(const struct config_files *files, const char *prefix, FI
 		[CFG_FILE_MASKED] = "masked",
 		[CFG_FILE_OVERRIDDEN] = "overridden",
 		[CFG_FILE_DANGLING] = "dangling",
+		[CFG_FILE_NOT_FILE] = "skipped",
+		[CFG_FILE_NOT_CONF] = "skipped",
+	};
+	static const char *const why[] = {
+		[CFG_FILE_NOT_FILE] = " (not a regular file)",
+		[CFG_FILE_NOT_CONF] = " (only *.conf names are read)",
 	};
 	bool any = false;
 
 	for (unsigned i = 0; i < files->n; i++) {
-		fprintf(f, "%s%s %s\n", prefix, states[files->v[i].state], files->v[i].path);
+		enum config_file_state s = files->v[i].state;
+
+		fprintf(f, "%s%s %s%s\n", prefix, states[s], files->v[i].path,
+			s < ARRAY_SIZE(why) && why[s] ? why[s] : "");
 		any |= files->v[i].state == CFG_FILE_READ;
 	}
 	if (!any)
@@ -521,10 +530,11 @@ static char *path_join(const char *dir, const char *name)
 
 enum entry_kind {
 	ENTRY_ABSENT,
-	ENTRY_SKIP,	/* a drop-in directory's subdirectory, FIFO, socket or device: ignored */
+	ENTRY_SKIP,	/* a drop-in's subdirectory, FIFO, socket or device: listed as skipped */
 	ENTRY_FILE,	/* to read (a symlink is followed) */
 	ENTRY_MASK,	/* a link to /dev/null or an empty file */
 	ENTRY_DANGLING, /* a symlink that does not resolve: absent, but listed */
+	ENTRY_NOT_CONF, /* a drop-in directory's entry without a *.conf name: listed as skipped */
 };
 
 /*
@@ -609,10 +619,12 @@ static int list_dropins(const char *dir, unsigned i, struct dropins *list, struc
 		enum entry_kind kind;
 		struct dropin *e;
 
-		if (!dropin_name(de->d_name))
+		/* hidden names (".", "..", an editor's swap file) are nobody's configuration */
+		if (de->d_name[0] == '.')
 			continue;
-		kind = classify(dirfd(d), de->d_name, false);
-		if (kind == ENTRY_ABSENT || kind == ENTRY_SKIP)
+		kind = dropin_name(de->d_name) ? classify(dirfd(d), de->d_name, false)
+					       : ENTRY_NOT_CONF;
+		if (kind == ENTRY_ABSENT)
 			continue;
 		if (list->n == list->cap) {
 			unsigned ncap = list->cap ? 2 * list->cap : 16;
@@ -759,8 +771,14 @@ static void load_dropins(struct load *l, const struct config_source *src)
 		/* the first of a name that is not a dangling link counts */
 		bool shadowed = counted > 0 && strcmp(e->name, list.v[counted - 1].name) == 0;
 
-		if (e->kind == ENTRY_DANGLING) {
-			(void)load_take(l, e->path, CFG_FILE_DANGLING, false);
+		if (e->kind == ENTRY_DANGLING || e->kind == ENTRY_SKIP ||
+		    e->kind == ENTRY_NOT_CONF) {
+			/* listed for --check-config; they hide nothing */
+			(void)load_take(l, e->path,
+					e->kind == ENTRY_DANGLING ? CFG_FILE_DANGLING
+					: e->kind == ENTRY_SKIP	  ? CFG_FILE_NOT_FILE
+								  : CFG_FILE_NOT_CONF,
+					false);
 			continue;
 		}
 		if (!shadowed)

@@ -1689,7 +1689,9 @@ t_check_config_fifo() {
 	RC=$?
 	[ "$RC" != 124 ] || die "--check-config hangs on a FIFO drop-in"
 	expect_rc 0
-	expect_content "$T/out" "read $T/root/etc/zram-recompd.conf" "configuration OK"
+	expect_content "$T/out" "read $T/root/etc/zram-recompd.conf" \
+		"skipped $T/root/etc/zram-recompd.conf.d/10-fifo.conf (not a regular file)" \
+		"configuration OK"
 	rm "$T/root/etc/zram-recompd.conf"
 	mkfifo "$T/root/etc/zram-recompd.conf"
 	ZRAM_RECOMPD_CONFIG_ROOT=$T/root timeout -k 2 5 ${RUNNER:+"$RUNNER"} "$BIN" --check-config >"$T/out" 2>"$T/err"

@@ -222,3 +222,22 @@ t_small_can_run_wb() {
 	expect_changed
 }
 run_test small-can-run-writeback t_small_can_run_wb
+
+# --check-config lists the drop-in directory's entries it skips, with the reason; hidden
+# names are nobody's configuration and stay unlisted.
+t_small_dropins_skipped() {
+	local d=$T/cfgroot/etc/zram-recompd.conf.d
+	mkdir -p "$d/40-dir.conf"
+	printf '[global]\ncompact = never\n' >"$d/10-a.conf"
+	printf '[global]\ncompact = always\n' >"$d/20-b.conf.dpkg-old"
+	printf 'x\n' >"$d/.20-b.conf.swp"
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/cfgroot zr --check-config
+	expect_rc 0
+	expect_content "$T/out" \
+		"read $d/10-a.conf" \
+		"skipped $d/20-b.conf.dpkg-old (only *.conf names are read)" \
+		"skipped $d/40-dir.conf (not a regular file)" \
+		"configuration OK"
+	expect_content "$T/err"
+}
+run_test small-dropins-skipped t_small_dropins_skipped

@@ -848,7 +848,8 @@ static void test_dropin_order(void **state)
 	    "[global]\nmax-pages-per-batch = 30\n[zram0]\ncompact = never\n");
 	put("etc/zram-recompd.conf.d/10-a.conf",
 	    "[global]\nmax-pages-per-batch = 20\ncompact = always\n");
-	/* Ignored: other suffixes, dotfiles, directories, FIFOs; a link to /dev/null masks. */
+	/* Ignored: other suffixes, dotfiles, directories, FIFOs (listed as skipped, but for the
+	 * dotfiles); a link to /dev/null masks. */
 	put("etc/zram-recompd.conf.d/30-c.conf.bak", "[global]\nmax-pages-per-batch = 99\n");
 	put("etc/zram-recompd.conf.d/README", "garbage\n");
 	put("etc/zram-recompd.conf.d/.40-hidden.conf", "[global]\nmax-pages-per-batch = 98\n");
@@ -859,10 +860,17 @@ static void test_dropin_order(void **state)
 
 	assert_int_equal(load_tree(&c, &f, &e), 0);
 	assert_int_equal(e.n, 0);
-	assert_string_equal(files_str(&f), "read /etc/zram-recompd.conf\n"
-					   "read /etc/zram-recompd.conf.d/10-a.conf\n"
-					   "read /etc/zram-recompd.conf.d/20-b.conf\n"
-					   "masked /etc/zram-recompd.conf.d/60-masked.conf\n");
+	assert_string_equal(
+		files_str(&f),
+		"read /etc/zram-recompd.conf\n"
+		"read /etc/zram-recompd.conf.d/10-a.conf\n"
+		"read /etc/zram-recompd.conf.d/20-b.conf\n"
+		"skipped /etc/zram-recompd.conf.d/30-c.conf.bak (only *.conf names are read)\n"
+		"skipped /etc/zram-recompd.conf.d/50-dir.conf (not a regular file)\n"
+		"skipped /etc/zram-recompd.conf.d/55-fifo.conf (not a regular file)\n"
+		"masked /etc/zram-recompd.conf.d/60-masked.conf\n"
+		"skipped /etc/zram-recompd.conf.d/README (only *.conf names are read)\n"
+		"skipped /etc/zram-recompd.conf.d/conf (only *.conf names are read)\n");
 	assert_int_equal(c.global.threshold_bytes, 100);
 	assert_int_equal(c.global.max_pages_per_batch, 30);
 	assert_int_equal(c.global.compact, COMPACT_ALWAYS);
