@@ -85,6 +85,16 @@ int config_check_print(const struct config *c, const struct config_files *files,
  */
 unsigned config_check_algos(const struct config *c, const struct config_files *files, int root_fd,
 			    struct config_errors *errs);
+
+/*
+ * The daemon (at start and reload): the settings --check-config warns cannot take effect on
+ * this kernel (config_check_effect.c), as "FILE:LINE: key '...': ..." into warns (cleared
+ * first), except what the daemon says per device as it runs (a priority before 6.12) and
+ * metrics-file's (the daemon does not know whether it runs with PrivateTmp=; a failed write
+ * says so). Returns how many.
+ */
+unsigned config_check_effect(const struct config *c, const struct config_files *files, int root_fd,
+			     struct config_errors *warns);
 /* --once: the same, each error a line on err as a load error is printed. */
 unsigned config_check_algos_print(const struct config *c, const struct config_files *files,
 				  int root_fd, FILE *err);

@@ -672,6 +672,41 @@ unsigned config_check_algos(const struct config *c, const struct config_files *f
 	return errs->n + errs->dropped;
 }
 
+unsigned config_check_effect(const struct config *c, const struct config_files *files, int root_fd,
+			     struct config_errors *warns)
+{
+	static struct config_errors errs; /* none: these checks only warn */
+	struct check_machine m = {0};
+	struct scope s = {.eff = &c->global, .label = "global", .set = UINT64_MAX};
+	struct check ck = {.c = c, .m = &m, .daemon = true};
+	const char **paths = paths_of(files, &ck.n_paths);
+
+	memset(warns, 0, sizeof(*warns));
+	if (!paths)
+		return 0;
+	ck.paths = paths;
+	ck.errs.errs = &errs;
+	ck.warns.errs = warns;
+	if (root_fd < 0 || config_check_machine_read(root_fd, &m) < 0)
+		ck.m = NULL;
+	check_effect_scope(&ck, &s);
+	for (unsigned i = 0; i < c->n_sections; i++) {
+		struct dev_config eff;
+		char label[24];
+
+		config_effective(c, c->sections[i].id, &eff);
+		(void)snprintf(label, sizeof(label), "zram%u", c->sections[i].id);
+		s = (struct scope){.eff = &eff,
+				   .label = label,
+				   .set = c->sections[i].cfg.set,
+				   .sec = &c->sections[i]};
+		check_effect_scope(&ck, &s);
+	}
+	config_check_machine_free(&m);
+	free(paths);
+	return warns->n + warns->dropped;
+}
+
 unsigned config_check_algos_print(const struct config *c, const struct config_files *files,
 				  int root_fd, FILE *err)
 {

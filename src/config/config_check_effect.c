@@ -32,10 +32,10 @@ void check_report(struct check *ck, bool warn, struct cfg_origin o, const char *
 	va_end(ap);
 	if (!o.line) /* a built-in default: no line set it */
 		cfg_sink_add(warn ? &ck->warns : &ck->errs, "%s: %s%s (default): %s", path,
-			     warn ? "warning: " : "", what, msg);
+			     warn && !ck->daemon ? "warning: " : "", what, msg);
 	else
 		cfg_sink_add(warn ? &ck->warns : &ck->errs, "%s:%u: %s%s: %s", path, o.line,
-			     warn ? "warning: " : "", what, msg);
+			     warn && !ck->daemon ? "warning: " : "", what, msg);
 }
 
 /* Whether scope s sets key bit on a line of its own (not a built-in default). */
@@ -105,7 +105,7 @@ static void check_prio_kernel(struct check *ck, const struct scope *s)
 	const struct check_machine *m = kernel_of(ck);
 	const struct dev_config *d = s->eff;
 
-	if (!m || m->caps.priority)
+	if (!m || m->caps.priority || ck->daemon) /* the daemon notes it per device */
 		return;
 	for (unsigned t = 0; t < PASS_NR_TYPES; t++)
 		if (d->priority[t] && wrote(s, prio_bit[t]))

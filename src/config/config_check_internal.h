@@ -17,6 +17,8 @@ struct check {
 	unsigned n_paths;
 	const struct check_machine *m; /* NULL: nothing known */
 	struct cfg_sink errs, warns;
+	bool daemon; /* config_check_effect(): warnings without "warning: ", run-time notes left out
+		      */
 };
 
 /* One scope: [global], or a [zramN] section's effective settings. */

@@ -328,6 +328,10 @@ void manager_check_config(struct manager *m, const struct config_files *files)
 	if (errs.n)
 		(void)snprintf(m->cfg_note, sizeof(m->cfg_note), "configuration error: %s; ",
 			       errs.msg[0]);
+	/* What cannot take effect on this kernel, once per load (--check-config lists it too). */
+	(void)config_check_effect(&m->cfg, files, m->root_fd, &errs);
+	for (unsigned i = 0; i < errs.n; i++)
+		log_warning("%s", errs.msg[i]);
 	for (unsigned i = 0; i < m->n_devs; i++)
 		m->devs[i]->algos_sig = 0;
 	m->algos_invalid = n > 0;

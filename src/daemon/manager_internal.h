@@ -158,7 +158,8 @@ bool manager_tick_locked(struct mdev *md, int *ret_fd);
 /*
  * After a load (start, reload): the errors of the secondaries' names and levels
  * (config_check_algos), each logged with FILE:LINE, and what follows; m->cfg_note for
- * Status=. What each device runs against the configuration is said again after it.
+ * Status=; then each setting this kernel cannot honour (config_check_effect), a warning. What each
+ * device runs against the configuration is said again after it.
  */
 void manager_check_config(struct manager *m, const struct config_files *files);
 /* Status=: device md runs other secondaries than configured, as logged (config_algos_note). */

@@ -248,3 +248,22 @@ t_caps_algos_invalid() {
 	! grep '^STATUS=' "$T/notify.log" | tail -n 1 | grep -qF "configuration error" ||
 		die "STATUS still says it: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
 }
+
+# A setting that cannot take effect is said once at start and once at each reload, with
+# FILE:LINE, as --check-config says it (without its "warning: ", which the log prefix gives).
+t_caps_effect_said() {
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0
+	fr_blockstate "$R" "$VER" 0
+	conf "${BASE_CONF[@]}" "cpu-share-pressure-percent = 2"
+	local want="zram-recompd: warning: $T/conf:6: key 'cpu-share-pressure-percent': cpu-share-pressure-percent (2%) is below cpu-share-max-percent (0%, off: a paced pass gets 5%) in [global]: the share under memory pressure is raised to 5%"
+	dstart
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass in 8 s; stderr: $(oneline "$T/d.err")"
+	[ "$(grep -cxF "$want" "$T/d.err")" = 1 ] || die "not said once at start: $(oneline "$T/d.err")"
+	dsig HUP
+	wait_for 5000 grep -q '^zram-recompd: configuration reloaded$' "$T/d.err" ||
+		die "no reload; stderr: $(oneline "$T/d.err")"
+	dstop
+	[ "$(grep -cxF "$want" "$T/d.err")" = 2 ] || die "not said again at the reload: $(oneline "$T/d.err")"
+}

@@ -1446,7 +1446,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	writeback_budget writeback_crash_reserved sigterm_queued_released backing_noted_once
 	wb_no_ages_once
 	sandbox_sighup_metrics sandbox_not_loop sandbox_device_added sandbox_adopt_temp loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
-	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted caps_algos_differ caps_algos_invalid adopt_lock_held
+	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted caps_algos_differ caps_algos_invalid caps_effect_said adopt_lock_held
 	adopt_algos_quiet once_waits_for_adopt)
 
 selected() {
