@@ -346,17 +346,19 @@ static int gather(struct adopt_job *j, const struct adopt_opts *o, const struct 
 	return -1;
 }
 
+/* The values written to disksize and mem_limit as written, each with its reading. */
 static void print_plan(const struct adopt_job *j)
 {
-	char u[37];
+	char u[37], ds[HUMAN_LEN], ml[HUMAN_LEN];
 
 	adopt_format_uuid(j->uuid, u);
-	printf("%s: plan: %s; keeps primary %s, disksize %" PRIu64 ", mem_limit %" PRIu64
-	       ", backing device %s, swap priority %d, %s%s\n",
+	printf("%s: plan: %s; keeps primary %s, disksize %" PRIu64 " (%s), mem_limit %" PRIu64
+	       " (%s), backing device %s, swap priority %d, %s%s\n",
 	       j->dev.name,
 	       j->plan.kind == ADOPT_DIRECT ? "direct (swapoff first)"
 					    : "through a temporary zram device",
-	       zram_primary(&j->dev), j->dev.disksize, j->mem_limit,
+	       zram_primary(&j->dev), j->dev.disksize, human_bytes(ds, sizeof(ds), j->dev.disksize),
+	       j->mem_limit, j->mem_limit ? human_bytes(ml, sizeof(ml), j->mem_limit) : "none",
 	       j->backing_dev[0] ? j->backing_dev : "none", j->swap.prio,
 	       j->uuid_kept ? "the header's UUID " : "a new UUID", j->uuid_kept ? u : "");
 }

@@ -2401,7 +2401,7 @@ t_adopt_dry_run() {
 		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total)" \
 		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.6 GiB (MemAvailable 15.6 GiB + other swap free 0 B): safe" \
 		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.6 GiB (MemAvailable): safe" \
-		"zram0: plan: direct (swapoff first); keeps primary lzo-rle, disksize 1073741824, mem_limit 0, backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
+		"zram0: plan: direct (swapoff first); keeps primary lzo-rle, disksize 1073741824 (1.0 GiB), mem_limit 0 (none), backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
 		"zram0: would swapoff /dev/zram0 (its pages go back to memory and other swap)" \
 		"zram0: would write '1' to reset" \
 		"zram0: would write 'lzo-rle' to comp_algorithm" \
@@ -2432,7 +2432,7 @@ t_adopt_dry_run_via_temp() {
 		"zram0: stored: 100.0 MiB in swap, 35.6 MiB of memory compressed (mm_stat mem_used_total), 1.0 MiB on the backing device" \
 		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 17.6 GiB (MemAvailable 15.6 GiB + other swap free 2.0 GiB): safe" \
 		"zram0: through a temporary zram device (pages compressed): needed 36.6 MiB + margin 73.1 MiB, available 15.6 GiB (MemAvailable): safe" \
-		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824, mem_limit 536870912, backing device /dev/loop0, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
+		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824 (1.0 GiB), mem_limit 536870912 (512.0 MiB), backing device /dev/loop0, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd" \
 		"zram0: would hold /dev/loop0 open until backing_dev names it again (a loop device set to autoclear would go with the reset)" \
 		"zram0: would read sys/class/zram-control/hot_add: a temporary device, zram(new) below" \
 		"zram(new): would write 'lzo-rle' to comp_algorithm" \
@@ -2521,7 +2521,7 @@ t_adopt_memcg() {
 		"zram0: memory cgroup system.slice/db.service (the least room; swapoff charges it): needed 90.0 MiB + margin 38.5 MiB, available 50.0 MiB (memory.max - memory.current; needed: its memory.swap.current): not safe" \
 		"zram0: direct (swapoff first, pages uncompressed): needed 100.0 MiB + margin 89.0 MiB, available 15.6 GiB (MemAvailable 15.6 GiB + other swap free 0 B): safe" \
 		"zram0: through a temporary zram device (pages compressed): needed 35.6 MiB + margin 72.9 MiB, available 15.6 GiB (MemAvailable): safe" \
-		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824, mem_limit 0, backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd"
+		"zram0: plan: through a temporary zram device; keeps primary lzo-rle, disksize 1073741824 (1.0 GiB), mem_limit 0 (none), backing device none, swap priority 100, the header's UUID 01234567-89ab-4cde-8f01-23456789abcd"
 	# room enough (100 MiB + 38.5 MiB left): the direct plan again, the cgroup still shown
 	printf '%s\n' 251658240 >"$cg/db.service/memory.max"
 	zro adopt --dry-run zram0
