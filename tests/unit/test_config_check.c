@@ -277,11 +277,20 @@ static void test_backing(void **state)
 	/* a backing file is a backing device (encrypted by default); without encryption: said */
 	check("[zram0]\nwriteback = yes\nbacking-file = /var/lib/zram0.swap\n", NULL);
 	expect(&warns, NULL);
-	check("[zram0]\nbacking-file = /var/lib/zram0.swap\nbacking-encryption = no\n", NULL);
+	check("[zram0]\nwriteback = yes\nbacking-file = /var/lib/zram0.swap\n"
+	      "backing-encryption = no\n",
+	      NULL);
 	expect(&warns,
-	       ":3: warning: key 'backing-encryption': /var/lib/zram0.swap in [zram0] is not "
+	       ":4: warning: key 'backing-encryption': /var/lib/zram0.swap in [zram0] is not "
 	       "encrypted: swapped memory stays on it in clear text across reboots; "
 	       "backing-encryption = yes wraps it in dm-crypt",
+	       NULL);
+	/* a backing file nothing is written to (writeback = no, the default) */
+	check("[zram0]\nbacking-file = /var/lib/zram0.swap\n", NULL);
+	expect(&warns,
+	       ":2: warning: key 'backing-file': backing-file /var/lib/zram0.swap in [zram0] with "
+	       "writeback = no: the file is created and attached (backing-file-size) but nothing "
+	       "is ever written to it",
 	       NULL);
 	m = machine(3, NULL);
 	m->devs[1].backing = true;
