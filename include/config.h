@@ -22,6 +22,7 @@
 #define CFG_ALGO_NAME_MAX 32	 /* longest kernel backend name is 7; keep room */
 #define CFG_MAX_PASSES 8
 #define CFG_MAX_ERRORS 32
+#define CFG_MAX_WARNINGS 16
 #define CFG_MAX_PARAMS (2 * CFG_MAX_ALGOS) /* algorithm-params tokens per section */
 #define CFG_N_KEYS 42			   /* number of enum cfg_key bits */
 #define CFG_PATH_MAX 128		   /* backing-device */
@@ -274,6 +275,10 @@ struct config_errors {
 	unsigned n;		       /* errors stored (at most CFG_MAX_ERRORS) */
 	unsigned dropped;	       /* further errors not stored */
 	char msg[CFG_MAX_ERRORS][512]; /* "FILE:LINE: message" */
+	/* A key or section repeated in one file: loaded (the later value wins, as in systemd),
+	 * but said: "FILE:LINE: warning: ..." naming the earlier line. */
+	unsigned n_warn;
+	char warn[CFG_MAX_WARNINGS][512];
 };
 
 /*

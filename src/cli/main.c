@@ -304,6 +304,8 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok,
 			log_debug("configuration file %s", files.v[i].path);
 		else if (files.v[i].state == CFG_FILE_DANGLING && !quiet)
 			log_warning("%s: dangling symlink ignored", files.v[i].path);
+	for (unsigned i = 0; i < errs.n_warn && !quiet; i++)
+		fprintf(stderr, "%s\n", errs.warn[i]);
 	for (unsigned i = 0; i < errs.n && !quiet; i++)
 		fprintf(stderr, "%s\n", errs.msg[i]);
 	if (errs.dropped && !quiet)

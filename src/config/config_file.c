@@ -30,6 +30,7 @@ static void sink_reset(struct cfg_sink *s, struct config_errors *errs)
 	if (errs) {
 		errs->n = 0;
 		errs->dropped = 0;
+		errs->n_warn = 0;
 	}
 }
 
@@ -45,10 +46,70 @@ struct parse_ctx {
 	struct dev_config *target; /* where the current section's keys go, once known */
 	char section[64];	   /* the current section's name, for messages */
 	unsigned section_line;	   /* its header line */
+	struct seen *seen;	   /* the sections and keys of this file so far */
+	unsigned n_seen, cap_seen;
+};
+
+/* A section header (key "") or a key of a section, and its last line in the file. */
+struct seen {
+	char section[64];
+	char key[64];
+	unsigned line;
 };
 
 static void line_err(struct parse_ctx *ctx, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A repeat in one file of section or key (""): the line of the previous one, now line; 0
+ * for the first (or when the list is full: no warning rather than a wrong one).
+ */
+static unsigned seen_before(struct parse_ctx *ctx, const char *section, const char *key)
+{
+	struct seen *s;
+	unsigned prev;
+	void *v;
+
+	for (unsigned i = 0; i < ctx->n_seen; i++) {
+		s = &ctx->seen[i];
+		if (strcmp(s->section, section) == 0 && strcmp(s->key, key) == 0) {
+			prev = s->line;
+			s->line = ctx->line;
+			return prev;
+		}
+	}
+	v = ctx->seen;
+	if (strlen(key) >= sizeof(s->key) ||
+	    array_reserve(&v, &ctx->cap_seen, ctx->n_seen, sizeof(*ctx->seen), 16) < 0)
+		return 0;
+	ctx->seen = v;
+	s = &ctx->seen[ctx->n_seen++];
+	(void)str_printf(s->section, sizeof(s->section), "%s", section);
+	(void)str_printf(s->key, sizeof(s->key), "%s", key);
+	s->line = ctx->line;
+	return 0;
+}
+
+/* "FILE:LINE: warning: ..." of a repeat (not an error: the file loads). */
+static void repeat_warn(struct parse_ctx *ctx, const char *key, unsigned prev)
+{
+	struct config_errors *e = ctx->sink->errs;
+	char raw[512];
+
+	if (!prev || !e || e->n_warn >= CFG_MAX_WARNINGS)
+		return;
+	if (*key)
+		(void)str_printf(raw, sizeof(raw),
+				 "%s:%u: warning: key '%s' again in [%s] (line %u set it too): "
+				 "this later value wins",
+				 ctx->path, ctx->line, key, ctx->section, prev);
+	else
+		(void)str_printf(raw, sizeof(raw),
+				 "%s:%u: warning: section [%s] again (line %u started it too): "
+				 "the two are merged, a later value of a key wins",
+				 ctx->path, ctx->line, ctx->section, prev);
+	str_escape_bytes(raw, e->warn[e->n_warn++], sizeof(e->warn[0]));
+}
 
 /* "FILE:LINE: prefix msg", the file's bytes escaped (str_escape_bytes): they are input. */
 static void add_escaped(struct parse_ctx *ctx, unsigned line, const char *prefix, const char *msg)
@@ -160,6 +221,8 @@ static void parse_header(struct parse_ctx *ctx, char *p)
 	if (ctx->ignore)
 		line_err(ctx, ctx->line, "unknown section [%s] (expected [global] or [zramN])",
 			 ctx->section);
+	else
+		repeat_warn(ctx, "", seen_before(ctx, ctx->section, ""));
 }
 
 /* The dev_config a key of the current section goes to, or NULL (reported, or ignored). */
@@ -194,53 +257,6 @@ static void clean_value(char *v)
 		v[--len] = '\0';
 }
 
-/* v without the characters of drop, runs of blanks made one: "zstd, deflate" -> "zstd deflate". */
-static void strip(const char *v, const char *drop, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (; *v && o + 1 < size; v++) {
-		char ch = strchr(drop, *v) ? ' ' : *v;
-
-		if (ch == ' ' && (o == 0 || out[o - 1] == ' '))
-			continue;
-		out[o++] = ch;
-	}
-	while (o > 0 && out[o - 1] == ' ')
-		o--;
-	out[o] = '\0';
-}
-
-/*
- * "; did you mean ...?" into out[size] for a recompress-algorithms value v written in
- * another syntax: commas, quotes, or NAME:LEVEL (a level belongs in algorithm-params).
- */
-static void algos_hint(const char *v, char *out, size_t size)
-{
-	char fixed[128], *colon;
-
-	out[0] = '\0';
-	if (strpbrk(v, "\"'")) {
-		strip(v, "\"'", fixed, sizeof(fixed));
-		(void)str_printf(out, size, "; did you mean '%s'? (values take no quotes)", fixed);
-	} else if (strchr(v, ',')) {
-		strip(v, ",", fixed, sizeof(fixed));
-		(void)str_printf(out, size,
-				 "; did you mean '%s'? (names are separated by blanks, no commas)",
-				 fixed);
-	} else if ((colon = strchr(v, ':')) && !strchr(v, ' ') && colon > v &&
-		   (size_t)(colon - v) < sizeof(fixed)) {
-		const char *level = strncmp(colon + 1, "level=", 6) == 0 ? colon + 7 : colon + 1;
-
-		memcpy(fixed, v, (size_t)(colon - v));
-		fixed[colon - v] = '\0';
-		(void)str_printf(out, size,
-				 "; did you mean recompress-algorithms = %s and algorithm-params = "
-				 "%s:level=%s? (a level goes in algorithm-params)",
-				 fixed, fixed, level);
-	}
-}
-
 static void set_key(struct parse_ctx *ctx, const char *name, char *v)
 {
 	struct dev_config *d;
@@ -258,9 +274,11 @@ static void set_key(struct parse_ctx *ctx, const char *name, char *v)
 		return;
 	/* the value as written, for a hint: the key's parser splits it in place */
 	if (strcmp(name, "recompress-algorithms") == 0)
-		algos_hint(v, hint, sizeof(hint));
+		cfg_algos_hint(v, hint, sizeof(hint));
 	r = cfg_key_set(ctx->c, d, name, v, (struct cfg_origin){ctx->file, ctx->line}, why);
-	if (r == -ENOENT && (near = cfg_nearest_key(name)))
+	if (r == 0)
+		repeat_warn(ctx, name, seen_before(ctx, ctx->section, name));
+	else if (r == -ENOENT && (near = cfg_nearest_key(name)))
 		line_err(ctx, ctx->line, "unknown key '%s' in section [%s]; did you mean '%s'?",
 			 name, ctx->section, near);
 	else if (r == -ENOENT)
@@ -414,6 +432,7 @@ static int parse_file(struct config *c, const char *path, unsigned file, struct 
 	while ((r = read_line(&ctx, line)) > 0)
 		parse_line(&ctx, line);
 	free(line);
+	free(ctx.seen);
 	fclose(ctx.f);
 	if (r < 0)
 		cfg_sink_add(sink, "%s: read error: %s", path, strerror(-r));

@@ -50,6 +50,12 @@ void cfg_resolve_params(struct dev_config *d);
 /* Name of key i of the key table, in table order; NULL past the last. */
 const char *cfg_key_name(size_t i);
 
+/*
+ * "; did you mean ...?" into out[size] for a recompress-algorithms value v written in
+ * another syntax: commas, quotes, or NAME:LEVEL (config_hint.c); "" when none of those.
+ */
+void cfg_algos_hint(const char *v, char *out, size_t size);
+
 /* The known key nearest to name (a typo, a missing "s"), or NULL when none is close. */
 const char *cfg_nearest_key(const char *name);
 

@@ -581,6 +581,8 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 			 now_monotonic_ns() / NS_PER_USEC);
 	r = config_load(&next, m->opts->config_src, &files, &errs);
+	for (unsigned i = 0; i < errs.n_warn; i++)
+		log_warning("%s", errs.warn[i]);
 	if (r < 0 || errs.n) {
 		for (unsigned i = 0; i < errs.n; i++)
 			log_error("%s", errs.msg[i]);

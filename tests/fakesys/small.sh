@@ -241,3 +241,35 @@ t_small_dropins_skipped() {
 	expect_content "$T/err"
 }
 run_test small-dropins-skipped t_small_dropins_skipped
+
+# A key or section repeated in one file loads (the later value wins, as in systemd) with a
+# warning naming the earlier line; across files a drop-in overriding the main file says
+# nothing.
+t_small_duplicates() {
+	conf '[global]' 'compact = never' '[zram0]' 'compact = always' '[global]' \
+		'compact = auto' 'compact = always'
+	zr --config "$T/conf" --check-config
+	expect_rc 0
+	expect_content "$T/err" \
+		"$T/conf:5: warning: section [global] again (line 1 started it too): the two are merged, a later value of a key wins" \
+		"$T/conf:6: warning: key 'compact' again in [global] (line 2 set it too): this later value wins" \
+		"$T/conf:7: warning: key 'compact' again in [global] (line 6 set it too): this later value wins"
+	zr --config "$T/conf" --print-config
+	expect_rc 0
+	expect_has "$T/out" "compact = always"
+	# --once says it too, then runs
+	fr_new "$R" 6.12
+	fr_dev "$R" 6.12 0
+	zro --once --dry-run
+	expect_rc 0
+	expect_count "$T/err" "warning: key 'compact' again in [global]" 2
+	# a drop-in overriding the main file: no warning
+	local d=$T/cfgroot/etc
+	mkdir -p "$d/zram-recompd.conf.d"
+	printf '[global]\ncompact = never\n' >"$d/zram-recompd.conf"
+	printf '[global]\ncompact = always\n' >"$d/zram-recompd.conf.d/10-a.conf"
+	ZRAM_RECOMPD_CONFIG_ROOT=$T/cfgroot zr --check-config
+	expect_rc 0
+	expect_content "$T/err"
+}
+run_test small-duplicates t_small_duplicates
