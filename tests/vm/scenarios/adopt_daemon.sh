@@ -44,6 +44,12 @@ _end() {
 	done
 }
 trap '_end; _cleanup' EXIT
+# start_daemon sets its own EXIT trap: put ours (which ends the daemon too) back after it, or
+# the workload and the mlocked balloons outlive the scenario.
+daemon_start() {
+	start_daemon "$@"
+	trap '_end; _cleanup' EXIT
+}
 
 balloon() {
 	"$SWAPLOAD" hold "$1" >"$WORK/$2.out" 2>&1 &
@@ -140,7 +146,7 @@ done
 # 1. plan A, the daemon sandboxed and ticking every second on the device
 export ZRAM_RECOMPD_STATE_DIR="$WORK/state"
 daemon_conf "$WORK/d.conf"
-start_daemon "$WORK/d1.log" --config "$WORK/d.conf"
+daemon_start "$WORK/d1.log" --config "$WORK/d.conf"
 wait_log "$Z: managed" 1 30 || fail "the daemon did not take up $Z"
 pop "$H1"
 pop "$H2"
@@ -175,7 +181,7 @@ pop "$H4"
 # every device: the temporary one too, which a daemon without the lock would set up
 conf "$WORK/b.conf" "recompress-algorithms = zstd" "interval-sec = 1" \
 	"idle-age-max-sec = 0" "backoff-max-sec = 0" "cpu-share-max-percent = 0"
-start_daemon "$WORK/d2.log" --no-sandbox --config "$WORK/b.conf"
+daemon_start "$WORK/d2.log" --no-sandbox --config "$WORK/b.conf"
 wait_log "^zram-recompd: $Z: pass" 1 60 || fail "no pass on $Z before plan B"
 sleep 2 # the daemon's start-up settled (it may set up an unused zram0)
 cfg0=$(log_count "$CONFIGURED")
