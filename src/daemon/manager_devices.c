@@ -399,6 +399,12 @@ static void announce(struct mdev *md, bool is_new)
 	unsigned said;
 
 	note_algos(md);
+	/* adopt's temporary device, and its own device between reset and setup, are not the
+	 * admin's to fix: said at a later tick, once adopt is over */
+	if (adopt_running(md->m)) {
+		md->reach_said = 0;
+		return;
+	}
 	reach_of(&md->dev, md->cfg.writeback, &r);
 	said = 1 + (unsigned)r.limit * 2 + r.writeback;
 	if (!is_new && said == md->reach_said)

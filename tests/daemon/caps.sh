@@ -184,8 +184,7 @@ t_adopt_algos_quiet() {
 	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
 	fr_dev "$R" "$VER" 2 recomp="1:zstd" link=none
 	ln -s ../devices/virtual/block/zram2 "$R/sys/block/zram2"
-	wait_for 6000 grep -q '^zram-recompd: zram1: managed (initialized)' "$T/d.err" ||
-		die "zram1 not picked up; stderr: $(oneline "$T/d.err")"
+	# its "managed" line waits for the adopt's end too: its passes show it is picked up
 	wait_for 6000 at_least 2 "$T/d.err" '^zram-recompd: zram1: pass:' ||
 		die "no passes on zram1; stderr: $(oneline "$T/d.err")"
 	! grep -q 'fix: zram-recompd adopt' "$T/d.err" ||
@@ -206,6 +205,31 @@ t_adopt_algos_quiet() {
 		die "STATUS said it of zram1: $(grep -m 1 'zram1: [^;]*runs secondary' "$T/notify.log")"
 	grep '^STATUS=' "$T/notify.log" | tail -n 1 | grep -q 'zram2: [^;]*runs secondary' ||
 		die "last STATUS: $(grep '^STATUS=' "$T/notify.log" | tail -n 1)"
+}
+
+# While adopt runs, a device that cannot recompress (its temporary device, set up without
+# secondaries) is not announced with a fix; one still there after the adopt is, once.
+t_adopt_reach_quiet() {
+	fr_new "$R" "$VER"
+	fr_dev "$R" "$VER" 0
+	conf "${BASE_CONF[@]}"
+	dstart -a --no-sandbox
+	wait_for 8000 at_least 1 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no pass on zram0; stderr: $(oneline "$T/d.err")"
+	hold_lock adopt
+	fr_dev "$R" "$VER" 1 recomp="" link=none
+	ln -s ../devices/virtual/block/zram1 "$R/sys/block/zram1"
+	wait_for 8000 at_least 3 "$T/d.err" '^zram-recompd: zram0: pass:' ||
+		die "no passes on zram0 while adopt runs; stderr: $(oneline "$T/d.err")"
+	! grep -q 'zram1: cannot recompress' "$T/d.err" ||
+		die "said while adopt runs: $(grep 'zram1: cannot recompress' "$T/d.err" | head -n 1)"
+	release_lock adopt
+	wait_for 8000 grep -q 'zram1: cannot recompress' "$T/d.err" ||
+		die "not said after the adopt: $(oneline "$T/d.err")"
+	sleep $((2 * SLOW))
+	dstop
+	[ "$(grep -c 'zram1: cannot recompress' "$T/d.err")" = 1 ] ||
+		die "not said exactly once: $(grep 'zram1: cannot recompress' "$T/d.err" | tr '\n' '|')"
 }
 
 # A typo in the secondaries: the daemon keeps running with each device's list and says

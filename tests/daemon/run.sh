@@ -1447,7 +1447,7 @@ TESTS=(passes_happen sighup_reload sighup_search_path sigterm_mid_pass device_re
 	wb_no_ages_once
 	sandbox_sighup_metrics sandbox_not_loop sandbox_device_added sandbox_adopt_temp loop_priority ripen_pressure burst_age burst_churn burst_look burst_one_pass burst_lasts huge_waits config_notes many_devices another_tool_sets_up
 	caps_ubuntu_writeback caps_ubuntu_nothing caps_fedora caps_adopted caps_algos_differ caps_algos_invalid caps_effect_said adopt_lock_held
-	adopt_algos_quiet once_waits_for_adopt)
+	adopt_algos_quiet adopt_reach_quiet once_waits_for_adopt)
 
 selected() {
 	local pat
