@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# threshold-bytes = 4000 passes the configuration check (< 4096) but not the kernel's
-# (threshold < huge_class_size): zram-recompd names device, attribute and cause, goes on with
-# the other device, and exits 1. Also measures the kernel's boundary (huge_class_size).
+# threshold-bytes = 4000 loads (< 4096) but fails the kernel's check (threshold <
+# huge_class_size): --check-config warns with the boundary, and --once names device,
+# attribute and cause, goes on with the other device, and exits 1. Also measures the kernel's boundary (huge_class_size).
 . /vm/lib.sh
 need_recompd
 
@@ -38,6 +38,9 @@ threshold-bytes = 4000
 CONF
 run_recompd "$WORK/check.out" --config "$WORK/c.conf" --check-config
 expect_eq "--check-config exit code" "$RC" 0
+# ... with a warning that gives the boundary measured above.
+grep -qxF "$WORK/c.conf:5: warning: key 'threshold-bytes': 4000 is not below this kernel's huge_class_size ($hi with 4 KiB pages): every recompress write with it fails with EINVAL" \
+	"$WORK/check.out" || fail "--check-config does not warn of threshold-bytes = 4000 with huge_class_size $hi"
 run_recompd "$WORK/setup.out" --config "$WORK/c.conf" --once --device "$BAD" --device "$GOOD"
 for d in "$BAD" "$GOOD"; do
 	zset "$d" disksize 64M
