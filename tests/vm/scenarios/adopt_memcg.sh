@@ -132,8 +132,8 @@ expect_eq "oom_kill after the fill" "$(events oom_kill)" 0
 # the header's UUID as adopt prints it
 u=$(echo "$hdr0" | cut -c1-32 |
 	sed 's/^\(........\)\(....\)\(....\)\(....\)\(............\)$/\1-\2-\3-\4-\5/')
-PLAN_B="$Z: plan: through a temporary zram device; keeps primary lzo-rle, disksize 134217728,"
-PLAN_B="$PLAN_B mem_limit 0, backing device none, swap priority $PRIO, the header's UUID $u"
+PLAN_B="$Z: plan: through a temporary zram device; keeps primary lzo-rle, disksize 134217728 (128.0 MiB),"
+PLAN_B="$PLAN_B mem_limit 0 (none), backing device none, swap priority $PRIO, the header's UUID $u"
 
 # a. the dry run: the cgroup rules out the direct plan that MemAvailable alone allows
 conf "$WORK/a.conf" "recompress-algorithms = zstd"
