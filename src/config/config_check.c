@@ -513,18 +513,13 @@ static void check_scope(struct check *ck, const struct scope *s)
 	check_effect_scope(ck, s);
 }
 
-void config_check(const struct config *c, const char *const *paths, unsigned n_paths,
-		  const struct check_machine *m, struct config_errors *errs,
-		  struct config_errors *warns)
+/* fn on the global scope, then on each [zramN] section's effective configuration. */
+static void each_scope(struct check *ck, void (*fn)(struct check *, const struct scope *))
 {
-	struct check ck = {.c = c, .paths = paths, .n_paths = n_paths, .m = m};
+	const struct config *c = ck->c;
 	struct scope s = {.eff = &c->global, .label = "global", .set = UINT64_MAX};
 
-	memset(errs, 0, sizeof(*errs));
-	memset(warns, 0, sizeof(*warns));
-	ck.errs.errs = errs;
-	ck.warns.errs = warns;
-	check_scope(&ck, &s);
+	fn(ck, &s);
 	for (unsigned i = 0; i < c->n_sections; i++) {
 		struct dev_config eff;
 		char label[24];
@@ -535,8 +530,21 @@ void config_check(const struct config *c, const char *const *paths, unsigned n_p
 				   .label = label,
 				   .set = c->sections[i].cfg.set,
 				   .sec = &c->sections[i]};
-		check_scope(&ck, &s);
+		fn(ck, &s);
 	}
+}
+
+void config_check(const struct config *c, const char *const *paths, unsigned n_paths,
+		  const struct check_machine *m, struct config_errors *errs,
+		  struct config_errors *warns)
+{
+	struct check ck = {.c = c, .paths = paths, .n_paths = n_paths, .m = m};
+
+	memset(errs, 0, sizeof(*errs));
+	memset(warns, 0, sizeof(*warns));
+	ck.errs.errs = errs;
+	ck.warns.errs = warns;
+	each_scope(&ck, check_scope);
 	check_kernel_secondaries(&ck);
 	check_device_algos(&ck);
 	check_sections(&ck);
@@ -677,7 +685,6 @@ unsigned config_check_effect(const struct config *c, const struct config_files *
 {
 	static struct config_errors errs; /* none: these checks only warn */
 	struct check_machine m = {0};
-	struct scope s = {.eff = &c->global, .label = "global", .set = UINT64_MAX};
 	struct check ck = {.c = c, .m = &m, .daemon = true};
 	const char **paths = paths_of(files, &ck.n_paths);
 
@@ -689,19 +696,7 @@ unsigned config_check_effect(const struct config *c, const struct config_files *
 	ck.warns.errs = warns;
 	if (root_fd < 0 || config_check_machine_read(root_fd, &m) < 0)
 		ck.m = NULL;
-	check_effect_scope(&ck, &s);
-	for (unsigned i = 0; i < c->n_sections; i++) {
-		struct dev_config eff;
-		char label[24];
-
-		config_effective(c, c->sections[i].id, &eff);
-		(void)snprintf(label, sizeof(label), "zram%u", c->sections[i].id);
-		s = (struct scope){.eff = &eff,
-				   .label = label,
-				   .set = c->sections[i].cfg.set,
-				   .sec = &c->sections[i]};
-		check_effect_scope(&ck, &s);
-	}
+	each_scope(&ck, check_effect_scope);
 	config_check_machine_free(&m);
 	free(paths);
 	return warns->n + warns->dropped;
