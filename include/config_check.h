@@ -69,11 +69,12 @@ void config_check(const struct config *c, const char *const *paths, unsigned n_p
 /*
  * --check-config after a load without errors: the checks against the machine under sysroot
  * (NULL: /), errors and warnings to err, a closing line to out ("configuration OK" or
- * "configuration OK, N warnings"; a note when no device could be looked at). Returns 0 when
+ * "configuration OK, N warnings", N counting also the load's load_warnings, printed by the
+ * caller; a note when no device could be looked at). Returns 0 when
  * there is no error (warnings do not count), -EINVAL otherwise.
  */
 int config_check_print(const struct config *c, const struct config_files *files,
-		       const char *sysroot, FILE *out, FILE *err);
+		       const char *sysroot, unsigned load_warnings, FILE *out, FILE *err);
 
 /*
  * The daemon (at start and reload) and --once: the errors --check-config reports for

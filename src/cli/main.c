@@ -316,7 +316,7 @@ static int load_config(const struct args *a, struct config *cfg, bool report_ok,
 	if (report_ok && r == 0 && !errs.n)
 		r = config_check_print(cfg, &files,
 				       a->sysroot ? a->sysroot : secure_getenv("ZRAM_RECOMPD_SYSROOT"),
-				       stdout, stderr);
+				       errs.n_warn, stdout, stderr);
 	config_files_free(&loaded_files);
 	loaded_files = files;
 	return r < 0 || errs.n ? (r < 0 ? r : -EINVAL) : 0;

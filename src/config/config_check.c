@@ -713,7 +713,7 @@ unsigned config_check_algos_print(const struct config *c, const struct config_fi
 }
 
 int config_check_print(const struct config *c, const struct config_files *files,
-		       const char *sysroot, FILE *out, FILE *err)
+		       const char *sysroot, unsigned load_warnings, FILE *out, FILE *err)
 {
 	static struct config_errors errs, warns;
 	struct check_machine m = {0};
@@ -744,7 +744,7 @@ int config_check_print(const struct config *c, const struct config_files *files,
 	print_errors(&warns, "warnings", err);
 	if (errs.n || errs.dropped)
 		return -EINVAL;
-	n_warn = warns.n + warns.dropped;
+	n_warn = warns.n + warns.dropped + load_warnings;
 	if (n_warn)
 		fprintf(out, "configuration OK, %u warning%s\n", n_warn, n_warn == 1 ? "" : "s");
 	else

@@ -254,6 +254,7 @@ t_small_duplicates() {
 		"$T/conf:5: warning: section [global] again (line 1 started it too): the two are merged, a later value of a key wins" \
 		"$T/conf:6: warning: key 'compact' again in [global] (line 2 set it too): this later value wins" \
 		"$T/conf:7: warning: key 'compact' again in [global] (line 6 set it too): this later value wins"
+	expect_has "$T/out" "configuration OK, 3 warnings"
 	zr --config "$T/conf" --print-config
 	expect_rc 0
 	expect_has "$T/out" "compact = always"
