@@ -1270,6 +1270,8 @@ t_status_not_root() {
 	build_version_root "$R" 6.12
 	chmod 0700 "$R/sys/kernel/debug"
 	if [ "$(id -u)" = 0 ]; then
+		# the cross tiers' qemu-user lies in root's cache (/root is 0700): nobody cannot run it
+		[ -z "$RUNNER" ] || skip_test "another user: the qemu-user runner is root's alone"
 		command -v setpriv >/dev/null || die "setpriv (util-linux) is needed as root"
 		# nobody must reach the root and read the configuration: search only on the way
 		chmod o+x "$TMP" "$T"
