@@ -8,7 +8,7 @@
 # tests, demo (run.sh, demo.sh, the bench): busybox as PID 1.
 #   Static busybox (applet links are made by /init), $BUILDDIR/zram-recompd and
 #   $BUILDDIR/tools/swapload (the swap workload of swap_short), tests/vm/guest/*
-#   as /init and /vm/lib.sh, tests/vm/scenarios/*.sh, and the page data in /vm/data:
+#   as /init, /vm/lib.sh and /vm/adopt_lib.sh, tests/vm/scenarios/*.sh, and the page data in /vm/data:
 #     pages.bin   VM_PAGES (default 8192 = 32 MiB) pagegen pages, seed VM_SEED (default 1),
 #                 or the pages of CORPUS=file (plain or .zst, whole 4 KiB pages)
 #     random.bin  256 random pages (pagegen --kind random): already-compressed data
@@ -239,6 +239,7 @@ busybox_image() {
 		"$STAGE/sys" "$STAGE/tmp"
 	install -m 0755 "$HERE/guest/init" "$STAGE/init"
 	cp "$HERE/guest/lib.sh" "$STAGE/vm/lib.sh"
+	cp "$HERE/guest/adopt_lib.sh" "$STAGE/vm/adopt_lib.sh"
 	cp "$HERE/guest/demo-guest.sh" "$STAGE/vm/demo-guest.sh"
 	cp "$HERE"/scenarios/*.sh "$STAGE/vm/scenarios/"
 	# The strace_allowlist scenario: strace with its libraries, and the strace tier's call set.

@@ -15,160 +15,51 @@
 # reads back is intact (swapload's verify: its index and the page file's bytes), through
 # swapoff, reset, the temporary device, swap-in and recompression.
 # vm-timeout: 240
-# Word splitting of $(...) into "set --" is intended.
-# shellcheck disable=SC2046,SC2086
 . /vm/lib.sh
 SQUEEZE=1 # mlocked balloons: its allocation-failure traces are judged (squeeze_traces)
 need_recompd
 
-SWAPLOAD=/usr/bin/swapload
-[ -x "$SWAPLOAD" ] || skip "swapload missing from the initramfs (make tools)"
+. /vm/adopt_lib.sh
 RAM=112	   # MiB the balloons leave to the workload
 EXTRA=128  # of which a second balloon holds this much, given back for plan B's margin
 MIB=136
 PRIO=7
 
-LPID=
-HOLDS=
-_adopt_end() {
-	for p in $LPID $HOLDS; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	[ -n "${Z:-}" ] || return 0
-	swapoff "/dev/$Z" 2>/dev/null
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		echo 1 >"/sys/block/$Z/reset" 2>/dev/null && break
-		usleep 100000
-	done
-}
-trap '_adopt_end; _cleanup' EXIT
-
-# balloon MIB NAME: an mlocked balloon; its pid in $BPID (and in HOLDS, for the cleanup).
-balloon() {
-	"$SWAPLOAD" hold "$1" >"$WORK/$2.out" 2>&1 &
-	BPID=$!
-	HOLDS="$HOLDS $BPID"
-	wait_line "$WORK/$2.out" "SWAPLOAD holding" 90 || fail "balloon $2 ($1 MiB) did not start"
-}
-
-# squeeze_more NAME COMMAND...: more balloons of 8 MiB (NAME.1, NAME.2, ..., at most 8) until
-# COMMAND succeeds, a second apart; their pids are added to TOPS (and, as every balloon's, to
-# HOLDS: killed at the end). The balloons are sized from MemAvailable, which leaves out what
-# the kernel can still take without swapping (part of the page cache and of reclaimable slab,
-# the low watermarks), and the squeeze is only 24 MiB short of the workload: on 7.3 the same
-# squeeze left 33 or 275 slots in the device in some boots, 7,706 to 9,060 in others.
-squeeze_more() {
-	_name=$1
-	shift
-	_i=0
-	while ! "$@" && [ "$_i" -lt 8 ]; do
-		_i=$((_i + 1))
-		balloon 8 "$_name.$_i"
-		TOPS="$TOPS $BPID" # the fill's go with the top-ups before plan A
-		sleep 1
-	done
-	[ "$_i" -eq 0 ] || note "$_name: $_i more balloon(s) of 8 MiB"
-}
-
-swap_kib_over() {
-	[ "$(swap_used "$Z")" -gt "$1" ]
-}
-
 slots_over() {
 	[ "$(bs_total "$Z")" -gt "$1" ]
 }
 
-pop() {
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-
-avail_mib() {
-	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo
-}
-
-# swap_line DEV: "SIZE PRIO" of DEV in /proc/swaps (empty when not swap)
-swap_line() {
-	awk -v d="/dev/$1" '$1 == d { print $3, $5 }' /proc/swaps
-}
-swap_used() {
-	awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps
-}
-
-# header DEV: the UUID and label of its swap header, in hex
-header() {
-	dd if="/dev/$1" bs=4096 count=1 2>/dev/null | dd bs=1 skip=1036 count=32 2>/dev/null |
-		od -An -tx1 | tr -d ' \n'
-}
-
-zram_list() {
-	ls -d /sys/block/zram* | tr '\n' ' '
-}
-
-# after_adopt OUT WHAT: the device is swap again as before, with the header and no extra device
+# after_adopt WHAT: the device is swap again as before, with the header and no extra device
 after_adopt() {
-	expect_eq "$2: /proc/swaps size and priority" "$(swap_line "$Z")" "$line0"
-	expect_eq "$2: header UUID and label" "$(header "$Z")" "$hdr0"
-	expect_eq "$2: zram devices" "$(zram_list)" "$devs0"
-	expect_eq "$2: disksize" "$(zget "$Z" disksize)" $((128 << 20))
-	expect_eq "$2: primary" "$(sed 's/.*\[\([^]]*\)\].*/\1/' "/sys/block/$Z/comp_algorithm")" lzo-rle
+	expect_swap_again "$1"
+	expect_eq "$1: zram devices" "$(zram_list)" "$devs0"
+	expect_eq "$1: disksize" "$(zget "$Z" disksize)" $((128 << 20))
+	expect_eq "$1: primary" "$(sed 's/.*\[\([^]]*\)\].*/\1/' "/sys/block/$Z/comp_algorithm")" lzo-rle
 }
 
 t0=$(now)
 avail=$(avail_mib)
 [ "$avail" -gt $((RAM + EXTRA + 64)) ] || skip "only $avail MiB available"
-balloon $((avail - RAM - EXTRA)) hold1
-H1=$BPID
-balloon $EXTRA hold2
-H2=$BPID
-# Topped up until RAM MiB are left (as adopt_refuse): memory an earlier scenario gave back
-# after MemAvailable was read once left the workload unswapped on 7.3 (608 KiB in swap).
-TOPS=
-n=0
-sleep 1
-avail=$(avail_mib)
-while [ "$avail" -gt $((RAM + 16)) ] && [ "$n" -lt 4 ]; do
-	n=$((n + 1))
-	balloon $((avail - RAM)) top$n
-	TOPS="$TOPS $BPID"
-	sleep 1
-	avail=$(avail_mib)
-done
-
+squeeze
 zram_add
-zset "$Z" comp_algorithm lzo-rle
-zset "$Z" disksize 128M
-mkswap -L adoptlbl "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
-"$SWAPLOAD" swapon "/dev/$Z" $PRIO || fail "swapon /dev/$Z with priority $PRIO failed"
-
-W=$WORK/load.out
-"$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 10 600 1 65536 0 1 >"$W" 2>&1 &
-LPID=$!
-wait_line "$W" "SWAPLOAD filled" 90 || fail "the workload did not fill its memory"
-line0=$(swap_line "$Z")
-hdr0=$(header "$Z")
-devs0=$(zram_list)
+swap_setup adoptlbl
+workload
+remember
 expect_eq "recomp_algorithm before" "$(recomp_list "$Z")" ""
 note "filled $MIB MiB in $(elapsed "$t0" "$(now)") s: /proc/swaps $Z size/prio $line0," \
 	"used $(swap_used "$Z") KiB; mm_stat $(zget "$Z" mm_stat); header $hdr0"
-squeeze_more top swap_kib_over 8192
-[ "$(swap_used "$Z")" -gt 4096 ] || fail "only $(swap_used "$Z") KiB in swap: the workload did not swap"
+swap_some
 
 # 1. plan A, with the balloons gone
-pop "$H1"
-pop "$H2"
-for p in $TOPS; do
-	pop "$p"
-done
+unsqueeze
 conf "$WORK/a.conf" "recompress-algorithms = zstd"
 t1=$(now)
 run_recompd "$WORK/a.out" --config "$WORK/a.conf" adopt "$Z"
 expect_eq "adopt (direct) exit code" "$RC" 0
 grep -q "^$Z: plan: direct (swapoff first)" "$WORK/a.out" || fail "plan A was not chosen"
 grep -q "^$Z: adopted" "$WORK/a.out" || fail "no 'adopted' line"
-after_adopt "$WORK/a.out" "plan A"
-expect_eq "recomp_algorithm after plan A" "$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/')" "#1: [zstd]"
+after_adopt "plan A"
+expect_eq "recomp_algorithm after plan A" "$(secondaries "$Z")" "#1: [zstd] "
 kill -0 "$LPID" || fail "the workload died during plan A"
 note "plan A in $(elapsed "$t1" "$(now)") s; used $(swap_used "$Z") KiB"
 
@@ -188,9 +79,8 @@ expect_eq "adopt --via-temp exit code" "$RC" 0
 grep -q "^$Z: plan: through a temporary zram device" "$WORK/b.out" || fail "plan B was not taken"
 grep -q "^$Z: hot-added zram[0-9]* as the temporary device" "$WORK/b.out" ||
 	fail "no temporary device was hot-added"
-after_adopt "$WORK/b.out" "plan B"
-expect_eq "recomp_algorithm after plan B" \
-	"$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/' | tr '\n' ' ')" "#1: [zstd] #2: [deflate] "
+after_adopt "plan B"
+expect_eq "recomp_algorithm after plan B" "$(secondaries "$Z")" "#1: [zstd] #2: [deflate] "
 kill -0 "$LPID" || fail "the workload died during plan B"
 held=$(sed -n 's/^zram[0-9]*: holds \([0-9]*\) pages (orig_data_size) after the swapoff.*/\1/p' "$WORK/b.out")
 [ -n "$held" ] || fail "no figure of what the temporary device held"
@@ -220,11 +110,7 @@ note "after --once: $r of $(bs_total "$Z") slots recompressed; idle steps saved 
 [ -n "$saved" ] || fail "no idle step of the pass saved anything: $(grep ': pass ' "$WORK/once.out")"
 
 # every page of the workload, through all of it
-kill -USR1 "$LPID"
-wait_line "$W" "^SWAPLOAD verify" 120 || fail "the workload's verification did not end"
-set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \([0-9]*\)/\1 \2 \3/p' "$W")
-expect_eq "pages verified" "$1" $((MIB * 256))
-[ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
+verify_pages 120
 # the squeeze's allocation failures and OOM kills of a balloon are the kernel reporting it
 squeeze_traces "$HOLDS"
-pass_note "plans A and B, $r slots recompressed, $1 pages verified, $(elapsed "$t0" "$(now)") s"
+pass_note "plans A and B, $r slots recompressed, $VERIFIED pages verified, $(elapsed "$t0" "$(now)") s"

@@ -15,76 +15,20 @@
 # with its size, priority and header; at the end every page of the workload reads back
 # intact.
 # vm-timeout: 240
-# Word splitting of $(...) into "set --" is intended.
-# shellcheck disable=SC2046,SC2086
 . /vm/lib.sh
 SQUEEZE=1 # mlocked balloons: its allocation-failure traces are judged (squeeze_traces)
 need_recompd
 
-SWAPLOAD=/usr/bin/swapload
-[ -x "$SWAPLOAD" ] || skip "swapload missing from the initramfs (make tools)"
+. /vm/adopt_lib.sh
 RAM=112
 EXTRA=128
 MIB=136
 PRIO=7
 
-LPID=
-HOLDS=
-_end() {
-	for p in $LPID $HOLDS; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	_daemon_end
-	[ -n "${Z:-}" ] || return 0
-	swapoff "/dev/$Z" 2>/dev/null
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		echo 1 >"/sys/block/$Z/reset" 2>/dev/null && break
-		usleep 100000
-	done
-}
-trap '_end; _cleanup' EXIT
-# start_daemon sets its own EXIT trap: put ours (which ends the daemon too) back after it, or
-# the workload and the mlocked balloons outlive the scenario.
-daemon_start() {
-	start_daemon "$@"
-	trap '_end; _cleanup' EXIT
-}
-
-balloon() {
-	"$SWAPLOAD" hold "$1" >"$WORK/$2.out" 2>&1 &
-	BPID=$!
-	HOLDS="$HOLDS $BPID"
-	wait_line "$WORK/$2.out" "SWAPLOAD holding" 90 || fail "balloon $2 ($1 MiB) did not start"
-}
-
-pop() {
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-
-avail_mib() {
-	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo
-}
-
-swap_line() {
-	awk -v d="/dev/$1" '$1 == d { print $3, $5 }' /proc/swaps
-}
-swap_used() {
-	awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps
-}
-
-header() {
-	dd if="/dev/$1" bs=4096 count=1 2>/dev/null | dd bs=1 skip=1036 count=32 2>/dev/null |
-		od -An -tx1 | tr -d ' \n'
-}
-
 after_adopt() {
-	expect_eq "$1: /proc/swaps size and priority" "$(swap_line "$Z")" "$line0"
-	expect_eq "$1: header UUID and label" "$(header "$Z")" "$hdr0"
+	expect_swap_again "$1"
 	expect_eq "$1: disksize" "$(zget "$Z" disksize)" $((128 << 20))
-	expect_eq "$1: recomp_algorithm" \
-		"$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/' | tr '\n' ' ')" "$2"
+	expect_eq "$1: recomp_algorithm" "$(secondaries "$Z")" "$2"
 	kill -0 "$LPID" || fail "the workload died during $1"
 	daemon_alive || fail "the daemon exited during $1"
 	# the daemon set up no device itself while adopt ran (configure_dev's line; an unused
@@ -106,53 +50,19 @@ daemon_conf() {
 t0=$(now)
 avail=$(avail_mib)
 [ "$avail" -gt $((RAM + EXTRA + 64)) ] || skip "only $avail MiB available"
-balloon $((avail - RAM - EXTRA)) hold1
-H1=$BPID
-balloon $EXTRA hold2
-H2=$BPID
-TOPS=
-n=0
-sleep 1
-avail=$(avail_mib)
-while [ "$avail" -gt $((RAM + 16)) ] && [ "$n" -lt 4 ]; do
-	n=$((n + 1))
-	balloon $((avail - RAM)) top$n
-	TOPS="$TOPS $BPID"
-	sleep 1
-	avail=$(avail_mib)
-done
-
+squeeze
 zram_add
-zset "$Z" comp_algorithm lzo-rle
-zset "$Z" disksize 128M
-mkswap -L adoptlbl "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
-"$SWAPLOAD" swapon "/dev/$Z" $PRIO || fail "swapon /dev/$Z with priority $PRIO failed"
-
-W=$WORK/load.out
-"$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 10 600 1 65536 0 1 >"$W" 2>&1 &
-LPID=$!
-wait_line "$W" "SWAPLOAD filled" 90 || fail "the workload did not fill its memory"
-line0=$(swap_line "$Z")
-hdr0=$(header "$Z")
-i=0
-while [ "$(swap_used "$Z")" -le 8192 ] && [ "$i" -lt 8 ]; do
-	i=$((i + 1))
-	balloon 8 "top.$i"
-	TOPS="$TOPS $BPID"
-	sleep 1
-done
-[ "$(swap_used "$Z")" -gt 4096 ] || fail "only $(swap_used "$Z") KiB in swap: the workload did not swap"
+swap_setup adoptlbl
+workload
+remember
+swap_some
 
 # 1. plan A, the daemon sandboxed and ticking every second on the device
 export ZRAM_RECOMPD_STATE_DIR="$WORK/state"
 daemon_conf "$WORK/d.conf"
 daemon_start "$WORK/d1.log" --config "$WORK/d.conf"
 wait_log "$Z: managed" 1 30 || fail "the daemon did not take up $Z"
-pop "$H1"
-pop "$H2"
-for p in $TOPS; do
-	pop "$p"
-done
+unsqueeze
 cfg0=$(log_count "$CONFIGURED")
 t1=$(now)
 run_recompd "$WORK/a.out" --config "$WORK/d.conf" adopt "$Z"
@@ -197,11 +107,7 @@ wait_log "^zram-recompd: $Z: pass" 1 60 || fail "no pass on $Z after plan B"
 stop_daemon
 expect_eq "daemon exit code" "$RC" 0
 
-kill -USR1 "$LPID"
-wait_line "$W" "^SWAPLOAD verify" 120 || fail "the workload's verification did not end"
-set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \([0-9]*\)/\1 \2 \3/p' "$W")
-expect_eq "pages verified" "$1" $((MIB * 256))
-[ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
+verify_pages 120
 squeeze_traces "$HOLDS"
 pass_note "plans A and B with the daemon running, held off by the lock $held time(s)," \
-	"$1 pages verified, $(elapsed "$t0" "$(now)") s"
+	"$VERIFIED pages verified, $(elapsed "$t0" "$(now)") s"

@@ -13,84 +13,15 @@
 # UUID and label, no other zram device left, the written-back pages read back (bd_stat
 # bd_count 0); at the end every page the workload reads back is intact.
 # vm-timeout: 300
-# Word splitting of $(...) into "set --" is intended.
-# shellcheck disable=SC2046,SC2086
 . /vm/lib.sh
 SQUEEZE=1 # mlocked balloons: its allocation-failure traces are judged (squeeze_traces)
 need_recompd
 
-SWAPLOAD=/usr/bin/swapload
-[ -x "$SWAPLOAD" ] || skip "swapload missing from the initramfs (make tools)"
+. /vm/adopt_lib.sh
 RAM=112   # MiB the balloons leave to the workload
 EXTRA=128 # of which a second balloon holds this much
 MIB=136
 PRIO=7
-
-LPID=
-HOLDS=
-_adopt_end() {
-	for p in $LPID $HOLDS; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	[ -n "${Z:-}" ] || return 0
-	swapoff "/dev/$Z" 2>/dev/null
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		echo 1 >"/sys/block/$Z/reset" 2>/dev/null && break
-		usleep 100000
-	done
-}
-trap '_adopt_end; _cleanup' EXIT
-
-# balloon MIB NAME: an mlocked balloon; its pid in $BPID (and in HOLDS, for the cleanup).
-balloon() {
-	"$SWAPLOAD" hold "$1" >"$WORK/$2.out" 2>&1 &
-	BPID=$!
-	HOLDS="$HOLDS $BPID"
-	wait_line "$WORK/$2.out" "SWAPLOAD holding" 90 || fail "balloon $2 ($1 MiB) did not start"
-}
-
-# squeeze_more NAME COMMAND...: balloons of 8 MiB (at most 8) until COMMAND succeeds.
-squeeze_more() {
-	_name=$1
-	shift
-	_i=0
-	while ! "$@" && [ "$_i" -lt 8 ]; do
-		_i=$((_i + 1))
-		balloon 8 "$_name.$_i"
-		TOPS="$TOPS $BPID"
-		sleep 1
-	done
-	[ "$_i" -eq 0 ] || note "$_name: $_i more balloon(s) of 8 MiB"
-}
-
-pop() {
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-
-avail_mib() {
-	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo
-}
-
-swap_line() {
-	awk -v d="/dev/$1" '$1 == d { print $3, $5 }' /proc/swaps
-}
-swap_used() {
-	awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps
-}
-swap_kib_over() {
-	[ "$(swap_used "$Z")" -gt "$1" ]
-}
-
-header() {
-	dd if="/dev/$1" bs=4096 count=1 2>/dev/null | dd bs=1 skip=1036 count=32 2>/dev/null |
-		od -An -tx1 | tr -d ' \n'
-}
-
-zram_list() {
-	ls -d /sys/block/zram* | tr '\n' ' '
-}
 
 # writeback_some WHAT: every slot marked idle and written back to the loop device; at least
 # one page lands there.
@@ -107,8 +38,7 @@ after_adopt() {
 	grep -q "^$Z: adopted" "$1" || fail "$2: no 'adopted' line"
 	grep -q "^$Z: hold $LOOPDEV open until backing_dev names it again" "$1" ||
 		fail "$2: $LOOPDEV was not held open"
-	expect_eq "$2: /proc/swaps size and priority" "$(swap_line "$Z")" "$line0"
-	expect_eq "$2: header UUID and label" "$(header "$Z")" "$hdr0"
+	expect_swap_again "$2"
 	expect_eq "$2: zram devices" "$(zram_list)" "$devs0"
 	expect_eq "$2: disksize" "$(zget "$Z" disksize)" $((128 << 20))
 	expect_eq "$2: backing_dev" "$(zget "$Z" backing_dev)" "$LOOPDEV"
@@ -148,46 +78,18 @@ expect_eq "$LOOP's file" "$(cat "/sys/block/$LOOP/loop/backing_file")" "$FILE"
 # 7.0+: the setup turned compressed_writeback on before backing_dev
 kver_ge 7 0 && expect_eq "compressed_writeback after setup" "$(zget "$Z" compressed_writeback)" 1
 
-balloon $((avail - RAM - EXTRA)) hold1
-H1=$BPID
-balloon $EXTRA hold2
-H2=$BPID
-TOPS=
-n=0
-sleep 1
-avail=$(avail_mib)
-while [ "$avail" -gt $((RAM + 16)) ] && [ "$n" -lt 4 ]; do
-	n=$((n + 1))
-	balloon $((avail - RAM)) top$n
-	TOPS="$TOPS $BPID"
-	sleep 1
-	avail=$(avail_mib)
-done
-
-zset "$Z" comp_algorithm lzo-rle
-zset "$Z" disksize 128M
-mkswap -L adoptlbl "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
-"$SWAPLOAD" swapon "/dev/$Z" $PRIO || fail "swapon /dev/$Z with priority $PRIO failed"
-
-W=$WORK/load.out
-"$SWAPLOAD" run "$DATA/pages.bin" "$MIB" 10 600 1 65536 0 1 >"$W" 2>&1 &
-LPID=$!
-wait_line "$W" "SWAPLOAD filled" 90 || fail "the workload did not fill its memory"
-line0=$(swap_line "$Z")
-hdr0=$(header "$Z")
-devs0=$(zram_list)
-squeeze_more top swap_kib_over 8192
-[ "$(swap_used "$Z")" -gt 4096 ] || fail "only $(swap_used "$Z") KiB in swap: the workload did not swap"
+squeeze
+swap_setup adoptlbl
+workload
+remember
+swap_some
 # written back with memory to spare: a writeback under the squeeze can wait on reclaim, which
 # waits on zram (7.0+: writeback holds the device's lock exclusively)
 pop "$H2"
 writeback_some "before plan A"
 
 # 1. plan A, with the balloons gone
-pop "$H1"
-for p in $TOPS; do
-	pop "$p"
-done
+unsqueeze
 conf "$WORK/a.conf" "recompress-algorithms = zstd" "writeback = yes" "compressed-writeback = yes" \
 	"" "[$Z]" "backing-file = $FILE" "backing-file-size = 64M" "backing-encryption = no"
 t1=$(now)
@@ -195,7 +97,7 @@ run_recompd "$WORK/a.out" --config "$WORK/a.conf" adopt "$Z"
 expect_eq "adopt (direct) exit code" "$RC" 0
 grep -q "^$Z: plan: direct (swapoff first)" "$WORK/a.out" || fail "plan A was not chosen"
 after_adopt "$WORK/a.out" "plan A"
-expect_eq "recomp_algorithm after plan A" "$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/')" "#1: [zstd]"
+expect_eq "recomp_algorithm after plan A" "$(secondaries "$Z")" "#1: [zstd] "
 kill -0 "$LPID" || fail "the workload died during plan A"
 note "plan A in $(elapsed "$t1" "$(now)") s; used $(swap_used "$Z") KiB"
 
@@ -220,16 +122,11 @@ run_recompd "$WORK/c.out" --config "$WORK/c.conf" adopt --via-temp "$Z"
 expect_eq "adopt --via-temp exit code" "$RC" 0
 grep -q "^$Z: plan: through a temporary zram device" "$WORK/c.out" || fail "plan B was not taken"
 after_adopt "$WORK/c.out" "plan B"
-expect_eq "recomp_algorithm after plan B" \
-	"$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/' | tr '\n' ' ')" "#1: [zstd] #2: [deflate] "
+expect_eq "recomp_algorithm after plan B" "$(secondaries "$Z")" "#1: [zstd] #2: [deflate] "
 kill -0 "$LPID" || fail "the workload died during plan B"
 note "plan B in $(elapsed "$t1" "$(now)") s; used $(swap_used "$Z") KiB"
 
 # every page of the workload, through both
-kill -USR1 "$LPID"
-wait_line "$W" "^SWAPLOAD verify" 120 || fail "the workload's verification did not end"
-set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \([0-9]*\)/\1 \2 \3/p' "$W")
-expect_eq "pages verified" "$1" $((MIB * 256))
-[ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
+verify_pages 120
 squeeze_traces "$HOLDS"
-pass_note "plans A and B on $LOOPDEV (autoclear), $1 pages verified, $(elapsed "$t0" "$(now)") s"
+pass_note "plans A and B on $LOOPDEV (autoclear), $VERIFIED pages verified, $(elapsed "$t0" "$(now)") s"

@@ -19,14 +19,11 @@
 # Needs CONFIG_MEMCG (kernel-7.3.fragment only): skipped where the kernel has no memory
 # controller.
 # vm-timeout: 240
-# Word splitting of $(...) into "set --" is intended.
-# shellcheck disable=SC2046,SC2086
 . /vm/lib.sh
 SQUEEZE=1 # the control's OOM kill of the workload: its trace is judged (squeeze_traces)
 need_recompd
 
-SWAPLOAD=/usr/bin/swapload
-[ -x "$SWAPLOAD" ] || skip "swapload missing from the initramfs (make tools)"
+. /vm/adopt_lib.sh
 MIB=96	   # the workload's pages
 LIMIT=64   # MiB, the cgroup's memory.max: the rest of the pages go to the device
 PRIO=7
@@ -34,24 +31,12 @@ CGROOT=/sys/fs/cgroup
 CGNAME=adopt_memcg
 CG=$CGROOT/$CGNAME
 
-LPID=
 MOUNTED=
-_memcg_end() {
-	if [ -n "$LPID" ]; then
-		kill -9 "$LPID" 2>/dev/null
-		wait "$LPID" 2>/dev/null
-	fi
-	if [ -n "${Z:-}" ]; then
-		swapoff "/dev/$Z" 2>/dev/null
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			echo 1 >"/sys/block/$Z/reset" 2>/dev/null && break
-			usleep 100000
-		done
-	fi
+# after the device's swapoff and reset (adopt_lib's EXIT trap): the cgroup, then its mount
+adopt_end_more() {
 	[ ! -d "$CG" ] || rmdir "$CG" 2>/dev/null || note "cleanup: rmdir $CG failed"
 	[ -z "$MOUNTED" ] || umount "$CGROOT" 2>/dev/null || note "cleanup: umount $CGROOT failed"
 }
-trap '_memcg_end; _cleanup' EXIT
 
 # cgroup v2 with its memory controller, mounted here when /init did not
 if ! grep -q "^[^ ]* $CGROOT cgroup2 " /proc/mounts; then
@@ -75,23 +60,6 @@ events() {
 mib_of() {
 	echo $(($1 >> 20))
 }
-swap_line() {
-	awk -v d="/dev/$1" '$1 == d { print $3, $5 }' /proc/swaps
-}
-swap_used() {
-	awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps
-}
-# header DEV: the UUID and label of its swap header, in hex
-header() {
-	dd if="/dev/$1" bs=4096 count=1 2>/dev/null | dd bs=1 skip=1036 count=32 2>/dev/null |
-		od -An -tx1 | tr -d ' \n'
-}
-zram_list() {
-	ls -d /sys/block/zram* | tr '\n' ' '
-}
-avail_mib() {
-	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo
-}
 figures() {
 	echo "memory.max $(mib_of "$(cg memory.max)") MiB, memory.current" \
 		"$(mib_of "$(cg memory.current)") MiB, memory.swap.current" \
@@ -105,10 +73,7 @@ t0=$(now)
 avail=$(avail_mib)
 [ "$avail" -gt $((MIB + 64 + 128)) ] || skip "only $avail MiB available"
 zram_add
-zset "$Z" comp_algorithm lzo-rle
-zset "$Z" disksize 128M
-mkswap -L memcglbl "/dev/$Z" >/dev/null 2>&1 || fail "mkswap /dev/$Z failed"
-"$SWAPLOAD" swapon "/dev/$Z" $PRIO || fail "swapon /dev/$Z with priority $PRIO failed"
+swap_setup memcglbl
 # no other swap area: the device alone takes what the cgroup's reclaim swaps out
 expect_eq "swap areas" "$(awk 'NR > 1 { print $1 }' /proc/swaps | tr '\n' ' ')" "/dev/$Z "
 
@@ -120,9 +85,7 @@ LPID=$!
 wait_line "$W" "SWAPLOAD filled" 120 || fail "the workload did not fill its memory: $(cat "$W")"
 grep -qx "$LPID" "$CG/cgroup.procs" || fail "the workload (pid $LPID) is not in $CG"
 sleep 2
-line0=$(swap_line "$Z")
-hdr0=$(header "$Z")
-devs0=$(zram_list)
+remember
 used0=$(swap_used "$Z")
 note "filled $MIB MiB in $(elapsed "$t0" "$(now)") s: $(figures)"
 echo "VMINFO adopt_memcg filled: $(figures)"
@@ -161,20 +124,14 @@ grep -q "^$Z: adopted" "$WORK/b.out" || fail "no 'adopted' line"
 held=$(sed -n 's/^zram[0-9]*: holds \([0-9]*\) pages (orig_data_size) after the swapoff.*/\1/p' "$WORK/b.out")
 kill -0 "$LPID" 2>/dev/null || fail "the workload died during adopt: $(figures)"
 expect_eq "oom_kill after adopt" "$(events oom_kill)" 0
-expect_eq "/proc/swaps size and priority" "$(swap_line "$Z")" "$line0"
-expect_eq "header UUID and label" "$(header "$Z")" "$hdr0"
+expect_swap_again "adopt"
 expect_eq "zram devices" "$(zram_list)" "$devs0"
-expect_eq "recomp_algorithm" "$(recomp_list "$Z" | sed 's/ .*\[/ [/; s/\].*/]/')" "#1: [zstd]"
+expect_eq "recomp_algorithm" "$(secondaries "$Z")" "#1: [zstd] "
 note "adopt in $(elapsed "$t1" "$(now)") s, the temporary device held ${held:-?} pages: $(figures)"
 echo "VMINFO adopt_memcg after adopt (temporary device held ${held:-?} pages): $(figures)"
 
 # every page of the workload, through the temporary device and back
-kill -USR1 "$LPID"
-wait_line "$W" "^SWAPLOAD verify" 150 || fail "the workload's verification did not end"
-set -- $(sed -n 's/^SWAPLOAD verify pages \([0-9]*\) bad \([0-9]*\) first_bad \([0-9]*\)/\1 \2 \3/p' "$W")
-expect_eq "pages verified" "$1" $((MIB * 256))
-[ "$2" -eq 0 ] || fail "$2 of $1 pages read back wrong (the first: page $3)"
-pages=$1
+verify_pages 150
 expect_eq "oom_kill after the verification" "$(events oom_kill)" 0
 
 # c. the control: swapoff from outside, the direct plan's first step, with the cgroup at its
@@ -200,5 +157,5 @@ fi
 	fail "the control did no harm: swapoff exit $src, oom_kill $k0 -> $k1; before: $before"
 # the OOM killer's report of the control, its victim the workload, is the point of it
 squeeze_traces "$LPID"
-pass_note "temporary device with MemAvailable ample, oom_kill 0, $pages pages verified;" \
+pass_note "temporary device with MemAvailable ample, oom_kill 0, $VERIFIED pages verified;" \
 	"control: $outcome, $(elapsed "$t0" "$(now)") s"
