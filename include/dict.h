@@ -3,7 +3,7 @@
 #define ZRAM_RECOMPD_DICT_H
 
 /*
- * A zstd dictionary trained on the machine's own pages (issue 28, items 1 and 2), for
+ * A zstd dictionary trained on the machine's own pages, for
  * `advise --dict`: a bounded part of advise's sample trains it (libzstd's ZDICT), the rest
  * of the sample (held out, never trained on) predicts the pool with and without it, and
  * it is recommended only where the saving net of its kernel memory clears a threshold.

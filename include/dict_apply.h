@@ -3,7 +3,7 @@
 #define ZRAM_RECOMPD_DICT_APPLY_H
 
 /*
- * Applying a zstd dictionary to a device (issue 28, items 3 and 4; docs/dictionary.md):
+ * Applying a zstd dictionary to a device (docs/dictionary.md):
  * where the file is, whether it may be given to the kernel, at which priorities.
  *
  * The kernel reads the file itself, by path, when `algorithm_params priority=P dict=PATH`

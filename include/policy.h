@@ -207,9 +207,8 @@ uint64_t policy_idle_age(uint64_t min_sec, uint64_t max_sec, uint64_t mem_total,
  * thousands stay recompressed, and a pass for a few hundred pages would decompress all
  * of them. So the step runs when the pages it can try (fresh) cost at least as much as
  * the walk: fresh >= walked / 2. Under memory pressure (mem_permille) memory freed now is
- * worth more than the CPU, as the naive job's every-pass walk shows right after a burst
- * (6.12, issue 29: the daemon skipped the idle step of its fourth pass for 0.72 x the
- * naive job's savings), so the divisor grows in proportion, to 8 at full pressure: the
+ * worth more than the CPU (the naive job's every-pass walk frees more right after a
+ * burst), so the divisor grows in proportion, to 8 at full pressure: the
  * walk may cost up to about 4 times the pages tried. 6.15+ skip those slots in the scan
  * (walk_decompresses false): any fresh page is worth a write.
  */

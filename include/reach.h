@@ -7,7 +7,7 @@
  * ExecCondition= (can-run) take it from, so that they say the same and the daemon never
  * promises a pass it will not run.
  *
- * Kernel shapes (issue 24): Ubuntu builds zram without CONFIG_ZRAM_MULTI_COMP but with
+ * Kernel shapes: Ubuntu builds zram without CONFIG_ZRAM_MULTI_COMP but with
  * WRITEBACK and ACTIME: writeback and compaction only, when writeback is configured.
  * Fedora has MULTI_COMP without WRITEBACK: recompression and compaction.
  */
