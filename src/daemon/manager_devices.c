@@ -369,18 +369,26 @@ static bool adopt_running(const struct manager *m)
 	return r == -EAGAIN;
 }
 
+/* Whether an adopt runs, asked of the lock at most once per announce: *cache is -1 first. */
+static bool adopting(const struct mdev *md, int *cache)
+{
+	if (*cache < 0)
+		*cache = adopt_running(md->m);
+	return *cache;
+}
+
 /*
  * A set-up device whose secondaries are not the configured ones (config_algos_note): said
  * once, with the fix, and again when it changes or after a load (which clears algos_sig).
  * Not while an adopt runs: its temporary device, and its own device between reset and
  * setup, are not the admin's to fix; decided again at a later tick, once adopt is over.
  */
-static void note_algos(struct mdev *md)
+static void note_algos(struct mdev *md, int *adopt_cache)
 {
 	char note[512];
 	uint64_t sig = algos_note(md, note, sizeof(note)) ? note_sig(note) : 0;
 
-	if (sig && sig != md->algos_sig && adopt_running(md->m))
+	if (sig && sig != md->algos_sig && adopting(md, adopt_cache))
 		return;
 	if (sig && sig != md->algos_sig)
 		log_warning("%s: %s", md->dev.name, note);
@@ -397,11 +405,12 @@ static void announce(struct mdev *md, bool is_new)
 	char note[256], first[HUMAN_LEN];
 	struct reach r;
 	unsigned said;
+	int adopt_cache = -1;
 
-	note_algos(md);
+	note_algos(md, &adopt_cache);
 	/* adopt's temporary device, and its own device between reset and setup, are not the
 	 * admin's to fix: said at a later tick, once adopt is over */
-	if (adopt_running(md->m)) {
+	if (adopting(md, &adopt_cache)) {
 		md->reach_said = 0;
 		return;
 	}
